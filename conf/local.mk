@@ -1,0 +1,1 @@
+# conf/: smb.conf parser, parameter table, testparm.

@@ -1,0 +1,6 @@
+# lib/: event loop, wire cursor, logging, clock, charset, crypto glue.
+libsmbd_a_SOURCES += \
+	lib/ntstatus.c lib/ntstatus.h \
+	lib/wire.c lib/wire.h \
+	lib/log.c lib/log.h \
+	lib/clock.c lib/clock.h

@@ -1,0 +1,1 @@
+# locking: sources are added here as the layer grows.

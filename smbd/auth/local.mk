@@ -1,0 +1,1 @@
+# smbd/auth: sources are added here as the layer grows.

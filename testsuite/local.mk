@@ -1,0 +1,1 @@
+# testsuite/: cmocka unit tests (make check), integration tests, fuzzing.

@@ -1,0 +1,1 @@
+# vfs: sources are added here as the layer grows.
