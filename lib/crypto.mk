@@ -1,0 +1,1 @@
+# lib/ crypto glue over OpenSSL 3 libcrypto.

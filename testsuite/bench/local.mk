@@ -1,0 +1,1 @@
+# testsuite/bench/: the benchmark harness (issue 5).

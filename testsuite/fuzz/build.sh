@@ -1,0 +1,33 @@
+#!/bin/sh
+# Build every libFuzzer target testsuite/fuzz/fuzz_*.c with clang and
+# -fsanitize=fuzzer,address against the real sources (every .c under lib/,
+# conf/, smbd/, locking/, vfs/ that does not define main()).
+# Usage: testsuite/fuzz/build.sh [OUTDIR]   (default testsuite/fuzz/bin)
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$top/testsuite/fuzz/bin}
+obj=$out/obj
+mkdir -p "$obj"
+cd "$top"
+[ -f config.h ] || { echo "run ./configure first (config.h missing)" >&2; exit 1; }
+CC=${CC:-clang}
+pc="liburing talloc tdb libunwind libcrypto"
+CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$top $(pkg-config --cflags $pc) -D_GNU_SOURCE -DFUZZING"
+LIBS="$(pkg-config --libs $pc) -lpthread"
+objs=""
+for src in $(find lib conf smbd locking vfs -name '*.c' | sort); do
+	if grep -Eq '^int main\(|^int[[:space:]]+main\(' "$src"; then
+		continue
+	fi
+	o=$obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
+	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ config.h -nt "$o" ]; then
+		$CC $CFLAGS -c "$src" -o "$o"
+	fi
+	objs="$objs $o"
+done
+for f in testsuite/fuzz/fuzz_*.c; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f" .c)
+	$CC $CFLAGS -fsanitize=fuzzer "$f" $objs $LIBS -o "$out/$name"
+	echo "built $out/$name"
+done
