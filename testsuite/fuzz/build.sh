@@ -9,10 +9,13 @@ out=${1:-$top/testsuite/fuzz/bin}
 obj=$out/obj
 mkdir -p "$obj"
 cd "$top"
-[ -f config.h ] || { echo "run ./configure first (config.h missing)" >&2; exit 1; }
+# config.h comes from a configured build directory (BUILDDIR, default the
+# source tree itself).
+bdir=${BUILDDIR:-$top}
+[ -f "$bdir/config.h" ] || { echo "no config.h in $bdir: run configure (or set BUILDDIR)" >&2; exit 1; }
 CC=${CC:-clang}
 pc="liburing talloc tdb libunwind libcrypto"
-CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$top $(pkg-config --cflags $pc) -D_GNU_SOURCE -DFUZZING"
+CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -include $bdir/config.h -I$top -I$bdir $(pkg-config --cflags $pc) -D_GNU_SOURCE -DFUZZING"
 LIBS="$(pkg-config --libs $pc) -lpthread"
 objs=""
 for src in $(find lib conf smbd locking vfs -name '*.c' | sort); do
@@ -20,7 +23,7 @@ for src in $(find lib conf smbd locking vfs -name '*.c' | sort); do
 		continue
 	fi
 	o=$obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
-	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ config.h -nt "$o" ]; then
+	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$bdir/config.h" -nt "$o" ]; then
 		$CC $CFLAGS -c "$src" -o "$o"
 	fi
 	objs="$objs $o"
