@@ -4,3 +4,5 @@ libsmbd_a_SOURCES += \
 	lib/wire.c lib/wire.h \
 	lib/log.c lib/log.h \
 	lib/clock.c lib/clock.h
+libsmbd_a_SOURCES += \
+	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c

@@ -1,0 +1,384 @@
+/*
+ * Event loop, backend-independent part: stream send queues and their
+ * lifetime, timers, signals and the run loop.  See ev.h.
+ */
+#include "lib/ev_internal.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+static int ev_loop_destructor(struct ev_loop *loop)
+{
+	if (loop->ops != NULL && loop->ops->fini != NULL) {
+		loop->ops->fini(loop);
+	}
+	return 0;
+}
+
+const char *ev_backend_name(enum ev_backend backend)
+{
+	return backend == EV_BACKEND_URING ? "io_uring" : "epoll";
+}
+
+struct ev_loop *ev_loop_new(TALLOC_CTX *mem_ctx, enum ev_backend backend)
+{
+	struct ev_loop *loop = talloc_zero(mem_ctx, struct ev_loop);
+	int ret;
+
+	if (loop == NULL) {
+		return NULL;
+	}
+	loop->backend = backend;
+	loop->ops = backend == EV_BACKEND_URING ? &ev_uring_ops
+						: &ev_epoll_ops;
+	ret = loop->ops->init(loop);
+	if (ret != 0) {
+		DBG_WARNING("cannot set up the %s loop: %s\n",
+			    loop->ops->name, strerror(-ret));
+		loop->ops = NULL;
+		talloc_free(loop);
+		return NULL;
+	}
+	talloc_set_destructor(loop, ev_loop_destructor);
+	clock_update();
+	return loop;
+}
+
+enum ev_backend ev_loop_backend(const struct ev_loop *loop)
+{
+	return loop->backend;
+}
+
+void ev_loop_stop(struct ev_loop *loop)
+{
+	loop->stop = true;
+}
+
+/* ---- streams ---- */
+
+struct ev_stream *ev_stream_new(struct ev_loop *loop, int fd,
+				const struct ev_stream_ops *ops, void *priv)
+{
+	struct ev_stream *st = talloc_zero(loop, struct ev_stream);
+
+	if (st == NULL) {
+		close(fd);
+		return NULL;
+	}
+	st->loop = loop;
+	st->fd = fd;
+	st->ops = ops;
+	st->priv = priv;
+	if (loop->ops->stream_start(st) != 0) {
+		close(fd);
+		talloc_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+int ev_stream_fd(const struct ev_stream *st)
+{
+	return st->fd;
+}
+
+size_t ev_stream_queued_bytes(const struct ev_stream *st)
+{
+	return st->queued;
+}
+
+/* Move a closed stream to the dead list; freed when nothing is in flight. */
+static void ev_stream_bury(struct ev_stream *st)
+{
+	if (st->closing) {
+		return;
+	}
+	st->closing = true;
+	st->ops = NULL;
+	st->priv = NULL;
+	st->loop->ops->stream_shutdown(st);
+	st->dead_next = st->loop->dead;
+	st->loop->dead = st;
+}
+
+void ev_stream_close(struct ev_stream *st)
+{
+	if (st != NULL) {
+		ev_stream_bury(st);
+	}
+}
+
+void ev_stream_close_after_send(struct ev_stream *st)
+{
+	if (st->closing) {
+		return;
+	}
+	st->close_after_send = true;
+	if (st->sendq_head == NULL) {
+		ev_stream_drained(st);
+	}
+}
+
+void ev_stream_deliver(struct ev_stream *st, const uint8_t *data, size_t len)
+{
+	if (st->closing || st->close_after_send || st->ops == NULL) {
+		return;
+	}
+	st->ops->on_data(st->priv, data, len);
+}
+
+void ev_stream_failed(struct ev_stream *st, int err)
+{
+	const struct ev_stream_ops *ops = st->ops;
+	void *priv = st->priv;
+
+	if (st->closing) {
+		return;
+	}
+	ev_stream_bury(st);
+	if (ops != NULL && ops->on_close != NULL) {
+		ops->on_close(priv, err);
+	}
+}
+
+void ev_stream_drained(struct ev_stream *st)
+{
+	if (st->close_after_send && !st->closing) {
+		ev_stream_failed(st, 0);
+	}
+}
+
+void ev_stream_send(struct ev_stream *st, void *buf, size_t len)
+{
+	struct ev_sendq *q;
+
+	if (st->closing || len == 0) {
+		talloc_free(buf);
+		return;
+	}
+	q = talloc(st, struct ev_sendq);
+	if (q == NULL) {
+		talloc_free(buf);
+		ev_stream_failed(st, ENOMEM);
+		return;
+	}
+	q->next = NULL;
+	q->buf = talloc_steal(q, buf);
+	q->len = len;
+	q->off = 0;
+	if (st->sendq_tail != NULL) {
+		st->sendq_tail->next = q;
+	} else {
+		st->sendq_head = q;
+	}
+	st->sendq_tail = q;
+	st->queued += len;
+	if (!st->sending) {
+		st->loop->ops->stream_kick_send(st);
+	}
+}
+
+int ev_stream_fill_iov(struct ev_stream *st)
+{
+	struct ev_sendq *q;
+	int n = 0;
+
+	for (q = st->sendq_head; q != NULL && n < EV_SEND_IOV_MAX; q = q->next) {
+		st->iov[n].iov_base = q->buf + q->off;
+		st->iov[n].iov_len = q->len - q->off;
+		n++;
+	}
+	memset(&st->msg, 0, sizeof(st->msg));
+	st->msg.msg_iov = st->iov;
+	st->msg.msg_iovlen = (size_t)n;
+	return n;
+}
+
+void ev_stream_sent(struct ev_stream *st, size_t n)
+{
+	st->queued -= n;
+	while (n > 0 && st->sendq_head != NULL) {
+		struct ev_sendq *q = st->sendq_head;
+		size_t left = q->len - q->off;
+
+		if (n < left) {
+			q->off += n;
+			return;
+		}
+		n -= left;
+		st->sendq_head = q->next;
+		if (st->sendq_head == NULL) {
+			st->sendq_tail = NULL;
+		}
+		talloc_free(q);
+	}
+}
+
+/* ---- timers ---- */
+
+static int ev_timer_destructor(struct ev_timer *t)
+{
+	if (t->prev != NULL) {
+		t->prev->next = t->next;
+	} else if (t->loop->timers == t) {
+		t->loop->timers = t->next;
+	}
+	if (t->next != NULL) {
+		t->next->prev = t->prev;
+	}
+	return 0;
+}
+
+struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+			      uint64_t ms, void (*fn)(void *priv), void *priv)
+{
+	struct ev_timer *t = talloc_zero(mem_ctx, struct ev_timer);
+	struct ev_timer **pp, *prev = NULL;
+
+	if (t == NULL) {
+		return NULL;
+	}
+	t->loop = loop;
+	t->due_ms = clock_mono_ms() + ms;
+	t->fn = fn;
+	t->priv = priv;
+	/* Timers are few (per-connection timeouts), a sorted list will do. */
+	for (pp = &loop->timers; *pp != NULL && (*pp)->due_ms <= t->due_ms;
+	     pp = &(*pp)->next) {
+		prev = *pp;
+	}
+	t->next = *pp;
+	t->prev = prev;
+	if (t->next != NULL) {
+		t->next->prev = t;
+	}
+	*pp = t;
+	talloc_set_destructor(t, ev_timer_destructor);
+	return t;
+}
+
+static int ev_next_timeout(struct ev_loop *loop)
+{
+	uint64_t now = clock_mono_ms();
+
+	if (loop->timers == NULL) {
+		return -1;
+	}
+	if (loop->timers->due_ms <= now) {
+		return 0;
+	}
+	/* +1: the coarse clock may lag by a tick; never spin early. */
+	return (int)(loop->timers->due_ms - now + 1);
+}
+
+static void ev_run_timers(struct ev_loop *loop)
+{
+	uint64_t now = clock_mono_ms();
+
+	while (loop->timers != NULL && loop->timers->due_ms <= now) {
+		struct ev_timer *t = loop->timers;
+		void (*fn)(void *) = t->fn;
+		void *priv = t->priv;
+
+		/* Free first: fn may free the timer's parent. */
+		talloc_free(t);
+		fn(priv);
+	}
+}
+
+/* ---- signals ---- */
+
+int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
+	       void (*fn)(void *priv, int signo), void *priv)
+{
+	struct ev_sigwatch *w;
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < n; i++) {
+		sigaddset(&set, signals[i]);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
+		return -errno;
+	}
+	w = talloc_zero(loop, struct ev_sigwatch);
+	if (w == NULL) {
+		return -ENOMEM;
+	}
+	w->loop = loop;
+	w->fn = fn;
+	w->priv = priv;
+	w->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (w->fd == -1) {
+		return -errno;
+	}
+	return loop->ops->watch_signals(w);
+}
+
+void ev_sigwatch_read(struct ev_sigwatch *w)
+{
+	struct signalfd_siginfo si;
+
+	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		w->fn(w->priv, (int)si.ssi_signo);
+	}
+}
+
+int ev_listen(struct ev_loop *loop, int fd,
+	      void (*on_accept)(void *priv, int fd), void *priv)
+{
+	struct ev_listener *l = talloc_zero(loop, struct ev_listener);
+
+	if (l == NULL) {
+		return -ENOMEM;
+	}
+	l->loop = loop;
+	l->fd = fd;
+	l->on_accept = on_accept;
+	l->priv = priv;
+	return loop->ops->listen(l);
+}
+
+/* ---- the loop ---- */
+
+static void ev_reap_dead(struct ev_loop *loop)
+{
+	struct ev_stream **pp = &loop->dead;
+
+	while (*pp != NULL) {
+		struct ev_stream *st = *pp;
+
+		if (st->inflight > 0) {
+			pp = &st->dead_next;
+			continue;
+		}
+		*pp = st->dead_next;
+		if (st->fd != -1) {
+			close(st->fd);
+		}
+		talloc_free(st);
+	}
+}
+
+int ev_loop_run(struct ev_loop *loop)
+{
+	loop->stop = false;
+	while (!loop->stop) {
+		int ret = loop->ops->wait(loop, ev_next_timeout(loop));
+
+		clock_update();
+		if (ret < 0 && ret != -EINTR && ret != -ETIME) {
+			DBG_ERR("event loop failed: %s\n", strerror(-ret));
+			return ret;
+		}
+		ev_run_timers(loop);
+		ev_reap_dead(loop);
+	}
+	return 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * The worker's event loop: byte streams (TCP connections), listeners,
+ * timers and signals, over io_uring or, where io_uring cannot be set up,
+ * over epoll (DESIGN.md "Worker", "Fallback").
+ *
+ * Callers see one interface; the backend is an ops table chosen at
+ * ev_loop_new() (ev_uring.c, ev_epoll.c), as Redis's ae picks epoll or
+ * kqueue.  Received bytes are handed to the stream's on_data callback while
+ * they sit in the backend's buffer (a provided buffer of the ring, or the
+ * epoll loop's read buffer): the callback consumes what it can and keeps a
+ * copy of only an incomplete tail, so small requests are never copied.
+ *
+ * Each loop iteration first refreshes the coarse clock (lib/clock.h).
+ */
+#ifndef LIB_EV_H
+#define LIB_EV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <talloc.h>
+
+struct ev_loop;
+struct ev_stream;
+struct ev_timer;
+
+enum ev_backend {
+	EV_BACKEND_URING,
+	EV_BACKEND_EPOLL,
+};
+
+struct ev_stream_ops {
+	/* New bytes.  Only valid during the call. */
+	void (*on_data)(void *priv, const uint8_t *data, size_t len);
+	/* The peer closed or an error happened (err is an errno, 0 on EOF).
+	 * The stream is freed after this returns. */
+	void (*on_close)(void *priv, int err);
+};
+
+/* Returns NULL when the backend cannot be set up (caller may fall back). */
+struct ev_loop *ev_loop_new(TALLOC_CTX *mem_ctx, enum ev_backend backend);
+enum ev_backend ev_loop_backend(const struct ev_loop *loop);
+const char *ev_backend_name(enum ev_backend backend);
+
+/* Run until ev_loop_stop(); returns 0 or -errno on a fatal loop error. */
+int ev_loop_run(struct ev_loop *loop);
+void ev_loop_stop(struct ev_loop *loop);
+
+/* Accept connections on a listening socket; on_accept owns the new fd. */
+int ev_listen(struct ev_loop *loop, int fd,
+	      void (*on_accept)(void *priv, int fd), void *priv);
+
+/*
+ * Wrap a connected socket (the stream owns fd from now on).  The loop owns
+ * the stream's memory, because the kernel may still complete operations on
+ * it after its user is gone: the user ends it with ev_stream_close(), and
+ * the loop frees it once nothing is in flight.
+ */
+struct ev_stream *ev_stream_new(struct ev_loop *loop, int fd,
+				const struct ev_stream_ops *ops, void *priv);
+/*
+ * Queue buf (len bytes) for sending; the stream takes the talloc
+ * ownership of buf and frees it once sent.  Sends keep their order.
+ */
+void ev_stream_send(struct ev_stream *st, void *buf, size_t len);
+/* Close now; on_close is not called. Pending sends are dropped. */
+void ev_stream_close(struct ev_stream *st);
+/* Stop reading after the queued sends went out, then close (on_close is
+ * called with 0).  Used after an error answer the peer should still see. */
+void ev_stream_close_after_send(struct ev_stream *st);
+size_t ev_stream_queued_bytes(const struct ev_stream *st);
+int ev_stream_fd(const struct ev_stream *st);
+
+/* One-shot timer after ms milliseconds; free the returned object to
+ * cancel it.  It is freed automatically after firing. */
+struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+			      uint64_t ms, void (*fn)(void *priv), void *priv);
+
+/* Deliver these signals (blocked process-wide) through the loop. */
+int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
+	       void (*fn)(void *priv, int signo), void *priv);
+
+#endif

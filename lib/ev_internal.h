@@ -1,0 +1,107 @@
+/*
+ * Shared between lib/ev.c and its backends; nothing outside lib/ev*.c
+ * includes this.
+ */
+#ifndef LIB_EV_INTERNAL_H
+#define LIB_EV_INTERNAL_H
+
+#include "lib/ev.h"
+#include <sys/uio.h>
+
+struct io_uring_cqe;
+
+/* io_uring completion record: user_data points at one of these. */
+struct ev_uop {
+	void (*cb)(struct ev_uop *op, int res, unsigned flags);
+};
+
+struct ev_sendq {
+	struct ev_sendq *next;
+	uint8_t *buf;
+	size_t len;
+	size_t off;
+};
+
+#define EV_SEND_IOV_MAX 16
+
+struct ev_stream {
+	struct ev_loop *loop;
+	struct ev_stream *dead_next;
+	int fd;
+	const struct ev_stream_ops *ops;
+	void *priv;
+	struct ev_sendq *sendq_head, *sendq_tail;
+	size_t queued;
+	bool closing;		/* no more callbacks to the user */
+	bool close_after_send;	/* close once the queue drained */
+	bool sending;		/* a send is in flight (uring) / EPOLLOUT armed */
+	bool recv_armed;
+	int inflight;		/* backend operations not yet completed */
+	/* io_uring records */
+	struct ev_uop recv_op;
+	struct ev_uop send_op;
+	struct iovec iov[EV_SEND_IOV_MAX];
+	struct msghdr msg;
+};
+
+struct ev_listener {
+	struct ev_loop *loop;
+	int fd;
+	void (*on_accept)(void *priv, int fd);
+	void *priv;
+	struct ev_uop op;
+};
+
+struct ev_sigwatch {
+	struct ev_loop *loop;
+	int fd;
+	void (*fn)(void *priv, int signo);
+	void *priv;
+	struct ev_uop op;
+};
+
+struct ev_timer {
+	struct ev_loop *loop;
+	struct ev_timer *prev, *next;
+	uint64_t due_ms;
+	void (*fn)(void *priv);
+	void *priv;
+};
+
+struct ev_backend_ops {
+	const char *name;
+	int (*init)(struct ev_loop *loop);
+	void (*fini)(struct ev_loop *loop);
+	int (*listen)(struct ev_listener *l);
+	int (*watch_signals)(struct ev_sigwatch *w);
+	int (*stream_start)(struct ev_stream *st);
+	void (*stream_kick_send)(struct ev_stream *st);
+	void (*stream_shutdown)(struct ev_stream *st);
+	/* Wait up to timeout_ms (-1: forever) and dispatch what arrived. */
+	int (*wait)(struct ev_loop *loop, int timeout_ms);
+};
+
+struct ev_loop {
+	enum ev_backend backend;
+	const struct ev_backend_ops *ops;
+	void *bstate; /* backend state */
+	bool stop;
+	struct ev_timer *timers; /* sorted by due_ms */
+	struct ev_stream *dead;	 /* closed, waiting for in-flight ops */
+};
+
+extern const struct ev_backend_ops ev_uring_ops;
+extern const struct ev_backend_ops ev_epoll_ops;
+
+/* Helpers the backends call. */
+void ev_stream_deliver(struct ev_stream *st, const uint8_t *data, size_t len);
+void ev_stream_failed(struct ev_stream *st, int err);
+/* Build st->iov/msg from the queue head; returns the iov count. */
+int ev_stream_fill_iov(struct ev_stream *st);
+/* Account n sent bytes: frees finished buffers. */
+void ev_stream_sent(struct ev_stream *st, size_t n);
+/* After a send completed and the queue is empty. */
+void ev_stream_drained(struct ev_stream *st);
+void ev_sigwatch_read(struct ev_sigwatch *w);
+
+#endif
