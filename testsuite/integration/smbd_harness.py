@@ -150,7 +150,8 @@ class Smbd:
         self.extra_args = list(extra_args or [])
         for d in ("share", "private", "lock", "state", "cache", "pid"):
             os.mkdir(os.path.join(self.tmp, d))
-        # smbtorture and clients running as other users need to write
+        # users other than root must reach and write the share
+        os.chmod(self.tmp, 0o755)
         os.chmod(os.path.join(self.tmp, "share"), 0o777)
         self.share = os.path.join(self.tmp, "share")
         self.conf = os.path.join(self.tmp, "smb.conf")
