@@ -25,6 +25,7 @@ smbd/smbd is used when SMBD is unset), SMBD_KEEP=1 (keep temp dirs),
 SMBD_VERBOSE=1 (print server logs of failed tests in full).
 """
 
+import atexit
 import os
 import re
 import select
@@ -127,6 +128,16 @@ def _conf_lines(opts):
     return lines
 
 
+# Servers not cleaned up yet: stopped at exit whatever happened.
+_LIVE = []
+
+
+@atexit.register
+def _cleanup_all():
+    for srv in list(_LIVE):
+        srv.cleanup()
+
+
 class Smbd:
     """One server instance in its own temporary directory.
 
@@ -159,6 +170,7 @@ class Smbd:
         self.proc = None
         self._logf = None
         self.write_conf()
+        _LIVE.append(self)
 
     # -- configuration -------------------------------------------------
     def conf_text(self):
@@ -285,6 +297,8 @@ class Smbd:
 
     def cleanup(self):
         self.stop()
+        if self in _LIVE:
+            _LIVE.remove(self)
         if os.environ.get("SMBD_KEEP"):
             sys.stderr.write("kept %s\n" % self.tmp)
             return
@@ -613,14 +627,11 @@ class SmbdTestCase(unittest.TestCase):
     def setUpClass(cls):
         cls.smbd = None
         if cls.start_server:
-            cls.smbd = cls.new_server()
-            cls.smbd.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.smbd:
-            cls.smbd.cleanup()
-            cls.smbd = None
+            srv = cls.new_server()
+            # class cleanups run even when a subclass's setUpClass fails
+            cls.addClassCleanup(srv.cleanup)
+            srv.start()
+            cls.smbd = srv
 
     @classmethod
     def new_server(cls, global_options=None, share_options=None, **kw):
@@ -665,7 +676,14 @@ def backend_variants(namespace, mixin, backends=IO_BACKENDS):
 
 
 class _Result(unittest.TextTestResult):
-    """Prints the server log tail next to a failure (the log says why)."""
+    """Prints the server log tail next to a failure (the log says why) and
+    counts successes (class-level skips are not in testsRun)."""
+
+    passed = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed += 1
 
     def _dump(self, test):
         srv = getattr(test, "smbd", None)
@@ -698,7 +716,7 @@ def main():
     res = runner.run(suite)
     failed = len(res.failures) + len(res.errors) + \
         len(res.unexpectedSuccesses)
-    passed = res.testsRun - failed - len(res.skipped)
+    passed = res.passed
     if res.skipped:
         print("%d skipped" % len(res.skipped))
     print("%d passed, %d failed" % (passed, failed))
