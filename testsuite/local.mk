@@ -1,1 +1,32 @@
-# testsuite/: cmocka unit tests (make check), integration tests, fuzzing.
+# testsuite/: integration tests (make check), the smbtorture runner
+# (make torture), the whole-project test command (run-tests.sh).  Unit tests
+# are registered by each directory's own fragment; fuzz and bench have theirs.
+
+# Integration tests: python unittest files that start the daemon on a free
+# loopback port (testsuite/integration/smbd_harness.py).  run.sh runs them
+# with /usr/bin/python3 against this build's smbd/smbd; they are found in
+# $(srcdir) by the test driver, so out-of-tree builds work.
+TEST_EXTENSIONS = .py
+PY_LOG_COMPILER = $(SHELL) $(top_srcdir)/testsuite/integration/run.sh
+AM_PY_LOG_FLAGS = --builddir $(abs_top_builddir)
+INTEGRATION_TESTS = \
+	testsuite/integration/test_negotiate.py \
+	testsuite/integration/test_malformed.py \
+	testsuite/integration/test_smbclient.py \
+	testsuite/integration/test_workers.py
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) \
+	testsuite/integration/smbd_harness.py \
+	testsuite/integration/run.sh \
+	testsuite/torture/run-torture.sh \
+	testsuite/torture/run_torture.py \
+	testsuite/torture/suites.txt \
+	testsuite/torture/known-failures.txt \
+	testsuite/run-tests.sh
+
+# smbtorture against this build's smbd with the known-failures list
+# (SMBD=/usr/sbin/smbd for the reference; TORTURE_ARGS for options/suites).
+torture: all
+	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
+		--builddir $(abs_top_builddir) $(TORTURE_ARGS)
+.PHONY: torture

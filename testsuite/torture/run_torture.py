@@ -1,0 +1,346 @@
+#!/usr/bin/python3
+"""smbtorture runner with a known-failures list (run via run-torture.sh).
+
+Design
+------
+Starts one server (ours, or SMBD=...) configured like the reference Samba
+run in /work/shared/conformance/README.md (same smb.conf options, a user
+made with smbpasswd), then runs each entry of suites.txt (a suite such as
+`smb2.lock` or a single test such as `smb2.session.reauth1`) as
+
+    smbtorture //127.0.0.1/share -p PORT -U USER%PASS --target=samba3 \\
+        --option=torture:sharedelay=100000 ENTRY
+
+with a time limit per entry, emptying the share before each.  It parses
+`success:` / `failure:` / `error:` / `skip:` lines into full test names
+(`smb2.lock.rw-shared`; a single test keeps its own name, `smb2.connect`),
+and compares the results with known-failures.txt:
+
+  - a test that fails and is not listed is a REGRESSION;
+  - a listed test that now passes is an UNEXPECTED PASS (delete the line,
+    or replace a glob by the tests that still fail: --write-known-failures
+    does that), so the list only ever shrinks on purpose.
+
+known-failures.txt: one name per line, `# reason` after it; `*` makes a
+glob (`smb2.lock.*`).  Pseudo-tests the runner adds: `SUITE.TIMEOUT` (the
+entry hit its limit), `SUITE.SERVER-DIED` (the server died: restarted for
+the next entry) and SUITE itself when smbtorture exits non-zero without
+reporting a result.  Globs never match TIMEOUT/SERVER-DIED: a crash or a
+hang must be listed by its exact name to be tolerated.
+
+Exit status: 0 when there is no regression and no unexpected pass.
+"""
+
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
+import smbd_harness as h  # noqa: E402
+
+USER = "smbdtest"
+PASSWORD = "Test-Pass-1"
+DEFAULT_LIMIT = 120
+
+# The reference configuration (conformance/README.md); the harness adds
+# ports, interfaces, NetBIOS off, passdb backend and the directories.
+GLOBAL_OPTIONS = [
+    ("server min protocol", "SMB2_02"),
+    ("map to guest", "bad user"),
+    ("vfs objects", "acl_xattr streams_xattr"),
+    ("ea support", "yes"),
+    ("store dos attributes", "yes"),
+    ("kernel oplocks", "no"),
+    ("kernel share modes", "no"),
+    ("posix locking", "no"),
+    ("smb2 leases", "yes"),
+    ("durable handles", "yes"),
+]
+
+RESULT = re.compile(r"^(success|successful|failure|fail|error|skip|xfail|"
+                    r"uxsuccess): (.*?)(?: \[.*)?$")
+PSEUDO = (".TIMEOUT", ".SERVER-DIED")
+
+
+def read_suites(path):
+    """[(entry, limit_seconds)] from suites.txt ('name [seconds]')."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            limit = DEFAULT_LIMIT
+            if len(parts) > 1 and parts[-1].isdigit():
+                limit = int(parts[-1])
+                parts = parts[:-1]
+            out.append((" ".join(parts), limit))
+    return out
+
+
+def read_known(path):
+    """[(pattern, reason)] from known-failures.txt."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            name, _, reason = line.partition("#")
+            name = name.strip()
+            if name:
+                out.append((name, reason.strip()))
+    return out
+
+
+def matches(pattern, test):
+    if "*" in pattern:
+        if test.endswith(PSEUDO):
+            return False
+        return fnmatch.fnmatchcase(test, pattern)
+    return pattern == test
+
+
+def full_name(entry, name):
+    """smbtorture names tests relative to the entry it was given; a single
+    test is reported by its last component."""
+    if name == entry.rsplit(".", 1)[-1]:
+        return entry
+    return "%s.%s" % (entry, name)
+
+
+def parse_output(entry, text):
+    """{full test name: 'success'|'failure'|'error'|'skip'} in order, and
+    the names that started ('test:') without a result."""
+    results = {}
+    started = []
+    for line in text.splitlines():
+        if line.startswith("test: "):
+            started.append(line[6:].strip())
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        kind, name = m.group(1), m.group(2).strip()
+        kind = {"successful": "success", "uxsuccess": "success",
+                "fail": "failure", "xfail": "failure"}.get(kind, kind)
+        full = full_name(entry, name)
+        # a test reported twice keeps its worst result
+        if results.get(full) in ("failure", "error") and kind == "success":
+            continue
+        results[full] = kind
+        if name in started:
+            started.remove(name)
+    return results, [full_name(entry, n) for n in started]
+
+
+def empty_dir(path):
+    for n in os.listdir(path):
+        p = os.path.join(path, n)
+        if os.path.isdir(p) and not os.path.islink(p):
+            # smbtorture leaves read-only directories behind
+            for root, dirs, _ in os.walk(p):
+                for d in dirs:
+                    os.chmod(os.path.join(root, d), 0o755)
+            os.chmod(p, 0o755)
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            os.unlink(p)
+
+
+class Runner:
+
+    def __init__(self, args):
+        self.args = args
+        self.srv = None
+        self.results = {}          # test -> kind
+        self.suite_stats = []      # (entry, passed, failed, skipped, secs)
+        self.logdir = args.logdir
+
+    def start_server(self):
+        self.srv = h.Smbd(global_options=GLOBAL_OPTIONS,
+                          io_backend=self.args.io_backend)
+        self.srv.start()
+        self.srv.create_user(USER, PASSWORD)
+
+    def run_entry(self, entry, limit):
+        if not self.srv.running():
+            self.srv.cleanup()
+            self.start_server()
+        empty_dir(self.srv.share)
+        cmd = ["smbtorture", "//127.0.0.1/share", "-p", str(self.srv.port),
+               "-U", "%s%%%s" % (USER, PASSWORD), "--target=samba3",
+               "--option=torture:sharedelay=100000", entry]
+        t0 = time.monotonic()
+        timed_out = False
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+        secs = time.monotonic() - t0
+        text = out.decode("utf-8", "replace")
+        if self.logdir:
+            with open(os.path.join(self.logdir, entry + ".log"), "w") as f:
+                f.write(text)
+        res, unfinished = parse_output(entry, text)
+        for n in unfinished:
+            res[n] = "error"
+        if timed_out:
+            res[entry + ".TIMEOUT"] = "error"
+        elif proc.returncode != 0 and not any(
+                k in ("failure", "error") for k in res.values()):
+            # e.g. "Unknown torture operation": no result line at all
+            res[entry] = "error"
+            if not self.args.quiet:
+                sys.stdout.write(text[-2000:])
+        if not self.srv.running():
+            res[entry + ".SERVER-DIED"] = "error"
+            sys.stdout.write("server died during %s; log tail:\n%s\n" %
+                             (entry, self.srv.log_tail(30)))
+        passed = sum(1 for k in res.values() if k == "success")
+        skipped = sum(1 for k in res.values() if k == "skip")
+        failed = len(res) - passed - skipped
+        self.suite_stats.append((entry, passed, failed, skipped, secs))
+        print("%-40s %4d passed %4d failed %4d skipped %6.1f s%s" %
+              (entry, passed, failed, skipped, secs,
+               "  TIMEOUT" if timed_out else ""), flush=True)
+        self.results.update(res)
+
+    def run(self, entries):
+        self.start_server()
+        try:
+            for entry, limit in entries:
+                self.run_entry(entry, limit)
+        finally:
+            if self.srv:
+                if self.args.keep_log:
+                    shutil.copy(self.srv.log, self.args.keep_log)
+                self.srv.cleanup()
+
+    def compare(self, known):
+        """(regressions, unexpected passes as (test, pattern))."""
+        regressions = []
+        unexpected = []
+        for test, kind in sorted(self.results.items()):
+            hit = next((p for p, _ in known if matches(p, test)), None)
+            if kind in ("failure", "error") and hit is None:
+                regressions.append(test)
+            elif kind == "success" and hit is not None:
+                unexpected.append((test, hit))
+        return regressions, unexpected
+
+    def write_known(self, path, known, default_reason):
+        """Rewrite the list: today's failures, keeping known reasons (a
+        glob whose tests all still fail stays a glob)."""
+        failing = sorted(t for t, k in self.results.items()
+                         if k in ("failure", "error"))
+        lines = []
+        covered = set()
+        for pattern, reason in known:
+            hits = [t for t in self.results if matches(pattern, t)]
+            if "*" in pattern:
+                if not hits or all(t in failing for t in hits):
+                    lines.append((pattern, reason))
+                    covered.update(hits)
+                else:
+                    for t in hits:
+                        if t in failing and t not in covered:
+                            lines.append((t, reason))
+                            covered.add(t)
+            elif pattern in failing or not hits:
+                # keep lines for tests that did not run this time
+                lines.append((pattern, reason))
+                covered.add(pattern)
+        for t in failing:
+            if t not in covered:
+                lines.append((t, default_reason))
+        with open(path, "w") as f:
+            f.write(KNOWN_HEADER)
+            for name, reason in lines:
+                f.write("%s  # %s\n" % (name, reason) if reason
+                        else "%s\n" % name)
+        print("wrote %d entries to %s" % (len(lines), path))
+
+
+KNOWN_HEADER = """\
+# smbtorture tests known to fail against our smbd (see run_torture.py).
+# One test name per line, '# reason' after it; '*' makes a glob
+# (suite-level, e.g. smb2.lock.*).  A failure not listed here, or a listed
+# test that passes, fails `make torture`.  Regenerate with
+#   testsuite/torture/run-torture.sh --write-known-failures FILE
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("entries", nargs="*",
+                    help="suites/tests to run instead of suites.txt")
+    ap.add_argument("--suites", default=os.path.join(HERE, "suites.txt"))
+    ap.add_argument("--known-failures",
+                    default=os.path.join(HERE, "known-failures.txt"))
+    ap.add_argument("--limit", type=int, default=None,
+                    help="time limit per entry (default: suites.txt)")
+    ap.add_argument("--io-backend", default=None,
+                    help="smbd io backend = io_uring|epoll")
+    ap.add_argument("--write-known-failures", metavar="FILE",
+                    help="write today's failures as a known-failures list")
+    ap.add_argument("--reason", default="not triaged yet",
+                    help="reason for new lines of --write-known-failures")
+    ap.add_argument("--logdir", help="keep each entry's smbtorture output")
+    ap.add_argument("--keep-log", metavar="FILE",
+                    help="copy the server log here at the end")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+
+    if args.entries:
+        entries = [(e, args.limit or DEFAULT_LIMIT) for e in args.entries]
+    else:
+        entries = read_suites(args.suites)
+        if args.limit:
+            entries = [(e, args.limit) for e, _ in entries]
+    if args.logdir:
+        os.makedirs(args.logdir, exist_ok=True)
+    known = read_known(args.known_failures)
+    print("server under test: %s" % h.smbd_binary(), flush=True)
+
+    r = Runner(args)
+    r.run(entries)
+    regressions, unexpected = r.compare(known)
+    total_pass = sum(1 for k in r.results.values() if k == "success")
+    total_skip = sum(1 for k in r.results.values() if k == "skip")
+    total_fail = len(r.results) - total_pass - total_skip
+    known_fail = total_fail - len(regressions)
+
+    if args.write_known_failures:
+        r.write_known(args.write_known_failures, known, args.reason)
+    for t in regressions:
+        print("REGRESSION: %s fails and is not in known-failures" % t)
+    for t, p in unexpected:
+        if p == t:
+            print("UNEXPECTED PASS: %s passes: delete it from "
+                  "known-failures" % t)
+        else:
+            print("UNEXPECTED PASS: %s passes but glob '%s' lists it: "
+                  "replace the glob by the tests that still fail" % (t, p))
+    print("%d skipped, %d known failures, %d regressions, %d unexpected "
+          "passes" % (total_skip, known_fail, len(regressions),
+                      len(unexpected)))
+    print("%d passed, %d failed" % (total_pass, total_fail))
+    return 1 if regressions or unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
