@@ -1,1 +1,10 @@
-# smbd/auth: sources are added here as the layer grows.
+# smbd/auth: SPNEGO with its DER codec, NTLMSSP server, passdb.tdb, smbpasswd.
+libsmbd_a_SOURCES += \
+	smbd/auth/asn1.c smbd/auth/asn1.h \
+	smbd/auth/auth.h \
+	smbd/auth/auth_str.c smbd/auth/auth_str.h \
+	smbd/auth/auth_unix.c \
+	smbd/auth/spnego.c smbd/auth/spnego.h \
+	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
+	smbd/auth/gensec.c smbd/auth/gensec.h \
+	smbd/auth/passdb.c smbd/auth/passdb.h

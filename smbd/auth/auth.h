@@ -1,0 +1,95 @@
+/*
+ * Types shared by the authentication code: what the user database returns,
+ * the server's authentication settings, and the result of a logon.
+ *
+ * The protocol code (ntlmssp.c, gensec.c) never opens the user database
+ * itself: it calls an auth_lookup_fn, so tests and fuzzers plug in a fixed
+ * user and the daemon plugs in passdb_auth_lookup() (passdb.h).
+ */
+#ifndef SMBD_AUTH_AUTH_H
+#define SMBD_AUTH_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <talloc.h>
+#include "lib/ntstatus.h"
+
+/* Samba's acct_ctrl bits (MS-SAMR 2.2.1.12 USER_ACCOUNT codes). */
+#define ACB_DISABLED 0x00000001
+#define ACB_HOMDIRREQ 0x00000002
+#define ACB_PWNOTREQ 0x00000004
+#define ACB_TEMPDUP 0x00000008
+#define ACB_NORMAL 0x00000010
+#define ACB_MNS 0x00000020
+#define ACB_DOMTRUST 0x00000040
+#define ACB_WSTRUST 0x00000080
+#define ACB_SVRTRUST 0x00000100
+#define ACB_PWNOEXP 0x00000200
+#define ACB_AUTOLOCK 0x00000400
+
+struct auth_user_info {
+	const char *account_name; /* as stored (case preserved) */
+	const char *domain;
+	const char *unix_name;
+	uint8_t nt_hash[16];
+	bool has_nt_hash;
+	uint32_t acct_ctrl;
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t *groups;
+};
+
+/*
+ * Look a user up by name (case-insensitive).  NT_STATUS_NO_SUCH_USER when
+ * unknown; *out is allocated on mem_ctx.
+ */
+typedef NTSTATUS (*auth_lookup_fn)(void *priv, TALLOC_CTX *mem_ctx,
+				   const char *user, const char *domain,
+				   struct auth_user_info **out);
+
+/* smb.conf "ntlm auth" (Samba's values). */
+enum auth_ntlm_policy {
+	AUTH_NTLM_NTLMV2_ONLY = 0, /* default: "ntlmv2-only", "no" */
+	AUTH_NTLM_NTLMV1_PERMITTED, /* "ntlmv1-permitted", "yes" */
+	AUTH_NTLM_MSCHAPV2_NTLMV2_ONLY, /* "mschapv2-and-ntlmv2-only" */
+	AUTH_NTLM_DISABLED, /* "disabled": no NTLM at all */
+};
+
+/* Map the smb.conf string; -1 when unknown. */
+int auth_ntlm_policy_from_string(const char *s);
+
+struct auth_config {
+	const char *netbios_name; /* our NetBIOS name, upper case */
+	const char *workgroup;
+	const char *dns_domain; /* may be NULL or "" */
+	const char *dns_hostname; /* may be NULL or "" */
+	int ntlm_auth; /* enum auth_ntlm_policy */
+	bool map_to_guest_bad_user; /* "map to guest = bad user" */
+	const char *guest_account; /* "guest account", e.g. "nobody" */
+	bool restrict_anonymous; /* refuse anonymous logons */
+};
+
+struct auth_result {
+	bool anonymous;
+	bool guest;
+	struct auth_user_info *user; /* NULL for anonymous */
+	/* ExportedSessionKey (MS-NLMP 3.1.5.1.2): SMB2 signing keys. */
+	uint8_t session_key[16];
+	bool has_session_key;
+	char *client_user;
+	char *client_domain;
+	char *client_workstation;
+};
+
+/*
+ * The Unix side of an account (getpwnam_r, getgrouplist): uid, gid,
+ * groups, unix_name.  NT_STATUS_NO_SUCH_USER when there is no such Unix
+ * user.  Used for passdb users and for the guest account.
+ */
+NTSTATUS auth_unix_user_info(TALLOC_CTX *mem_ctx, const char *unix_name,
+			     struct auth_user_info **out);
+
+#endif
