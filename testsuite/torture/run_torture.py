@@ -317,7 +317,16 @@ def main():
     print("server under test: %s" % h.smbd_binary(), flush=True)
 
     r = Runner(args)
-    r.run(entries)
+    try:
+        r.run(entries)
+    except RuntimeError as e:
+        # the server does not start (or not again after dying)
+        print("FATAL: %s" % e)
+        print("%d passed, %d failed" % (
+            sum(1 for k in r.results.values() if k == "success"),
+            max(1, sum(1 for k in r.results.values()
+                       if k in ("failure", "error")))))
+        return 2
     regressions, unexpected = r.compare(known)
     total_pass = sum(1 for k in r.results.values() if k == "success")
     total_skip = sum(1 for k in r.results.values() if k == "skip")
