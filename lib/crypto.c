@@ -636,12 +636,11 @@ bool crypto_aead_decrypt(enum crypto_cipher c, const uint8_t *key,
 	 * tag in the update, GCM in the final): expected from bad peers, so
 	 * no log and no context rebuild; the next init resets the state.
 	 */
-	if (EVP_DecryptUpdate(ctx, p, &outl, p, (int)len) != 1) {
+	if (EVP_DecryptUpdate(ctx, p, &outl, p, (int)len) != 1 ||
+	    (!is_ccm(c) && EVP_DecryptFinal_ex(ctx, fin, &outl) != 1)) {
 		ERR_clear_error();
-		return false;
-	}
-	if (!is_ccm(c) && EVP_DecryptFinal_ex(ctx, fin, &outl) != 1) {
-		ERR_clear_error();
+		/* GCM has already written unauthenticated plaintext: wipe. */
+		OPENSSL_cleanse(p, len);
 		return false;
 	}
 	return true;
