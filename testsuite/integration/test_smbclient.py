@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
@@ -29,6 +30,9 @@ class SmbClient:
 
     @classmethod
     def setUpClass(cls):
+        if os.geteuid() != 0:
+            # useradd and smbpasswd -a need root
+            raise unittest.SkipTest("needs root to add the test user")
         super().setUpClass()
         cls.smbd.create_user(USER, PASSWORD)
         cls.client_conf = os.path.join(cls.smbd.tmp, "client.conf")
