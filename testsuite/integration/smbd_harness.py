@@ -504,10 +504,16 @@ def parse_negotiate_response(pdu):
              max_transact=max_transact, max_read=max_read,
              max_write=max_write, system_time=systime,
              security_buffer=pdu[sec_off:sec_off + sec_len], contexts={})
+    d["context_offset"] = ctx_off
+    d["context_count"] = ctx_count
     if dialect == DIALECT_311 and ctx_count:
+        # the first context sits at the offset given (which 2.2.4 says is
+        # 8-aligned: tests check that); the next ones at the next 8-byte
+        # boundary after the previous one
         off = ctx_off
-        for _ in range(ctx_count):
-            off += -off % 8
+        for i in range(ctx_count):
+            if i:
+                off += -off % 8
             ctype, dlen = struct.unpack_from("<HH", pdu, off)
             d["contexts"].setdefault(ctype, []).append(
                 pdu[off + 8:off + 8 + dlen])

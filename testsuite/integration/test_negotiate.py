@@ -94,6 +94,11 @@ class Negotiate:
                 h.preauth_context(), h.encryption_context(offered)])
         self.assertEqual(r["status"], h.STATUS_SUCCESS)
         self.assertEqual(r["dialect"], h.DIALECT_311)
+        # 2.2.4: offset from the SMB2 header to the first, 8-byte-aligned
+        # context (the 4-byte transport header does not count)
+        self.assertEqual(r["context_offset"] % 8, 0,
+                         "NegotiateContextOffset %d not 8-byte aligned" %
+                         r["context_offset"])
         ctx = r["contexts"]
         self.assertEqual(len(ctx.get(h.PREAUTH_INTEGRITY_CAPABILITIES, [])),
                          1)
