@@ -6,3 +6,4 @@ libsmbd_a_SOURCES += \
 	lib/clock.c lib/clock.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c
+libsmbd_a_SOURCES += lib/crash.c lib/crash.h

@@ -189,3 +189,10 @@ void wire_push_align(struct wire_buf *b, size_t align)
 	size_t pad = (align - (b->len & (align - 1))) & (align - 1);
 	wire_push_zero(b, pad);
 }
+
+void wire_push_align_from(struct wire_buf *b, size_t base, size_t align)
+{
+	size_t rel = b->len - base;
+	size_t pad = (align - (rel & (align - 1))) & (align - 1);
+	wire_push_zero(b, pad);
+}

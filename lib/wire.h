@@ -132,5 +132,8 @@ void wire_push_bytes(struct wire_buf *b, const void *src, size_t n);
 void wire_push_zero(struct wire_buf *b, size_t n);
 /* Pad with zeros to a multiple of align (a power of two). */
 void wire_push_align(struct wire_buf *b, size_t align);
+/* The same, counting from offset base (e.g. an SMB2 header that follows
+ * a 4-byte transport header). */
+void wire_push_align_from(struct wire_buf *b, size_t base, size_t align);
 
 #endif

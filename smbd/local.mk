@@ -1,4 +1,24 @@
-# smbd/: the daemon.
+# smbd/: the daemon.  Everything but main() is in libsmbd.a so unit tests
+# and fuzz targets link the same code.
+libsmbd_a_SOURCES += \
+	smbd/smbd.h smbd/smb2.h smbd/conn.h smbd/smb2_server.h \
+	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
+	smbd/conn.c smbd/smb2_pdu.c smbd/smb2_dispatch.c \
+	smbd/smb2_negotiate.c
+
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c
 smbd_smbd_LDADD = $(SMBD_LIBS)
+
+# Tests of the SMB2 layer drive a socket-less connection.
+noinst_LIBRARIES += testsuite/libtestconn.a
+testsuite_libtestconn_a_SOURCES = testsuite/common/smb2_testconn.c \
+	testsuite/common/smb2_testconn.h
+
+check_PROGRAMS += testsuite/unit/test_smb2_negotiate
+TESTS += testsuite/unit/test_smb2_negotiate
+testsuite_unit_test_smb2_negotiate_SOURCES = \
+	testsuite/unit/test_smb2_negotiate.c
+testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
+	$(UNIT_LIBS)
+testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

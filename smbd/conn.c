@@ -1,0 +1,350 @@
+/*
+ * One client connection: NetBIOS/direct-TCP framing (RFC 1002 4.3,
+ * MS-SMB2 2.1) and its lifetime.
+ *
+ * Every frame is a 4-byte header (type, 24-bit length) and a payload.  On
+ * port 139 the client first sends a NetBIOS SESSION REQUEST (type 0x81),
+ * which we accept with a POSITIVE SESSION RESPONSE (0x82).  Keep-alives
+ * (0x85) are ignored.  Anything else, or a length over SMBD_MAX_PDU, drops
+ * the connection: there is no way to resynchronise a byte stream.
+ */
+#include "smbd/conn.h"
+#include "smbd/smb2_server.h"
+#include "smbd/smbd.h"
+#include "conf/loadparm.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_INCOMING_CPU
+#define SO_INCOMING_CPU 49
+#endif
+
+#define NBT_SESSION_MESSAGE 0x00
+#define NBT_SESSION_REQUEST 0x81
+#define NBT_POSITIVE_RESPONSE 0x82
+#define NBT_KEEPALIVE 0x85
+
+static void conn_on_close(void *priv, int err);
+
+static void conn_on_data(void *priv, const uint8_t *data, size_t len)
+{
+	smbd_conn_input(priv, data, len);
+}
+
+static const struct ev_stream_ops conn_stream_ops = {
+	.on_data = conn_on_data,
+	.on_close = conn_on_close,
+};
+
+static int conn_destructor(struct smbd_conn *conn)
+{
+	if (conn->stream != NULL) {
+		ev_stream_close(conn->stream);
+		conn->stream = NULL;
+	}
+	conn->worker->nconns--;
+	return 0;
+}
+
+static void conn_addr_str(const struct sockaddr_storage *ss, char *addr,
+			  size_t addrlen, uint16_t *port)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
+		inet_ntop(AF_INET, &s4->sin_addr, addr, (socklen_t)addrlen);
+		*port = ntohs(s4->sin_port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+		inet_ntop(AF_INET6, &s6->sin6_addr, addr, (socklen_t)addrlen);
+		*port = ntohs(s6->sin6_port);
+	} else {
+		snprintf(addr, addrlen, "?");
+		*port = 0;
+	}
+}
+
+struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
+					 void (*sink)(struct smbd_conn *,
+						      uint8_t *, size_t))
+{
+	struct smbd_conn *conn = talloc_zero(w, struct smbd_conn);
+
+	if (conn == NULL) {
+		return NULL;
+	}
+	conn->worker = w;
+	conn->id = ++w->conn_seq;
+	conn->sink = sink;
+	w->nconns++;
+	talloc_set_destructor(conn, conn_destructor);
+	snprintf(conn->remote, sizeof(conn->remote), "test");
+	snprintf(conn->remote_addr, sizeof(conn->remote_addr), "127.0.0.1");
+	if (!smb2_credits_init(conn)) {
+		talloc_free(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+void smbd_conn_accept(struct smbd_worker *w, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct smbd_conn *conn;
+	uint16_t rport = 0, lport = 0;
+	char laddr[48];
+	int one = 1, incoming_cpu = -1;
+	socklen_t il = sizeof(incoming_cpu);
+
+	if (w->stopping) {
+		close(fd);
+		return;
+	}
+	conn = talloc_zero(w, struct smbd_conn);
+	if (conn == NULL) {
+		close(fd);
+		return;
+	}
+	conn->worker = w;
+	conn->id = ++w->conn_seq;
+	w->nconns++;
+	talloc_set_destructor(conn, conn_destructor);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		conn_addr_str(&ss, conn->remote_addr, sizeof(conn->remote_addr),
+			      &rport);
+	}
+	snprintf(conn->remote, sizeof(conn->remote), "%s:%u",
+		 conn->remote_addr, rport);
+	sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		conn_addr_str(&ss, laddr, sizeof(laddr), &lport);
+	}
+	conn->local_port = lport;
+	conn->nbt = lport == 139;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, &il);
+	DBG_NOTICE("worker %d (cpu %d): connection from %s, "
+		   "SO_INCOMING_CPU %d\n",
+		   w->index, w->cpu, conn->remote, incoming_cpu);
+
+	if (!smb2_credits_init(conn)) {
+		close(fd);
+		talloc_free(conn);
+		return;
+	}
+	conn->stream = ev_stream_new(w->loop, fd, &conn_stream_ops, conn);
+	if (conn->stream == NULL) {
+		talloc_free(conn);
+	}
+}
+
+/*
+ * While a frame is being handled (conn->busy) the connection is only
+ * marked dead; conn_frame() frees it when the handler has returned, so no
+ * handler ever runs on freed memory.
+ */
+static void conn_release(struct smbd_conn *conn)
+{
+	if (conn->busy) {
+		conn->dead = true;
+		if (conn->stream != NULL) {
+			ev_stream_close(conn->stream);
+			conn->stream = NULL;
+		}
+		return;
+	}
+	talloc_free(conn);
+}
+
+void smbd_conn_disconnect(struct smbd_conn *conn, const char *why)
+{
+	if (!conn->dead) {
+		DBG_NOTICE("dropping connection from %s: %s\n", conn->remote,
+			   why);
+	}
+	conn_release(conn);
+}
+
+static void conn_on_close(void *priv, int err)
+{
+	struct smbd_conn *conn = priv;
+
+	DBG_INFO("connection from %s closed%s%s\n", conn->remote,
+		 err ? ": " : "", err ? strerror(err) : "");
+	conn->stream = NULL; /* the loop frees it */
+	conn_release(conn);
+}
+
+void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len)
+{
+	size_t payload = len - 4;
+
+	put_be32(buf, (uint32_t)payload); /* type 0, 24-bit length */
+	if (conn->sink != NULL) {
+		conn->sink(conn, buf, len);
+		return;
+	}
+	if (conn->stream == NULL) {
+		talloc_free(buf);
+		return;
+	}
+	ev_stream_send(conn->stream, buf, len);
+}
+
+/*
+ * Handle one complete frame.  Returns false when the connection was
+ * freed (the caller must not touch conn any more).
+ */
+static bool conn_frame(struct smbd_conn *conn, uint8_t type,
+		       const uint8_t *payload, size_t len)
+{
+	conn->busy = true;
+	switch (type) {
+	case NBT_SESSION_MESSAGE:
+		if (conn->nbt && !conn->nbt_session_ok) {
+			smbd_conn_disconnect(conn, "SMB before NetBIOS "
+						   "session request");
+			break;
+		}
+		smb2_process_frame(conn, payload, len);
+		break;
+	case NBT_SESSION_REQUEST: {
+		uint8_t *ok;
+
+		if (!conn->nbt || conn->nbt_session_ok) {
+			smbd_conn_disconnect(conn, "unexpected NetBIOS "
+						   "session request");
+			break;
+		}
+		/* Called and calling names are not checked: like Samba we
+		 * answer to any name (`netbios aliases` is not needed). */
+		conn->nbt_session_ok = true;
+		ok = talloc_zero_size(NULL, 4);
+		if (ok == NULL) {
+			smbd_conn_disconnect(conn, "out of memory");
+			break;
+		}
+		ok[0] = NBT_POSITIVE_RESPONSE;
+		if (conn->sink != NULL) {
+			conn->sink(conn, ok, 4);
+		} else {
+			ev_stream_send(conn->stream, ok, 4);
+		}
+		break;
+	}
+	case NBT_KEEPALIVE:
+		break;
+	default:
+		smbd_conn_disconnect(conn, "bad NetBIOS frame type");
+		break;
+	}
+	conn->busy = false;
+	if (conn->dead) {
+		talloc_free(conn);
+		return false;
+	}
+	return conn->stream != NULL || conn->sink != NULL;
+}
+
+static bool conn_check_header(struct smbd_conn *conn, const uint8_t *h,
+			      size_t *len)
+{
+	*len = ((size_t)h[1] << 16) | ((size_t)h[2] << 8) | h[3];
+	if (*len > SMBD_MAX_PDU) {
+		smbd_conn_disconnect(conn, "frame longer than the maximum");
+		return false;
+	}
+	return true;
+}
+
+void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
+{
+	while (len > 0) {
+		size_t flen, take;
+
+		if (conn->frame != NULL) {
+			/* Continue an incomplete frame. */
+			take = conn->frame_len - conn->frame_have;
+			if (take > len) {
+				take = len;
+			}
+			memcpy(conn->frame + conn->frame_have, data, take);
+			conn->frame_have += take;
+			data += take;
+			len -= take;
+			if (conn->frame_have < conn->frame_len) {
+				return;
+			}
+			{
+				uint8_t *f = conn->frame;
+				bool alive;
+
+				conn->frame = NULL;
+				talloc_steal(NULL, f);
+				alive = conn_frame(conn, conn->hdr[0], f,
+						   conn->frame_len);
+				talloc_free(f);
+				if (!alive) {
+					return;
+				}
+			}
+			conn->hdr_have = 0;
+			continue;
+		}
+		if (conn->hdr_have < 4) {
+			take = 4 - conn->hdr_have;
+			if (conn->hdr_have == 0 && len >= 4) {
+				/* Fast path: whole frame in this buffer. */
+				if (!conn_check_header(conn, data, &flen)) {
+					return;
+				}
+				if (len - 4 >= flen) {
+					if (!conn_frame(conn, data[0], data + 4,
+							flen)) {
+						return;
+					}
+					data += 4 + flen;
+					len -= 4 + flen;
+					continue;
+				}
+			}
+			if (take > len) {
+				take = len;
+			}
+			memcpy(conn->hdr + conn->hdr_have, data, take);
+			conn->hdr_have += take;
+			data += take;
+			len -= take;
+			if (conn->hdr_have < 4) {
+				return;
+			}
+		}
+		if (!conn_check_header(conn, conn->hdr, &flen)) {
+			return;
+		}
+		if (flen == 0) {
+			conn->hdr_have = 0;
+			if (!conn_frame(conn, conn->hdr[0], conn->hdr, 0)) {
+				return;
+			}
+			continue;
+		}
+		conn->frame = talloc_size(conn, flen);
+		if (conn->frame == NULL) {
+			smbd_conn_disconnect(conn, "out of memory");
+			return;
+		}
+		conn->frame_len = flen;
+		conn->frame_have = 0;
+	}
+}

@@ -1,0 +1,92 @@
+/*
+ * Worker and connection state.
+ *
+ * A worker owns its connections; a connection owns its sessions (issue 3)
+ * and everything below them, as a talloc tree (DESIGN.md "Memory").
+ */
+#ifndef SMBD_CONN_H
+#define SMBD_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+struct smbd_server;
+struct ev_loop;
+struct ev_stream;
+
+struct smbd_worker {
+	struct smbd_server *srv;
+	int index;
+	int cpu;
+	struct ev_loop *loop;
+	unsigned nconns;
+	uint64_t conn_seq;
+	bool stopping;
+};
+
+/* Bits of the message-id window bitmap (MS-SMB2 3.3.1.1): two full credit
+ * windows, so a client may leave gaps without being starved at once. */
+#define SMBD_SEQ_BITS (2 * 8192)
+
+struct smbd_conn {
+	struct smbd_worker *worker;
+	struct ev_stream *stream;
+	uint64_t id;
+	char remote[64];	/* "addr:port" for logs */
+	char remote_addr[48];	/* numeric address, for hosts allow / %I */
+	uint16_t local_port;
+	bool nbt;		/* port 139: NetBIOS session request first */
+	bool nbt_session_ok;
+	/* Tests and fuzzers: frames go here instead of a socket.  The sink
+	 * owns the buffer. */
+	void (*sink)(struct smbd_conn *conn, uint8_t *buf, size_t len);
+	bool busy;		/* a frame is being handled */
+	bool dead;		/* dropped while busy: freed after it */
+
+	/* Frame reassembly: only an incomplete tail is ever copied. */
+	uint8_t hdr[4];
+	size_t hdr_have;
+	uint8_t *frame;
+	size_t frame_len, frame_have;
+
+	/* Negotiate (MS-SMB2 3.3.1.7 Connection). */
+	bool negotiated;	/* SMB2 dialect chosen */
+	bool smb1_wildcard;	/* SMB1 NEGOTIATE answered 0x02FF */
+	uint16_t dialect;
+	uint16_t client_security_mode;
+	uint32_t client_caps;
+	uint32_t server_caps;
+	uint8_t client_guid[16];
+	uint16_t client_dialects[16];
+	uint16_t client_ndialects;
+	uint16_t server_security_mode;
+	uint16_t cipher;	/* 0: none negotiated */
+	uint16_t signing_algo;	/* SMB2_SIGNING_* */
+	bool signing_algo_negotiated;
+	uint8_t preauth_hash[64];
+	uint32_t max_trans, max_read, max_write;
+
+	/* Credits and the message-id window (MS-SMB2 3.3.1.1, 3.3.1.2). */
+	uint64_t seq_low;	/* lowest id not yet used */
+	uint64_t seq_high;	/* first id past the window */
+	uint32_t cur_credits;	/* unused ids in [seq_low, seq_high) */
+	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
+};
+
+void smbd_conn_accept(struct smbd_worker *w, int fd);
+/* Bytes from the socket (also the entry point for tests and fuzzers). */
+void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len);
+/* A connection without a socket, for tests and fuzzers. */
+struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
+					 void (*sink)(struct smbd_conn *,
+						      uint8_t *, size_t));
+/* Send one frame: buf starts with 4 bytes the function fills with the
+ * NetBIOS session-message header; it takes ownership of buf. */
+void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len);
+/* Drop the connection (logged at level 3 with the reason). */
+void smbd_conn_disconnect(struct smbd_conn *conn, const char *why);
+
+#endif

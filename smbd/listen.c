@@ -1,0 +1,285 @@
+/*
+ * Listening sockets and connection steering (DESIGN.md "Connection
+ * steering").
+ *
+ * For every (address, port) the master opens one SO_REUSEPORT socket per
+ * worker, in worker order, and attaches a classic-BPF program to the group:
+ * it loads the number of the CPU that received the connection (SKF_AD_CPU)
+ * and returns the index of the worker pinned on that CPU.  The kernel
+ * indexes the group in the order the sockets joined it, so the order here
+ * is fixed for the life of the master: it keeps every socket open and a
+ * restarted worker gets its own socket back.
+ */
+#include "smbd/smbd.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <linux/filter.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_ATTACH_REUSEPORT_CBPF
+#define SO_ATTACH_REUSEPORT_CBPF 51
+#endif
+
+bool smbd_choose_cpus(struct smbd_server *srv)
+{
+	cpu_set_t set;
+	int cpus[CPU_SETSIZE];
+	int ncpus = 0, i, want;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		DBG_ERR("sched_getaffinity: %s\n", strerror(errno));
+		return false;
+	}
+	for (i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &set)) {
+			cpus[ncpus++] = i;
+		}
+	}
+	if (ncpus == 0) {
+		return false;
+	}
+	want = lp_int(srv->lp, LP_GLOBAL, LP_SMBD_WORKERS);
+	if (want <= 0) {
+		want = ncpus;
+	}
+	if (want > 1024) {
+		DBG_ERR("smbd workers = %d is more than 1024\n", want);
+		return false;
+	}
+	srv->nworkers = want;
+	srv->worker_cpus = talloc_array(srv, int, want);
+	if (srv->worker_cpus == NULL) {
+		return false;
+	}
+	/* More workers than CPUs wrap around; fewer use the first CPUs. */
+	for (i = 0; i < want; i++) {
+		srv->worker_cpus[i] = cpus[i % ncpus];
+	}
+	return true;
+}
+
+/*
+ * BPF: A = receiving CPU; for each worker i on CPU c: if (A == c) return i;
+ * otherwise return A % nworkers (a CPU without a worker still spreads).
+ */
+static int smbd_attach_steering(struct smbd_server *srv, int fd)
+{
+	struct sock_filter *code;
+	struct sock_fprog prog;
+	int n = srv->nworkers, i, k = 0, ret;
+
+	code = talloc_array(srv, struct sock_filter, 2 * n + 4);
+	if (code == NULL) {
+		return -ENOMEM;
+	}
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						 SKF_AD_OFF + SKF_AD_CPU);
+	for (i = 0; i < n; i++) {
+		/* jt: fall to the next insn (the ret); jf: skip it. */
+		code[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K,
+			(uint32_t)srv->worker_cpus[i], 0, 1);
+		code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+							 (uint32_t)i);
+	}
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K,
+						 (uint32_t)n);
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	prog.len = (unsigned short)k;
+	prog.filter = code;
+	ret = setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			 sizeof(prog));
+	ret = ret == 0 ? 0 : -errno;
+	talloc_free(code);
+	return ret;
+}
+
+static int smbd_listen_one(const struct sockaddr *sa, socklen_t salen)
+{
+	int one = 1;
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+
+	if (fd == -1) {
+		return -errno;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
+	    (sa->sa_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) !=
+		     0) ||
+	    bind(fd, sa, salen) != 0 || listen(fd, 1024) != 0) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+static int smbd_open_group(struct smbd_server *srv, const char *addr,
+			   uint16_t port)
+{
+	struct addrinfo hints, *ai = NULL;
+	struct smbd_listen_group *g;
+	char portstr[8];
+	bool steer = lp_bool(srv->lp, LP_GLOBAL, LP_SMBD_REUSEPORT_STEERING);
+	int i, ret;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	ret = getaddrinfo(addr, portstr, &hints, &ai);
+	if (ret != 0) {
+		DBG_ERR("cannot listen on %s: %s\n", addr, gai_strerror(ret));
+		return -EINVAL;
+	}
+	srv->groups = talloc_realloc(srv, srv->groups, struct smbd_listen_group,
+				     srv->ngroups + 1);
+	if (srv->groups == NULL) {
+		freeaddrinfo(ai);
+		return -ENOMEM;
+	}
+	g = &srv->groups[srv->ngroups++];
+	snprintf(g->addr, sizeof(g->addr), "%s", addr);
+	g->port = port;
+	g->fds = talloc_array(srv->groups, int, srv->nworkers);
+	for (i = 0; g->fds != NULL && i < srv->nworkers; i++) {
+		g->fds[i] = smbd_listen_one(ai->ai_addr, ai->ai_addrlen);
+		if (g->fds[i] < 0) {
+			DBG_ERR("cannot listen on %s port %u: %s\n", addr, port,
+				strerror(-g->fds[i]));
+			freeaddrinfo(ai);
+			return g->fds[i];
+		}
+	}
+	freeaddrinfo(ai);
+	if (g->fds == NULL) {
+		return -ENOMEM;
+	}
+	if (steer && srv->nworkers > 1) {
+		ret = smbd_attach_steering(srv, g->fds[0]);
+		if (ret != 0) {
+			DBG_WARNING("no CPU steering on %s port %u (%s): the "
+				    "kernel's hash spreads connections\n",
+				    addr, port, strerror(-ret));
+		}
+	}
+	DBG_NOTICE("listening on %s port %u with %d sockets\n", addr, port,
+		   srv->nworkers);
+	return 0;
+}
+
+/* `interfaces` entries: addresses (with an optional /mask) or names. */
+static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
+				char ***out, size_t *nout)
+{
+	char buf[128], *slash;
+	struct in6_addr a6;
+	struct in_addr a4;
+	struct ifaddrs *ifa, *p;
+
+	snprintf(buf, sizeof(buf), "%s", entry);
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+	}
+	if (inet_pton(AF_INET, buf, &a4) == 1 ||
+	    inet_pton(AF_INET6, buf, &a6) == 1) {
+		*out = talloc_realloc(mem_ctx, *out, char *, *nout + 1);
+		(*out)[(*nout)++] = talloc_strdup(*out, buf);
+		return 0;
+	}
+	if (getifaddrs(&ifa) != 0) {
+		return -errno;
+	}
+	for (p = ifa; p != NULL; p = p->ifa_next) {
+		char host[64];
+		socklen_t len;
+
+		if (p->ifa_addr == NULL || strcasecmp(p->ifa_name, buf) != 0) {
+			continue;
+		}
+		if (p->ifa_addr->sa_family == AF_INET) {
+			len = sizeof(struct sockaddr_in);
+		} else if (p->ifa_addr->sa_family == AF_INET6) {
+			len = sizeof(struct sockaddr_in6);
+		} else {
+			continue;
+		}
+		if (getnameinfo(p->ifa_addr, len, host, sizeof(host), NULL, 0,
+				NI_NUMERICHOST) != 0 ||
+		    strchr(host, '%') != NULL) {
+			continue; /* skip link-local scoped addresses */
+		}
+		*out = talloc_realloc(mem_ctx, *out, char *, *nout + 1);
+		(*out)[(*nout)++] = talloc_strdup(*out, host);
+	}
+	freeifaddrs(ifa);
+	return 0;
+}
+
+int smbd_open_listeners(struct smbd_server *srv)
+{
+	TALLOC_CTX *tmp = talloc_new(srv);
+	const char **ports = lp_list(tmp, srv->lp, LP_GLOBAL, LP_SMB_PORTS);
+	char **addrs = NULL;
+	size_t naddrs = 0, a, p;
+	int ret = 0;
+
+	if (lp_bool(srv->lp, LP_GLOBAL, LP_BIND_INTERFACES_ONLY)) {
+		const char **ifs = lp_list(tmp, srv->lp, LP_GLOBAL,
+					   LP_INTERFACES);
+		for (a = 0; ifs != NULL && ifs[a] != NULL; a++) {
+			(void)smbd_interface_addrs(tmp, ifs[a], &addrs, &naddrs);
+		}
+		if (naddrs == 0) {
+			DBG_ERR("bind interfaces only = yes, but no address "
+				"found in interfaces\n");
+			talloc_free(tmp);
+			return -EINVAL;
+		}
+	} else {
+		addrs = talloc_array(tmp, char *, 2);
+		addrs[naddrs++] = talloc_strdup(addrs, "0.0.0.0");
+		addrs[naddrs++] = talloc_strdup(addrs, "::");
+	}
+	for (p = 0; ports != NULL && ports[p] != NULL && ret == 0; p++) {
+		char *end;
+		unsigned long port = strtoul(ports[p], &end, 10);
+
+		if (*end != '\0' || port == 0 || port > 65535) {
+			DBG_ERR("smb ports: invalid port '%s'\n", ports[p]);
+			ret = -EINVAL;
+			break;
+		}
+		for (a = 0; a < naddrs && ret == 0; a++) {
+			ret = smbd_open_group(srv, addrs[a], (uint16_t)port);
+			/* No IPv6 on this host is not an error. */
+			if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL) {
+				if (strchr(addrs[a], ':') != NULL) {
+					srv->ngroups--;
+					ret = 0;
+				}
+			}
+		}
+	}
+	if (ret == 0 && srv->ngroups == 0) {
+		DBG_ERR("no listening socket: check smb ports and "
+			"interfaces\n");
+		ret = -EINVAL;
+	}
+	talloc_free(tmp);
+	return ret;
+}

@@ -1,0 +1,323 @@
+/*
+ * The SMB2 dispatcher (DESIGN.md "Data flow of one request"): split a
+ * frame into requests, check each against the size table, charge its
+ * credits against the message-id window, run the handler from the
+ * dispatch table, then write the reply header, credits and compound
+ * chaining.  Replies to one frame go back as one frame.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
+	[SMB2_OP_NEGPROT] = {"NEGOTIATE", 36, false, smb2_negotiate},
+	[SMB2_OP_SESSSETUP] = {"SESSION_SETUP", 25, true, smb2_not_implemented},
+	[SMB2_OP_LOGOFF] = {"LOGOFF", 4, true, smb2_not_implemented},
+	[SMB2_OP_TCON] = {"TREE_CONNECT", 9, true, smb2_not_implemented},
+	[SMB2_OP_TDIS] = {"TREE_DISCONNECT", 4, true, smb2_not_implemented},
+	[SMB2_OP_CREATE] = {"CREATE", 57, true, smb2_not_implemented},
+	[SMB2_OP_CLOSE] = {"CLOSE", 24, true, smb2_not_implemented},
+	[SMB2_OP_FLUSH] = {"FLUSH", 24, true, smb2_not_implemented},
+	[SMB2_OP_READ] = {"READ", 49, true, smb2_not_implemented},
+	[SMB2_OP_WRITE] = {"WRITE", 49, true, smb2_not_implemented},
+	[SMB2_OP_LOCK] = {"LOCK", 48, true, smb2_not_implemented},
+	[SMB2_OP_IOCTL] = {"IOCTL", 57, true, smb2_not_implemented},
+	[SMB2_OP_CANCEL] = {"CANCEL", 4, true, NULL},
+	[SMB2_OP_KEEPALIVE] = {"ECHO", 4, true, smb2_echo},
+	[SMB2_OP_QUERY_DIRECTORY] = {"QUERY_DIRECTORY", 33, true,
+				     smb2_not_implemented},
+	[SMB2_OP_NOTIFY] = {"CHANGE_NOTIFY", 32, true, smb2_not_implemented},
+	[SMB2_OP_GETINFO] = {"QUERY_INFO", 41, true, smb2_not_implemented},
+	[SMB2_OP_SETINFO] = {"SET_INFO", 33, true, smb2_not_implemented},
+	[SMB2_OP_BREAK] = {"OPLOCK_BREAK", 24, true, smb2_not_implemented},
+};
+
+const struct smb2_cmd *smb2_cmd_lookup(uint16_t opcode)
+{
+	return opcode < SMB2_OP_MAX ? &smb2_cmds[opcode] : NULL;
+}
+
+NTSTATUS smb2_not_implemented(struct smb2_request *req)
+{
+	return NT_STATUS_NOT_IMPLEMENTED;
+}
+
+NTSTATUS smb2_echo(struct smb2_request *req)
+{
+	/* MS-SMB2 2.2.29 ECHO Response: StructureSize 4, Reserved. */
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}
+
+/* ---- credits (MS-SMB2 3.3.1.1 sequence window, 3.3.1.2 credits) ---- */
+
+bool smb2_credits_init(struct smbd_conn *conn)
+{
+	conn->seq_bitmap = talloc_zero_array(conn, uint8_t, SMBD_SEQ_BITS / 8);
+	conn->seq_low = 0;
+	conn->seq_high = 1; /* a new connection holds one credit */
+	conn->cur_credits = 1;
+	return conn->seq_bitmap != NULL;
+}
+
+static bool seq_bit(const struct smbd_conn *conn, uint64_t id)
+{
+	uint64_t b = id % SMBD_SEQ_BITS;
+	return (conn->seq_bitmap[b / 8] >> (b % 8)) & 1;
+}
+
+static void seq_set(struct smbd_conn *conn, uint64_t id, bool on)
+{
+	uint64_t b = id % SMBD_SEQ_BITS;
+	uint8_t mask = (uint8_t)(1u << (b % 8));
+
+	if (on) {
+		conn->seq_bitmap[b / 8] |= mask;
+	} else {
+		conn->seq_bitmap[b / 8] &= (uint8_t)~mask;
+	}
+}
+
+bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
+			 uint16_t charge)
+{
+	uint64_t i;
+
+	if (mid < conn->seq_low || mid >= conn->seq_high ||
+	    charge > conn->seq_high - mid) {
+		return false;
+	}
+	for (i = 0; i < charge; i++) {
+		if (seq_bit(conn, mid + i)) {
+			return false; /* id used twice */
+		}
+	}
+	for (i = 0; i < charge; i++) {
+		seq_set(conn, mid + i, true);
+	}
+	conn->cur_credits -= charge;
+	while (conn->seq_low < conn->seq_high &&
+	       seq_bit(conn, conn->seq_low)) {
+		seq_set(conn, conn->seq_low, false);
+		conn->seq_low++;
+	}
+	return true;
+}
+
+uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
+			    uint16_t requested)
+{
+	uint64_t span = conn->seq_high - conn->seq_low;
+	uint32_t grant = requested;
+
+	/* Grant at least what the request cost when asked for nothing, so
+	 * a client never runs dry (MS-SMB2 3.3.1.2). */
+	if (grant == 0) {
+		grant = conn->cur_credits == 0 ? 1 : 0;
+	}
+	if (conn->cur_credits + grant > SMBD_MAX_CREDITS) {
+		grant = SMBD_MAX_CREDITS - conn->cur_credits;
+	}
+	/* The window may not outgrow the bitmap (gaps left by a client). */
+	if (span + grant > SMBD_SEQ_BITS) {
+		grant = (uint32_t)(SMBD_SEQ_BITS - span);
+	}
+	conn->seq_high += grant;
+	conn->cur_credits += grant;
+	return (uint16_t)grant;
+}
+
+/* ---- one request ---- */
+
+static void smb2_error_body(struct smb2_request *req)
+{
+	/* MS-SMB2 2.2.2 ERROR Response: StructureSize 9, no error data
+	 * but the one byte the size counts. */
+	req->out->len = req->out_hdr + SMB2_HDR_LEN;
+	wire_push_le16(req->out, 9);
+	wire_push_u8(req->out, 0); /* ErrorContextCount */
+	wire_push_u8(req->out, 0);
+	wire_push_le32(req->out, 0); /* ByteCount */
+	wire_push_u8(req->out, 0);
+}
+
+static void smb2_reply_header(struct smb2_request *req, NTSTATUS status,
+			      uint16_t grant)
+{
+	uint8_t *h = req->out->data + req->out_hdr;
+
+	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_MAGIC);
+	put_le16(h + SMB2_HDR_LENGTH, SMB2_HDR_LEN);
+	put_le16(h + SMB2_HDR_CREDIT_CHARGE, le16(req->in + SMB2_HDR_CREDIT_CHARGE));
+	put_le32(h + SMB2_HDR_STATUS, status);
+	put_le16(h + SMB2_HDR_OPCODE, req->opcode);
+	put_le16(h + SMB2_HDR_CREDIT, grant);
+	put_le32(h + SMB2_HDR_FLAGS,
+		 SMB2_FLAGS_SERVER_TO_REDIR |
+			 (req->flags & (SMB2_FLAGS_RELATED_OPERATIONS |
+					SMB2_FLAGS_PRIORITY_MASK)));
+	put_le32(h + SMB2_HDR_NEXT_COMMAND, 0);
+	put_le64(h + SMB2_HDR_MESSAGE_ID, req->mid);
+	put_le32(h + SMB2_HDR_PID, le32(req->in + SMB2_HDR_PID));
+	put_le32(h + SMB2_HDR_TID, req->tree_id);
+	put_le64(h + SMB2_HDR_SESSION_ID, req->session_id);
+	memset(h + SMB2_HDR_SIGNATURE, 0, 16);
+}
+
+static void smb2_parse_header(struct smb2_request *req)
+{
+	const uint8_t *h = req->in;
+
+	req->credit_charge = le16(h + SMB2_HDR_CREDIT_CHARGE);
+	req->opcode = le16(h + SMB2_HDR_OPCODE);
+	req->credit_request = le16(h + SMB2_HDR_CREDIT);
+	req->flags = le32(h + SMB2_HDR_FLAGS);
+	req->next_command = le32(h + SMB2_HDR_NEXT_COMMAND);
+	req->mid = le64(h + SMB2_HDR_MESSAGE_ID);
+	req->tree_id = le32(h + SMB2_HDR_TID);
+	req->session_id = le64(h + SMB2_HDR_SESSION_ID);
+	req->related = (req->flags & SMB2_FLAGS_RELATED_OPERATIONS) != 0;
+}
+
+/* Returns the status for the reply; req->disconnect/no_reply may be set. */
+static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
+{
+	struct smbd_conn *conn = req->conn;
+	const struct smb2_cmd *cmd;
+	uint16_t charge;
+	NTSTATUS status;
+
+	smb2_parse_header(req);
+	if (req->opcode == SMB2_OP_CANCEL) {
+		/* Cancels use no message id and get no reply (3.3.5.16). */
+		req->no_reply = true;
+		return NT_STATUS_OK;
+	}
+	/* 2.0.2 has no CreditCharge (3.3.5.2.5): every request costs 1. */
+	charge = req->credit_charge;
+	if (charge == 0 || (conn->negotiated && conn->dialect == SMB2_DIALECT_0202)) {
+		charge = 1;
+	}
+	if (!smb2_credits_charge(conn, req->mid, charge)) {
+		DBG_NOTICE("%s: message id %llu (charge %u) outside the "
+			   "window [%llu, %llu)\n",
+			   conn->remote, (unsigned long long)req->mid, charge,
+			   (unsigned long long)conn->seq_low,
+			   (unsigned long long)conn->seq_high);
+		req->disconnect = true;
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	req->credit_charge = charge;
+	cmd = smb2_cmd_lookup(req->opcode);
+	if (cmd == NULL || cmd->fn == NULL) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_pdu_check(req->opcode, req->in, req->in_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_INFO("%s: malformed %s request\n", conn->remote, cmd->name);
+		return status;
+	}
+	if (cmd->need_negotiate && !conn->negotiated) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	wire_cur_init(&req->body, req->in + SMB2_HDR_LEN,
+		      req->in_len - SMB2_HDR_LEN);
+	DBG_DEBUG("%s: %s mid %llu\n", conn->remote, cmd->name,
+		  (unsigned long long)req->mid);
+	return cmd->fn(req);
+}
+
+void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
+			size_t len)
+{
+	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, i;
+	size_t prev_hdr = (size_t)-1;
+	TALLOC_CTX *tmp;
+	struct wire_buf out;
+	uint32_t magic = len >= 4 ? le32(buf) : 0;
+
+	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
+		smb1_negotiate(conn, buf, len);
+		return;
+	}
+	if (magic != SMB2_MAGIC) {
+		smbd_conn_disconnect(conn, "not an SMB2 message");
+		return;
+	}
+	if (!NT_STATUS_IS_OK(smb2_pdu_split(buf, len, offs, lens, &n))) {
+		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
+		return;
+	}
+	tmp = talloc_new(conn);
+	wire_buf_init(&out, tmp, 4 + 128 * n);
+	wire_push_zero(&out, 4); /* NetBIOS header, filled when sent */
+
+	for (i = 0; i < n; i++) {
+		struct smb2_request req;
+		NTSTATUS status;
+		uint16_t grant;
+		size_t before = out.len;
+
+		memset(&req, 0, sizeof(req));
+		req.conn = conn;
+		req.mem_ctx = tmp;
+		req.in = buf + offs[i];
+		req.in_len = lens[i];
+		req.out = &out;
+		if (prev_hdr != (size_t)-1) {
+			/* 3.3.4.1.3: each reply in a compound starts 8-byte
+			 * aligned; NextCommand points at it. */
+			wire_push_align_from(&out, 4, 8);
+		}
+		req.out_hdr = out.len;
+		wire_push_zero(&out, SMB2_HDR_LEN);
+
+		status = smb2_dispatch_one(&req);
+		if (req.disconnect) {
+			talloc_free(tmp);
+			smbd_conn_disconnect(conn, "protocol violation");
+			return;
+		}
+		if (req.no_reply) {
+			out.len = before;
+			continue;
+		}
+		if (out.failed) {
+			talloc_free(tmp);
+			smbd_conn_disconnect(conn, "out of memory");
+			return;
+		}
+		if (NT_STATUS_IS_ERR(status) && !req.keep_body) {
+			smb2_error_body(&req);
+		}
+		grant = smb2_credits_grant(conn, req.credit_charge,
+					   req.credit_request);
+		smb2_reply_header(&req, status, grant);
+		if (req.after_reply != NULL && !out.failed) {
+			req.after_reply(&req, out.data + req.out_hdr,
+					out.len - req.out_hdr);
+		}
+		if (prev_hdr != (size_t)-1) {
+			put_le32(out.data + prev_hdr + SMB2_HDR_NEXT_COMMAND,
+				 (uint32_t)(req.out_hdr - prev_hdr));
+		}
+		prev_hdr = req.out_hdr;
+	}
+	if (out.failed) {
+		talloc_free(tmp);
+		smbd_conn_disconnect(conn, "out of memory");
+		return;
+	}
+	if (out.len > 4) {
+		uint8_t *frame = talloc_steal(NULL, out.data);
+		size_t flen = out.len;
+
+		talloc_free(tmp);
+		smbd_conn_send_frame(conn, frame, flen);
+		return;
+	}
+	talloc_free(tmp);
+}

@@ -1,0 +1,59 @@
+/*
+ * Process-wide server state and the master/worker entry points.
+ *
+ * struct smbd_server is built by the master before forking and inherited
+ * by every worker: the configuration, the persistent server GUID and the
+ * listening sockets.  It holds no connection state (that lives per
+ * worker, per connection), so there is no global request state to regret.
+ */
+#ifndef SMBD_SMBD_H
+#define SMBD_SMBD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <talloc.h>
+
+struct lp_ctx;
+struct ev_loop;
+
+struct smbd_listen_group {
+	char addr[64];	/* numeric address, for logs */
+	uint16_t port;
+	int *fds;	/* one SO_REUSEPORT socket per worker, in CPU order */
+};
+
+struct smbd_server {
+	struct lp_ctx *lp;
+	const char *config_file;
+	bool foreground;
+	bool no_process_group;
+	uint8_t server_guid[16];
+	uint64_t start_nttime;
+	int nworkers;
+	int *worker_cpus;	/* worker i runs pinned on worker_cpus[i] */
+	struct smbd_listen_group *groups;
+	size_t ngroups;
+	char *pidfile;
+};
+
+/* master.c */
+int smbd_master_run(struct smbd_server *srv);
+/* Re-read smb.conf; false leaves the old configuration in force. */
+bool smbd_reload_config(struct smbd_server *srv);
+
+/* worker.c: never returns */
+void smbd_worker_main(struct smbd_server *srv, int index) __attribute__((noreturn));
+
+/* listen.c */
+int smbd_open_listeners(struct smbd_server *srv);
+bool smbd_choose_cpus(struct smbd_server *srv);
+
+/* server_guid.c */
+bool smbd_load_server_guid(struct smbd_server *srv);
+
+/* pidfile.c */
+bool smbd_pidfile_create(struct smbd_server *srv);
+void smbd_pidfile_remove(struct smbd_server *srv);
+
+#endif

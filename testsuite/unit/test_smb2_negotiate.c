@@ -1,0 +1,504 @@
+/*
+ * Unit tests: framing, the compound splitter, the body-size table, credits
+ * and NEGOTIATE (MS-SMB2 2.2.3/2.2.4, 3.3.5.3.1, 3.3.5.4), driven through
+ * a socket-less connection.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+#include <talloc.h>
+
+#include "testsuite/common/smb2_testconn.h"
+#include "smbd/conn.h"
+#include "smbd/smbd.h"
+#include "smbd/smb2.h"
+#include "smbd/smb2_server.h"
+#include "lib/wire.h"
+
+static void hdr(struct wire_buf *b, uint16_t op, uint64_t mid, uint16_t credits)
+{
+	wire_push_le32(b, SMB2_MAGIC);
+	wire_push_le16(b, 64);
+	wire_push_le16(b, 1);  /* CreditCharge */
+	wire_push_le32(b, 0);  /* Status */
+	wire_push_le16(b, op);
+	wire_push_le16(b, credits);
+	wire_push_le32(b, 0);  /* Flags */
+	wire_push_le32(b, 0);  /* NextCommand */
+	wire_push_le64(b, mid);
+	wire_push_le32(b, 0xFEFF);
+	wire_push_le32(b, 0);
+	wire_push_le64(b, 0);
+	wire_push_zero(b, 16);
+}
+
+/* A NEGOTIATE request; with_ctx adds preauth (sha512 or not) + enc + sign. */
+static void negotiate_req(struct wire_buf *b, uint64_t mid,
+			  const uint16_t *dialects, uint16_t n, int ctx)
+{
+	size_t body, ctxoff_pos;
+	uint16_t i;
+
+	hdr(b, SMB2_OP_NEGPROT, mid, 10);
+	body = b->len;
+	wire_push_le16(b, 36);
+	wire_push_le16(b, n);
+	wire_push_le16(b, SMB2_NEGOTIATE_SIGNING_ENABLED);
+	wire_push_le16(b, 0);
+	wire_push_le32(b, 0x7f);
+	wire_push_bytes(b, "0123456789abcdef", 16);
+	ctxoff_pos = b->len;
+	wire_push_le32(b, 0);
+	wire_push_le16(b, ctx ? 3 : 0);
+	wire_push_le16(b, 0);
+	for (i = 0; i < n; i++) {
+		wire_push_le16(b, dialects[i]);
+	}
+	if (!ctx) {
+		return;
+	}
+	wire_push_align(b, 8);
+	put_le32(b->data + ctxoff_pos, (uint32_t)(b->len - (body - 64)));
+	/* preauth: 1 algorithm, 32-byte salt */
+	wire_push_le16(b, SMB2_PREAUTH_INTEGRITY_CAPABILITIES);
+	wire_push_le16(b, 38);
+	wire_push_le32(b, 0);
+	wire_push_le16(b, 1);
+	wire_push_le16(b, 32);
+	wire_push_le16(b, ctx == 2 ? 0x7777 : SMB2_PREAUTH_INTEGRITY_SHA512);
+	wire_push_zero(b, 32);
+	wire_push_align(b, 8);
+	wire_push_le16(b, SMB2_ENCRYPTION_CAPABILITIES);
+	wire_push_le16(b, 6);
+	wire_push_le32(b, 0);
+	wire_push_le16(b, 2);
+	wire_push_le16(b, SMB2_ENCRYPTION_AES128_GCM);
+	wire_push_le16(b, SMB2_ENCRYPTION_AES128_CCM);
+	wire_push_align(b, 8);
+	wire_push_le16(b, SMB2_SIGNING_CAPABILITIES);
+	wire_push_le16(b, 6);
+	wire_push_le32(b, 0);
+	wire_push_le16(b, 2);
+	wire_push_le16(b, SMB2_SIGNING_AES_GMAC);
+	wire_push_le16(b, SMB2_SIGNING_AES_CMAC);
+}
+
+static const uint8_t *reply(struct testconn *t, size_t *len)
+{
+	assert_non_null(t->last);
+	*len = t->last_len - 4;
+	return t->last + 4;
+}
+
+static NTSTATUS reply_status(struct testconn *t)
+{
+	size_t len;
+	const uint8_t *r = reply(t, &len);
+	assert_true(len >= 64);
+	return le32(r + SMB2_HDR_STATUS);
+}
+
+static void send_buf(struct testconn *t, struct wire_buf *b)
+{
+	testconn_frame(t, b->data, b->len);
+}
+
+static void test_negotiate_each_dialect(void **state)
+{
+	static const uint16_t all[] = {0x0202, 0x0210, 0x0300, 0x0302, 0x0311};
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		struct testconn *t = testconn_new(NULL, NULL);
+		struct wire_buf b;
+		const uint8_t *r;
+		size_t len;
+
+		wire_buf_init(&b, t, 256);
+		negotiate_req(&b, 0, &all[i], 1, all[i] == 0x0311);
+		send_buf(t, &b);
+		assert_int_equal(reply_status(t), NT_STATUS_OK);
+		r = reply(t, &len);
+		assert_int_equal(le16(r + 64), 65);
+		assert_int_equal(le16(r + 64 + 4), all[i]);
+		/* MaxTransact/Read/Write: 64 KiB for 2.0.2, else 8 MiB */
+		assert_int_equal(le32(r + 64 + 28),
+				 all[i] == 0x0202 ? 65536 : 8u << 20);
+		assert_int_equal(le32(r + 64 + 36),
+				 all[i] == 0x0202 ? 65536 : 8u << 20);
+		assert_memory_equal(r + 64 + 8, t->srv->server_guid, 16);
+		assert_true(le16(r + SMB2_HDR_CREDIT) >= 1);
+		talloc_free(t);
+	}
+}
+
+static void test_negotiate_311_contexts(void **state)
+{
+	static const uint16_t d[] = {0x0202, 0x0300, 0x0311};
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct wire_buf b;
+	const uint8_t *r;
+	size_t len, off;
+	uint16_t n, i;
+	int seen_preauth = 0, seen_sign = 0;
+
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 3, 1);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	r = reply(t, &len);
+	assert_int_equal(le16(r + 64 + 4), 0x0311);
+	n = le16(r + 64 + 6);
+	off = le32(r + 64 + 60);
+	assert_true(n >= 2);
+	for (i = 0; i < n; i++) {
+		uint16_t type, dlen;
+
+		off = (off + 7) & ~(size_t)7;
+		assert_true(off + 8 <= len);
+		type = le16(r + off);
+		dlen = le16(r + off + 2);
+		assert_true(off + 8 + dlen <= len);
+		if (type == SMB2_PREAUTH_INTEGRITY_CAPABILITIES) {
+			seen_preauth++;
+			assert_int_equal(le16(r + off + 8), 1);
+			assert_int_equal(le16(r + off + 12),
+					 SMB2_PREAUTH_INTEGRITY_SHA512);
+		}
+		if (type == SMB2_SIGNING_CAPABILITIES) {
+			seen_sign++;
+			/* the client's first choice we implement: GMAC */
+			assert_int_equal(le16(r + off + 10),
+					 SMB2_SIGNING_AES_GMAC);
+		}
+		off += 8 + dlen;
+	}
+	assert_int_equal(seen_preauth, 1);
+	assert_int_equal(seen_sign, 1);
+	assert_int_equal(t->conn->signing_algo, SMB2_SIGNING_AES_GMAC);
+	talloc_free(t);
+}
+
+static void test_negotiate_errors(void **state)
+{
+	static const uint16_t d311[] = {0x0311};
+	static const uint16_t bogus[] = {0x0222, 0x0199};
+	struct testconn *t;
+	struct wire_buf b;
+
+	/* zero dialects */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, NULL, 0, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+
+	/* nothing in common */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, bogus, 2, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_NOT_SUPPORTED);
+	talloc_free(t);
+
+	/* 3.1.1 without contexts */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d311, 1, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+
+	/* 3.1.1 with a preauth context lacking SHA-512 */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d311, 1, 2);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t),
+			 STATUS_SMB_NO_PREAUTH_INTEGRITY_HASH_OVERLAP);
+	talloc_free(t);
+
+	/* a bogus StructureSize */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d311, 1, 1);
+	put_le16(b.data + 64, 35);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+
+	/* a truncated NEGOTIATE: the dialect array runs past the end */
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d311, 1, 0);
+	put_le16(b.data + 64 + 2, 40);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+}
+
+static void test_protocol_limits(void **state)
+{
+	static const uint16_t d[] = {0x0202, 0x0210, 0x0300, 0x0311};
+	static const char *const max21[] = {"server max protocol", "SMB2_10",
+					    NULL};
+	static const char *const min3[] = {"server min protocol", "SMB3",
+					   NULL};
+	struct testconn *t;
+	struct wire_buf b;
+	size_t len;
+
+	t = testconn_new(NULL, max21);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 4, 1);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	assert_int_equal(le16(reply(t, &len) + 64 + 4), 0x0210);
+	talloc_free(t);
+
+	t = testconn_new(NULL, min3);
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 2, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_NOT_SUPPORTED);
+	talloc_free(t);
+}
+
+static void test_second_negotiate_drops(void **state)
+{
+	static const uint16_t d[] = {0x0300};
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct wire_buf b;
+
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 1, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	b.len = 0;
+	negotiate_req(&b, 1, d, 1, 0);
+	send_buf(t, &b);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
+}
+
+static void smb1_negotiate_req(struct wire_buf *b, const char *const *names)
+{
+	size_t bc;
+	int i;
+
+	wire_push_le32(b, SMB1_MAGIC);
+	wire_push_u8(b, 0x72);
+	wire_push_zero(b, 27);
+	wire_push_u8(b, 0); /* WordCount */
+	bc = b->len;
+	wire_push_le16(b, 0);
+	for (i = 0; names[i] != NULL; i++) {
+		wire_push_u8(b, 2);
+		wire_push_bytes(b, names[i], strlen(names[i]) + 1);
+	}
+	put_le16(b->data + bc, (uint16_t)(b->len - bc - 2));
+}
+
+static void test_smb1_upgrade(void **state)
+{
+	static const char *const wild[] = {"NT LM 0.12", "SMB 2.002",
+					   "SMB 2.???", NULL};
+	static const char *const only202[] = {"NT LM 0.12", "SMB 2.002",
+					      NULL};
+	static const char *const none[] = {"NT LM 0.12", NULL};
+	static const uint16_t d[] = {0x0202, 0x0210, 0x0300};
+	struct testconn *t;
+	struct wire_buf b;
+	size_t len;
+
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	smb1_negotiate_req(&b, wild);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	assert_int_equal(le16(reply(t, &len) + 64 + 4), 0x02FF);
+	assert_int_equal(le64(reply(t, &len) + SMB2_HDR_MESSAGE_ID), 0);
+	/* then the SMB2 NEGOTIATE with message id 1 */
+	b.len = 0;
+	negotiate_req(&b, 1, d, 3, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	assert_int_equal(le16(reply(t, &len) + 64 + 4), 0x0300);
+	talloc_free(t);
+
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	smb1_negotiate_req(&b, only202);
+	send_buf(t, &b);
+	assert_int_equal(le16(reply(t, &len) + 64 + 4), 0x0202);
+	assert_true(t->conn->negotiated);
+	talloc_free(t);
+
+	t = testconn_new(NULL, NULL);
+	wire_buf_init(&b, t, 256);
+	smb1_negotiate_req(&b, none);
+	send_buf(t, &b);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
+}
+
+static void test_framing(void **state)
+{
+	static const uint16_t d[] = {0x0300};
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct wire_buf b;
+	uint8_t big[4] = {0, 0xff, 0xff, 0xff};
+	uint8_t *stream;
+	size_t i;
+
+	/* byte by byte: reassembled into one request */
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 1, 0);
+	stream = talloc_size(t, b.len + 4);
+	put_be32(stream, (uint32_t)b.len);
+	memcpy(stream + 4, b.data, b.len);
+	for (i = 0; i < b.len + 4; i++) {
+		testconn_input(t, stream + i, 1);
+	}
+	assert_int_equal(t->nframes, 1);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+
+	/* an ECHO after negotiate */
+	b.len = 0;
+	hdr(&b, SMB2_OP_KEEPALIVE, 1, 1);
+	wire_push_le16(&b, 4);
+	wire_push_le16(&b, 0);
+	send_buf(t, &b);
+	assert_int_equal(t->nframes, 2);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+
+	/* the same message id again: dropped */
+	send_buf(t, &b);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
+
+	/* a frame length over the maximum: dropped */
+	t = testconn_new(NULL, NULL);
+	testconn_input(t, big, 4);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
+
+	/* garbage that is not SMB */
+	t = testconn_new(NULL, NULL);
+	testconn_frame(t, "hello world, not smb at all........", 36);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
+}
+
+static void test_nbt_session_request(void **state)
+{
+	struct testconn *t = testconn_new(NULL, NULL);
+	uint8_t req[72] = {0x81, 0, 0, 68};
+
+	t->conn->nbt = true;
+	testconn_input(t, req, sizeof(req));
+	assert_false(testconn_dropped(t));
+	assert_int_equal(t->last_len, 4);
+	assert_int_equal(t->last[0], 0x82);
+	talloc_free(t);
+}
+
+static void test_echo_before_negotiate(void **state)
+{
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct wire_buf b;
+
+	wire_buf_init(&b, t, 128);
+	hdr(&b, SMB2_OP_KEEPALIVE, 0, 1);
+	wire_push_le16(&b, 4);
+	wire_push_le16(&b, 0);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+}
+
+static void test_split_and_check(void **state)
+{
+	uint8_t f[200];
+	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n;
+
+	memset(f, 0, sizeof(f));
+	put_le32(f, SMB2_MAGIC);
+	put_le16(f + 4, 64);
+	put_le32(f + 20, 72); /* NextCommand */
+	put_le32(f + 72, SMB2_MAGIC);
+	put_le16(f + 76, 64);
+	assert_int_equal(smb2_pdu_split(f, 72 + 70, offs, lens, &n),
+			 NT_STATUS_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(lens[0], 72);
+	assert_int_equal(lens[1], 70);
+	put_le32(f + 20, 68); /* not 8-aligned */
+	assert_int_equal(smb2_pdu_split(f, 142, offs, lens, &n),
+			 NT_STATUS_INVALID_PARAMETER);
+	put_le32(f + 20, 0x1000); /* past the frame */
+	assert_int_equal(smb2_pdu_split(f, 142, offs, lens, &n),
+			 NT_STATUS_INVALID_PARAMETER);
+
+	/* SESSION_SETUP with its security buffer past the end */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 25);
+	put_le16(f + 64 + 12, 88);
+	put_le16(f + 64 + 14, 100);
+	assert_int_equal(smb2_pdu_check(SMB2_OP_SESSSETUP, f, 120),
+			 NT_STATUS_INVALID_PARAMETER);
+	put_le16(f + 64 + 14, 30);
+	assert_int_equal(smb2_pdu_check(SMB2_OP_SESSSETUP, f, 120),
+			 NT_STATUS_OK);
+	/* the buffer may not overlap the fixed part */
+	put_le16(f + 64 + 12, 70);
+	assert_int_equal(smb2_pdu_check(SMB2_OP_SESSSETUP, f, 120),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* a 32-bit offset that would wrap in 32-bit arithmetic */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 57);
+	put_le32(f + 64 + 48, 0xFFFFFFF0);
+	put_le32(f + 64 + 52, 0x20);
+	assert_int_equal(smb2_pdu_check(SMB2_OP_CREATE, f, 200),
+			 NT_STATUS_INVALID_PARAMETER);
+}
+
+static void test_credits(void **state)
+{
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct smbd_conn *c = t->conn;
+
+	assert_true(smb2_credits_charge(c, 0, 1));
+	assert_false(smb2_credits_charge(c, 1, 1)); /* not granted yet */
+	assert_int_equal(smb2_credits_grant(c, 1, 100), 100);
+	assert_true(smb2_credits_charge(c, 5, 1)); /* gaps are fine */
+	assert_false(smb2_credits_charge(c, 5, 1)); /* but no replays */
+	assert_true(smb2_credits_charge(c, 1, 4)); /* multi-credit */
+	assert_int_equal(c->seq_low, 6);
+	assert_false(smb2_credits_charge(c, 99, 4)); /* runs past window */
+	/* never more than the maximum outstanding */
+	assert_int_equal(smb2_credits_grant(c, 1, 65535),
+			 SMBD_MAX_CREDITS - c->cur_credits);
+	talloc_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_negotiate_each_dialect),
+		cmocka_unit_test(test_negotiate_311_contexts),
+		cmocka_unit_test(test_negotiate_errors),
+		cmocka_unit_test(test_protocol_limits),
+		cmocka_unit_test(test_second_negotiate_drops),
+		cmocka_unit_test(test_smb1_upgrade),
+		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_nbt_session_request),
+		cmocka_unit_test(test_echo_before_negotiate),
+		cmocka_unit_test(test_split_and_check),
+		cmocka_unit_test(test_credits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
