@@ -108,10 +108,11 @@ def matches(pattern, test):
     return pattern == test
 
 
-def full_name(entry, name):
+def full_name(entry, name, is_suite):
     """smbtorture names tests relative to the entry it was given; a single
-    test is reported by its last component."""
-    if name == entry.rsplit(".", 1)[-1]:
+    test is reported by its last component (smb2.connect -> 'connect'),
+    but a suite may hold a test named like itself (smb2.lock.lock)."""
+    if not is_suite and name == entry.rsplit(".", 1)[-1]:
         return entry
     return "%s.%s" % (entry, name)
 
@@ -121,6 +122,8 @@ def parse_output(entry, text):
     the names that started ('test:') without a result."""
     results = {}
     started = []
+    # smbtorture prints "progress: N" when it runs a suite, not for a test
+    is_suite = re.search(r"^progress: ", text, re.M) is not None
     for line in text.splitlines():
         if line.startswith("test: "):
             started.append(line[6:].strip())
@@ -131,14 +134,14 @@ def parse_output(entry, text):
         kind, name = m.group(1), m.group(2).strip()
         kind = {"successful": "success", "uxsuccess": "success",
                 "fail": "failure", "xfail": "failure"}.get(kind, kind)
-        full = full_name(entry, name)
+        full = full_name(entry, name, is_suite)
         # a test reported twice keeps its worst result
         if results.get(full) in ("failure", "error") and kind == "success":
             continue
         results[full] = kind
         if name in started:
             started.remove(name)
-    return results, [full_name(entry, n) for n in started]
+    return results, [full_name(entry, n, is_suite) for n in started]
 
 
 def empty_dir(path):
