@@ -53,7 +53,7 @@ step() {
 finish() {
 	echo
 	echo "=== summary"
-	printf "$summary"
+	printf "%b" "$summary"
 	if [ $failed -eq 0 ]; then
 		echo "all steps passed"
 		exit 0

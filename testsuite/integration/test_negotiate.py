@@ -11,7 +11,6 @@ Every test runs once per event-loop backend (io_uring, epoll).
 import os
 import struct
 import sys
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
