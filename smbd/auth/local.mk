@@ -8,3 +8,9 @@ libsmbd_a_SOURCES += \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
 	smbd/auth/passdb.c smbd/auth/passdb.h
+
+check_PROGRAMS += testsuite/unit/test_ntlmssp
+TESTS += testsuite/unit/test_ntlmssp
+testsuite_unit_test_ntlmssp_SOURCES = testsuite/unit/test_ntlmssp.c
+testsuite_unit_test_ntlmssp_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ntlmssp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
