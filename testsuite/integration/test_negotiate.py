@@ -162,6 +162,18 @@ class Negotiate:
             for _ in range(3):
                 self.assertEqual(c.echo(), h.STATUS_SUCCESS)
 
+    def test_io_backend_logged(self):
+        # DESIGN.md "Fallback": the loop backend is chosen at start and
+        # logged; this proves the class really runs on the backend it asks
+        # for (a line naming "backend" or "loop" and io_uring/epoll)
+        if self.smbd.samba:
+            self.skipTest("Samba has no io backend parameter")
+        self.assert_negotiates()
+        rx = (r"(?im)^.*(backend|loop).*\b%s\b.*$" % self.io_backend)
+        self.assertTrue(self.smbd.wait_log(rx, 5.0),
+                        "no log line says the %s backend is used" %
+                        self.io_backend)
+
     def test_many_connections(self):
         conns = [self.smbd.connect() for _ in range(20)]
         try:
