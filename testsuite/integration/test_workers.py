@@ -64,6 +64,8 @@ class Workers:
     def setUpClass(cls):
         if h.is_samba():
             raise unittest.SkipTest("Samba's smbd has no workers")
+        if len(os.sched_getaffinity(0)) < NWORKERS:
+            raise unittest.SkipTest("needs %d CPUs" % NWORKERS)
         super().setUpClass()
         wait_workers(cls.smbd)
 
