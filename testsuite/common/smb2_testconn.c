@@ -7,6 +7,7 @@
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/crypto.h"
+#include "lib/log.h"
 #include "lib/wire.h"
 
 #include <string.h>
