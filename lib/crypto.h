@@ -74,7 +74,8 @@ struct crypto_rc4 *crypto_rc4_new(TALLOC_CTX *mem_ctx, const uint8_t *key,
 				  size_t keylen);
 /* XOR the next len keystream bytes into data (in place). */
 void crypto_rc4_update(struct crypto_rc4 *st, uint8_t *data, size_t len);
-/* A fresh keystream for one message (NTLM key exchange, RC4 of the key). */
+/* A fresh keystream for one message (NTLM key exchange, RC4 of the key).
+ * keylen 1..256 (anything else is a caller bug: abort). */
 void crypto_rc4_oneshot(const uint8_t *key, size_t keylen, uint8_t *data,
 			size_t len);
 
