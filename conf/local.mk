@@ -1,1 +1,19 @@
 # conf/: smb.conf parser, parameter table, testparm.
+libsmbd_a_SOURCES += \
+	conf/loadparm.h conf/loadparm_private.h \
+	conf/param_table.c conf/param_table.h \
+	conf/loadparm.c conf/parse.c conf/subst.c conf/dump.c
+
+bin_PROGRAMS += conf/testparm
+conf_testparm_SOURCES = conf/testparm_main.c
+conf_testparm_LDADD = $(SMBD_LIBS)
+
+dist_man_MANS += man/smb.conf.5 man/testparm.1
+
+check_PROGRAMS += testsuite/unit/test_conf
+TESTS += testsuite/unit/test_conf testsuite/unit/test_testparm.sh
+testsuite_unit_test_conf_SOURCES = testsuite/unit/test_conf.c
+testsuite_unit_test_conf_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_conf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/unit/test_testparm.sh testsuite/fuzz/fuzz_conf.c \
+	testsuite/fuzz/corpus/fuzz_conf

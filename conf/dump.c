@@ -1,0 +1,139 @@
+/*
+ * testparm's view of a configuration: lp_dump() prints it in smb.conf
+ * syntax (so a dump loads back to the same values), lp_check() does the
+ * logic checks that go beyond one value at a time.
+ *
+ * Like Samba's testparm, the dump shows [global] values that differ from
+ * the built-in defaults and share values that differ from [global]; with
+ * show_defaults (-v) [global] shows every parameter.
+ */
+#include "conf/loadparm_private.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "lib/log.h"
+
+static void dump_parms(const struct conf_service *svc, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < svc->nparms; i++) {
+		fprintf(f, "\t%s = %s\n", svc->parms[i].name,
+			svc->parms[i].value);
+	}
+}
+
+static void dump_share(const struct lp_ctx *lp,
+		       const struct conf_service *svc, FILE *f)
+{
+	const struct conf_service *g = lp->st->global;
+	size_t i;
+
+	fprintf(f, "\n[%s]\n", svc->name);
+	for (i = 0; i < LP__COUNT; i++) {
+		const struct conf_slot *s = &svc->slots[i];
+		const struct conf_slot *base =
+			g->slots[i].set ? &g->slots[i] : &lp->defaults[i];
+
+		if (!s->set || conf_params[i].scope != CONF_S_SHARE) {
+			continue;
+		}
+		if (strcmp(conf_slot_str(s), conf_slot_str(base)) == 0) {
+			continue;
+		}
+		fprintf(f, "\t%s = %s\n", conf_params[i].name,
+			conf_slot_str(s));
+	}
+	dump_parms(svc, f);
+}
+
+void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults)
+{
+	const struct conf_service *g = lp->st->global;
+	size_t i;
+	int snum;
+
+	fprintf(f, "# Global parameters\n[global]\n");
+	for (i = 0; i < LP__COUNT; i++) {
+		const struct conf_slot *s = &g->slots[i];
+		const struct conf_slot *d = &lp->defaults[i];
+
+		if (!show_defaults &&
+		    (!s->set ||
+		     strcmp(conf_slot_str(s), conf_slot_str(d)) == 0)) {
+			continue;
+		}
+		fprintf(f, "\t%s = %s\n", conf_params[i].name,
+			conf_slot_str(s->set ? s : d));
+	}
+	dump_parms(g, f);
+	for (snum = 0; snum < lp->st->nshares; snum++) {
+		dump_share(lp, lp->st->shares[snum], f);
+	}
+}
+
+static bool check_global(const struct lp_ctx *lp)
+{
+	const char *cf = lp_config_file(lp);
+	bool ok = true;
+	int role = lp_int(lp, LP_GLOBAL, LP_SERVER_ROLE);
+	int sec = lp_int(lp, LP_GLOBAL, LP_SECURITY);
+
+	if (lp_int(lp, LP_GLOBAL, LP_SERVER_MIN_PROTOCOL) >
+	    lp_int(lp, LP_GLOBAL, LP_SERVER_MAX_PROTOCOL)) {
+		DBG_ERR("%s: server min protocol (%s) is above server max "
+			"protocol (%s)\n",
+			cf, lp_str(lp, LP_GLOBAL, LP_SERVER_MIN_PROTOCOL),
+			lp_str(lp, LP_GLOBAL, LP_SERVER_MAX_PROTOCOL));
+		ok = false;
+	}
+	if (role != LP_ROLE_AUTO && role != LP_ROLE_STANDALONE) {
+		DBG_ERR("%s: server role = %s is not supported, only "
+			"standalone server\n",
+			cf, lp_str(lp, LP_GLOBAL, LP_SERVER_ROLE));
+		ok = false;
+	}
+	if (sec == LP_SEC_DOMAIN || sec == LP_SEC_ADS) {
+		DBG_ERR("%s: security = %s is not supported, only user\n", cf,
+			lp_str(lp, LP_GLOBAL, LP_SECURITY));
+		ok = false;
+	}
+	if (lp_int(lp, LP_GLOBAL, LP_SMBD_WORKERS) < 0) {
+		DBG_ERR("%s: smbd workers must not be negative\n", cf);
+		ok = false;
+	}
+	if (lp_int(lp, LP_GLOBAL, LP_DEADTIME) < 0 ||
+	    lp_int(lp, LP_GLOBAL, LP_MAX_LOG_SIZE) < 0 ||
+	    lp_int(lp, LP_GLOBAL, LP_MAX_OPEN_FILES) < 0) {
+		DBG_ERR("%s: deadtime, max log size and max open files must "
+			"not be negative\n",
+			cf);
+		ok = false;
+	}
+	return ok;
+}
+
+bool lp_check(const struct lp_ctx *lp)
+{
+	bool ok = check_global(lp);
+	int snum;
+
+	for (snum = 0; snum < lp_num_shares(lp); snum++) {
+		const char *name = lp_share_name(lp, snum);
+
+		if (lp_str(lp, snum, LP_PATH)[0] == '\0' &&
+		    strcasecmp(name, "homes") != 0 &&
+		    strcasecmp(name, "IPC$") != 0 &&
+		    !lp_bool(lp, snum, LP_PRINTABLE)) {
+			DBG_WARNING("share [%s] has no path\n", name);
+		}
+		if (lp_int(lp, snum, LP_MAX_CONNECTIONS) < 0) {
+			DBG_ERR("share [%s]: max connections must not be "
+				"negative\n",
+				name);
+			ok = false;
+		}
+	}
+	return ok;
+}

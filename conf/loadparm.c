@@ -1,0 +1,856 @@
+/*
+ * smb.conf values: parsing one value by its table type, storing it in a
+ * service, and the O(1) lookups the daemon makes per request.
+ *
+ * Every value is kept twice: as canonical text (what testparm prints and
+ * lp_str returns) and as an int (bools, ints, enums, modes), both computed
+ * once when the value is set, so lookups never parse.  A share lookup falls
+ * back share -> [global] -> built-in default, the way Samba treats share
+ * parameters set in [global] as the default for every share.
+ *
+ * The file syntax is in conf/parse.c, substitution in conf/subst.c,
+ * lp_dump and lp_check in conf/dump.c.
+ */
+#include "conf/loadparm_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+/* NetBIOS names are 15 characters plus a type byte (RFC 1001 14.1). */
+#define CONF_NETBIOS_NAME_MAX 15
+
+static const struct conf_slot conf_empty_slot;
+
+static void where_str(const struct conf_where *w, char *buf, size_t size)
+{
+	if (w->line == 0) {
+		snprintf(buf, size, "%s", w->file);
+	} else {
+		snprintf(buf, size, "%s:%u", w->file, w->line);
+	}
+}
+
+bool conf_parse_bool(const char *s, bool *b)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*b = true;
+			return true;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*b = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Decimal (or 0x hex), the whole string, within int. */
+static bool parse_int(const char *s, int *v)
+{
+	char *end;
+	long long n;
+	int base = 10;
+	const char *p = s;
+
+	if (*p == '-' || *p == '+') {
+		p++;
+	}
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+	}
+	if (!isxdigit((unsigned char)p[base == 16 ? 2 : 0])) {
+		return false;
+	}
+	errno = 0;
+	n = strtoll(s, &end, base);
+	if (errno != 0 || *end != '\0' || n < INT_MIN || n > INT_MAX) {
+		return false;
+	}
+	*v = (int)n;
+	return true;
+}
+
+/* Permission bits: octal digits only, at most 07777. */
+static bool parse_octal(const char *s, int *v)
+{
+	unsigned long n = 0;
+
+	if (*s == '\0') {
+		return false;
+	}
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '7') {
+			return false;
+		}
+		n = n * 8 + (unsigned long)(*s - '0');
+		if (n > 07777) {
+			return false;
+		}
+	}
+	*v = (int)n;
+	return true;
+}
+
+/*
+ * Samba's `log level`: "N" optionally followed by "class:N" entries, or
+ * "all:N" first.  We keep the text and take the first level.
+ */
+static bool parse_loglevel(const char *s, int *v)
+{
+	const char *p = s;
+	char tok[64];
+	size_t n = 0;
+	const char *colon;
+
+	while (*p == ' ' || *p == '\t' || *p == ',') {
+		p++;
+	}
+	if (*p == '\0') {
+		*v = 0;
+		return true;
+	}
+	while (p[n] != '\0' && p[n] != ' ' && p[n] != '\t' && p[n] != ',') {
+		if (n + 1 >= sizeof(tok)) {
+			return false;
+		}
+		tok[n] = p[n];
+		n++;
+	}
+	tok[n] = '\0';
+	colon = strchr(tok, ':');
+	if (colon == NULL) {
+		return parse_int(tok, v) && *v >= 0;
+	}
+	if (colon == tok || !parse_int(colon + 1, v) || *v < 0) {
+		return false;
+	}
+	if (strncasecmp(tok, "all:", 4) != 0) {
+		*v = 0;
+	}
+	return true;
+}
+
+/*
+ * Parse value for parameter id into out (strings allocated on mem_ctx).
+ * inverse: a synonym such as `writeable` meaning "not read only".
+ */
+static bool conf_parse_value(TALLOC_CTX *mem_ctx, enum lp_param id,
+			     const char *value, bool inverse,
+			     const struct conf_where *where,
+			     struct conf_slot *out)
+{
+	const struct conf_param_def *def = &conf_params[id];
+	const struct conf_enum_val *ev;
+	char w[512];
+	bool b;
+	int v = 0;
+	size_t i;
+
+	*out = conf_empty_slot;
+	switch (def->type) {
+	case CONF_T_BOOL:
+		if (!conf_parse_bool(value, &b)) {
+			goto invalid;
+		}
+		b = inverse ? !b : b;
+		out->ival = b;
+		out->str = talloc_strdup(mem_ctx, b ? "Yes" : "No");
+		break;
+	case CONF_T_INT:
+		if (!parse_int(value, &v)) {
+			goto invalid;
+		}
+		out->ival = v;
+		out->str = talloc_asprintf(mem_ctx, "%d", v);
+		break;
+	case CONF_T_OCTAL:
+		if (!parse_octal(value, &v)) {
+			goto invalid;
+		}
+		out->ival = v;
+		out->str = talloc_asprintf(mem_ctx, "0%03o", (unsigned)v);
+		break;
+	case CONF_T_ENUM:
+		ev = conf_enum_find(def->enums, value);
+		if (ev == NULL) {
+			goto invalid;
+		}
+		if (ev->flags & CONF_EV_CLAMPED) {
+			where_str(where, w, sizeof(w));
+			DBG_WARNING("%s: %s = %s: SMB1 is not supported, "
+				    "using %s\n",
+				    w, def->name, value,
+				    conf_enum_name(def->enums, ev->value));
+		}
+		out->ival = ev->value;
+		out->str = talloc_strdup(mem_ctx,
+					 conf_enum_name(def->enums, ev->value));
+		break;
+	case CONF_T_LOGLEVEL:
+		if (!parse_loglevel(value, &v)) {
+			goto invalid;
+		}
+		out->ival = v;
+		out->str = talloc_strdup(mem_ctx, value);
+		break;
+	case CONF_T_USTRING:
+		out->str = talloc_strdup(mem_ctx, value);
+		if (out->str == NULL) {
+			break;
+		}
+		for (i = 0; out->str[i] != '\0'; i++) {
+			out->str[i] = (char)toupper((unsigned char)out->str[i]);
+		}
+		if (id == LP_NETBIOS_NAME && i > CONF_NETBIOS_NAME_MAX) {
+			where_str(where, w, sizeof(w));
+			DBG_WARNING("%s: netbios name \"%s\" is longer than "
+				    "%d characters, truncated\n",
+				    w, value, CONF_NETBIOS_NAME_MAX);
+			out->str[CONF_NETBIOS_NAME_MAX] = '\0';
+		}
+		break;
+	case CONF_T_STRING:
+	case CONF_T_LIST:
+		out->str = talloc_strdup(mem_ctx, value);
+		break;
+	}
+	if (out->str == NULL) {
+		DBG_ERR("out of memory\n");
+		return false;
+	}
+	out->set = true;
+	return true;
+
+invalid:
+	where_str(where, w, sizeof(w));
+	DBG_ERR("%s: invalid value \"%s\" for parameter \"%s\" (%s)\n", w,
+		value, def->name, conf_type_name(def->type));
+	return false;
+}
+
+static bool parm_name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t') {
+			a++;
+		}
+		while (*b == ' ' || *b == '\t') {
+			b++;
+		}
+		if (*a == '\0' || *b == '\0') {
+			return *a == *b;
+		}
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) {
+			return false;
+		}
+		a++;
+		b++;
+	}
+}
+
+const char *conf_service_parm(const struct conf_service *svc,
+			      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < svc->nparms; i++) {
+		if (parm_name_eq(svc->parms[i].name, name)) {
+			return svc->parms[i].value;
+		}
+	}
+	return NULL;
+}
+
+/* "acl_xattr : ignore system acls" -> "acl_xattr:ignore system acls" */
+static char *parm_name_norm(TALLOC_CTX *mem_ctx, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t l = (size_t)(colon - name);
+	const char *r = colon + 1;
+
+	while (l > 0 && (name[l - 1] == ' ' || name[l - 1] == '\t')) {
+		l--;
+	}
+	while (*r == ' ' || *r == '\t') {
+		r++;
+	}
+	return talloc_asprintf(mem_ctx, "%.*s:%s", (int)l, name, r);
+}
+
+static bool service_set_parm(struct conf_service *svc, const char *name,
+			     const char *value)
+{
+	struct conf_parm *n;
+	char *v;
+	size_t i;
+
+	for (i = 0; i < svc->nparms; i++) {
+		if (parm_name_eq(svc->parms[i].name, name)) {
+			v = talloc_strdup(svc, value);
+			if (v == NULL) {
+				return false;
+			}
+			talloc_free(svc->parms[i].value);
+			svc->parms[i].value = v;
+			return true;
+		}
+	}
+	n = talloc_realloc(svc, svc->parms, struct conf_parm, svc->nparms + 1);
+	if (n == NULL) {
+		return false;
+	}
+	svc->parms = n;
+	n[svc->nparms].name = parm_name_norm(svc, name);
+	n[svc->nparms].value = talloc_strdup(svc, value);
+	if (n[svc->nparms].name == NULL || n[svc->nparms].value == NULL) {
+		return false;
+	}
+	svc->nparms++;
+	return true;
+}
+
+static bool cmdline_has_parm(const struct lp_ctx *lp, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < lp->ncmdline; i++) {
+		if (parm_name_eq(lp->cmdline[i].name, name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+enum conf_set_result conf_set(struct lp_ctx *lp, struct conf_state *st,
+			      struct conf_service *svc, const char *name,
+			      const char *value, const struct conf_where *where,
+			      bool from_file)
+{
+	struct conf_slot slot;
+	char w[512];
+	bool inverse;
+	int id;
+
+	where_str(where, w, sizeof(w));
+	/* A value with a line break could not be dumped and read back. */
+	if (strpbrk(value, "\r\n") != NULL || strpbrk(name, "\r\n") != NULL) {
+		DBG_ERR("%s: line break in the value of \"%s\"\n", w, name);
+		return CONF_SET_INVALID;
+	}
+	if (strchr(name, ':') != NULL) {
+		if (from_file && svc == st->global &&
+		    cmdline_has_parm(lp, name)) {
+			return CONF_SET_IGNORED;
+		}
+		if (!service_set_parm(svc, name, value)) {
+			DBG_ERR("out of memory\n");
+			return CONF_SET_INVALID;
+		}
+		return CONF_SET_OK;
+	}
+	id = conf_find_param(name, &inverse);
+	if (id < 0) {
+		DBG_WARNING("%s: unknown parameter \"%s\", ignored\n", w, name);
+		return CONF_SET_UNKNOWN;
+	}
+	if (svc != st->global && conf_params[id].scope == CONF_S_GLOBAL) {
+		DBG_WARNING("%s: global parameter \"%s\" in share [%s], "
+			    "ignored\n",
+			    w, name, svc->name);
+		return CONF_SET_IGNORED;
+	}
+	if (from_file && svc == st->global && lp->locked[id]) {
+		DBG_INFO("%s: \"%s\" is set on the command line, file value "
+			 "ignored\n",
+			 w, name);
+		return CONF_SET_IGNORED;
+	}
+	if (!conf_parse_value(svc, (enum lp_param)id, value, inverse, where,
+			      &slot)) {
+		return CONF_SET_INVALID;
+	}
+	talloc_free(svc->slots[id].str);
+	svc->slots[id] = slot;
+	return CONF_SET_OK;
+}
+
+bool conf_is_global_name(const char *name)
+{
+	return strcasecmp(name, "global") == 0 ||
+	       strcasecmp(name, "globals") == 0;
+}
+
+struct conf_service *conf_service_new(TALLOC_CTX *mem_ctx, const char *name)
+{
+	struct conf_service *svc = talloc_zero(mem_ctx, struct conf_service);
+
+	if (svc == NULL) {
+		return NULL;
+	}
+	svc->name = talloc_strdup(svc, name);
+	if (svc->name == NULL) {
+		talloc_free(svc);
+		return NULL;
+	}
+	return svc;
+}
+
+struct conf_state *conf_state_new(TALLOC_CTX *mem_ctx)
+{
+	struct conf_state *st = talloc_zero(mem_ctx, struct conf_state);
+
+	if (st == NULL) {
+		return NULL;
+	}
+	st->global = conf_service_new(st, "global");
+	if (st->global == NULL) {
+		talloc_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+int conf_state_find_share(const struct conf_state *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->nshares; i++) {
+		if (strcasecmp(st->shares[i]->name, name) == 0) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+int conf_state_add_share(struct conf_state *st, const char *name)
+{
+	struct conf_service **n;
+	struct conf_service *svc;
+	int i;
+
+	if (name[0] == '\0' || strpbrk(name, "[]\r\n") != NULL ||
+	    conf_is_global_name(name)) {
+		DBG_ERR("invalid share name \"%s\"\n", name);
+		return -1;
+	}
+	i = conf_state_find_share(st, name);
+	if (i >= 0) {
+		return i;
+	}
+	if (st->nshares >= CONF_MAX_SHARES) {
+		DBG_ERR("more than %d shares\n", CONF_MAX_SHARES);
+		return -1;
+	}
+	svc = conf_service_new(st, name);
+	if (svc == NULL) {
+		return -1;
+	}
+	/* Grow by doubling: many-share configurations load in linear time. */
+	if ((st->nshares & (st->nshares - 1)) == 0) {
+		n = talloc_realloc(st, st->shares, struct conf_service *,
+				   st->nshares == 0 ? 4 : st->nshares * 2);
+		if (n == NULL) {
+			talloc_free(svc);
+			return -1;
+		}
+		st->shares = n;
+	}
+	st->shares[st->nshares] = svc;
+	return st->nshares++;
+}
+
+bool conf_service_copy(struct conf_service *dst,
+		       const struct conf_service *src)
+{
+	size_t i;
+
+	if (dst == src) {
+		return true;
+	}
+	for (i = 0; i < LP__COUNT; i++) {
+		char *s;
+
+		if (!src->slots[i].set) {
+			continue;
+		}
+		s = talloc_strdup(dst, conf_slot_str(&src->slots[i]));
+		if (s == NULL) {
+			return false;
+		}
+		talloc_free(dst->slots[i].str);
+		dst->slots[i] = src->slots[i];
+		dst->slots[i].str = s;
+	}
+	for (i = 0; i < src->nparms; i++) {
+		if (!service_set_parm(dst, src->parms[i].name,
+				      src->parms[i].value)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Samba's default: the short host name, upper-cased, 15 characters. */
+static const char *default_netbios_name(char *buf, size_t size)
+{
+	char *dot;
+
+	if (gethostname(buf, size) != 0 || buf[0] == '\0') {
+		snprintf(buf, size, "SMBD");
+	}
+	buf[size - 1] = '\0';
+	dot = strchr(buf, '.');
+	if (dot != NULL) {
+		*dot = '\0';
+	}
+	return buf;
+}
+
+struct lp_ctx *lp_new(TALLOC_CTX *mem_ctx)
+{
+	struct lp_ctx *lp = talloc_zero(mem_ctx, struct lp_ctx);
+	struct conf_where where = {"built-in default", 0};
+	char host[256];
+	size_t i;
+
+	if (lp == NULL) {
+		return NULL;
+	}
+	for (i = 0; i < LP__COUNT; i++) {
+		const char *def = conf_params[i].def;
+
+		if (i == LP_NETBIOS_NAME) {
+			def = default_netbios_name(host, sizeof(host));
+		}
+		if (!conf_parse_value(lp, (enum lp_param)i,
+				      def != NULL ? def : "", false, &where,
+				      &lp->defaults[i])) {
+			talloc_free(lp);
+			return NULL;
+		}
+		lp->defaults[i].set = false;
+	}
+	lp->st = conf_state_new(lp);
+	lp->config_file = talloc_strdup(lp, "");
+	if (lp->st == NULL || lp->config_file == NULL) {
+		talloc_free(lp);
+		return NULL;
+	}
+	return lp;
+}
+
+bool lp_set_cmdline(struct lp_ctx *lp, const char *name, const char *value)
+{
+	struct conf_where where = {"--option", 0};
+	struct conf_parm *n;
+	bool inverse;
+	int id = -1;
+	size_t i;
+
+	if (strchr(name, ':') == NULL) {
+		id = conf_find_param(name, &inverse);
+		if (id < 0) {
+			DBG_ERR("--option: unknown parameter \"%s\"\n", name);
+			return false;
+		}
+	}
+	if (conf_set(lp, lp->st, lp->st->global, name, value, &where,
+		     false) != CONF_SET_OK) {
+		return false;
+	}
+	if (id >= 0) {
+		lp->locked[id] = true;
+	}
+	for (i = 0; i < lp->ncmdline; i++) {
+		if (conf_name_eq(lp->cmdline[i].name, name)) {
+			break;
+		}
+	}
+	if (i == lp->ncmdline) {
+		n = talloc_realloc(lp, lp->cmdline, struct conf_parm, i + 1);
+		if (n == NULL) {
+			return false;
+		}
+		lp->cmdline = n;
+		n[i].name = talloc_strdup(lp, name);
+		n[i].value = NULL;
+		if (n[i].name == NULL) {
+			return false;
+		}
+		lp->ncmdline++;
+	}
+	talloc_free(lp->cmdline[i].value);
+	lp->cmdline[i].value = talloc_strdup(lp, value);
+	return lp->cmdline[i].value != NULL;
+}
+
+/*
+ * Parse into a new state; it replaces the old one only on success, so a
+ * failed reload keeps the running configuration.
+ */
+static bool lp_load_text(struct lp_ctx *lp, const char *label,
+			 const char *text, size_t len)
+{
+	struct conf_where where = {"--option", 0};
+	struct conf_state *st = conf_state_new(lp);
+	char *file = talloc_strdup(lp, label);
+	size_t i;
+
+	if (st == NULL || file == NULL) {
+		talloc_free(st);
+		talloc_free(file);
+		return false;
+	}
+	for (i = 0; i < lp->ncmdline; i++) {
+		(void)conf_set(lp, st, st->global, lp->cmdline[i].name,
+			       lp->cmdline[i].value, &where, false);
+	}
+	if (!conf_parse_text(lp, st, label, text, len)) {
+		talloc_free(st);
+		talloc_free(file);
+		return false;
+	}
+	talloc_free(lp->st);
+	lp->st = st;
+	talloc_free(lp->config_file);
+	lp->config_file = file;
+	return true;
+}
+
+bool lp_load_string(struct lp_ctx *lp, const char *label, const char *text)
+{
+	return lp_load_text(lp, label, text, strlen(text));
+}
+
+bool lp_load_file(struct lp_ctx *lp, const char *path)
+{
+	size_t len;
+	char *text = conf_read_file(lp, path, &len);
+	bool ok;
+
+	if (text == NULL) {
+		DBG_ERR("can't load %s\n", path);
+		return false;
+	}
+	ok = lp_load_text(lp, path, text, len);
+	talloc_free(text);
+	return ok;
+}
+
+bool lp_reload(struct lp_ctx *lp)
+{
+	char *path = talloc_strdup(lp, lp->config_file);
+	bool ok;
+
+	if (path == NULL) {
+		return false;
+	}
+	ok = lp_load_file(lp, path);
+	talloc_free(path);
+	return ok;
+}
+
+const struct conf_slot *conf_lookup(const struct lp_ctx *lp, int snum,
+				    enum lp_param p)
+{
+	const struct conf_state *st = lp->st;
+	const struct conf_slot *s;
+
+	if ((unsigned)p >= LP__COUNT) {
+		return &conf_empty_slot;
+	}
+	if (snum >= 0 && snum < st->nshares &&
+	    conf_params[p].scope == CONF_S_SHARE) {
+		s = &st->shares[snum]->slots[p];
+		if (s->set) {
+			return s;
+		}
+	}
+	s = &st->global->slots[p];
+	if (s->set) {
+		return s;
+	}
+	return &lp->defaults[p];
+}
+
+const char *lp_str(const struct lp_ctx *lp, int snum, enum lp_param p)
+{
+	return conf_slot_str(conf_lookup(lp, snum, p));
+}
+
+bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p)
+{
+	return conf_lookup(lp, snum, p)->ival != 0;
+}
+
+int lp_int(const struct lp_ctx *lp, int snum, enum lp_param p)
+{
+	return conf_lookup(lp, snum, p)->ival;
+}
+
+/*
+ * Split on commas and whitespace; a '"' toggles quoting (and is removed),
+ * so "a b" is one item, as Samba's lists do.
+ */
+const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
+		     enum lp_param p)
+{
+	const char *s = lp_str(lp, snum, p);
+	const char **list;
+	char *item;
+	size_t n = 0, alloc = 4;
+
+	list = talloc_array(mem_ctx, const char *, alloc);
+	if (list == NULL) {
+		return NULL;
+	}
+	for (;;) {
+		bool quoted = false, any = false;
+		size_t l = 0;
+
+		while (*s == ',' || isspace((unsigned char)*s)) {
+			s++;
+		}
+		if (*s == '\0') {
+			break;
+		}
+		item = talloc_array(list, char, strlen(s) + 1);
+		if (item == NULL) {
+			goto nomem;
+		}
+		for (; *s != '\0'; s++) {
+			if (*s == '"') {
+				quoted = !quoted;
+				any = true;
+				continue;
+			}
+			if (!quoted && (*s == ',' || isspace((unsigned char)*s))) {
+				break;
+			}
+			item[l++] = *s;
+		}
+		item[l] = '\0';
+		if (l == 0 && !any) {
+			talloc_free(item);
+			continue;
+		}
+		if (n + 2 > alloc) {
+			const char **nl;
+
+			alloc *= 2;
+			nl = talloc_realloc(mem_ctx, list, const char *, alloc);
+			if (nl == NULL) {
+				goto nomem;
+			}
+			list = nl;
+		}
+		list[n++] = item;
+	}
+	list[n] = NULL;
+	return list;
+nomem:
+	talloc_free(list);
+	return NULL;
+}
+
+const char *lp_parm_str(const struct lp_ctx *lp, int snum,
+			const char *module_colon_option, const char *def)
+{
+	const char *v = NULL;
+
+	if (snum >= 0 && snum < lp->st->nshares) {
+		v = conf_service_parm(lp->st->shares[snum],
+				      module_colon_option);
+	}
+	if (v == NULL) {
+		v = conf_service_parm(lp->st->global, module_colon_option);
+	}
+	return v != NULL ? v : def;
+}
+
+bool lp_parm_bool(const struct lp_ctx *lp, int snum,
+		  const char *module_colon_option, bool def)
+{
+	const char *v = lp_parm_str(lp, snum, module_colon_option, NULL);
+	bool b;
+
+	if (v == NULL || !conf_parse_bool(v, &b)) {
+		return def;
+	}
+	return b;
+}
+
+int lp_num_shares(const struct lp_ctx *lp)
+{
+	return lp->st->nshares;
+}
+
+const char *lp_share_name(const struct lp_ctx *lp, int snum)
+{
+	if (snum == LP_GLOBAL) {
+		return "global";
+	}
+	if (snum < 0 || snum >= lp->st->nshares) {
+		return "";
+	}
+	return lp->st->shares[snum]->name;
+}
+
+int lp_find_share(const struct lp_ctx *lp, const char *name)
+{
+	return conf_state_find_share(lp->st, name);
+}
+
+int lp_add_share(struct lp_ctx *lp, const char *name)
+{
+	return conf_state_add_share(lp->st, name);
+}
+
+bool lp_share_set(struct lp_ctx *lp, int snum, const char *name,
+		  const char *value)
+{
+	struct conf_where where = {"lp_share_set", 0};
+	struct conf_service *svc;
+
+	if (snum == LP_GLOBAL) {
+		svc = lp->st->global;
+	} else if (snum >= 0 && snum < lp->st->nshares) {
+		svc = lp->st->shares[snum];
+	} else {
+		return false;
+	}
+	return conf_set(lp, lp->st, svc, name, value, &where, false) ==
+	       CONF_SET_OK;
+}
+
+const char *lp_config_file(const struct lp_ctx *lp)
+{
+	return lp->config_file;
+}
+
+const char *lp_param_name(enum lp_param p)
+{
+	if ((unsigned)p >= LP__COUNT) {
+		return "";
+	}
+	return conf_params[p].name;
+}
+
+int lp_param_by_name(const char *name)
+{
+	bool inverse;
+
+	return conf_find_param(name, &inverse);
+}

@@ -1,0 +1,369 @@
+/*
+ * The smb.conf file syntax, as Samba reads it (smb.conf(5) "FILE FORMAT"):
+ *
+ *   [section]            a share, or [global] / [globals]
+ *   name = value         name case-insensitive, spaces and '_' ignored
+ *   # ... and ; ...      comment lines
+ *   value \              a trailing backslash joins the next line "in the
+ *     more               customary UNIX fashion": backslash and newline
+ *                        go, the next line is kept as it is
+ *   include = FILE       read FILE here (% substituted, relative to the
+ *                        cwd as in Samba; a missing file is skipped, since
+ *                        "include = smb.conf.%m" is a common idiom)
+ *   copy = SHARE         copy every value set in an earlier share
+ *
+ * Unknown parameters warn and loading goes on; invalid values and lines of
+ * no known form are errors that make the load fail, but parsing continues
+ * so that every error is reported at once.  Includes nest at most
+ * CONF_MAX_INCLUDE_DEPTH deep, which also stops include loops.
+ */
+#include "conf/loadparm_private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+struct conf_parser {
+	struct lp_ctx *lp;
+	struct conf_state *st;
+	struct conf_service *cur; /* section being filled */
+	unsigned depth;           /* include nesting */
+	unsigned errors;
+};
+
+static bool parse_buffer(struct conf_parser *p, const char *label,
+			 const char *text, size_t len);
+
+char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t used = 0, alloc = 0;
+	int fd, saved;
+
+	/* O_NONBLOCK: a FIFO named by an include must not hang the load. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd == -1) {
+		return NULL;
+	}
+	if (fstat(fd, &sb) != 0) {
+		goto fail;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	/* Only regular files: not /dev/zero, a FIFO or a terminal. */
+	if (!S_ISREG(sb.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= alloc) {
+			char *nb;
+
+			if (alloc > CONF_MAX_FILE_SIZE) {
+				errno = EFBIG;
+				goto fail;
+			}
+			alloc = alloc == 0 ? 8192 : alloc * 2;
+			nb = talloc_realloc(mem_ctx, buf, char, alloc);
+			if (nb == NULL) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + used, alloc - used - 1);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			goto fail;
+		}
+		if (n == 0) {
+			break;
+		}
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+fail:
+	saved = errno;
+	close(fd);
+	talloc_free(buf);
+	errno = saved;
+	return NULL;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Trim whitespace in place at both ends of [s, s+len). */
+static char *trim(char *s)
+{
+	size_t l;
+
+	while (is_space(*s)) {
+		s++;
+	}
+	l = strlen(s);
+	while (l > 0 && is_space(s[l - 1])) {
+		s[--l] = '\0';
+	}
+	return s;
+}
+
+/* The global value the new state will have (for include's %L, %D). */
+static const char *state_global(const struct conf_parser *p, enum lp_param id)
+{
+	const struct conf_slot *s = &p->st->global->slots[id];
+
+	return conf_slot_str(s->set ? s : &p->lp->defaults[id]);
+}
+
+static void do_include(struct conf_parser *p, const char *value,
+		       const char *where)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct lp_subst s = {0};
+	char *path, *text;
+	size_t len;
+
+	path = conf_substitute(tmp, state_global(p, LP_NETBIOS_NAME),
+			       state_global(p, LP_WORKGROUP), value, &s);
+	if (path == NULL) {
+		p->errors++;
+		goto done;
+	}
+	if (path[0] == '\0') {
+		DBG_WARNING("%s: empty include, ignored\n", where);
+		goto done;
+	}
+	if (p->depth >= CONF_MAX_INCLUDE_DEPTH) {
+		DBG_ERR("%s: include of %s nested more than %d deep "
+			"(an include loop?)\n",
+			where, path, CONF_MAX_INCLUDE_DEPTH);
+		p->errors++;
+		goto done;
+	}
+	text = conf_read_file(tmp, path, &len);
+	if (text == NULL) {
+		if (errno == ENOENT) {
+			DBG_WARNING("%s: include file %s not found, "
+				    "skipped\n",
+				    where, path);
+		} else {
+			DBG_ERR("%s: can't read include file %s: %s\n", where,
+				path, strerror(errno));
+			p->errors++;
+		}
+		goto done;
+	}
+	p->depth++;
+	(void)parse_buffer(p, path, text, len);
+	p->depth--;
+done:
+	talloc_free(tmp);
+}
+
+static void do_copy(struct conf_parser *p, const char *value,
+		    const char *where)
+{
+	int src;
+
+	if (p->cur == p->st->global) {
+		DBG_ERR("%s: copy is not allowed in [global]\n", where);
+		p->errors++;
+		return;
+	}
+	src = conf_state_find_share(p->st, value);
+	if (src < 0) {
+		DBG_ERR("%s: copy: no share [%s] defined before this line\n",
+			where, value);
+		p->errors++;
+		return;
+	}
+	if (!conf_service_copy(p->cur, p->st->shares[src])) {
+		DBG_ERR("out of memory\n");
+		p->errors++;
+	}
+}
+
+static void do_section(struct conf_parser *p, char *line, const char *where)
+{
+	char *end = strchr(line, ']');
+	char *name, *rest;
+	int snum;
+
+	if (end == NULL) {
+		DBG_ERR("%s: section header without ']'\n", where);
+		p->errors++;
+		return;
+	}
+	*end = '\0';
+	rest = trim(end + 1);
+	if (rest[0] != '\0' && rest[0] != '#' && rest[0] != ';') {
+		DBG_ERR("%s: text after section header: \"%s\"\n", where, rest);
+		p->errors++;
+		return;
+	}
+	name = trim(line + 1);
+	if (name[0] == '\0') {
+		DBG_ERR("%s: empty section name\n", where);
+		p->errors++;
+		return;
+	}
+	if (conf_is_global_name(name)) {
+		p->cur = p->st->global;
+		return;
+	}
+	snum = conf_state_add_share(p->st, name);
+	if (snum < 0) {
+		DBG_ERR("%s: can't add share [%s]\n", where, name);
+		p->errors++;
+		/* Values up to the next section would land in the wrong one. */
+		p->cur = NULL;
+		return;
+	}
+	p->cur = p->st->shares[snum];
+}
+
+static void do_line(struct conf_parser *p, char *line, const char *label,
+		    unsigned lineno)
+{
+	struct conf_where w = {label, lineno};
+	char where[512];
+	char *eq, *name, *value;
+
+	snprintf(where, sizeof(where), "%s:%u", label, lineno);
+	if (line[0] == '[') {
+		do_section(p, line, where);
+		return;
+	}
+	eq = strchr(line, '=');
+	if (eq == NULL) {
+		DBG_ERR("%s: neither a section, a parameter nor a comment: "
+			"\"%s\"\n",
+			where, line);
+		p->errors++;
+		return;
+	}
+	*eq = '\0';
+	name = trim(line);
+	value = trim(eq + 1);
+	if (name[0] == '\0') {
+		DBG_ERR("%s: parameter without a name\n", where);
+		p->errors++;
+		return;
+	}
+	if (p->cur == NULL) {
+		/* after a section that could not be added: already reported */
+		return;
+	}
+	if (conf_name_eq(name, "include")) {
+		do_include(p, value, where);
+		return;
+	}
+	if (conf_name_eq(name, "copy")) {
+		do_copy(p, value, where);
+		return;
+	}
+	if (conf_set(p->lp, p->st, p->cur, name, value, &w, true) ==
+	    CONF_SET_INVALID) {
+		p->errors++;
+	}
+}
+
+/* The physical line at *pos: its start and length, *pos moves past it. */
+static const char *next_line(const char *text, size_t len, size_t *pos,
+			     size_t *llen)
+{
+	const char *s = text + *pos;
+	const char *nl = memchr(s, '\n', len - *pos);
+	size_t l = nl != NULL ? (size_t)(nl - s) : len - *pos;
+
+	*pos += l + (nl != NULL ? 1 : 0);
+	if (l > 0 && s[l - 1] == '\r') {
+		l--;
+	}
+	*llen = l;
+	return s;
+}
+
+static bool parse_buffer(struct conf_parser *p, const char *label,
+			 const char *text, size_t len)
+{
+	unsigned lineno = 0;
+	size_t pos = 0;
+
+	/* A UTF-8 byte order mark, as some editors write. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		pos = 3;
+	}
+	while (pos < len) {
+		TALLOC_CTX *tmp;
+		const char *s;
+		char *line;
+		size_t l, i = 0;
+		unsigned first;
+		bool nul;
+
+		s = next_line(text, len, &pos, &l);
+		first = ++lineno;
+		nul = memchr(s, '\0', l) != NULL;
+		while (i < l && is_space(s[i])) {
+			i++;
+		}
+		if (i == l || s[i] == '#' || s[i] == ';') {
+			continue;
+		}
+		tmp = talloc_new(NULL);
+		line = talloc_strndup(tmp, s + i, l - i);
+		/* Continuation: "\" at the end joins the next line. */
+		while (line != NULL && line[0] != '\0' &&
+		       line[strlen(line) - 1] == '\\') {
+			line[strlen(line) - 1] = '\0';
+			if (pos >= len) {
+				break;
+			}
+			s = next_line(text, len, &pos, &l);
+			lineno++;
+			nul = nul || memchr(s, '\0', l) != NULL;
+			line = talloc_strndup_append(line, s, l);
+		}
+		if (line == NULL) {
+			DBG_ERR("out of memory\n");
+			talloc_free(tmp);
+			p->errors++;
+			return false;
+		}
+		if (nul) {
+			DBG_ERR("%s:%u: NUL byte in line\n", label, first);
+			p->errors++;
+		} else {
+			do_line(p, line, label, first);
+		}
+		talloc_free(tmp);
+	}
+	return p->errors == 0;
+}
+
+bool conf_parse_text(struct lp_ctx *lp, struct conf_state *st,
+		     const char *label, const char *text, size_t len)
+{
+	struct conf_parser p = {.lp = lp, .st = st, .cur = st->global};
+
+	(void)parse_buffer(&p, label, text, len);
+	return p.errors == 0;
+}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# testparm end to end: -s on a good file exits 0 and dumps it; a bad value
+# exits 1 naming file and line; --parameter-name/--section-name/--option;
+# every parameter testparm knows is documented in man/smb.conf.5.
+# Run by automake in the build dir (./conf/testparm), sources in $srcdir.
+set -u
+tp=./conf/testparm
+srcdir=${srcdir:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/err" ] && cat "$tmp/err"
+	exit 1
+}
+
+cat >"$tmp/good.conf" <<EOT
+[global]
+	workgroup = test
+	unknown thing = 1
+[data]
+	path = $tmp
+	read only = no
+EOT
+$tp -s "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "good file: exit $?"
+grep -q "Load smb config files from $tmp/good.conf" "$tmp/err" || fail "no Load line"
+grep -q "Loaded services file OK." "$tmp/err" || fail "no OK line"
+grep -q "good.conf:3.*unknown thing" "$tmp/err" || fail "no unknown warning"
+grep -q '^\[data\]$' "$tmp/out" || fail "no [data] in dump"
+grep -q '^	workgroup = TEST$' "$tmp/out" || fail "no workgroup in dump"
+grep -q "Press enter" "$tmp/err" && fail "prompt despite -s"
+
+# the dump loads back and dumps the same
+$tp -s "$tmp/out" >"$tmp/out2" 2>"$tmp/err" || fail "dump does not load"
+cmp -s "$tmp/out" "$tmp/out2" || fail "dump round trip differs"
+
+# without -s it prompts and reads a line from stdin
+echo | $tp "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "prompt run"
+grep -q "Press enter" "$tmp/err" || fail "no prompt"
+
+printf '[global]\n# comment\n\tmax log size = lots\n' >"$tmp/bad.conf"
+$tp -s "$tmp/bad.conf" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "bad value: exit $rc, expected 1"
+grep -q "bad.conf:3.*max log size" "$tmp/err" || fail "bad value: line not named"
+
+printf '[global]\nthis is not valid\n' >"$tmp/bad2.conf"
+$tp -s "$tmp/bad2.conf" >"$tmp/out" 2>"$tmp/err" && fail "bad line: exit 0"
+grep -q "bad2.conf:2" "$tmp/err" || fail "bad line: line not named"
+
+$tp -s /nonexistent/smb.conf >"$tmp/out" 2>"$tmp/err" && fail "missing file: exit 0"
+
+v=$($tp -s --parameter-name="read only" --section-name=data "$tmp/good.conf" 2>"$tmp/err")
+[ "$v" = "No" ] || fail "--parameter-name read only: '$v'"
+v=$($tp -s --parameter-name=writeable --section-name=data "$tmp/good.conf" 2>"$tmp/err")
+v=$($tp -s --option="workgroup=cmd" --parameter-name=workgroup "$tmp/good.conf" 2>"$tmp/err")
+[ "$v" = "CMD" ] || fail "--option: '$v'"
+v=$($tp -s --option "server max protocol=SMB2" --parameter-name="max protocol" "$tmp/good.conf" 2>"$tmp/err")
+[ "$v" = "SMB2_10" ] || fail "--option (separate arg): '$v'"
+$tp -s --option="bogus=1" "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "bad --option: exit 0"
+$tp -s --parameter-name=nosuch "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "unknown --parameter-name: exit 0"
+
+# -v shows defaults
+$tp -s -v "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "-v"
+grep -q '^	smbd io backend = io_uring$' "$tmp/out" || fail "-v: no defaults"
+
+# every parameter is documented
+$tp --show-all-parameters >"$tmp/params" || fail "--show-all-parameters"
+[ "$(wc -l <"$tmp/params")" -gt 90 ] || fail "too few parameters"
+missing=""
+while IFS='=' read -r name rest; do
+	grep -qF "\\fB$name\\fR (" "$srcdir/man/smb.conf.5" || missing="$missing '$name'"
+done <"$tmp/params"
+[ -z "$missing" ] || fail "not in man/smb.conf.5:$missing"
+echo "PASS: testparm"
+exit 0
