@@ -571,8 +571,8 @@ bool crypto_aead_encrypt(enum crypto_cipher c, const uint8_t *key,
 			 uint8_t *data, size_t len, uint8_t tag[16])
 {
 	EVP_CIPHER_CTX *ctx;
-	uint8_t *p = len > 0 ? data : (uint8_t *)empty_buf;
 	uint8_t fin[16];
+	uint8_t *p = len > 0 ? data : fin; /* never NULL: NULL means AAD */
 	int outl;
 
 	if (!cipher_ok(c) || len > INT_MAX || aad_len > INT_MAX) {
@@ -610,8 +610,8 @@ bool crypto_aead_decrypt(enum crypto_cipher c, const uint8_t *key,
 			 uint8_t *data, size_t len, const uint8_t tag[16])
 {
 	EVP_CIPHER_CTX *ctx;
-	uint8_t *p = len > 0 ? data : (uint8_t *)empty_buf;
 	uint8_t fin[16];
+	uint8_t *p = len > 0 ? data : fin; /* never NULL: NULL means AAD */
 	int outl;
 
 	if (!cipher_ok(c) || len > INT_MAX || aad_len > INT_MAX) {

@@ -46,7 +46,10 @@ void crypto_md4(const void *data, size_t len, uint8_t out[16]);
 void crypto_md5(const void *data, size_t len, uint8_t out[16]);
 void crypto_sha256_iov(const struct crypto_iov *iov, size_t niov,
 		       uint8_t out[32]);
-/* SMB 3.1.1 preauth hash H(prev || message) is a two-element iov. */
+/*
+ * SMB 3.1.1 preauth hash H(prev || message) is a two-element iov.  For all
+ * the hash and MAC calls here out may alias an input (it is written last).
+ */
 void crypto_sha512_iov(const struct crypto_iov *iov, size_t niov,
 		       uint8_t out[64]);
 
