@@ -14,3 +14,9 @@ TESTS += testsuite/unit/test_ntlmssp
 testsuite_unit_test_ntlmssp_SOURCES = testsuite/unit/test_ntlmssp.c
 testsuite_unit_test_ntlmssp_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ntlmssp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_spnego
+TESTS += testsuite/unit/test_spnego
+testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c
+testsuite_unit_test_spnego_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_spnego_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

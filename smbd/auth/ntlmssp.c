@@ -104,6 +104,29 @@ static NTSTATUS check_header(const uint8_t *in, size_t len, uint32_t type)
 	return NT_STATUS_OK;
 }
 
+NTSTATUS ntlmssp_server_replay(struct ntlmssp_server *s, const uint8_t *neg,
+			       size_t neg_len, const uint8_t *chal,
+			       size_t chal_len)
+{
+	if (s->state != NTLMSSP_WANT_NEGOTIATE ||
+	    !NT_STATUS_IS_OK(check_header(chal, chal_len,
+					  NTLMSSP_CHALLENGE_MSG)) ||
+	    chal_len < 32) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	s->flags = le32(chal + 20);
+	memcpy(s->challenge, chal + 24, 8);
+	s->neg_msg = talloc_memdup(s, neg, neg_len);
+	s->chal_msg = talloc_memdup(s, chal, chal_len);
+	if (s->neg_msg == NULL || s->chal_msg == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	s->neg_len = neg_len;
+	s->chal_len = chal_len;
+	s->state = NTLMSSP_WANT_AUTH;
+	return NT_STATUS_OK;
+}
+
 /* 2.2.1.2 CHALLENGE flags: echo what we support of the client's. */
 static uint32_t choose_flags(uint32_t c)
 {

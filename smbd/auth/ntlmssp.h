@@ -96,6 +96,14 @@ void ntlmssp_server_fix_challenge(struct ntlmssp_server *s,
 				  uint64_t timestamp);
 
 /*
+ * Tests only: continue as if `neg` had been received and `chal` sent, so a
+ * captured exchange from another server (Samba) can be replayed.
+ */
+NTSTATUS ntlmssp_server_replay(struct ntlmssp_server *s, const uint8_t *neg,
+			       size_t neg_len, const uint8_t *chal,
+			       size_t chal_len);
+
+/*
  * Feed one client message.  NEGOTIATE: *out is the CHALLENGE (on mem_ctx),
  * NT_STATUS_MORE_PROCESSING_REQUIRED.  AUTHENTICATE: NT_STATUS_OK and no
  * output on success; NT_STATUS_LOGON_FAILURE, NT_STATUS_ACCOUNT_DISABLED,

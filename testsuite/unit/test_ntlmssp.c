@@ -78,6 +78,7 @@ static const struct tuser tusers[] = {
 	{"User", "Password", ACB_NORMAL},
 	{"alice", "s3cr3t-\xc3\xa9t\xc3\xa9", ACB_NORMAL},
 	{"disabled", "pw", ACB_NORMAL | ACB_DISABLED},
+	{"authtest1", "pw1", ACB_NORMAL},
 };
 
 static NTSTATUS tlookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
@@ -825,6 +826,97 @@ static void test_impacket_interop(void **state)
 	assert_hex(r->session_key, 16, "4749696c5a397a3633726648644b4f55");
 	talloc_free(mem_ctx);
 }
+/*
+ * A real exchange captured (through a logging TCP proxy) between
+ * smbclient 4.17 and Samba 4.17 smbd, user authtest1, password "pw1":
+ * the SESSION_SETUP security buffers, in order.
+ */
+static const char cap_init_hex[] =
+	"604806062b0601050502a03e303ca00e300c060a2b06010401823702020aa22a"
+	"04284e544c4d5353500001000000158208620000000028000000000000002800"
+	"0000060100000000000f";
+static const char cap_chal_hex[] =
+	"a18181307fa0030a0101a10c060a2b06010401823702020aa26a04684e544c4d"
+	"5353500002000000040004003800000015828a62ca25e79491b40b5800000000"
+	"000000002c002c003c000000060100000000000f56004d000200040056004d00"
+	"0100040056004d00040000000300040076006d0007000800424fa3575382dd01"
+	"00000000";
+static const char cap_auth_hex[] =
+	"a18201903082018ca2820174048201704e544c4d535350000300000018001800"
+	"58000000c800c800700000001200120038010000120012004a01000004000400"
+	"5c010000100010006001000015820862060100000000000f4787f3102ce3be3b"
+	"5b66e218b3255f68000000000000000000000000000000000000000000000000"
+	"c204e01cd48482e5d0bbafd143bf43fb0101000000000000424fa3575382dd01"
+	"cc15d899193fb92a000000000200040056004d000100040056004d0004000000"
+	"0300040076006d0007000800424fa3575382dd01060004000200000008003000"
+	"30000000000000000000000000000000f5bea4a36da8fed95371b585fffb319f"
+	"8bda88e0c6899f26f51c4a7805c14bb60a001000000000000000000000000000"
+	"0000000009001c0063006900660073002f003100320037002e0030002e003000"
+	"2e0031000000000057004f0052004b00470052004f0055005000610075007400"
+	"68007400650073007400310056004d005aeb11c785aa65c6a7750123f4a85288"
+	"a3120410010000003a1e5fb8734606ac00000000";
+static const char cap_done_hex[] =
+	"a11b3019a0030a0100a312041001000000ef646303f379bc9f00000000";
+
+/* Our server accepts smbclient's real AUTHENTICATE (MIC included) and
+ * produces Samba's mechListMIC byte for byte. */
+static void test_samba_capture(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	static uint8_t init[512], chal[512], auth[1024], done[64];
+	size_t init_len, chal_len, auth_len, done_len, none_len;
+	struct spnego_token ti, tc, ta, td;
+	struct ntlmssp_server *s;
+	const struct auth_result *r;
+	uint8_t *none, sig[16];
+
+	init_len = unhex(cap_init_hex, init, sizeof(init));
+	chal_len = unhex(cap_chal_hex, chal, sizeof(chal));
+	auth_len = unhex(cap_auth_hex, auth, sizeof(auth));
+	done_len = unhex(cap_done_hex, done, sizeof(done));
+	assert_true(NT_STATUS_IS_OK(spnego_parse(init, init_len, &ti)));
+	assert_true(NT_STATUS_IS_OK(spnego_parse(chal, chal_len, &tc)));
+	assert_true(NT_STATUS_IS_OK(spnego_parse(auth, auth_len, &ta)));
+	assert_true(NT_STATUS_IS_OK(spnego_parse(done, done_len, &td)));
+
+	s = ntlmssp_server_new(mem_ctx, &tcfg, tlookup, NULL, "127.0.0.1");
+	assert_int_equal(ntlmssp_server_replay(s, ti.mech_token.data,
+					       ti.mech_token.len,
+					       tc.mech_token.data,
+					       tc.mech_token.len),
+			 NT_STATUS_OK);
+	assert_int_equal(ntlmssp_server_update(s, mem_ctx, ta.mech_token.data,
+					       ta.mech_token.len, &none,
+					       &none_len),
+			 NT_STATUS_OK);
+	r = ntlmssp_server_result(s);
+	assert_string_equal(r->client_user, "authtest1");
+	assert_string_equal(r->user->account_name, "authtest1");
+	assert_true(ntlmssp_server_had_mic(s));
+	assert_true(ntlmssp_server_can_sign(s));
+	assert_int_equal(ntlmssp_server_check_sig(s, 0, ti.mech_list_der.data,
+						  ti.mech_list_der.len,
+						  ta.mech_list_mic.data,
+						  ta.mech_list_mic.len),
+			 NT_STATUS_OK);
+	assert_int_equal(ntlmssp_server_sign(s, 0, ti.mech_list_der.data,
+					     ti.mech_list_der.len, sig),
+			 NT_STATUS_OK);
+	assert_int_equal(td.mech_list_mic.len, 16);
+	assert_memory_equal(sig, td.mech_list_mic.data, 16);
+
+	/* the same AUTHENTICATE with one MIC bit flipped is refused */
+	s = ntlmssp_server_new(mem_ctx, &tcfg, tlookup, NULL, "127.0.0.1");
+	ntlmssp_server_replay(s, ti.mech_token.data, ti.mech_token.len,
+			      tc.mech_token.data, tc.mech_token.len);
+	memcpy(auth, ta.mech_token.data, ta.mech_token.len);
+	auth[NTLMSSP_AUTH_MIC_OFFSET + 3] ^= 0x10;
+	assert_int_equal(ntlmssp_server_update(s, mem_ctx, auth,
+					       ta.mech_token.len, &none,
+					       &none_len),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(mem_ctx);
+}
 
 int main(void)
 {
@@ -839,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_gensec_raw_and_hint),
 		cmocka_unit_test(test_challenge_contents),
 		cmocka_unit_test(test_impacket_interop),
+		cmocka_unit_test(test_samba_capture),
 	};
 
 	crypto_init();
