@@ -42,6 +42,13 @@ def worker_table(srv):
     return table
 
 
+def settled_affinity(pid, timeout=1.0):
+    """The affinity of pid once it is a single CPU (the worker may pin
+    itself just after the master logged it), or what it is at timeout."""
+    h.wait_until(lambda: len(os.sched_getaffinity(pid)) == 1, timeout)
+    return os.sched_getaffinity(pid)
+
+
 def wait_workers(srv, n=NWORKERS, timeout=10.0):
     """Wait until n workers are logged as started and alive."""
     def probe():
@@ -96,7 +103,7 @@ class Workers:
     def test_affinity(self):
         cpus = []
         for n, (pid, cpu) in sorted(self.table.items()):
-            aff = os.sched_getaffinity(pid)
+            aff = settled_affinity(pid)
             self.assertEqual(len(aff), 1, "worker %d affinity %s" %
                              (n, aff))
             self.assertEqual(aff, {cpu}, "worker %d logged cpu %d" %
@@ -146,7 +153,7 @@ class Workers:
             self.assertTrue(newpid, "worker %d not restarted within %.0f s"
                             "\n%s" % (victim, RESTART_TIMEOUT,
                                       self.smbd.log_tail()))
-            self.assertEqual(os.sched_getaffinity(newpid), {vcpu})
+            self.assertEqual(settled_affinity(newpid), {vcpu})
             # the other worker's connection was not disturbed
             self.assertEqual(first.echo(), h.STATUS_SUCCESS)
             # new connections negotiate, including on the new worker
