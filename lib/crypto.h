@@ -54,7 +54,8 @@ void crypto_sha512_iov(const struct crypto_iov *iov, size_t niov,
 		       uint8_t out[64]);
 
 void crypto_hmac_md5(const uint8_t *key, size_t keylen,
-		     const struct crypto_iov *iov, size_t niov, uint8_t out[16]);
+		     const struct crypto_iov *iov, size_t niov,
+		     uint8_t out[16]);
 void crypto_hmac_sha256(const uint8_t *key, size_t keylen,
 			const struct crypto_iov *iov, size_t niov,
 			uint8_t out[32]);
