@@ -28,6 +28,11 @@
 #include <stdint.h>
 #include <talloc.h>
 
+/*
+ * Idempotent and thread-safe.  False (logged) when an algorithm could not
+ * be fetched or the legacy provider is missing; without the legacy
+ * provider everything but MD4/RC4 still works (those then abort).
+ */
 bool crypto_init(void);
 
 /* Cryptographically strong random bytes (RAND_bytes); aborts on failure. */
