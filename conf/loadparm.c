@@ -515,6 +515,10 @@ static const char *default_netbios_name(char *buf, size_t size)
 	if (dot != NULL) {
 		*dot = '\0';
 	}
+	/* silently: a long host name is no configuration error */
+	if (strlen(buf) > CONF_NETBIOS_NAME_MAX) {
+		buf[CONF_NETBIOS_NAME_MAX] = '\0';
+	}
 	return buf;
 }
 
@@ -687,7 +691,13 @@ const struct conf_slot *conf_lookup(const struct lp_ctx *lp, int snum,
 
 const char *lp_str(const struct lp_ctx *lp, int snum, enum lp_param p)
 {
-	return conf_slot_str(conf_lookup(lp, snum, p));
+	const char *s = conf_slot_str(conf_lookup(lp, snum, p));
+
+	/* `volume`: the share name unless set (smb.conf(5)) */
+	if (p == LP_VOLUME && s[0] == '\0' && snum >= 0) {
+		return lp_share_name(lp, snum);
+	}
+	return s;
 }
 
 bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p)
@@ -736,7 +746,8 @@ const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 				any = true;
 				continue;
 			}
-			if (!quoted && (*s == ',' || isspace((unsigned char)*s))) {
+			if (!quoted &&
+			    (*s == ',' || isspace((unsigned char)*s))) {
 				break;
 			}
 			item[l++] = *s;

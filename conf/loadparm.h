@@ -298,7 +298,10 @@ bool lp_load_string(struct lp_ctx *lp, const char *label, const char *text);
 /* Reload the file last given to lp_load_file(). */
 bool lp_reload(struct lp_ctx *lp);
 
-/* Never NULL ("" when unset).  Booleans read "Yes"/"No", enums canonical. */
+/*
+ * Never NULL ("" when unset).  Booleans read "Yes"/"No", enums canonical.
+ * `volume` reads as the share name when not set.
+ */
 const char *lp_str(const struct lp_ctx *lp, int snum, enum lp_param p);
 bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p);
 /* ints, enums, octal modes; `log level`: its first number */

@@ -67,7 +67,8 @@ static char *append_env(char *buf, const char *p, size_t *len)
 	while (p[2 + n] != ')' && p[2 + n] != '\0') {
 		char c = p[2 + n];
 
-		if (n >= CONF_ENVVAR_MAX || !(isalnum((unsigned char)c) || c == '_')) {
+		if (n >= CONF_ENVVAR_MAX ||
+		    !(isalnum((unsigned char)c) || c == '_')) {
 			return NULL;
 		}
 		name[n++] = c;

@@ -277,7 +277,8 @@ static void test_syntax(void **state)
 		       "workgroup = before\r\n"
 		       "[globals]\r\n"
 		       "  server string = one \\\n     two\\\n three\n"
-		       "  vfs objects = acl_xattr\\\n\tfruit \\\n streams_xattr\n"
+		       "  vfs objects = acl_xattr\\\n\tfruit \\\n"
+		       " streams_xattr\n"
 		       "[ share one ]  ; trailing comment\n"
 		       "  path = /srv/one\n"
 		       "  comment =\n"
@@ -305,6 +306,7 @@ static void test_syntax(void **state)
 	assert_string_equal(lp_share_name(lp, s), "share one");
 	assert_string_equal(lp_str(lp, s, LP_PATH), "/srv/one");
 	assert_string_equal(lp_str(lp, s, LP_COMMENT), "");
+	assert_string_equal(lp_str(lp, s, LP_VOLUME), "share one");
 	/* "a \" continued onto "[homes]": one value, not a section */
 	assert_string_equal(lp_str(lp, s, LP_HOSTS_ALLOW), "a [homes]");
 	assert_false(lp_bool(lp, s, LP_READ_ONLY));
@@ -455,7 +457,8 @@ static void test_enums(void **state)
 		 LP_MAP_TO_GUEST_BAD_USER},
 		{"map to guest = Bad Password", LP_MAP_TO_GUEST,
 		 LP_MAP_TO_GUEST_BAD_PASSWORD},
-		{"ntlm auth = yes", LP_NTLM_AUTH, LP_NTLM_AUTH_NTLMV1_PERMITTED},
+		{"ntlm auth = yes", LP_NTLM_AUTH,
+		 LP_NTLM_AUTH_NTLMV1_PERMITTED},
 		{"ntlm auth = disabled", LP_NTLM_AUTH, LP_NTLM_AUTH_DISABLED},
 		{"server role = standalone server", LP_SERVER_ROLE,
 		 LP_ROLE_STANDALONE},
@@ -639,7 +642,8 @@ static void test_subst(void **state)
 	r = lp_substitute(mem, lp, "[%U][%m][%I]%Q%", NULL);
 	assert_string_equal(r, "[][][]%Q%");
 	setenv("TEST_CONF_VAR", "envval", 1);
-	r = lp_substitute(mem, lp, "a%$(TEST_CONF_VAR)b%$(NOPE_XYZ)c%$(bad", NULL);
+	r = lp_substitute(mem, lp, "a%$(TEST_CONF_VAR)b%$(NOPE_XYZ)c%$(bad",
+			  NULL);
 	assert_string_equal(r, "aenvvalbc%$(bad");
 	r = lp_substitute(mem, lp, "%T", NULL);
 	assert_int_equal(strlen(r), 19);
