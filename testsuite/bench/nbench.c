@@ -34,8 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/log.h"
-
 static volatile sig_atomic_t nb_interrupted;
 
 static void nb_on_signal(int sig)

@@ -61,8 +61,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/log.h"
-
 #define NB_URL_MAX 4096
 #define NB_DELTREE_DEPTH 32
 
@@ -616,9 +614,12 @@ static void nb_record(struct nb_client *c, const struct nb_op *op,
 		nb_count(&rec->bytes_all, c->xfer);
 	}
 	if (!ok && c->opts->verbose) {
-		DBG_WARNING("client %d line %u %s: result %d, load says %d\n",
-			    c->id, op->line, nb_op_name(op->type), (int)r,
-			    (int)op->expect);
+		/* A CLI tool: diagnostics go to stderr, not a daemon log. */
+		fprintf(stderr,
+			"nbench: client %d line %u %s: result %d, load "
+			"says %d\n",
+			c->id, op->line, nb_op_name(op->type), (int)r,
+			(int)op->expect);
 	}
 	if (phase != NB_PHASE_MEASURE) {
 		return;
