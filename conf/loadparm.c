@@ -142,6 +142,34 @@ static bool parse_loglevel(const char *s, int *v)
 	return true;
 }
 
+/* `smb ports`: TCP ports 1..65535, separated by commas or whitespace. */
+static bool valid_ports(const char *s)
+{
+	bool any = false;
+
+	while (*s != '\0') {
+		unsigned long port = 0;
+		size_t n = 0;
+
+		while (*s == ',' || isspace((unsigned char)*s)) {
+			s++;
+		}
+		while (*s >= '0' && *s <= '9' && n < 6) {
+			port = port * 10 + (unsigned long)(*s++ - '0');
+			n++;
+		}
+		if (n == 0 && *s == '\0') {
+			break;
+		}
+		if (n == 0 || port == 0 || port > 65535 ||
+		    (*s != '\0' && *s != ',' && !isspace((unsigned char)*s))) {
+			return false;
+		}
+		any = true;
+	}
+	return any;
+}
+
 /*
  * Parse value for parameter id into out (strings allocated on mem_ctx).
  * inverse: a synonym such as `writeable` meaning "not read only".
@@ -221,8 +249,13 @@ static bool conf_parse_value(TALLOC_CTX *mem_ctx, enum lp_param id,
 			out->str[CONF_NETBIOS_NAME_MAX] = '\0';
 		}
 		break;
-	case CONF_T_STRING:
 	case CONF_T_LIST:
+		if (id == LP_SMB_PORTS && !valid_ports(value)) {
+			goto invalid;
+		}
+		out->str = talloc_strdup(mem_ctx, value);
+		break;
+	case CONF_T_STRING:
 		out->str = talloc_strdup(mem_ctx, value);
 		break;
 	}
@@ -645,7 +678,7 @@ bool lp_load_file(struct lp_ctx *lp, const char *path)
 	bool ok;
 
 	if (text == NULL) {
-		DBG_ERR("can't load %s\n", path);
+		DBG_ERR("can't load %s: %s\n", path, strerror(errno));
 		return false;
 	}
 	ok = lp_load_text(lp, path, text, len);

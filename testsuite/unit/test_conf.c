@@ -394,6 +394,9 @@ static void test_invalid_values(void **state)
 		"smbd io backend = kqueue",
 		"log level = loud",
 		"map to guest = sometimes",
+		"smb ports = 445 http",
+		"smb ports = 70000",
+		"smb ports = ",
 	};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct lp_ctx *lp = lp_new(mem);
@@ -607,6 +610,17 @@ static void test_include(void **state)
 	assert_non_null(strstr(log, "nested"));
 	/* the old configuration is still there */
 	assert_int_equal(lp_find_share(lp, "perhost"), 1);
+	/* a relative include is relative to the current directory */
+	(void)write_file(mem, "rel.conf", "[relative]\npath = /r\n");
+	{
+		char cwd[4096];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(tmpdir), 0);
+		assert_true(lp_load_string(lp, "s", "include = rel.conf\n"));
+		assert_int_equal(chdir(cwd), 0);
+	}
+	assert_int_equal(lp_find_share(lp, "relative"), 0);
 	/* a missing main file fails */
 	assert_false(lp_load_file(lp, "/nonexistent/smb.conf"));
 	talloc_free(mem);
@@ -745,6 +759,7 @@ static void test_dump_roundtrip(void **state)
 	FILE *f;
 
 	lp = load(mem, "[global]\nworkgroup = wg\nserver string = s %v\n"
+		       "smb ports = 445, 4445\n"
 		       "server min protocol = SMB3\nserver signing = yes\n"
 		       "log level = 2 auth:3\nread only = no\n"
 		       "create mask = 0600\nacl_xattr:x = g\n"
