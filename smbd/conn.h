@@ -14,6 +14,9 @@
 #include "lib/ntstatus.h"
 
 struct smbd_server;
+struct smbd_session;
+struct auth_config;
+struct passdb;
 struct ev_loop;
 struct ev_stream;
 
@@ -24,6 +27,10 @@ struct smbd_worker {
 	struct ev_loop *loop;
 	unsigned nconns;
 	uint64_t conn_seq;
+	uint16_t session_epoch;
+	uint64_t session_seq;
+	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
+	struct passdb *passdb;		/* opened on first logon */
 	bool stopping;
 };
 
@@ -74,6 +81,8 @@ struct smbd_conn {
 	uint64_t seq_high;	/* first id past the window */
 	uint32_t cur_credits;	/* unused ids in [seq_low, seq_high) */
 	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
+
+	struct smbd_session *sessions;
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);

@@ -4,7 +4,8 @@ libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn.h smbd/smb2_server.h \
 	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
 	smbd/conn.c smbd/smb2_pdu.c smbd/smb2_dispatch.c \
-	smbd/smb2_negotiate.c
+	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
+	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c

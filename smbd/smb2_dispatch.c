@@ -7,32 +7,51 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
+#include "smbd/session.h"
+#include "smbd/smb2_signing.h"
 #include "lib/log.h"
 
 #include <string.h>
 
+#define CMD(op, n, size, neg, sess, tree, handler)                             \
+	[op] = {.name = n,                                                    \
+		.body_size = size,                                            \
+		.need_negotiate = neg,                                        \
+		.need_session = sess,                                         \
+		.need_tree = tree,                                            \
+		.fn = handler}
+
+/* Policy per command (MS-SMB2 3.3.5.2.9 session, 3.3.5.2.11 tree). */
 static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
-	[SMB2_OP_NEGPROT] = {"NEGOTIATE", 36, false, smb2_negotiate},
-	[SMB2_OP_SESSSETUP] = {"SESSION_SETUP", 25, true, smb2_not_implemented},
-	[SMB2_OP_LOGOFF] = {"LOGOFF", 4, true, smb2_not_implemented},
-	[SMB2_OP_TCON] = {"TREE_CONNECT", 9, true, smb2_not_implemented},
-	[SMB2_OP_TDIS] = {"TREE_DISCONNECT", 4, true, smb2_not_implemented},
-	[SMB2_OP_CREATE] = {"CREATE", 57, true, smb2_not_implemented},
-	[SMB2_OP_CLOSE] = {"CLOSE", 24, true, smb2_not_implemented},
-	[SMB2_OP_FLUSH] = {"FLUSH", 24, true, smb2_not_implemented},
-	[SMB2_OP_READ] = {"READ", 49, true, smb2_not_implemented},
-	[SMB2_OP_WRITE] = {"WRITE", 49, true, smb2_not_implemented},
-	[SMB2_OP_LOCK] = {"LOCK", 48, true, smb2_not_implemented},
-	[SMB2_OP_IOCTL] = {"IOCTL", 57, true, smb2_not_implemented},
-	[SMB2_OP_CANCEL] = {"CANCEL", 4, true, NULL},
-	[SMB2_OP_KEEPALIVE] = {"ECHO", 4, true, smb2_echo},
-	[SMB2_OP_QUERY_DIRECTORY] = {"QUERY_DIRECTORY", 33, true,
-				     smb2_not_implemented},
-	[SMB2_OP_NOTIFY] = {"CHANGE_NOTIFY", 32, true, smb2_not_implemented},
-	[SMB2_OP_GETINFO] = {"QUERY_INFO", 41, true, smb2_not_implemented},
-	[SMB2_OP_SETINFO] = {"SET_INFO", 33, true, smb2_not_implemented},
-	[SMB2_OP_BREAK] = {"OPLOCK_BREAK", 24, true, smb2_not_implemented},
+	CMD(SMB2_OP_NEGPROT, "NEGOTIATE", 36, false, false, false,
+	    smb2_negotiate),
+	CMD(SMB2_OP_SESSSETUP, "SESSION_SETUP", 25, true, false, false,
+	    smb2_sesssetup),
+	CMD(SMB2_OP_LOGOFF, "LOGOFF", 4, true, true, false, smb2_logoff),
+	CMD(SMB2_OP_TCON, "TREE_CONNECT", 9, true, true, false, smb2_tcon),
+	CMD(SMB2_OP_TDIS, "TREE_DISCONNECT", 4, true, true, true, smb2_tdis),
+	CMD(SMB2_OP_CREATE, "CREATE", 57, true, true, true,
+	    smb2_not_implemented),
+	CMD(SMB2_OP_CLOSE, "CLOSE", 24, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_FLUSH, "FLUSH", 24, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_READ, "READ", 49, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_WRITE, "WRITE", 49, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_LOCK, "LOCK", 48, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_IOCTL, "IOCTL", 57, true, true, true, smb2_ioctl),
+	CMD(SMB2_OP_CANCEL, "CANCEL", 4, true, false, false, NULL),
+	CMD(SMB2_OP_KEEPALIVE, "ECHO", 4, true, false, false, smb2_echo),
+	CMD(SMB2_OP_QUERY_DIRECTORY, "QUERY_DIRECTORY", 33, true, true, true,
+	    smb2_not_implemented),
+	CMD(SMB2_OP_NOTIFY, "CHANGE_NOTIFY", 32, true, true, true,
+	    smb2_not_implemented),
+	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true,
+	    smb2_not_implemented),
+	CMD(SMB2_OP_SETINFO, "SET_INFO", 33, true, true, true,
+	    smb2_not_implemented),
+	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true,
+	    smb2_not_implemented),
 };
+#undef CMD
 
 const struct smb2_cmd *smb2_cmd_lookup(uint16_t opcode)
 {
@@ -167,6 +186,41 @@ static void smb2_reply_header(struct smb2_request *req, NTSTATUS status,
 	memset(h + SMB2_HDR_SIGNATURE, 0, 16);
 }
 
+/* How each reply of a frame is signed, decided when it is built and done
+ * once NextCommand and padding are final (3.3.4.1.1). */
+struct smb2_reply_sign {
+	size_t hdr;
+	bool sign;
+	enum smb2_sign_algo algo;
+	uint8_t key[16];
+};
+
+static void smb2_decide_signing(struct smb2_request *req,
+				struct smb2_reply_sign *rs)
+{
+	struct smbd_session *s = req->session;
+
+	rs->hdr = req->out_hdr;
+	rs->sign = false;
+	if (req->sign_after_free) {
+		rs->sign = true;
+		rs->algo = (enum smb2_sign_algo)req->sign_algo;
+		memcpy(rs->key, req->sign_key, 16);
+		return;
+	}
+	if (s == NULL && req->session_id != 0) {
+		s = smbd_session_find(req->conn, req->session_id);
+	}
+	if (s == NULL || !s->has_keys) {
+		return;
+	}
+	if (req->sign_reply || req->signed_in || s->signing_required) {
+		rs->sign = true;
+		rs->algo = s->sign_algo;
+		memcpy(rs->key, s->keys.signing, 16);
+	}
+}
+
 static void smb2_parse_header(struct smb2_request *req)
 {
 	const uint8_t *h = req->in;
@@ -180,6 +234,55 @@ static void smb2_parse_header(struct smb2_request *req)
 	req->tree_id = le32(h + SMB2_HDR_TID);
 	req->session_id = le64(h + SMB2_HDR_SESSION_ID);
 	req->related = (req->flags & SMB2_FLAGS_RELATED_OPERATIONS) != 0;
+	/* 3.3.5.2.7.2: a related request takes the session and tree of the
+	 * one before it. */
+	if (req->related && !req->first_in_chain) {
+		req->session_id = req->prev_session_id;
+		req->tree_id = req->prev_tree_id;
+	}
+}
+
+/*
+ * 3.3.5.2.4 signatures, 3.3.5.2.9 sessions, 3.3.5.2.11 trees.  A signed
+ * request on a session with keys is verified (ACCESS_DENIED when wrong);
+ * a session that must sign refuses unsigned requests.
+ */
+static NTSTATUS smb2_check_session(struct smb2_request *req,
+				   const struct smb2_cmd *cmd)
+{
+	struct smbd_session *s = NULL;
+
+	if (req->session_id != 0 && req->opcode != SMB2_OP_NEGPROT) {
+		s = smbd_session_find(req->conn, req->session_id);
+	}
+	if (s != NULL && s->has_keys) {
+		if (req->flags & SMB2_FLAGS_SIGNED) {
+			if (!smb2_check_signature(s->sign_algo,
+						  s->keys.signing, req->in,
+						  req->in_len)) {
+				DBG_NOTICE("%s: bad signature on %s\n",
+					   req->conn->remote, cmd->name);
+				return NT_STATUS_ACCESS_DENIED;
+			}
+			req->signed_in = true;
+		} else if (s->signing_required &&
+			   req->opcode != SMB2_OP_KEEPALIVE) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+	}
+	if (cmd->need_session) {
+		if (s == NULL || s->state != SMBD_SESSION_VALID) {
+			return NT_STATUS_USER_SESSION_DELETED;
+		}
+		req->session = s;
+	}
+	if (cmd->need_tree) {
+		req->tcon = smbd_tcon_find(s, req->tree_id);
+		if (req->tcon == NULL) {
+			return NT_STATUS_NETWORK_NAME_DELETED;
+		}
+	}
+	return NT_STATUS_OK;
 }
 
 /* Returns the status for the reply; req->disconnect/no_reply may be set. */
@@ -223,6 +326,10 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	if (cmd->need_negotiate && !conn->negotiated) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	status = smb2_check_session(req, cmd);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	wire_cur_init(&req->body, req->in + SMB2_HDR_LEN,
 		      req->in_len - SMB2_HDR_LEN);
 	DBG_DEBUG("%s: %s mid %llu\n", conn->remote, cmd->name,
@@ -233,7 +340,10 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len)
 {
-	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, i;
+	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, i, nrep = 0;
+	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
+	uint64_t prev_sid = 0;
+	uint32_t prev_tid = 0;
 	size_t prev_hdr = (size_t)-1;
 	TALLOC_CTX *tmp;
 	struct wire_buf out;
@@ -274,8 +384,13 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 		}
 		req.out_hdr = out.len;
 		wire_push_zero(&out, SMB2_HDR_LEN);
+		req.prev_session_id = prev_sid;
+		req.prev_tree_id = prev_tid;
+		req.first_in_chain = i == 0;
 
 		status = smb2_dispatch_one(&req);
+		prev_sid = req.session_id;
+		prev_tid = req.tree_id;
 		if (req.disconnect) {
 			talloc_free(tmp);
 			smbd_conn_disconnect(conn, "protocol violation");
@@ -296,6 +411,7 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 		grant = smb2_credits_grant(conn, req.credit_charge,
 					   req.credit_request);
 		smb2_reply_header(&req, status, grant);
+		smb2_decide_signing(&req, &rs[nrep++]);
 		if (req.after_reply != NULL && !out.failed) {
 			req.after_reply(&req, out.data + req.out_hdr,
 					out.len - req.out_hdr);
@@ -310,6 +426,17 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 		talloc_free(tmp);
 		smbd_conn_disconnect(conn, "out of memory");
 		return;
+	}
+	for (i = 0; i < nrep; i++) {
+		size_t end = i + 1 < nrep ? rs[i + 1].hdr : out.len;
+		uint8_t *h = out.data + rs[i].hdr;
+
+		if (!rs[i].sign) {
+			continue;
+		}
+		put_le32(h + SMB2_HDR_FLAGS,
+			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
+		smb2_sign(rs[i].algo, rs[i].key, h, end - rs[i].hdr);
 	}
 	if (out.len > 4) {
 		uint8_t *frame = talloc_steal(NULL, out.data);

@@ -44,7 +44,7 @@ static const struct smb2_pdu_rule smb2_pdu_rules[SMB2_OP_MAX] = {
 	/* 2.2.26: LockCount at 2, Locks at 24, 24 bytes each */
 	[SMB2_OP_LOCK] = {48, 0, {{0}}, 2, 24, 24},
 	/* 2.2.31: InputOffset/InputCount, OutputOffset/OutputCount */
-	[SMB2_OP_IOCTL] = {57, 0, {{24, 4, 28, 4}, {32, 4, 36, 4}}, 0, 0, 0},
+	[SMB2_OP_IOCTL] = {57, 0, {{24, 4, 28, 4}, {36, 4, 40, 4}}, 0, 0, 0},
 	[SMB2_OP_CANCEL] = {4, 0, {{0}}, 0, 0, 0},
 	[SMB2_OP_KEEPALIVE] = {4, 0, {{0}}, 0, 0, 0},
 	/* 2.2.33: FileNameOffset/Length */

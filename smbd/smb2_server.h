@@ -20,6 +20,8 @@
 #include "smbd/smb2.h"
 
 struct smbd_conn;
+struct smbd_session;
+struct smbd_tcon;
 
 struct smb2_request {
 	struct smbd_conn *conn;
@@ -38,6 +40,14 @@ struct smb2_request {
 	uint64_t session_id;
 	uint32_t tree_id;
 	bool related;
+	bool first_in_chain;
+	uint64_t prev_session_id;	/* for related compounds */
+	uint32_t prev_tree_id;
+	bool signed_in;		/* the request was signed and verified */
+
+	/* Resolved by the dispatcher from the table's policy. */
+	struct smbd_session *session;
+	struct smbd_tcon *tcon;
 
 	/* The reply, appended to the frame's output buffer. */
 	struct wire_buf *out;
@@ -46,6 +56,11 @@ struct smb2_request {
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
 	bool no_reply;		/* CANCEL: nothing goes back */
+	bool sign_reply;	/* sign even if the session does not require
+				 * it (final SESSION_SETUP) */
+	bool sign_after_free;	/* LOGOFF: sign with the copy below */
+	uint8_t sign_key[16];
+	int sign_algo;
 	/* Called with the finished reply (header filled, before signing):
 	 * NEGOTIATE and SESSION_SETUP hash it into the preauth hash. */
 	void (*after_reply)(struct smb2_request *req, const uint8_t *reply,
@@ -57,6 +72,8 @@ struct smb2_cmd {
 	const char *name;
 	uint16_t body_size;	/* request StructureSize (MS-SMB2 2.2.x) */
 	bool need_negotiate;	/* refused before NEGOTIATE */
+	bool need_session;	/* a VALID session (USER_SESSION_DELETED) */
+	bool need_tree;		/* a tree connect (NETWORK_NAME_DELETED) */
 	NTSTATUS (*fn)(struct smb2_request *req);
 };
 
@@ -82,6 +99,11 @@ bool smb2_credits_init(struct smbd_conn *conn);
 /* Handlers */
 NTSTATUS smb2_negotiate(struct smb2_request *req);
 NTSTATUS smb2_echo(struct smb2_request *req);
+NTSTATUS smb2_sesssetup(struct smb2_request *req);
+NTSTATUS smb2_logoff(struct smb2_request *req);
+NTSTATUS smb2_tcon(struct smb2_request *req);
+NTSTATUS smb2_tdis(struct smb2_request *req);
+NTSTATUS smb2_ioctl(struct smb2_request *req);
 NTSTATUS smb2_not_implemented(struct smb2_request *req);
 /* SMB1 NEGOTIATE with "SMB 2.002"/"SMB 2.???" (smb1_negotiate.c). */
 void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len);

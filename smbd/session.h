@@ -1,0 +1,73 @@
+/*
+ * Sessions and tree connects (MS-SMB2 3.3.1.8 Session, 3.3.1.9 TreeConnect).
+ *
+ * A session is a talloc child of its connection, a tree connect a child
+ * of its session, so LOGOFF, TREE_DISCONNECT and a dropped connection free
+ * everything below them (DESIGN.md "Memory").
+ */
+#ifndef SMBD_SESSION_H
+#define SMBD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/ntstatus.h"
+#include "smbd/smb2_signing.h"
+
+struct smbd_conn;
+struct gensec;
+struct smbd_tcon;
+
+enum smbd_session_state {
+	SMBD_SESSION_IN_PROGRESS,
+	SMBD_SESSION_VALID,
+};
+
+struct smbd_session {
+	struct smbd_session *prev, *next;
+	struct smbd_conn *conn;
+	uint64_t id;
+	enum smbd_session_state state;
+	struct gensec *gensec;		/* while authenticating */
+	uint8_t preauth_hash[64];	/* 3.1.1, per session (3.3.5.5) */
+
+	/* Who is logged on. */
+	bool anonymous, guest;
+	char *account_name;		/* as authenticated */
+	char *domain;
+	char *unix_name;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t ngroups;
+	char *home;
+
+	/* Keys (3.3.5.5.3). */
+	bool has_keys;
+	uint8_t session_key[16];
+	struct smb2_keys keys;
+	enum smb2_sign_algo sign_algo;
+	bool signing_required;
+	bool encrypt;
+
+	struct smbd_tcon *tcons;
+	uint32_t next_tid;
+};
+
+struct smbd_tcon {
+	struct smbd_tcon *prev, *next;
+	struct smbd_session *session;
+	uint32_t id;
+	int snum;		/* share in the configuration, -1 for IPC$ */
+	char *share_name;
+	char *path;		/* resolved `path` (substitutions done) */
+	bool ipc;
+	bool read_only;
+	uint32_t maximal_access;
+};
+
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): a table of the FSCTLs we
+ * implement.  File-system and pipe FSCTLs join the table with their
+ * issues; an unknown code gets STATUS_NOT_SUPPORTED.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/session.h"
+#include "smbd/smbd.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+#define SMB2_0_IOCTL_IS_FSCTL 0x00000001
+
+#define FSCTL_DFS_GET_REFERRALS 0x00060194
+#define FSCTL_DFS_GET_REFERRALS_EX 0x000601B0
+#define FSCTL_VALIDATE_NEGOTIATE_INFO 0x00140204
+
+struct smb2_ioctl_state {
+	struct smb2_request *req;
+	uint32_t ctl_code;
+	uint8_t file_id[16];
+	struct wire_cur in;
+	uint32_t max_out;
+	struct wire_buf *out;	/* the output buffer is appended here */
+};
+
+/*
+ * 3.3.5.15.12: the client repeats what it sent in NEGOTIATE; any
+ * difference means a man in the middle changed it, so drop the
+ * connection.  3.1.1 has the preauth hash instead, and a client that
+ * still sends this is dropped too.
+ */
+static NTSTATUS fsctl_validate_negotiate(struct smb2_ioctl_state *st)
+{
+	struct smbd_conn *conn = st->req->conn;
+	uint32_t caps;
+	uint8_t guid[16];
+	uint16_t secmode, count, d, i, best = 0;
+	const struct lp_ctx *lp = conn->worker->srv->lp;
+
+	if (conn->dialect == SMB2_DIALECT_0311 ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&st->in, &caps)) ||
+	    !NT_STATUS_IS_OK(wire_pull_bytes(&st->in, guid, 16)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&st->in, &secmode)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&st->in, &count)) ||
+	    wire_remaining(&st->in) < (size_t)count * 2 || st->max_out < 24) {
+		st->req->disconnect = true;
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	for (i = 0; i < count; i++) {
+		(void)wire_pull_le16(&st->in, &d);
+		if (d >= lp_int(lp, LP_GLOBAL, LP_SERVER_MIN_PROTOCOL) &&
+		    d <= lp_int(lp, LP_GLOBAL, LP_SERVER_MAX_PROTOCOL) &&
+		    d != SMB2_DIALECT_WILDCARD && d > best) {
+			best = d;
+		}
+	}
+	if (caps != conn->client_caps ||
+	    memcmp(guid, conn->client_guid, 16) != 0 ||
+	    secmode != conn->client_security_mode || best != conn->dialect) {
+		DBG_ERR("%s: VALIDATE_NEGOTIATE_INFO mismatch: dropping the "
+			"connection\n",
+			conn->remote);
+		st->req->disconnect = true;
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	wire_push_le32(st->out, conn->server_caps);
+	wire_push_bytes(st->out, conn->worker->srv->server_guid, 16);
+	wire_push_le16(st->out, conn->server_security_mode);
+	wire_push_le16(st->out, conn->dialect);
+	/* The answer proves the server's side: it must be signed. */
+	st->req->sign_reply = true;
+	return NT_STATUS_OK;
+}
+
+/* 3.3.5.15.2: a server without DFS answers referrals this way. */
+static NTSTATUS fsctl_dfs_referrals(struct smb2_ioctl_state *st)
+{
+	return NT_STATUS_FS_DRIVER_REQUIRED;
+}
+
+struct smb2_fsctl {
+	uint32_t code;
+	NTSTATUS (*fn)(struct smb2_ioctl_state *st);
+};
+
+static const struct smb2_fsctl smb2_fsctls[] = {
+	{FSCTL_DFS_GET_REFERRALS, fsctl_dfs_referrals},
+	{FSCTL_DFS_GET_REFERRALS_EX, fsctl_dfs_referrals},
+	{FSCTL_VALIDATE_NEGOTIATE_INFO, fsctl_validate_negotiate},
+};
+
+NTSTATUS smb2_ioctl(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct smb2_ioctl_state st;
+	uint32_t in_off, in_len, out_off, out_len, max_in, flags;
+	size_t body, data, i;
+	NTSTATUS status = NT_STATUS_NOT_SUPPORTED;
+
+	memset(&st, 0, sizeof(st));
+	st.req = req;
+	st.out = req->out;
+	(void)wire_skip(b, 4);
+	(void)wire_pull_le32(b, &st.ctl_code);
+	(void)wire_pull_bytes(b, st.file_id, 16);
+	(void)wire_pull_le32(b, &in_off);
+	(void)wire_pull_le32(b, &in_len);
+	(void)wire_pull_le32(b, &max_in);
+	(void)wire_pull_le32(b, &out_off);
+	(void)wire_pull_le32(b, &out_len);
+	(void)wire_pull_le32(b, &st.max_out);
+	(void)wire_pull_le32(b, &flags);
+	if (in_len > 0) {
+		wire_cur_init(&st.in, req->in + in_off, in_len);
+	}
+	if (flags != SMB2_0_IOCTL_IS_FSCTL) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+
+	/* 2.2.32 IOCTL Response; the output buffer follows the body. */
+	body = req->out->len;
+	wire_push_le16(req->out, 49);
+	wire_push_le16(req->out, 0);
+	wire_push_le32(req->out, st.ctl_code);
+	wire_push_bytes(req->out, st.file_id, 16);
+	wire_push_zero(req->out, 24); /* offsets, counts, flags, reserved */
+	data = req->out->len;
+
+	for (i = 0; i < sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]); i++) {
+		if (smb2_fsctls[i].code == st.ctl_code) {
+			status = smb2_fsctls[i].fn(&st);
+			break;
+		}
+	}
+	if (NT_STATUS_IS_ERR(status) || req->out->failed) {
+		return req->out->failed ? NT_STATUS_NO_MEMORY : status;
+	}
+	if (req->out->len - data > st.max_out) {
+		return NT_STATUS_BUFFER_TOO_SMALL;
+	}
+	/* InputOffset/OutputOffset point at the buffer even when empty. */
+	put_le32(req->out->data + body + 24, (uint32_t)(data - req->out_hdr));
+	put_le32(req->out->data + body + 32, (uint32_t)(data - req->out_hdr));
+	put_le32(req->out->data + body + 36, (uint32_t)(req->out->len - data));
+	if (req->out->len == data) {
+		wire_push_u8(req->out, 0); /* the byte StructureSize counts */
+	}
+	return status;
+}

@@ -1,0 +1,393 @@
+/*
+ * SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6).
+ *
+ * A session is created by the first SESSION_SETUP with SessionId 0 and
+ * stays IN_PROGRESS while the SPNEGO/NTLMSSP legs run (smbd/auth/gensec).
+ * A SESSION_SETUP on a VALID session is a re-authentication: the session
+ * keeps working with its old identity and keys until the new exchange
+ * succeeds (3.3.5.5.3 keeps the signing key of the first authentication).
+ * 3.1.1 hashes every SESSION_SETUP request and every non-final response
+ * into the session's preauth hash, from which the keys are derived.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/session.h"
+#include "smbd/smbd.h"
+#include "smbd/auth/gensec.h"
+#include "smbd/auth/passdb.h"
+#include "conf/loadparm.h"
+#include "lib/crypto.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+#define SMB2_SESSION_FLAG_BINDING 0x01
+#define SMB2_SESSION_FLAG_IS_GUEST 0x0001
+#define SMB2_SESSION_FLAG_IS_NULL 0x0002
+#define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
+
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
+{
+	struct smbd_session *s;
+
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		if (s->id == id) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static int session_destructor(struct smbd_session *s)
+{
+	struct smbd_conn *conn = s->conn;
+
+	if (s->prev != NULL) {
+		s->prev->next = s->next;
+	} else {
+		conn->sessions = s->next;
+	}
+	if (s->next != NULL) {
+		s->next->prev = s->prev;
+	}
+	explicit_bzero(s->session_key, sizeof(s->session_key));
+	explicit_bzero(&s->keys, sizeof(s->keys));
+	return 0;
+}
+
+static struct smbd_session *session_new(struct smbd_conn *conn)
+{
+	struct smbd_worker *w = conn->worker;
+	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
+
+	if (s == NULL) {
+		return NULL;
+	}
+	s->conn = conn;
+	/* Unique across workers and worker restarts: a random epoch, the
+	 * worker and a counter (never 0 and never all ones, 2.2.1). */
+	if (w->session_epoch == 0) {
+		crypto_random(&w->session_epoch, sizeof(w->session_epoch));
+		w->session_epoch |= 1;
+	}
+	s->id = ((uint64_t)w->session_epoch << 48) |
+		((uint64_t)(w->index & 0xff) << 40) | (++w->session_seq);
+	s->state = SMBD_SESSION_IN_PROGRESS;
+	s->next_tid = 1;
+	memcpy(s->preauth_hash, conn->preauth_hash, sizeof(s->preauth_hash));
+	s->next = conn->sessions;
+	if (s->next != NULL) {
+		s->next->prev = s;
+	}
+	conn->sessions = s;
+	talloc_set_destructor(s, session_destructor);
+	return s;
+}
+
+static void session_preauth(struct smbd_session *s, const uint8_t *msg,
+			    size_t len)
+{
+	struct crypto_iov iov[2] = {
+		{s->preauth_hash, sizeof(s->preauth_hash)},
+		{msg, len},
+	};
+
+	crypto_sha512_iov(iov, 2, s->preauth_hash);
+}
+
+static void sesssetup_after_reply(struct smb2_request *req,
+				  const uint8_t *reply, size_t len)
+{
+	struct smbd_session *s = req->session;
+
+	/* Only replies with MORE_PROCESSING_REQUIRED go into the hash. */
+	if (s != NULL && req->conn->dialect == SMB2_DIALECT_0311 &&
+	    le32(reply + SMB2_HDR_STATUS) == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		session_preauth(s, reply, len);
+	}
+}
+
+static enum crypto_cipher session_cipher(uint16_t cipher)
+{
+	switch (cipher) {
+	case SMB2_ENCRYPTION_AES128_GCM:
+		return CRYPTO_AES128_GCM;
+	case SMB2_ENCRYPTION_AES256_CCM:
+		return CRYPTO_AES256_CCM;
+	case SMB2_ENCRYPTION_AES256_GCM:
+		return CRYPTO_AES256_GCM;
+	default:
+		return CRYPTO_AES128_CCM;
+	}
+}
+
+/* Copy who logged on out of the gensec result (3.3.5.5.3). */
+static NTSTATUS session_take_identity(struct smbd_session *s,
+				      const struct auth_result *r)
+{
+	const struct auth_user_info *u = r->user;
+
+	s->anonymous = r->anonymous;
+	s->guest = r->guest;
+	TALLOC_FREE(s->account_name);
+	TALLOC_FREE(s->domain);
+	TALLOC_FREE(s->unix_name);
+	TALLOC_FREE(s->groups);
+	if (u != NULL) {
+		s->account_name = talloc_strdup(s, u->account_name);
+		s->domain = talloc_strdup(s, u->domain ? u->domain : "");
+		s->unix_name = talloc_strdup(s, u->unix_name);
+		s->uid = u->uid;
+		s->gid = u->gid;
+		s->ngroups = u->ngroups;
+		s->groups = talloc_memdup(s, u->groups,
+					  sizeof(gid_t) * (u->ngroups + 1));
+		if (s->account_name == NULL || s->unix_name == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+static void session_set_keys(struct smbd_session *s,
+			     const struct auth_result *r, uint8_t sec_mode)
+{
+	struct smbd_conn *conn = s->conn;
+	const struct lp_ctx *lp = conn->worker->srv->lp;
+
+	/* Anonymous and guest sessions have no key worth signing with. */
+	if (!r->has_session_key || r->anonymous || r->guest) {
+		s->has_keys = false;
+		s->signing_required = false;
+		return;
+	}
+	memcpy(s->session_key, r->session_key, 16);
+	smb2_derive_keys(conn->dialect, s->session_key, s->preauth_hash,
+			 session_cipher(conn->cipher), &s->keys);
+	s->has_keys = true;
+	s->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
+	s->signing_required =
+		(sec_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED) != 0 ||
+		lp_int(lp, LP_GLOBAL, LP_SERVER_SIGNING) == LP_SIGNING_MANDATORY;
+}
+
+static struct auth_config *sesssetup_auth_config(struct smbd_conn *conn)
+{
+	struct smbd_worker *w = conn->worker;
+	const struct lp_ctx *lp = w->srv->lp;
+	struct auth_config *c;
+
+	if (w->auth_cfg != NULL) {
+		return w->auth_cfg;
+	}
+	c = talloc_zero(w, struct auth_config);
+	if (c == NULL) {
+		return NULL;
+	}
+	c->netbios_name = lp_str(lp, LP_GLOBAL, LP_NETBIOS_NAME);
+	c->workgroup = lp_str(lp, LP_GLOBAL, LP_WORKGROUP);
+	c->dns_domain = lp_str(lp, LP_GLOBAL, LP_REALM);
+	c->dns_hostname = "";
+	c->ntlm_auth = auth_ntlm_policy_from_string(
+		lp_str(lp, LP_GLOBAL, LP_NTLM_AUTH));
+	if (c->ntlm_auth < 0) {
+		c->ntlm_auth = AUTH_NTLM_NTLMV2_ONLY;
+	}
+	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
+				   LP_MAP_TO_GUEST_BAD_USER;
+	c->guest_account = lp_str(lp, LP_GLOBAL, LP_GUEST_ACCOUNT);
+	c->restrict_anonymous =
+		lp_int(lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 2;
+	w->auth_cfg = c;
+	return c;
+}
+
+/* The user database, opened on first use so a passdb.tdb created after
+ * start-up (smbpasswd -a) is found. */
+static NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx,
+				 const char *user, const char *domain,
+				 struct auth_user_info **out)
+{
+	struct smbd_worker *w = priv;
+
+	if (w->passdb == NULL) {
+		const struct lp_ctx *lp = w->srv->lp;
+		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
+						   LP_PRIVATE_DIR));
+		NTSTATUS st = passdb_open(w, path, false, &w->passdb);
+
+		talloc_free(path);
+		if (!NT_STATUS_IS_OK(st)) {
+			w->passdb = NULL;
+			return NT_STATUS_NO_SUCH_USER;
+		}
+	}
+	return passdb_auth_lookup(w->passdb, mem_ctx, user, domain, out);
+}
+
+static NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
+				const uint8_t *blob, size_t blob_len)
+{
+	/* 2.2.6: StructureSize 9, SessionFlags, SecurityBufferOffset/Len */
+	wire_push_le16(req->out, 9);
+	wire_push_le16(req->out, flags);
+	wire_push_le16(req->out, blob_len ? SMB2_HDR_LEN + 8 : 0);
+	wire_push_le16(req->out, (uint16_t)blob_len);
+	wire_push_bytes(req->out, blob, blob_len);
+	if (blob_len == 0) {
+		wire_push_u8(req->out, 0);
+	}
+	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/* After a successful exchange: identity, keys, signing of the reply. */
+static NTSTATUS sesssetup_done(struct smb2_request *req,
+			       struct smbd_session *s, uint8_t sec_mode,
+			       uint16_t *flags)
+{
+	const struct auth_result *r = gensec_result(s->gensec);
+	bool reauth = s->state == SMBD_SESSION_VALID;
+	NTSTATUS st;
+
+	if (r == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	if (reauth && s->account_name != NULL && r->user != NULL &&
+	    strcasecmp(s->account_name, r->user->account_name) != 0) {
+		/* 3.3.5.5.3: a re-authentication must be the same user. */
+		return NT_STATUS_LOGON_FAILURE;
+	}
+	st = session_take_identity(s, r);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (!reauth) {
+		session_set_keys(s, r, sec_mode);
+	}
+	*flags = 0;
+	if (s->anonymous) {
+		*flags |= SMB2_SESSION_FLAG_IS_NULL;
+	} else if (s->guest) {
+		*flags |= SMB2_SESSION_FLAG_IS_GUEST;
+	}
+	s->state = SMBD_SESSION_VALID;
+	/* 3.3.4.1.1: the final response is signed when the session signs,
+	 * and always for 3.1.1 (it authenticates the preauth hash). */
+	if (s->has_keys && (s->signing_required ||
+			    req->conn->dialect == SMB2_DIALECT_0311 ||
+			    (req->flags & SMB2_FLAGS_SIGNED))) {
+		req->sign_reply = true;
+	}
+	DBG_INFO("%s: session %llx: %s%s%s logged on\n", req->conn->remote,
+		 (unsigned long long)s->id,
+		 s->anonymous ? "anonymous" : s->account_name,
+		 s->guest ? " (guest)" : "", reauth ? " again" : "");
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_sesssetup(struct smb2_request *req)
+{
+	struct smbd_conn *conn = req->conn;
+	struct wire_cur *b = &req->body;
+	struct smbd_session *s;
+	struct auth_config *cfg;
+	uint8_t flags, sec_mode;
+	uint16_t off, len, out_flags = 0;
+	uint64_t prev_id;
+	const uint8_t *blob;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS st;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &flags);
+	(void)wire_pull_u8(b, &sec_mode);
+	(void)wire_skip(b, 8); /* Capabilities, Channel */
+	(void)wire_pull_le16(b, &off);
+	(void)wire_pull_le16(b, &len);
+	(void)wire_pull_le64(b, &prev_id);
+	blob = len ? req->in + off : NULL; /* the table checked the range */
+
+	if (flags & SMB2_SESSION_FLAG_BINDING) {
+		/* Multichannel is not offered (no CAP_MULTI_CHANNEL). */
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (req->session_id == 0) {
+		s = session_new(conn);
+		if (s == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		req->session_id = s->id;
+	} else {
+		s = smbd_session_find(conn, req->session_id);
+		if (s == NULL) {
+			return NT_STATUS_USER_SESSION_DELETED;
+		}
+	}
+	req->session = s;
+	if (conn->dialect == SMB2_DIALECT_0311) {
+		session_preauth(s, req->in, req->in_len);
+		req->after_reply = sesssetup_after_reply;
+	}
+	if (s->gensec == NULL) {
+		cfg = sesssetup_auth_config(conn);
+		s->gensec = cfg ? gensec_new(s, cfg, sesssetup_lookup,
+					     conn->worker, conn->remote_addr)
+				: NULL;
+		if (s->gensec == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	st = gensec_update(s->gensec, req->mem_ctx, blob, len, &out, &out_len);
+	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		req->keep_body = true;
+		(void)sesssetup_reply(req, 0, out, out_len);
+		return st;
+	}
+	if (NT_STATUS_IS_OK(st)) {
+		st = sesssetup_done(req, s, sec_mode, &out_flags);
+	}
+	TALLOC_FREE(s->gensec);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("%s: session setup failed: %s\n", conn->remote,
+			   nt_errstr(st));
+		/* A failed (re)authentication ends the session (3.3.5.5). */
+		req->session = NULL;
+		talloc_free(s);
+		return st;
+	}
+	if (prev_id != 0 && prev_id != s->id) {
+		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
+		 * the same user; only this connection's are reachable until
+		 * the shared session table lands (issue 6). */
+		struct smbd_session *old = smbd_session_find(conn, prev_id);
+		if (old != NULL && old->account_name != NULL &&
+		    s->account_name != NULL &&
+		    strcasecmp(old->account_name, s->account_name) == 0) {
+			talloc_free(old);
+		}
+	}
+	return sesssetup_reply(req, out_flags, out, out_len);
+}
+
+NTSTATUS smb2_logoff(struct smb2_request *req)
+{
+	struct smbd_session *s = req->session;
+
+	DBG_INFO("%s: session %llx logs off\n", req->conn->remote,
+		 (unsigned long long)s->id);
+	/* The reply is still signed with the session's key: keep a copy
+	 * of what signing needs before the session goes. */
+	req->session = NULL;
+	req->sign_after_free = s->has_keys &&
+			       (s->signing_required ||
+				(req->flags & SMB2_FLAGS_SIGNED));
+	if (req->sign_after_free) {
+		memcpy(req->sign_key, s->keys.signing, 16);
+		req->sign_algo = s->sign_algo;
+	}
+	talloc_free(s);
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}

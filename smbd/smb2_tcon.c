@@ -1,0 +1,313 @@
+/*
+ * TREE_CONNECT and TREE_DISCONNECT (MS-SMB2 2.2.9-2.2.12, 3.3.5.7,
+ * 3.3.5.8): find the share in smb.conf (IPC$ is built in, [homes] maps a
+ * user's own name to the home directory), apply the share's access rules,
+ * answer share type, flags and the maximal access.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/access.h"
+#include "smbd/conn.h"
+#include "smbd/session.h"
+#include "smbd/smbd.h"
+#include "smbd/auth/auth_str.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define SMB2_SHARE_TYPE_DISK 0x01
+#define SMB2_SHARE_TYPE_PIPE 0x02
+
+#define SMB2_SHAREFLAG_MANUAL_CACHING 0x00000000
+#define SMB2_SHAREFLAG_AUTO_CACHING 0x00000010
+#define SMB2_SHAREFLAG_VDO_CACHING 0x00000020
+#define SMB2_SHAREFLAG_NO_CACHING 0x00000030
+#define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM 0x00000800
+
+/* MS-SMB2 2.2.13.1.1 access masks for MaximalAccess. */
+#define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
+#define SMBD_ACCESS_ALL 0x001f01ff	  /* FILE_ALL_ACCESS */
+
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
+{
+	struct smbd_tcon *t;
+
+	for (t = s->tcons; t != NULL; t = t->next) {
+		if (t->id == id) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static int tcon_destructor(struct smbd_tcon *t)
+{
+	if (t->prev != NULL) {
+		t->prev->next = t->next;
+	} else {
+		t->session->tcons = t->next;
+	}
+	if (t->next != NULL) {
+		t->next->prev = t->prev;
+	}
+	return 0;
+}
+
+/* "\\server\share" -> "share" (a bare name is accepted too). */
+static const char *tcon_share_part(const char *unc)
+{
+	const char *p;
+
+	if (unc[0] == '\\' && unc[1] == '\\') {
+		p = strchr(unc + 2, '\\');
+		return p != NULL ? p + 1 : NULL;
+	}
+	return unc;
+}
+
+static char *tcon_home_dir(TALLOC_CTX *mem_ctx, const char *unix_name)
+{
+	struct passwd pwbuf, *pw = NULL;
+	char buf[4096];
+
+	if (unix_name == NULL ||
+	    getpwnam_r(unix_name, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
+	    pw == NULL) {
+		return NULL;
+	}
+	return talloc_strdup(mem_ctx, pw->pw_dir);
+}
+
+static NTSTATUS tcon_check_access(struct smb2_request *req,
+				  struct smbd_session *s, int snum,
+				  const struct lp_subst *sub, bool *read_only)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	TALLOC_CTX *tmp = talloc_new(req->mem_ctx);
+	struct smbd_user_id uid = {
+		.name = s->account_name,
+		.unix_name = s->unix_name,
+		.gid = s->gid,
+		.groups = s->groups,
+		.ngroups = s->ngroups,
+	};
+	const char **allow = lp_list(tmp, lp, snum, LP_HOSTS_ALLOW);
+	const char **deny = lp_list(tmp, lp, snum, LP_HOSTS_DENY);
+	const char **valid, **invalid, **rlist, **wlist;
+	size_t i;
+	NTSTATUS st = NT_STATUS_ACCESS_DENIED;
+
+	if (!smbd_host_allowed(allow, deny, req->conn->remote_addr)) {
+		DBG_NOTICE("%s: host not allowed on [%s]\n", req->conn->remote,
+			   lp_share_name(lp, snum));
+		goto out;
+	}
+	if ((s->guest || s->anonymous) && !lp_bool(lp, snum, LP_GUEST_OK)) {
+		goto out;
+	}
+	valid = lp_list(tmp, lp, snum, LP_VALID_USERS);
+	invalid = lp_list(tmp, lp, snum, LP_INVALID_USERS);
+	/* `valid users = %S` is the usual [homes] rule: substitute. */
+	for (i = 0; valid != NULL && valid[i] != NULL; i++) {
+		valid[i] = lp_substitute(tmp, lp, valid[i], sub);
+	}
+	if (!s->guest && !s->anonymous) {
+		if (smbd_user_in_list(invalid, &uid)) {
+			goto out;
+		}
+		if (valid != NULL && valid[0] != NULL &&
+		    !smbd_user_in_list(valid, &uid)) {
+			goto out;
+		}
+	} else if (valid != NULL && valid[0] != NULL) {
+		goto out;
+	}
+	*read_only = lp_bool(lp, snum, LP_READ_ONLY);
+	rlist = lp_list(tmp, lp, snum, LP_READ_LIST);
+	wlist = lp_list(tmp, lp, snum, LP_WRITE_LIST);
+	if (smbd_user_in_list(rlist, &uid)) {
+		*read_only = true;
+	}
+	if (smbd_user_in_list(wlist, &uid)) {
+		*read_only = false;
+	}
+	st = NT_STATUS_OK;
+out:
+	talloc_free(tmp);
+	return st;
+}
+
+/* Resolve the share name to a configured share (snum) or IPC$ (-1). */
+static NTSTATUS tcon_find_share(struct smb2_request *req,
+				struct smbd_session *s, const char *name,
+				int *snum, bool *homes)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+
+	*homes = false;
+	if (strcasecmp(name, "IPC$") == 0) {
+		*snum = -1;
+		return NT_STATUS_OK;
+	}
+	*snum = lp_find_share(lp, name);
+	if (*snum >= 0 && strcasecmp(lp_share_name(lp, *snum), "homes") == 0) {
+		*snum = -1; /* [homes] itself is not a share name */
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	if (*snum < 0 && s->account_name != NULL &&
+	    (strcasecmp(name, s->account_name) == 0 ||
+	     (s->unix_name && strcasecmp(name, s->unix_name) == 0))) {
+		*snum = lp_find_share(lp, "homes");
+		*homes = *snum >= 0;
+	}
+	if (*snum < 0 || !lp_bool(lp, *snum, LP_AVAILABLE) ||
+	    lp_bool(lp, *snum, LP_PRINTABLE)) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	return NT_STATUS_OK;
+}
+
+static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
+{
+	uint32_t f = 0;
+
+	switch (lp_int(lp, snum, LP_CSC_POLICY)) {
+	case LP_CSC_DOCUMENTS:
+		f |= SMB2_SHAREFLAG_AUTO_CACHING;
+		break;
+	case LP_CSC_PROGRAMS:
+		f |= SMB2_SHAREFLAG_VDO_CACHING;
+		break;
+	case LP_CSC_DISABLE:
+		f |= SMB2_SHAREFLAG_NO_CACHING;
+		break;
+	default:
+		break;
+	}
+	if (lp_bool(lp, snum, LP_ACCESS_BASED_SHARE_ENUM)) {
+		f |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
+	}
+	return f;
+}
+
+static NTSTATUS tcon_setup_disk(struct smb2_request *req,
+				struct smbd_session *s, struct smbd_tcon *t,
+				bool homes, const char *name)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct lp_subst sub = {
+		.user = s->account_name,
+		.share = name,
+		.client_ip = req->conn->remote_addr,
+		.unix_user = s->unix_name,
+	};
+	struct stat st;
+	bool ro = true;
+	NTSTATUS status;
+
+	sub.home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
+	status = tcon_check_access(req, s, t->snum, &sub, &ro);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (homes) {
+		t->path = sub.home ? talloc_strdup(t, sub.home) : NULL;
+	} else {
+		t->path = lp_str_subst(t, lp, t->snum, LP_PATH, &sub);
+	}
+	if (t->path == NULL || t->path[0] == '\0' || stat(t->path, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		DBG_ERR("share [%s]: path '%s' is not a directory: %s\n", name,
+			t->path ? t->path : "", strerror(errno));
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	t->read_only = ro;
+	t->maximal_access = ro ? SMBD_ACCESS_READ_ONLY : SMBD_ACCESS_ALL;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_tcon(struct smb2_request *req)
+{
+	struct smbd_session *s = req->session;
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct wire_cur *b = &req->body;
+	struct smbd_tcon *t;
+	uint16_t off, len;
+	char *unc = NULL;
+	const char *name;
+	bool homes;
+	int snum;
+	NTSTATUS st;
+
+	(void)wire_skip(b, 4);
+	(void)wire_pull_le16(b, &off);
+	(void)wire_pull_le16(b, &len);
+	/* 3.1.1 TREE_CONNECT extension (Flags bit 0x0004) is not used by
+	 * the clients we serve without CAP_... ; the path is at PathOffset
+	 * in both forms. */
+	if (len == 0 ||
+	    !NT_STATUS_IS_OK(auth_utf16_to_utf8(req->mem_ctx, req->in + off,
+						len, &unc))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	name = tcon_share_part(unc);
+	if (name == NULL || name[0] == '\0' || strchr(name, '\\') != NULL) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	st = tcon_find_share(req, s, name, &snum, &homes);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_INFO("%s: no share [%s]\n", req->conn->remote, name);
+		return st;
+	}
+	t = talloc_zero(s, struct smbd_tcon);
+	if (t == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	t->session = s;
+	t->snum = snum;
+	t->ipc = snum < 0;
+	t->share_name = talloc_strdup(t, name);
+	if (t->ipc) {
+		t->maximal_access = SMBD_ACCESS_ALL;
+	} else {
+		st = tcon_setup_disk(req, s, t, homes, name);
+		if (!NT_STATUS_IS_OK(st)) {
+			talloc_free(t);
+			return st;
+		}
+	}
+	t->id = s->next_tid++;
+	t->next = s->tcons;
+	if (t->next != NULL) {
+		t->next->prev = t;
+	}
+	s->tcons = t;
+	talloc_set_destructor(t, tcon_destructor);
+	req->tree_id = t->id;
+	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,
+		 s->anonymous ? "anonymous" : s->account_name, t->share_name,
+		 t->id);
+
+	/* 2.2.10 TREE_CONNECT Response */
+	wire_push_le16(req->out, 16);
+	wire_push_u8(req->out,
+		     t->ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
+	wire_push_u8(req->out, 0);
+	wire_push_le32(req->out, t->ipc ? 0 : tcon_share_flags(lp, snum));
+	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
+	wire_push_le32(req->out, t->maximal_access);
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_tdis(struct smb2_request *req)
+{
+	talloc_free(req->tcon);
+	req->tcon = NULL;
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}
