@@ -48,11 +48,10 @@ static void dump_share(const struct lp_ctx *lp,
 	dump_parms(svc, f);
 }
 
-void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults)
+static void dump_global(const struct lp_ctx *lp, FILE *f, bool show_defaults)
 {
 	const struct conf_service *g = lp->st->global;
 	size_t i;
-	int snum;
 
 	fprintf(f, "# Global parameters\n[global]\n");
 	for (i = 0; i < LP__COUNT; i++) {
@@ -68,7 +67,24 @@ void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults)
 			conf_slot_str(s->set ? s : d));
 	}
 	dump_parms(g, f);
+}
+
+void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults)
+{
+	int snum;
+
+	dump_global(lp, f, show_defaults);
 	for (snum = 0; snum < lp->st->nshares; snum++) {
+		dump_share(lp, lp->st->shares[snum], f);
+	}
+}
+
+void lp_dump_section(const struct lp_ctx *lp, int snum, FILE *f,
+		     bool show_defaults)
+{
+	if (snum == LP_GLOBAL) {
+		dump_global(lp, f, show_defaults);
+	} else if (snum >= 0 && snum < lp->st->nshares) {
 		dump_share(lp, lp->st->shares[snum], f);
 	}
 }

@@ -343,6 +343,9 @@ const char *lp_config_file(const struct lp_ctx *lp);
  * differ from the default (for shares: from [global]) are printed.
  */
 void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults);
+/* One section of lp_dump(): [global] for LP_GLOBAL, else the share. */
+void lp_dump_section(const struct lp_ctx *lp, int snum, FILE *f,
+		     bool show_defaults);
 
 /*
  * Logic checks as testparm does them (min > max protocol, unsupported

@@ -144,6 +144,18 @@ static int run(FILE *out, struct lp_ctx *lp, const char *file,
 
 		return r != 0 ? r : ret;
 	}
+	if (o->section != NULL) {
+		int snum = strcasecmp(o->section, "global") == 0
+				   ? LP_GLOBAL
+				   : lp_find_share(lp, o->section);
+
+		if (snum == -1 && strcasecmp(o->section, "global") != 0) {
+			fprintf(stderr, "Unknown section %s\n", o->section);
+			return 1;
+		}
+		lp_dump_section(lp, snum, out, o->verbose);
+		return ret;
+	}
 	fprintf(stderr, "Server role: ROLE_STANDALONE\n\n");
 	if (!o->suppress) {
 		int c;

@@ -60,6 +60,12 @@ v=$($tp -s --option "server max protocol=SMB2" --parameter-name="max protocol" "
 $tp -s --option="bogus=1" "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "bad --option: exit 0"
 $tp -s --parameter-name=nosuch "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "unknown --parameter-name: exit 0"
 
+# --section-name alone dumps that section only
+$tp -s --section-name=DATA "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "--section-name"
+grep -q '^\[data\]$' "$tmp/out" || fail "--section-name: no [data]"
+grep -q 'global' "$tmp/out" && fail "--section-name: [global] dumped"
+$tp -s --section-name=nosuch "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "unknown section: exit 0"
+
 # -v shows defaults
 $tp -s -v "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "-v"
 grep -q '^	smbd io backend = io_uring$' "$tmp/out" || fail "-v: no defaults"
