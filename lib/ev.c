@@ -291,12 +291,48 @@ static void ev_run_timers(struct ev_loop *loop)
 	}
 }
 
-/* ---- signals ---- */
+/* ---- watched fds and signals ---- */
+
+int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
+		void (*on_readable)(void *priv), void *priv)
+{
+	struct ev_fdwatch *w = talloc_zero(mem_ctx, struct ev_fdwatch);
+
+	if (w == NULL) {
+		return -ENOMEM;
+	}
+	w->loop = loop;
+	w->fd = fd;
+	w->on_readable = on_readable;
+	w->priv = priv;
+	return loop->ops->watch_fd(w);
+}
+
+void ev_fdwatch_ready(struct ev_fdwatch *w)
+{
+	w->on_readable(w->priv);
+}
+
+struct ev_sigstate {
+	int fd;
+	void (*fn)(void *priv, int signo);
+	void *priv;
+};
+
+static void ev_signal_readable(void *priv)
+{
+	struct ev_sigstate *ss = priv;
+	struct signalfd_siginfo si;
+
+	while (read(ss->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		ss->fn(ss->priv, (int)si.ssi_signo);
+	}
+}
 
 int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
 	       void (*fn)(void *priv, int signo), void *priv)
 {
-	struct ev_sigwatch *w;
+	struct ev_sigstate *ss;
 	sigset_t set;
 	size_t i;
 
@@ -307,27 +343,17 @@ int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
 		return -errno;
 	}
-	w = talloc_zero(loop, struct ev_sigwatch);
-	if (w == NULL) {
+	ss = talloc_zero(loop, struct ev_sigstate);
+	if (ss == NULL) {
 		return -ENOMEM;
 	}
-	w->loop = loop;
-	w->fn = fn;
-	w->priv = priv;
-	w->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (w->fd == -1) {
+	ss->fn = fn;
+	ss->priv = priv;
+	ss->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (ss->fd == -1) {
 		return -errno;
 	}
-	return loop->ops->watch_signals(w);
-}
-
-void ev_sigwatch_read(struct ev_sigwatch *w)
-{
-	struct signalfd_siginfo si;
-
-	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		w->fn(w->priv, (int)si.ssi_signo);
-	}
+	return ev_watch_fd(loop, ss, ss->fd, ev_signal_readable, ss);
 }
 
 int ev_listen(struct ev_loop *loop, int fd,

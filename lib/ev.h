@@ -77,6 +77,12 @@ int ev_stream_fd(const struct ev_stream *st);
 struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			      uint64_t ms, void (*fn)(void *priv), void *priv);
 
+/* Call on_readable whenever fd is readable (it must drain fd: the
+ * watch is level-triggered).  The watch lives until mem_ctx is freed and
+ * then must not fire again, so only use it for fds that live as long. */
+int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
+		void (*on_readable)(void *priv), void *priv);
+
 /* Deliver these signals (blocked process-wide) through the loop. */
 int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
 	       void (*fn)(void *priv, int signo), void *priv);

@@ -16,7 +16,7 @@
 #define EVE_RBUF (256 * 1024)
 #define EVE_MAXEVENTS 64
 
-enum eve_kind { EVE_LISTENER, EVE_STREAM, EVE_SIGNAL };
+enum eve_kind { EVE_LISTENER, EVE_STREAM, EVE_FDWATCH };
 
 struct eve_state {
 	int epfd;
@@ -87,9 +87,9 @@ static int eve_listen(struct ev_listener *l)
 	return eve_add(l->loop, l->fd, EPOLLIN, EVE_LISTENER, l, l);
 }
 
-static int eve_watch_signals(struct ev_sigwatch *w)
+static int eve_watch_fd(struct ev_fdwatch *w)
 {
-	return eve_add(w->loop, w->fd, EPOLLIN, EVE_SIGNAL, w, w);
+	return eve_add(w->loop, w->fd, EPOLLIN, EVE_FDWATCH, w, w);
 }
 
 static int eve_stream_start(struct ev_stream *st)
@@ -199,8 +199,8 @@ static int eve_wait(struct ev_loop *loop, int timeout_ms)
 		case EVE_LISTENER:
 			eve_accept_all(tag->obj);
 			break;
-		case EVE_SIGNAL:
-			ev_sigwatch_read(tag->obj);
+		case EVE_FDWATCH:
+			ev_fdwatch_ready(tag->obj);
 			break;
 		case EVE_STREAM: {
 			struct ev_stream *st = tag->obj;
@@ -228,7 +228,7 @@ const struct ev_backend_ops ev_epoll_ops = {
 	.init = eve_init,
 	.fini = eve_fini,
 	.listen = eve_listen,
-	.watch_signals = eve_watch_signals,
+	.watch_fd = eve_watch_fd,
 	.stream_start = eve_stream_start,
 	.stream_kick_send = eve_stream_kick_send,
 	.stream_shutdown = eve_stream_shutdown,

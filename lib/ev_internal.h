@@ -52,10 +52,11 @@ struct ev_listener {
 	struct ev_uop op;
 };
 
-struct ev_sigwatch {
+/* A file descriptor watched for readability (signalfd, eventfd). */
+struct ev_fdwatch {
 	struct ev_loop *loop;
 	int fd;
-	void (*fn)(void *priv, int signo);
+	void (*on_readable)(void *priv);
 	void *priv;
 	struct ev_uop op;
 };
@@ -73,7 +74,7 @@ struct ev_backend_ops {
 	int (*init)(struct ev_loop *loop);
 	void (*fini)(struct ev_loop *loop);
 	int (*listen)(struct ev_listener *l);
-	int (*watch_signals)(struct ev_sigwatch *w);
+	int (*watch_fd)(struct ev_fdwatch *w);
 	int (*stream_start)(struct ev_stream *st);
 	void (*stream_kick_send)(struct ev_stream *st);
 	void (*stream_shutdown)(struct ev_stream *st);
@@ -102,6 +103,6 @@ int ev_stream_fill_iov(struct ev_stream *st);
 void ev_stream_sent(struct ev_stream *st, size_t n);
 /* After a send completed and the queue is empty. */
 void ev_stream_drained(struct ev_stream *st);
-void ev_sigwatch_read(struct ev_sigwatch *w);
+void ev_fdwatch_ready(struct ev_fdwatch *w);
 
 #endif

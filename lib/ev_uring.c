@@ -170,23 +170,23 @@ static int evu_listen(struct ev_listener *l)
 
 /* ---- signals ---- */
 
-static void evu_arm_sig(struct ev_sigwatch *w);
+static void evu_arm_fdw(struct ev_fdwatch *w);
 
-static void evu_sig_done(struct ev_uop *op, int res, unsigned flags)
+static void evu_fdw_done(struct ev_uop *op, int res, unsigned flags)
 {
-	struct ev_sigwatch *w =
-		(struct ev_sigwatch *)((char *)op -
-				       offsetof(struct ev_sigwatch, op));
+	struct ev_fdwatch *w =
+		(struct ev_fdwatch *)((char *)op -
+				       offsetof(struct ev_fdwatch, op));
 
 	if (res > 0) {
-		ev_sigwatch_read(w);
+		ev_fdwatch_ready(w);
 	}
 	if (!(flags & IORING_CQE_F_MORE)) {
-		evu_arm_sig(w);
+		evu_arm_fdw(w);
 	}
 }
 
-static void evu_arm_sig(struct ev_sigwatch *w)
+static void evu_arm_fdw(struct ev_fdwatch *w)
 {
 	struct io_uring_sqe *sqe = evu_sqe(w->loop);
 
@@ -194,13 +194,13 @@ static void evu_arm_sig(struct ev_sigwatch *w)
 		return;
 	}
 	io_uring_prep_poll_multishot(sqe, w->fd, POLLIN);
-	w->op.cb = evu_sig_done;
+	w->op.cb = evu_fdw_done;
 	io_uring_sqe_set_data(sqe, &w->op);
 }
 
-static int evu_watch_signals(struct ev_sigwatch *w)
+static int evu_watch_fd(struct ev_fdwatch *w)
 {
-	evu_arm_sig(w);
+	evu_arm_fdw(w);
 	return 0;
 }
 
@@ -386,7 +386,7 @@ const struct ev_backend_ops ev_uring_ops = {
 	.init = evu_init,
 	.fini = evu_fini,
 	.listen = evu_listen,
-	.watch_signals = evu_watch_signals,
+	.watch_fd = evu_watch_fd,
 	.stream_start = evu_stream_start,
 	.stream_kick_send = evu_stream_kick_send,
 	.stream_shutdown = evu_stream_shutdown,

@@ -5,5 +5,6 @@ libsmbd_a_SOURCES += \
 	lib/log.c lib/log.h \
 	lib/clock.c lib/clock.h
 libsmbd_a_SOURCES += \
-	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c
+	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
+	lib/tpool.c lib/tpool.h
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h

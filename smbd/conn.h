@@ -17,6 +17,7 @@ struct smbd_server;
 struct smbd_session;
 struct auth_config;
 struct passdb;
+struct tpool;
 struct ev_loop;
 struct ev_stream;
 
@@ -31,6 +32,7 @@ struct smbd_worker {
 	uint64_t session_seq;
 	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
 	struct passdb *passdb;		/* opened on first logon */
+	struct tpool *tpool;		/* file-system calls */
 	bool stopping;
 };
 

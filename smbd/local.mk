@@ -5,7 +5,8 @@ libsmbd_a_SOURCES += \
 	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
 	smbd/conn.c smbd/smb2_pdu.c smbd/smb2_dispatch.c \
 	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
-	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c
+	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
+	smbd/smb2_job.c
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c

@@ -337,17 +337,197 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	return cmd->fn(req);
 }
 
+/*
+ * One received frame being answered.  Requests run in order; a handler
+ * that hands work to the thread pool returns SMBD_STATUS_ASYNC and the
+ * frame waits (its input copied, since the receive buffer is reused)
+ * until smb2_job finishes it and calls smb2_frame_resume().  Replies to
+ * the whole frame go back together, as Samba and Windows do for
+ * compounds.
+ */
+struct smb2_frame {
+	struct smbd_conn *conn;
+	const uint8_t *buf;
+	size_t len;
+	bool owned;		/* buf is our own copy */
+	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
+	struct wire_buf out;
+	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
+	size_t nrep;
+	size_t prev_hdr;
+	uint64_t prev_sid;
+	uint32_t prev_tid;
+	uint8_t prev_fid[16];
+	NTSTATUS prev_status;
+	struct smb2_request req;	/* the request being handled */
+	struct smb2_job *job;		/* in the pool, if any */
+};
+
+static int frame_destructor(struct smb2_frame *f)
+{
+	if (f->job != NULL) {
+		smb2_job_orphan(f->job);
+	}
+	return 0;
+}
+
+static void frame_send(struct smb2_frame *f)
+{
+	struct smbd_conn *conn = f->conn;
+	size_t i;
+
+	for (i = 0; i < f->nrep; i++) {
+		size_t end = i + 1 < f->nrep ? f->rs[i + 1].hdr : f->out.len;
+		uint8_t *h = f->out.data + f->rs[i].hdr;
+
+		if (!f->rs[i].sign) {
+			continue;
+		}
+		put_le32(h + SMB2_HDR_FLAGS,
+			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
+		smb2_sign(f->rs[i].algo, f->rs[i].key, h, end - f->rs[i].hdr);
+	}
+	if (f->out.len > 4) {
+		uint8_t *frame = talloc_steal(NULL, f->out.data);
+		size_t flen = f->out.len;
+
+		talloc_free(f);
+		smbd_conn_send_frame(conn, frame, flen);
+		return;
+	}
+	talloc_free(f);
+}
+
+/* Finish the reply of f->req; false when the connection must go. */
+static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
+{
+	struct smb2_request *req = &f->req;
+	uint16_t grant;
+
+	f->prev_sid = req->session_id;
+	f->prev_tid = req->tree_id;
+	memcpy(f->prev_fid, req->fid, 16);
+	f->prev_status = status;
+	if (req->disconnect || f->out.failed) {
+		return false;
+	}
+	if (req->no_reply) {
+		f->out.len = req->out_before;
+		return true;
+	}
+	if (NT_STATUS_IS_ERR(status) && !req->keep_body) {
+		smb2_error_body(req);
+	}
+	grant = smb2_credits_grant(f->conn, req->credit_charge,
+				   req->credit_request);
+	smb2_reply_header(req, status, grant);
+	if (req->after_reply != NULL && !f->out.failed) {
+		req->after_reply(req, f->out.data + req->out_hdr,
+				 f->out.len - req->out_hdr);
+	}
+	smb2_decide_signing(req, &f->rs[f->nrep++]);
+	if (f->prev_hdr != (size_t)-1) {
+		put_le32(f->out.data + f->prev_hdr + SMB2_HDR_NEXT_COMMAND,
+			 (uint32_t)(req->out_hdr - f->prev_hdr));
+	}
+	f->prev_hdr = req->out_hdr;
+	return !f->out.failed;
+}
+
+/* Keep a frame across an async wait: own the input, fix the pointers. */
+static bool frame_keep(struct smb2_frame *f)
+{
+	struct smb2_request *req = &f->req;
+	size_t body_off;
+	uint8_t *copy;
+
+	if (f->owned) {
+		return true;
+	}
+	copy = talloc_memdup(f, f->buf, f->len);
+	if (copy == NULL) {
+		return false;
+	}
+	body_off = (size_t)(req->body.data - f->buf);
+	req->in = copy + (req->in - f->buf);
+	req->body.data = copy + body_off;
+	f->buf = copy;
+	f->owned = true;
+	return true;
+}
+
+static void frame_run(struct smb2_frame *f)
+{
+	while (f->next < f->n) {
+		struct smb2_request *req = &f->req;
+		size_t i = f->next++;
+		NTSTATUS status;
+
+		memset(req, 0, sizeof(*req));
+		req->conn = f->conn;
+		req->frame = f;
+		req->mem_ctx = f;
+		req->in = f->buf + f->offs[i];
+		req->in_len = f->lens[i];
+		req->out = &f->out;
+		req->out_before = f->out.len;
+		if (f->prev_hdr != (size_t)-1) {
+			/* 3.3.4.1.3: each reply in a compound starts 8-byte
+			 * aligned; NextCommand points at it. */
+			wire_push_align_from(&f->out, 4, 8);
+		}
+		req->out_hdr = f->out.len;
+		wire_push_zero(&f->out, SMB2_HDR_LEN);
+		req->prev_session_id = f->prev_sid;
+		req->prev_tree_id = f->prev_tid;
+		memcpy(req->prev_fid, f->prev_fid, 16);
+		req->prev_status = f->prev_status;
+		req->first_in_chain = i == 0;
+
+		status = smb2_dispatch_one(req);
+		if (status == SMBD_STATUS_ASYNC) {
+			if (!frame_keep(f)) {
+				smbd_conn_disconnect(f->conn, "out of memory");
+			}
+			return;
+		}
+		if (!frame_reply(f, status)) {
+			smbd_conn_disconnect(f->conn, req->disconnect
+							      ? "protocol violation"
+							      : "out of memory");
+			return;
+		}
+	}
+	frame_send(f);
+}
+
+void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
+{
+	struct smb2_frame *f = req->frame;
+
+	f->job = NULL;
+	if (status == SMBD_STATUS_ASYNC) {
+		return; /* the handler started another job */
+	}
+	if (!frame_reply(f, status)) {
+		smbd_conn_disconnect(f->conn, req->disconnect
+						      ? "protocol violation"
+						      : "out of memory");
+		return;
+	}
+	frame_run(f);
+}
+
+void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job)
+{
+	req->frame->job = job;
+}
+
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len)
 {
-	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, i, nrep = 0;
-	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
-	uint64_t prev_sid = 0;
-	uint32_t prev_tid = 0;
-	size_t prev_hdr = (size_t)-1;
-	TALLOC_CTX *tmp;
-	struct wire_buf out;
 	uint32_t magic = len >= 4 ? le32(buf) : 0;
+	struct smb2_frame *f;
 
 	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
 		smb1_negotiate(conn, buf, len);
@@ -357,94 +537,23 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 		smbd_conn_disconnect(conn, "not an SMB2 message");
 		return;
 	}
-	if (!NT_STATUS_IS_OK(smb2_pdu_split(buf, len, offs, lens, &n))) {
-		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
-		return;
-	}
-	tmp = talloc_new(conn);
-	wire_buf_init(&out, tmp, 4 + 128 * n);
-	wire_push_zero(&out, 4); /* NetBIOS header, filled when sent */
-
-	for (i = 0; i < n; i++) {
-		struct smb2_request req;
-		NTSTATUS status;
-		uint16_t grant;
-		size_t before = out.len;
-
-		memset(&req, 0, sizeof(req));
-		req.conn = conn;
-		req.mem_ctx = tmp;
-		req.in = buf + offs[i];
-		req.in_len = lens[i];
-		req.out = &out;
-		if (prev_hdr != (size_t)-1) {
-			/* 3.3.4.1.3: each reply in a compound starts 8-byte
-			 * aligned; NextCommand points at it. */
-			wire_push_align_from(&out, 4, 8);
-		}
-		req.out_hdr = out.len;
-		wire_push_zero(&out, SMB2_HDR_LEN);
-		req.prev_session_id = prev_sid;
-		req.prev_tree_id = prev_tid;
-		req.first_in_chain = i == 0;
-
-		status = smb2_dispatch_one(&req);
-		prev_sid = req.session_id;
-		prev_tid = req.tree_id;
-		if (req.disconnect) {
-			talloc_free(tmp);
-			smbd_conn_disconnect(conn, "protocol violation");
-			return;
-		}
-		if (req.no_reply) {
-			out.len = before;
-			continue;
-		}
-		if (out.failed) {
-			talloc_free(tmp);
-			smbd_conn_disconnect(conn, "out of memory");
-			return;
-		}
-		if (NT_STATUS_IS_ERR(status) && !req.keep_body) {
-			smb2_error_body(&req);
-		}
-		grant = smb2_credits_grant(conn, req.credit_charge,
-					   req.credit_request);
-		smb2_reply_header(&req, status, grant);
-		smb2_decide_signing(&req, &rs[nrep++]);
-		if (req.after_reply != NULL && !out.failed) {
-			req.after_reply(&req, out.data + req.out_hdr,
-					out.len - req.out_hdr);
-		}
-		if (prev_hdr != (size_t)-1) {
-			put_le32(out.data + prev_hdr + SMB2_HDR_NEXT_COMMAND,
-				 (uint32_t)(req.out_hdr - prev_hdr));
-		}
-		prev_hdr = req.out_hdr;
-	}
-	if (out.failed) {
-		talloc_free(tmp);
+	f = talloc_zero(conn, struct smb2_frame);
+	if (f == NULL) {
 		smbd_conn_disconnect(conn, "out of memory");
 		return;
 	}
-	for (i = 0; i < nrep; i++) {
-		size_t end = i + 1 < nrep ? rs[i + 1].hdr : out.len;
-		uint8_t *h = out.data + rs[i].hdr;
-
-		if (!rs[i].sign) {
-			continue;
-		}
-		put_le32(h + SMB2_HDR_FLAGS,
-			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
-		smb2_sign(rs[i].algo, rs[i].key, h, end - rs[i].hdr);
-	}
-	if (out.len > 4) {
-		uint8_t *frame = talloc_steal(NULL, out.data);
-		size_t flen = out.len;
-
-		talloc_free(tmp);
-		smbd_conn_send_frame(conn, frame, flen);
+	if (!NT_STATUS_IS_OK(smb2_pdu_split(buf, len, f->offs, f->lens,
+					    &f->n))) {
+		talloc_free(f);
+		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
 		return;
 	}
-	talloc_free(tmp);
+	talloc_set_destructor(f, frame_destructor);
+	f->conn = conn;
+	f->buf = buf;
+	f->len = len;
+	f->prev_hdr = (size_t)-1;
+	wire_buf_init(&f->out, f, 4 + 128 * f->n);
+	wire_push_zero(&f->out, 4); /* NetBIOS header, filled when sent */
+	frame_run(f);
 }

@@ -20,11 +20,18 @@
 #include "smbd/smb2.h"
 
 struct smbd_conn;
+struct smb2_frame;
+struct smb2_job;
 struct smbd_session;
 struct smbd_tcon;
 
+/* A handler that handed its work to the thread pool returns this; the
+ * job's done callback produces the real status later. */
+#define SMBD_STATUS_ASYNC STATUS_PENDING
+
 struct smb2_request {
 	struct smbd_conn *conn;
+	struct smb2_frame *frame;
 	TALLOC_CTX *mem_ctx;	/* freed when the reply is sent */
 
 	/* The request: header + body, inside the received frame. */
@@ -43,6 +50,9 @@ struct smb2_request {
 	bool first_in_chain;
 	uint64_t prev_session_id;	/* for related compounds */
 	uint32_t prev_tree_id;
+	uint8_t prev_fid[16];		/* for related compounds (3.3.5.2.7.2) */
+	NTSTATUS prev_status;
+	uint8_t fid[16];		/* the FileId this request used/created */
 	bool signed_in;		/* the request was signed and verified */
 
 	/* Resolved by the dispatcher from the table's policy. */
@@ -52,6 +62,7 @@ struct smb2_request {
 	/* The reply, appended to the frame's output buffer. */
 	struct wire_buf *out;
 	size_t out_hdr;		/* offset of this reply's header in *out */
+	size_t out_before;	/* out->len before this reply (and padding) */
 	bool keep_body;		/* error status with a real body
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
@@ -87,6 +98,8 @@ NTSTATUS smb2_pdu_split(const uint8_t *frame, size_t len, size_t *offs,
 			size_t *lens, size_t *n);
 
 /* smb2_dispatch.c */
+void smb2_frame_resume(struct smb2_request *req, NTSTATUS status);
+void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job);
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len);
 /* Credits: grant for one reply, after charging the request. */
@@ -95,6 +108,21 @@ bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
 uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 			    uint16_t requested);
 bool smb2_credits_init(struct smbd_conn *conn);
+
+/*
+ * smb2_job.c: run fn(state) in the worker's thread pool with the session
+ * user's credentials, then done(req, state) on the loop thread, whose
+ * status finishes the request.  state is a talloc object; the job owns
+ * it.  If the connection goes away meanwhile, orphan(state) runs instead
+ * of done (to close what fn opened), then state is freed.
+ * Returns SMBD_STATUS_ASYNC: the handler returns that.
+ */
+typedef void (*smb2_job_fn)(void *state);
+typedef NTSTATUS (*smb2_job_done_fn)(struct smb2_request *req, void *state);
+typedef void (*smb2_job_orphan_fn)(void *state);
+NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
+		      smb2_job_done_fn done, smb2_job_orphan_fn orphan);
+void smb2_job_orphan(struct smb2_job *job);
 
 /* Handlers */
 NTSTATUS smb2_negotiate(struct smb2_request *req);

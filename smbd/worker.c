@@ -10,6 +10,7 @@
 #include "lib/crash.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/tpool.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -120,6 +121,13 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 	w->loop = worker_loop(w);
 	if (w->loop == NULL) {
 		DBG_ERR("worker %d: no event loop\n", index);
+		_exit(1);
+	}
+	/* Four threads: enough to overlap a few slow disk calls per CPU
+	 * while the loop keeps serving; they inherit the worker's CPU. */
+	w->tpool = tpool_new(w, w->loop, 4);
+	if (w->tpool == NULL) {
+		DBG_ERR("worker %d: no thread pool\n", index);
 		_exit(1);
 	}
 	if (ev_signals(w->loop, sigs, sizeof(sigs) / sizeof(sigs[0]),

@@ -1,0 +1,214 @@
+/*
+ * Thread pool: see tpool.h.  One queue, a mutex and a condition variable
+ * for the pool threads; finished jobs go on a second list and an eventfd
+ * wakes the loop, which runs their done callbacks.
+ */
+#include "lib/tpool.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct tpool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct tpool_job *queue, *queue_tail;
+	struct tpool_job *finished;
+	int efd;
+	unsigned pending;
+	unsigned nthreads;
+	pthread_t *threads;
+	bool stop;
+};
+
+/* Per-thread credentials currently in force, to skip needless switches. */
+static __thread bool cred_valid;
+static __thread uid_t cred_uid;
+static __thread gid_t cred_gid;
+static __thread size_t cred_ngroups;
+static __thread gid_t cred_groups[64];
+
+static bool cred_same(const struct tpool_cred *c)
+{
+	return cred_valid && cred_uid == c->uid && cred_gid == c->gid &&
+	       cred_ngroups == c->ngroups &&
+	       (c->ngroups == 0 ||
+		memcmp(cred_groups, c->groups, c->ngroups * sizeof(gid_t)) == 0);
+}
+
+/*
+ * Become the user for this thread only.  Back to root first (the saved
+ * uid is 0), then groups, gid, uid.  On failure the thread is left as
+ * root with no job run as the wrong user: the job sees errno.
+ */
+static int cred_switch(const struct tpool_cred *c)
+{
+	size_t n = c->ngroups > 64 ? 64 : c->ngroups;
+
+	if (cred_same(c)) {
+		return 0;
+	}
+	cred_valid = false;
+	if (syscall(SYS_setresuid, -1, 0, -1) != 0 ||
+	    syscall(SYS_setresgid, -1, 0, -1) != 0 ||
+	    syscall(SYS_setgroups, n, c->groups) != 0 ||
+	    syscall(SYS_setresgid, -1, c->gid, -1) != 0 ||
+	    syscall(SYS_setresuid, -1, c->uid, -1) != 0) {
+		return -errno;
+	}
+	cred_uid = c->uid;
+	cred_gid = c->gid;
+	cred_ngroups = n;
+	if (n > 0) {
+		memcpy(cred_groups, c->groups, n * sizeof(gid_t));
+	}
+	cred_valid = true;
+	return 0;
+}
+
+static void *tpool_thread(void *arg)
+{
+	struct tpool *p = arg;
+	bool am_root = geteuid() == 0;
+
+	for (;;) {
+		struct tpool_job *job;
+		uint64_t one = 1;
+
+		pthread_mutex_lock(&p->lock);
+		while (p->queue == NULL && !p->stop) {
+			pthread_cond_wait(&p->cond, &p->lock);
+		}
+		if (p->stop) {
+			pthread_mutex_unlock(&p->lock);
+			return NULL;
+		}
+		job = p->queue;
+		p->queue = job->next;
+		if (p->queue == NULL) {
+			p->queue_tail = NULL;
+		}
+		pthread_mutex_unlock(&p->lock);
+
+		job->cred_error = 0;
+		if (job->use_cred && am_root) {
+			job->cred_error = cred_switch(&job->cred);
+		}
+		if (job->cred_error == 0) {
+			job->fn(job);
+		} else {
+			DBG_ERR("cannot switch to uid %u: %s\n",
+				(unsigned)job->cred.uid,
+				strerror(-job->cred_error));
+		}
+
+		pthread_mutex_lock(&p->lock);
+		job->next = p->finished;
+		p->finished = job;
+		pthread_mutex_unlock(&p->lock);
+		(void)!write(p->efd, &one, sizeof(one));
+	}
+}
+
+static void tpool_completions(void *priv)
+{
+	struct tpool *p = priv;
+	struct tpool_job *list, *rev = NULL;
+	uint64_t v;
+
+	(void)!read(p->efd, &v, sizeof(v));
+	pthread_mutex_lock(&p->lock);
+	list = p->finished;
+	p->finished = NULL;
+	pthread_mutex_unlock(&p->lock);
+	/* Oldest first, so replies keep the order jobs finished in. */
+	while (list != NULL) {
+		struct tpool_job *next = list->next;
+		list->next = rev;
+		rev = list;
+		list = next;
+	}
+	while (rev != NULL) {
+		struct tpool_job *job = rev;
+
+		rev = rev->next;
+		p->pending--;
+		job->done(job);
+	}
+}
+
+static int tpool_destructor(struct tpool *p)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nthreads; i++) {
+		pthread_join(p->threads[i], NULL);
+	}
+	if (p->efd != -1) {
+		close(p->efd);
+	}
+	return 0;
+}
+
+struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+			unsigned nthreads)
+{
+	struct tpool *p = talloc_zero(mem_ctx, struct tpool);
+	unsigned i;
+
+	if (p == NULL) {
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	p->threads = talloc_array(p, pthread_t, nthreads);
+	if (p->efd == -1 || p->threads == NULL ||
+	    ev_watch_fd(loop, p, p->efd, tpool_completions, p) != 0) {
+		talloc_free(p);
+		return NULL;
+	}
+	talloc_set_destructor(p, tpool_destructor);
+	for (i = 0; i < nthreads; i++) {
+		if (pthread_create(&p->threads[i], NULL, tpool_thread, p) !=
+		    0) {
+			break;
+		}
+		p->nthreads++;
+	}
+	if (p->nthreads == 0) {
+		talloc_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void tpool_submit(struct tpool *p, struct tpool_job *job)
+{
+	job->next = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (p->queue_tail != NULL) {
+		p->queue_tail->next = job;
+	} else {
+		p->queue = job;
+	}
+	p->queue_tail = job;
+	p->pending++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+unsigned tpool_pending(const struct tpool *p)
+{
+	return p->pending;
+}

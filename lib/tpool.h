@@ -1,0 +1,48 @@
+/*
+ * A small per-worker thread pool for file-system calls (DESIGN.md
+ * "Worker", "Identity"): the loop thread never blocks on a disk.
+ *
+ * A job runs job->fn in a pool thread under the job's credentials
+ * (uid, gid, supplementary groups), switched with the raw setresuid/
+ * setresgid/setgroups system calls, which affect only the calling thread
+ * (glibc's wrappers would change every thread of the process).  Then
+ * job->done runs on the loop thread.  The pool owns a job from
+ * tpool_submit() until done has returned; done frees it.
+ */
+#ifndef LIB_TPOOL_H
+#define LIB_TPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <talloc.h>
+
+struct ev_loop;
+struct tpool;
+
+struct tpool_cred {
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	const gid_t *groups;	/* must stay valid until the job is done */
+};
+
+struct tpool_job {
+	struct tpool_job *next;
+	void (*fn)(struct tpool_job *job);	/* pool thread */
+	void (*done)(struct tpool_job *job);	/* loop thread */
+	void *priv;
+	bool use_cred;
+	struct tpool_cred cred;
+	/* Set when the thread could not take the job's credentials; fn was
+	 * then not run (never run a user's job as root). */
+	int cred_error;
+};
+
+struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+			unsigned nthreads);
+void tpool_submit(struct tpool *pool, struct tpool_job *job);
+/* Jobs submitted and not yet done. */
+unsigned tpool_pending(const struct tpool *pool);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * Requests whose work runs in the worker's thread pool (see smb2_job_run
+ * in smb2_server.h).  The job holds the state, not the request: if the
+ * connection is dropped while a pool thread still works on the state,
+ * only the request side goes away; the orphan callback later releases
+ * what the work produced (an fd, say), and the state is freed.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/session.h"
+#include "lib/tpool.h"
+#include "lib/log.h"
+
+struct smb2_job {
+	struct tpool_job tj;
+	struct smb2_request *req;	/* NULL once orphaned */
+	void *state;
+	smb2_job_fn fn;
+	smb2_job_done_fn done;
+	smb2_job_orphan_fn orphan;
+	gid_t *groups;
+};
+
+static void smb2_job_work(struct tpool_job *tj)
+{
+	struct smb2_job *job = tj->priv;
+
+	job->fn(job->state);
+}
+
+static void smb2_job_finished(struct tpool_job *tj)
+{
+	struct smb2_job *job = tj->priv;
+	struct smb2_request *req = job->req;
+	NTSTATUS status;
+
+	if (req == NULL) {
+		if (job->orphan != NULL && tj->cred_error == 0) {
+			job->orphan(job->state);
+		}
+		talloc_free(job);
+		return;
+	}
+	if (tj->cred_error != 0) {
+		status = NT_STATUS_ACCESS_DENIED;
+	} else {
+		/* The state moves to the request for the reply. */
+		talloc_steal(req->mem_ctx, job->state);
+		status = job->done(req, job->state);
+	}
+	talloc_free(job);
+	smb2_frame_resume(req, status);
+}
+
+void smb2_job_orphan(struct smb2_job *job)
+{
+	job->req = NULL;
+}
+
+NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
+		      smb2_job_done_fn done, smb2_job_orphan_fn orphan)
+{
+	struct smbd_worker *w = req->conn->worker;
+	struct smbd_session *s = req->session;
+	struct smb2_job *job;
+
+	if (w->tpool == NULL) {
+		talloc_free(state);
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	/* Owned by the pool's side (NULL context) until finished. */
+	job = talloc_zero(NULL, struct smb2_job);
+	if (job == NULL) {
+		talloc_free(state);
+		return NT_STATUS_NO_MEMORY;
+	}
+	job->req = req;
+	job->state = talloc_steal(job, state);
+	job->fn = fn;
+	job->done = done;
+	job->orphan = orphan;
+	job->tj.fn = smb2_job_work;
+	job->tj.done = smb2_job_finished;
+	job->tj.priv = job;
+	if (s != NULL && s->unix_name == NULL) {
+		/* Anonymous: nobody, never the daemon's root. */
+		job->tj.use_cred = true;
+		job->tj.cred.uid = 65534;
+		job->tj.cred.gid = 65534;
+	} else if (s != NULL) {
+		job->tj.use_cred = true;
+		job->tj.cred.uid = s->uid;
+		job->tj.cred.gid = s->gid;
+		job->tj.cred.ngroups = s->ngroups;
+		job->groups = talloc_memdup(job, s->groups,
+					    sizeof(gid_t) * (s->ngroups + 1));
+		job->tj.cred.groups = job->groups;
+		if (s->ngroups > 0 && job->groups == NULL) {
+			talloc_free(job);
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	smb2_frame_set_job(req, job);
+	tpool_submit(w->tpool, &job->tj);
+	return SMBD_STATUS_ASYNC;
+}
