@@ -30,7 +30,8 @@ static void dump_share(const struct lp_ctx *lp,
 	const struct conf_service *g = lp->st->global;
 	size_t i;
 
-	fprintf(f, "\n[%s]\n", svc->name);
+	/* two newlines, as Samba's testparm prints them */
+	fprintf(f, "\n\n[%s]\n", svc->name);
 	for (i = 0; i < LP__COUNT; i++) {
 		const struct conf_slot *s = &svc->slots[i];
 		const struct conf_slot *base =
@@ -48,16 +49,20 @@ static void dump_share(const struct lp_ctx *lp,
 	dump_parms(svc, f);
 }
 
-static void dump_global(const struct lp_ctx *lp, FILE *f, bool show_defaults)
+/* The [global] values of one scope. */
+static void dump_global_scope(const struct lp_ctx *lp, FILE *f,
+			      bool show_defaults, enum conf_scope scope)
 {
 	const struct conf_service *g = lp->st->global;
 	size_t i;
 
-	fprintf(f, "# Global parameters\n[global]\n");
 	for (i = 0; i < LP__COUNT; i++) {
 		const struct conf_slot *s = &g->slots[i];
 		const struct conf_slot *d = &lp->defaults[i];
 
+		if (conf_params[i].scope != scope) {
+			continue;
+		}
 		if (!show_defaults &&
 		    (!s->set ||
 		     strcmp(conf_slot_str(s), conf_slot_str(d)) == 0)) {
@@ -66,7 +71,18 @@ static void dump_global(const struct lp_ctx *lp, FILE *f, bool show_defaults)
 		fprintf(f, "\t%s = %s\n", conf_params[i].name,
 			conf_slot_str(s->set ? s : d));
 	}
-	dump_parms(g, f);
+}
+
+/*
+ * In Samba's order: server-wide parameters, parametric options, then the
+ * share defaults set in [global].
+ */
+static void dump_global(const struct lp_ctx *lp, FILE *f, bool show_defaults)
+{
+	fprintf(f, "# Global parameters\n[global]\n");
+	dump_global_scope(lp, f, show_defaults, CONF_S_GLOBAL);
+	dump_parms(lp->st->global, f);
+	dump_global_scope(lp, f, show_defaults, CONF_S_SHARE);
 }
 
 void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults)

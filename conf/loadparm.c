@@ -306,22 +306,6 @@ const char *conf_service_parm(const struct conf_service *svc,
 	return NULL;
 }
 
-/* "acl_xattr : ignore system acls" -> "acl_xattr:ignore system acls" */
-static char *parm_name_norm(TALLOC_CTX *mem_ctx, const char *name)
-{
-	const char *colon = strchr(name, ':');
-	size_t l = (size_t)(colon - name);
-	const char *r = colon + 1;
-
-	while (l > 0 && (name[l - 1] == ' ' || name[l - 1] == '\t')) {
-		l--;
-	}
-	while (*r == ' ' || *r == '\t') {
-		r++;
-	}
-	return talloc_asprintf(mem_ctx, "%.*s:%s", (int)l, name, r);
-}
-
 static bool service_set_parm(struct conf_service *svc, const char *name,
 			     const char *value)
 {
@@ -345,7 +329,7 @@ static bool service_set_parm(struct conf_service *svc, const char *name,
 		return false;
 	}
 	svc->parms = n;
-	n[svc->nparms].name = parm_name_norm(svc, name);
+	n[svc->nparms].name = talloc_strdup(svc, name);
 	n[svc->nparms].value = talloc_strdup(svc, value);
 	if (n[svc->nparms].name == NULL || n[svc->nparms].value == NULL) {
 		return false;

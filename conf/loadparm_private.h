@@ -27,7 +27,7 @@ struct conf_slot {
 };
 
 struct conf_parm {
-	char *name; /* "module:option", whitespace around ':' removed */
+	char *name; /* "module:option" as written */
 	char *value;
 };
 

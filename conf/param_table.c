@@ -267,7 +267,7 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  LOCALSTATEDIR "/lib/samba/private", NULL, 0),
 	P(LP_READ_LIST, "read list", L, S, NULL, NULL, 0),
 	P(LP_READ_ONLY, "read only", B, S, "yes", NULL, 0),
-	P(LP_REALM, "realm", STR, G, NULL, NULL, C),
+	P(LP_REALM, "realm", CONF_T_USTRING, G, NULL, NULL, C),
 	P(LP_RESET_ON_ZERO_VC, "reset on zero vc", B, G, "no", NULL, C),
 	P(LP_RESTRICT_ANONYMOUS, "restrict anonymous", I, G, "0", NULL, 0),
 	P(LP_SECURITY, "security", E, G, "auto", security_vals, 0),

@@ -109,19 +109,44 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* Trim whitespace in place at both ends of [s, s+len). */
+/*
+ * Trim whitespace at both ends, in place, and squeeze each inner run of
+ * whitespace to its first character: Samba reads "a    b" as "a b", also
+ * across continuation lines, and the same file must give the same values.
+ */
 static char *trim(char *s)
 {
-	size_t l;
+	char *r, *w;
 
 	while (is_space(*s)) {
 		s++;
 	}
-	l = strlen(s);
-	while (l > 0 && is_space(s[l - 1])) {
-		s[--l] = '\0';
+	for (r = w = s; *r != '\0'; r++) {
+		if (is_space(*r) && r > s && is_space(r[-1])) {
+			continue;
+		}
+		*w++ = *r;
 	}
+	while (w > s && is_space(w[-1])) {
+		w--;
+	}
+	*w = '\0';
 	return s;
+}
+
+/* Does the line end in "\" (maybe followed by whitespace)?  Cut it. */
+static bool ends_with_backslash(char *line)
+{
+	size_t l = strlen(line);
+
+	while (l > 0 && is_space(line[l - 1])) {
+		l--;
+	}
+	if (l == 0 || line[l - 1] != '\\') {
+		return false;
+	}
+	line[l - 1] = '\0';
+	return true;
 }
 
 /* The global value the new state will have (for include's %L, %D). */
@@ -214,9 +239,9 @@ static void do_section(struct conf_parser *p, char *line, const char *where)
 	*end = '\0';
 	rest = trim(end + 1);
 	if (rest[0] != '\0' && rest[0] != '#' && rest[0] != ';') {
-		DBG_ERR("%s: text after section header: \"%s\"\n", where, rest);
-		p->errors++;
-		return;
+		/* Samba ignores it silently; say so, but go on. */
+		DBG_WARNING("%s: text after section header ignored: \"%s\"\n",
+			    where, rest);
 	}
 	name = trim(line + 1);
 	if (name[0] == '\0') {
@@ -330,10 +355,11 @@ static bool parse_buffer(struct conf_parser *p, const char *label,
 		}
 		tmp = talloc_new(NULL);
 		line = talloc_strndup(tmp, s + i, l - i);
-		/* Continuation: "\" at the end joins the next line. */
-		while (line != NULL && line[0] != '\0' &&
-		       line[strlen(line) - 1] == '\\') {
-			line[strlen(line) - 1] = '\0';
+		/*
+		 * Continuation: a "\" at the end, whitespace after it
+		 * allowed, joins the next line (Samba does the same).
+		 */
+		while (line != NULL && ends_with_backslash(line)) {
 			if (pos >= len) {
 				break;
 			}

@@ -277,9 +277,10 @@ static void test_syntax(void **state)
 		       "workgroup = before\r\n"
 		       "[globals]\r\n"
 		       "  server string = one \\\n     two\\\n three\n"
+		       "  realm = a  \t b\\\n\\   \n  c\\\nd \n"
 		       "  vfs objects = acl_xattr\\\n\tfruit \\\n"
 		       " streams_xattr\n"
-		       "[ share one ]  ; trailing comment\n"
+		       "[ share   one ]  ; trailing comment\n"
 		       "  path = /srv/one\n"
 		       "  comment =\n"
 		       "  hosts allow = a \\\n"
@@ -288,11 +289,15 @@ static void test_syntax(void **state)
 		       "  printable = yes\n"
 		       "[SHARE ONE]\n"
 		       "  read only = no\n"
-		       "[global]\n"
-		       "  netbios name = averyveryverylongname\n");
-	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_WORKGROUP), "BEFORE");
+		       "[global] junk is ignored\n"
+		       "  netbios name = averyveryverylongname\n"
+		       "# comment \\\n"
+		       "  workgroup = after\n");
+	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_WORKGROUP), "AFTER");
+	/* whitespace runs squeezed to their first character, as Samba */
 	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_SERVER_STRING),
-			    "one      two three");
+			    "one two three");
+	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_REALM), "A B CD");
 	l = lp_list(mem, lp, LP_GLOBAL, LP_VFS_OBJECTS);
 	assert_string_equal(l[0], "acl_xattr");
 	assert_string_equal(l[1], "fruit");
@@ -326,7 +331,7 @@ static void test_bad_lines(void **state)
 	log_capture();
 	assert_false(lp_load_string(lp, "bad.conf",
 				    "[ok]\npath = /x\njust some words\n"
-				    "[broken\n= value\n[]\n[x] junk\n"));
+				    "[broken\n= value\n[]\n[global\n"));
 	text = log_text(mem);
 	assert_non_null(strstr(text, "bad.conf:3"));
 	assert_non_null(strstr(text, "bad.conf:4"));
