@@ -20,3 +20,15 @@ TESTS += testsuite/unit/test_spnego
 testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c
 testsuite_unit_test_spnego_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_spnego_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# Samba installs smbpasswd in /usr/bin.
+bin_PROGRAMS += smbd/auth/smbpasswd
+smbd_auth_smbpasswd_SOURCES = smbd/auth/smbpasswd_main.c
+smbd_auth_smbpasswd_LDADD = $(SMBD_LIBS)
+dist_man_MANS += man/smbpasswd.8
+
+check_PROGRAMS += testsuite/unit/test_passdb
+TESTS += testsuite/unit/test_passdb
+testsuite_unit_test_passdb_SOURCES = testsuite/unit/test_passdb.c
+testsuite_unit_test_passdb_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_passdb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -599,8 +599,18 @@ NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 		return status == NT_STATUS_NO_MEMORY ? status
 						     : NT_STATUS_NO_SUCH_USER;
 	}
-	/* Samba: the SAM account maps to the Unix user of the same name. */
+	/*
+	 * Samba: the SAM account maps to the Unix user of the same name,
+	 * tried as stored and then lower-cased (Get_Pwnam's first tries).
+	 */
 	status = auth_unix_user_info(mem_ctx, u->username, &info);
+	if (status == NT_STATUS_NO_SUCH_USER) {
+		char *lower = auth_strlower(u, u->username);
+
+		if (lower != NULL && strcmp(lower, u->username) != 0) {
+			status = auth_unix_user_info(mem_ctx, lower, &info);
+		}
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_WARNING("passdb user %s has no Unix account\n",
 			    u->username);
