@@ -302,6 +302,8 @@ def main():
                     help="write today's failures as a known-failures list")
     ap.add_argument("--reason", default="not triaged yet",
                     help="reason for new lines of --write-known-failures")
+    ap.add_argument("--results", metavar="FILE",
+                    help="write 'result<TAB>test' lines for every test")
     ap.add_argument("--logdir", help="keep each entry's smbtorture output")
     ap.add_argument("--keep-log", metavar="FILE",
                     help="copy the server log here at the end")
@@ -336,6 +338,10 @@ def main():
     total_fail = len(r.results) - total_pass - total_skip
     known_fail = total_fail - len(regressions)
 
+    if args.results:
+        with open(args.results, "w") as f:
+            for t, k in sorted(r.results.items()):
+                f.write("%s\t%s\n" % (k, t))
     if args.write_known_failures:
         r.write_known(args.write_known_failures, known, args.reason)
     for t in regressions:
