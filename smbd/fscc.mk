@@ -1,0 +1,1 @@
+# smbd/fscc: MS-FSCC information classes.

@@ -1,0 +1,88 @@
+/*
+ * The file-system layer (DESIGN.md "vfs/"): the OS reached only through an
+ * ops table, working on handles (*at() calls, O_PATH), never re-resolving
+ * path strings; errno mapped to NTSTATUS once, here.
+ *
+ * Everything in vfs/ runs in a pool thread with the session user's
+ * credentials (smbd/smb2_job.c), so each call may block and is checked by
+ * the kernel against that user's permissions.  Nothing in vfs/ knows the
+ * wire format.
+ */
+#ifndef VFS_VFS_H
+#define VFS_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+/* DOS attributes (MS-FSCC 2.6). */
+#define FILE_ATTRIBUTE_READONLY 0x00000001
+#define FILE_ATTRIBUTE_HIDDEN 0x00000002
+#define FILE_ATTRIBUTE_SYSTEM 0x00000004
+#define FILE_ATTRIBUTE_DIRECTORY 0x00000010
+#define FILE_ATTRIBUTE_ARCHIVE 0x00000020
+#define FILE_ATTRIBUTE_NORMAL 0x00000080
+#define FILE_ATTRIBUTE_TEMPORARY 0x00000100
+#define FILE_ATTRIBUTE_SPARSE_FILE 0x00000200
+#define FILE_ATTRIBUTE_REPARSE_POINT 0x00000400
+#define FILE_ATTRIBUTE_COMPRESSED 0x00000800
+#define FILE_ATTRIBUTE_OFFLINE 0x00001000
+#define FILE_ATTRIBUTE_NOT_CONTENT_INDEXED 0x00002000
+#define FILE_ATTRIBUTE_ENCRYPTED 0x00004000
+#define FILE_ATTRIBUTE_INTEGRITY_STREAM 0x00008000
+#define FILE_ATTRIBUTE_NO_SCRUB_DATA 0x00020000
+/* What a client may set through CREATE/SET_INFO (MS-FSA 2.1.5.1.2). */
+#define FILE_ATTRIBUTE_SETTABLE                                               \
+	(FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN |                    \
+	 FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_ARCHIVE |                     \
+	 FILE_ATTRIBUTE_TEMPORARY | FILE_ATTRIBUTE_OFFLINE |                  \
+	 FILE_ATTRIBUTE_NOT_CONTENT_INDEXED)
+
+/*
+ * What SMB needs to know about a file, in Windows terms: the currency
+ * between vfs/ (which fills it from statx + user.DOSATTRIB) and the
+ * QUERY_INFO / QUERY_DIRECTORY / CREATE encoders.  Times are NTTIME.
+ */
+struct vfs_file_info {
+	uint64_t create_time;
+	uint64_t access_time;
+	uint64_t write_time;
+	uint64_t change_time;
+	uint64_t allocation_size;	/* st_blocks * 512 */
+	uint64_t end_of_file;		/* 0 for directories */
+	uint32_t attributes;		/* FILE_ATTRIBUTE_*; NORMAL if none */
+	uint32_t nlink;
+	uint64_t file_id;		/* the inode number (FileInternal) */
+	uint64_t dev;
+	uint64_t ino;
+	bool is_dir;
+	bool delete_pending;
+	uint32_t mode;			/* st_mode, for the POSIX mappings */
+	uint32_t uid, gid;
+};
+
+/* Share options vfs/ needs (from smb.conf). */
+struct vfs_share {
+	int root_fd;		/* O_PATH|O_DIRECTORY of the share's path */
+	const char *path;
+	bool case_sensitive;	/* `case sensitive` resolved: auto -> no */
+	bool wide_links;
+	bool follow_symlinks;
+	bool store_dos_attributes;
+	bool map_archive, map_hidden, map_system, map_readonly;
+	bool hide_dot_files;
+	bool ea_support;
+	mode_t create_mask, directory_mask;
+	mode_t force_create_mode, force_directory_mode;
+	bool inherit_permissions;
+};
+
+/* errno -> NTSTATUS, the one mapping (MS-ERREF names). */
+NTSTATUS vfs_map_errno(int err);
+
+#endif
