@@ -32,3 +32,8 @@ TESTS += testsuite/unit/test_passdb
 testsuite_unit_test_passdb_SOURCES = testsuite/unit/test_passdb.c
 testsuite_unit_test_passdb_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_passdb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+TESTS += testsuite/unit/test_smbpasswd.sh
+EXTRA_DIST += testsuite/unit/test_smbpasswd.sh
+EXTRA_DIST += testsuite/fuzz/fuzz_spnego.c testsuite/fuzz/fuzz_ntlmssp.c \
+	testsuite/fuzz/fuzz_passdb.c testsuite/fuzz/corpus/fuzz_spnego \
+	testsuite/fuzz/corpus/fuzz_ntlmssp testsuite/fuzz/corpus/fuzz_passdb
