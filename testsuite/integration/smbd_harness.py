@@ -27,6 +27,7 @@ SMBD_VERBOSE=1 (print server logs of failed tests in full).
 
 import atexit
 import os
+import random
 import re
 import select
 import shutil
@@ -78,7 +79,24 @@ def is_samba(binary=None):
 
 
 def free_port():
-    """A loopback TCP port nobody listens on right now."""
+    """A loopback TCP port nobody uses right now, chosen at random below
+    the kernel's ephemeral range, so that client connections (which get
+    ephemeral ports) cannot take it between this check and the bind."""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    rnd = random.SystemRandom()
+    for _ in range(100):
+        port = rnd.randrange(10000, max(low, 10001))
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -153,6 +171,7 @@ class Smbd:
         self.samba = is_samba(self.binary)
         self.tmp = tempfile.mkdtemp(prefix="smbd-test-")
         self.port = port or free_port()
+        self.port_fixed = port is not None
         self.global_options = global_options
         self.share_options = share_options
         self.io_backend = io_backend
@@ -218,7 +237,20 @@ class Smbd:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self, timeout=START_TIMEOUT):
-        """Start in the foreground; return once the port accepts."""
+        """Start in the foreground; return once the port accepts.  If the
+        port was taken meanwhile (another test picked it), move to a new
+        one, unless the caller chose it."""
+        for attempt in range(3):
+            try:
+                return self._start(timeout)
+            except RuntimeError as e:
+                if (self.port_fixed or attempt == 2 or
+                        not re.search(r"(?i)in use", str(e))):
+                    raise
+                self.port = free_port()
+                self.write_conf()
+
+    def _start(self, timeout):
         if self.running():
             return self
         cmd = [self.binary, "-F", "--debug-stdout", "-d", str(self.debug),
@@ -243,7 +275,12 @@ class Smbd:
             try:
                 with socket.create_connection(("127.0.0.1", self.port),
                                               timeout=1.0):
+                    pass
+                # still ours (not another server that owns the port)?
+                time.sleep(0.05)
+                if self.proc.poll() is None:
                     return self
+                continue
             except OSError:
                 pass
             if time.monotonic() > deadline:
