@@ -135,13 +135,13 @@ static bool check_global(const struct lp_ctx *lp)
 		DBG_ERR("%s: smbd workers must not be negative\n", cf);
 		ok = false;
 	}
+	/* Samba takes these; a negative value means "off" to the daemon. */
 	if (lp_int(lp, LP_GLOBAL, LP_DEADTIME) < 0 ||
 	    lp_int(lp, LP_GLOBAL, LP_MAX_LOG_SIZE) < 0 ||
 	    lp_int(lp, LP_GLOBAL, LP_MAX_OPEN_FILES) < 0) {
-		DBG_ERR("%s: deadtime, max log size and max open files must "
-			"not be negative\n",
-			cf);
-		ok = false;
+		DBG_WARNING("%s: negative deadtime, max log size or max open "
+			    "files\n",
+			    cf);
 	}
 	return ok;
 }

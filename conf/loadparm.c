@@ -82,11 +82,14 @@ static bool parse_int(const char *s, int *v)
 	return true;
 }
 
-/* Permission bits: octal digits only, at most 07777. */
+/* Permission bits: octal digits (or 0x hex, as Samba), at most 07777. */
 static bool parse_octal(const char *s, int *v)
 {
 	unsigned long n = 0;
 
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		return parse_int(s, v) && *v >= 0 && *v <= 07777;
+	}
 	if (*s == '\0') {
 		return false;
 	}

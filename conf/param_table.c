@@ -35,6 +35,7 @@ static const struct conf_enum_val proto_min_vals[] = {
 	{"LANMAN1", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},
 	{"COREPLUS", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},
 	{"CORE", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},
+	{"default", LP_PROTO_SMB2_02, 0},
 	{NULL, 0, 0}};
 
 static const struct conf_enum_val proto_max_vals[] = {
@@ -45,6 +46,7 @@ static const struct conf_enum_val proto_max_vals[] = {
 	{"SMB3_11", LP_PROTO_SMB3_11, 0},
 	{"SMB2", LP_PROTO_SMB2_10, 0},
 	{"SMB3", LP_PROTO_SMB3_11, 0},
+	{"default", LP_PROTO_SMB3_11, 0},
 	{NULL, 0, 0}};
 
 static const struct conf_enum_val signing_vals[] = {
@@ -93,7 +95,7 @@ static const struct conf_enum_val server_role_vals[] = {
 	{"ipa primary domain controller", LP_ROLE_IPA_DC, 0},
 	{"standalone", LP_ROLE_STANDALONE, 0},
 	{"member", LP_ROLE_MEMBER, 0},
-	{"domain controller", LP_ROLE_CLASSIC_PDC, 0},
+	{"domain controller", LP_ROLE_ACTIVE_DIRECTORY_DC, 0},
 	{"dc", LP_ROLE_ACTIVE_DIRECTORY_DC, 0},
 	{NULL, 0, 0}};
 

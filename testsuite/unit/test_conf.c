@@ -482,6 +482,11 @@ static void test_enums(void **state)
 		{"log level = all:7", LP_LOG_LEVEL, 7},
 		{"max connections = 0x10", LP_MAX_CONNECTIONS, 16},
 		{"force create mode = 2775", LP_FORCE_CREATE_MODE, 02775},
+		{"create mask = 0x1ff", LP_CREATE_MASK, 0777},
+		{"server max protocol = default", LP_SERVER_MAX_PROTOCOL,
+		 LP_PROTO_SMB3_11},
+		{"server min protocol = default", LP_SERVER_MIN_PROTOCOL,
+		 LP_PROTO_SMB2_02},
 	};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct lp_ctx *lp = lp_new(mem);
