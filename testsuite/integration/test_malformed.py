@@ -126,6 +126,13 @@ class Malformed:
             (h.DIALECT_311,), contexts=[ctx])),
             statuses=(h.STATUS_INVALID_PARAMETER,))
 
+    def test_next_command_beyond_end(self):
+        # 3.3.5.2.7: NextCommand must stay inside the message
+        for nxt in (8, 0x48, 0x1000, 0xFFFFFFF8):
+            req = bytearray(h.negotiate_request())
+            struct.pack_into("<I", req, 20, nxt)
+            self.reject(h.netbios(bytes(req)))
+
     def test_request_before_negotiate(self):
         # ECHO and SESSION_SETUP before NEGOTIATE (3.3.5.2.x): refused
         self.reject(h.netbios(h.echo_request(0)))
