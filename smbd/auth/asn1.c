@@ -173,9 +173,9 @@ NTSTATUS asn1_oid_to_str(TALLOC_CTX *mem_ctx, const struct asn1_tlv *t,
 		if (first) {
 			/* 8.19.4: the first subidentifier packs two arcs. */
 			unsigned a = arc < 40 ? 0 : (arc < 80 ? 1 : 2);
-			s = talloc_asprintf_append(s, "%u.%llu", a,
-						   (unsigned long long)(arc -
-									a * 40));
+			unsigned long long rest = arc - a * 40;
+
+			s = talloc_asprintf_append(s, "%u.%llu", a, rest);
 			first = false;
 		} else {
 			s = talloc_asprintf_append(s, ".%llu",

@@ -109,8 +109,10 @@ static char *get_new_password(TALLOC_CTX *mem_ctx, bool from_stdin)
 		p2 = p1 != NULL ? read_line(mem_ctx, stdin) : NULL;
 	} else {
 		p1 = prompt_tty(mem_ctx, "New SMB password:");
-		p2 = p1 != NULL ? prompt_tty(mem_ctx, "Retype new SMB password:")
-				: NULL;
+		p2 = NULL;
+		if (p1 != NULL) {
+			p2 = prompt_tty(mem_ctx, "Retype new SMB password:");
+		}
 	}
 	if (p1 == NULL || p2 == NULL || strcmp(p1, p2) != 0) {
 		if (p1 != NULL && p2 != NULL) {

@@ -17,9 +17,11 @@
 #include <string.h>
 #include <strings.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/crypto.h"
+#include "lib/log.h"
 #include "lib/wire.h"
 #include "smbd/auth/asn1.h"
 #include "smbd/auth/auth_str.h"
@@ -452,6 +454,45 @@ static void test_failures(void **state)
 	talloc_free(mem_ctx);
 }
 
+/* Wrong password and unknown user log the same line (user, address). */
+static void test_failure_log(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	struct topts o = {.user = "alice", .domain = "WORKGROUP",
+			  .password = "wrong", .mic = true, .key_exch = true};
+	char path[] = "/tmp/test_ntlmssp_log.XXXXXX";
+	struct ntlmssp_server *s;
+	char buf[4096], *l1, *l2, *p;
+	int fd = mkstemp(path);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	log_set_level(LOG_NOTICE);
+	assert_int_equal(log_set_file(path), 0);
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_LOGON_FAILURE);
+	o.user = "nobodyhere";
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_LOGON_FAILURE);
+	log_set_file("-");
+	log_set_level(LOG_WARNING);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	l1 = strstr(buf, "authentication for user [WORKGROUP]\\[alice] from "
+			 "192.0.2.1 failed: NT_STATUS_LOGON_FAILURE");
+	l2 = strstr(buf, "authentication for user [WORKGROUP]\\[nobodyhere] "
+			 "from 192.0.2.1 failed: NT_STATUS_LOGON_FAILURE");
+	assert_non_null(l1);
+	assert_non_null(l2);
+	p = strchr(buf, '\n');
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "alice")); /* one line per failure */
+	talloc_free(mem_ctx);
+}
+
 static void test_anonymous(void **state)
 {
 	TALLOC_CTX *mem_ctx = talloc_new(NULL);
@@ -792,17 +833,18 @@ static void test_impacket_interop(void **state)
 {
 	TALLOC_CTX *mem_ctx = talloc_new(NULL);
 	static const char t3_hex[] =
-		"4e544c4d5353500003000000180018005c000000c600c6007400000012001200"
-		"400000000a000a0052000000000000005c000000100010003a010000978208e0"
-		"57004f0052004b00470052004f005500500061006c00690063006500347c9a42"
-		"2a6f008f8ef038a6a8b57eda67643978424270750551a087e4a07b1678b937fb"
-		"916d30fe01010000000000000000000000000000676439784242707500000000"
-		"0200120057004f0052004b00470052004f005500500001000c00530045005200"
-		"560045005200040018006500780061006d0070006c0065002e00740065007300"
-		"7400030026007300650072007600650072002e006500780061006d0070006c00"
-		"65002e0074006500730074000700080000000000000000000900160063006900"
-		"660073002f0053004500520056004500520000000000000000008e314c2616c5"
-		"53f30ae5990a822d2e2f";
+		"4e544c4d5353500003000000180018005c000000c600c60074000000"
+		"12001200400000000a000a0052000000000000005c00000010001000"
+		"3a010000978208e057004f0052004b00470052004f00550050006100"
+		"6c00690063006500347c9a422a6f008f8ef038a6a8b57eda67643978"
+		"424270750551a087e4a07b1678b937fb916d30fe0101000000000000"
+		"00000000000000006764397842427075000000000200120057004f00"
+		"52004b00470052004f005500500001000c0053004500520056004500"
+		"5200040018006500780061006d0070006c0065002e00740065007300"
+		"7400030026007300650072007600650072002e006500780061006d00"
+		"70006c0065002e007400650073007400070008000000000000000000"
+		"0900160063006900660073002f005300450052005600450052000000"
+		"0000000000008e314c2616c553f30ae5990a822d2e2f";
 	static uint8_t t3[1024];
 	struct ntlmssp_server *s;
 	struct tclient c;
@@ -925,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_v2_vector_exchange),
 		cmocka_unit_test(test_full_exchange_mic),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_failure_log),
 		cmocka_unit_test(test_anonymous),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_spnego_exchange),

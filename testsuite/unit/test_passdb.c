@@ -269,8 +269,8 @@ static void test_samba_reads_ours(void **state)
 	while (fgets(line, sizeof(line), p) != NULL) {
 		/* smbpasswd format: name:uid:LMHASH:NTHASH:[flags]:LCT */
 		if (strncmp(line, "root:0:", 7) == 0) {
-			saw_root = strstr(line, "878D8014606CDA29677A44EFA1353FC7")
-				   != NULL;
+			saw_root = strstr(line, "878D8014606CDA2967"
+						"7A44EFA1353FC7") != NULL;
 		}
 		if (strncmp(line, "daemon:", 7) == 0) {
 			saw_daemon = strstr(line, "[DU") != NULL;
