@@ -960,10 +960,52 @@ static void test_samba_capture(void **state)
 	talloc_free(mem_ctx);
 }
 
+/* UTF-16 conversion and Unicode case mapping used by NTOWFv2 and passdb. */
+static void test_strings(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	uint8_t nt[16], a[16], b[16], *u;
+	size_t len;
+	char *s;
+
+	auth_nt_hash("pw", nt);
+	ntlmssp_ntowfv2(nt, "\xc3\xa9lodie", "D", a); /* élodie */
+	ntlmssp_ntowfv2(nt, "\xc3\x89LODIE", "D", b); /* ÉLODIE */
+	assert_memory_equal(a, b, 16);
+	assert_string_equal(auth_strlower(mem_ctx, "\xc3\x89RIC"),
+			    "\xc3\xa9ric");
+	assert_null(auth_strupper(mem_ctx, "\xff")); /* invalid UTF-8 */
+
+	/* U+1F600 as a surrogate pair, both ways */
+	assert_int_equal(auth_utf8_to_utf16(mem_ctx, "\xf0\x9f\x98\x80", &u,
+					    &len),
+			 NT_STATUS_OK);
+	assert_int_equal(len, 4);
+	assert_memory_equal(u, "\x3d\xd8\x00\xde", 4);
+	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, len, &s), NT_STATUS_OK);
+	assert_string_equal(s, "\xf0\x9f\x98\x80");
+	/* odd length, lone surrogates, embedded NUL */
+	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, 3, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, 2, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(auth_utf16_to_utf8(mem_ctx,
+					    (const uint8_t *)"\x00\xde", 2, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(auth_utf16_to_utf8(mem_ctx,
+					    (const uint8_t *)"a\0\0\0", 4, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* overlong UTF-8 */
+	assert_int_equal(auth_utf8_to_utf16(mem_ctx, "\xc0\xaf", &u, &len),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(mem_ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_v2_vector_exchange),
 		cmocka_unit_test(test_full_exchange_mic),
 		cmocka_unit_test(test_failures),
