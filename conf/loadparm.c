@@ -583,6 +583,9 @@ bool lp_set_cmdline(struct lp_ctx *lp, const char *name, const char *value)
 	int id = -1;
 	size_t i;
 
+	if (name == NULL || value == NULL) {
+		return false;
+	}
 	if (strchr(name, ':') == NULL) {
 		id = conf_find_param(name, &inverse);
 		if (id < 0) {
@@ -655,15 +658,23 @@ static bool lp_load_text(struct lp_ctx *lp, const char *label,
 
 bool lp_load_string(struct lp_ctx *lp, const char *label, const char *text)
 {
-	return lp_load_text(lp, label, text, strlen(text));
+	if (text == NULL) {
+		return false;
+	}
+	return lp_load_text(lp, label != NULL ? label : "(string)", text,
+			    strlen(text));
 }
 
 bool lp_load_file(struct lp_ctx *lp, const char *path)
 {
 	size_t len;
-	char *text = conf_read_file(lp, path, &len);
+	char *text;
 	bool ok;
 
+	if (path == NULL) {
+		return false;
+	}
+	text = conf_read_file(lp, path, &len);
 	if (text == NULL) {
 		DBG_ERR("can't load %s: %s\n", path, strerror(errno));
 		return false;
@@ -801,6 +812,9 @@ const char *lp_parm_str(const struct lp_ctx *lp, int snum,
 {
 	const char *v = NULL;
 
+	if (module_colon_option == NULL) {
+		return def;
+	}
 	if (snum >= 0 && snum < lp->st->nshares) {
 		v = conf_service_parm(lp->st->shares[snum],
 				      module_colon_option);
@@ -841,12 +855,12 @@ const char *lp_share_name(const struct lp_ctx *lp, int snum)
 
 int lp_find_share(const struct lp_ctx *lp, const char *name)
 {
-	return conf_state_find_share(lp->st, name);
+	return name != NULL ? conf_state_find_share(lp->st, name) : -1;
 }
 
 int lp_add_share(struct lp_ctx *lp, const char *name)
 {
-	return conf_state_add_share(lp->st, name);
+	return name != NULL ? conf_state_add_share(lp->st, name) : -1;
 }
 
 bool lp_share_set(struct lp_ctx *lp, int snum, const char *name,
@@ -855,6 +869,9 @@ bool lp_share_set(struct lp_ctx *lp, int snum, const char *name,
 	struct conf_where where = {"lp_share_set", 0};
 	struct conf_service *svc;
 
+	if (name == NULL || value == NULL) {
+		return false;
+	}
 	if (snum == LP_GLOBAL) {
 		svc = lp->st->global;
 	} else if (snum >= 0 && snum < lp->st->nshares) {
@@ -883,5 +900,5 @@ int lp_param_by_name(const char *name)
 {
 	bool inverse;
 
-	return conf_find_param(name, &inverse);
+	return name != NULL ? conf_find_param(name, &inverse) : -1;
 }

@@ -111,7 +111,7 @@ char *conf_substitute(TALLOC_CTX *mem_ctx, const char *server_name,
 {
 	static const struct lp_subst none;
 	char *buf = talloc_strdup(mem_ctx, "");
-	const char *p = str;
+	const char *p = str != NULL ? str : "";
 
 	if (s == NULL) {
 		s = &none;

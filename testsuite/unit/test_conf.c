@@ -733,6 +733,11 @@ static void test_runtime_shares(void **state)
 	assert_false(lp_share_set(lp, a, "workgroup", "X"));
 	assert_false(lp_share_set(lp, a, "comment", "two\nlines"));
 	assert_false(lp_share_set(lp, 42, "path", "/x"));
+	assert_false(lp_share_set(lp, a, NULL, "/x"));
+	assert_int_equal(lp_find_share(lp, NULL), -1);
+	assert_false(lp_load_string(lp, "x", NULL));
+	assert_false(lp_load_file(lp, NULL));
+	assert_string_equal(lp_parm_str(lp, a, NULL, "d"), "d");
 	assert_true(lp_share_set(lp, LP_GLOBAL, "workgroup", "X"));
 	assert_string_equal(lp_str(lp, a, LP_PATH), "/home/alice");
 	assert_false(lp_bool(lp, a, LP_READ_ONLY));
