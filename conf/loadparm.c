@@ -863,6 +863,29 @@ int lp_add_share(struct lp_ctx *lp, const char *name)
 	return name != NULL ? conf_state_add_share(lp->st, name) : -1;
 }
 
+int lp_clone_share(struct lp_ctx *lp, int src, const char *name)
+{
+	int snum;
+
+	if (name == NULL || src < 0 || src >= lp->st->nshares) {
+		return -1;
+	}
+	snum = lp_find_share(lp, name);
+	if (snum >= 0) {
+		return snum;
+	}
+	snum = conf_state_add_share(lp->st, name);
+	if (snum < 0) {
+		return -1;
+	}
+	if (!conf_service_copy(lp->st->shares[snum], lp->st->shares[src])) {
+		/* the share exists, half-filled: never serve it */
+		(void)lp_share_set(lp, snum, "available", "no");
+		return -1;
+	}
+	return snum;
+}
+
 bool lp_share_set(struct lp_ctx *lp, int snum, const char *name,
 		  const char *value)
 {

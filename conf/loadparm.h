@@ -331,7 +331,16 @@ const char *lp_share_name(const struct lp_ctx *lp, int snum);
 int lp_find_share(const struct lp_ctx *lp, const char *name);
 /* Returns the snum (the existing one if the name exists), -1 on error. */
 int lp_add_share(struct lp_ctx *lp, const char *name);
-/* Set a share parameter at run time; LP_GLOBAL sets the [global] value. */
+/*
+ * A new share name with every value set in share src (the [homes] clone
+ * for a user).  An existing share of that name is returned unchanged.
+ * -1 on error.
+ */
+int lp_clone_share(struct lp_ctx *lp, int src, const char *name);
+/*
+ * Set a share parameter at run time; LP_GLOBAL sets the [global] value.
+ * A string previously returned for that value is freed.
+ */
 bool lp_share_set(struct lp_ctx *lp, int snum, const char *name,
 		  const char *value);
 /* The file given to the last lp_load_file() (or the lp_load_string label) */

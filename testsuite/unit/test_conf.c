@@ -741,6 +741,14 @@ static void test_runtime_shares(void **state)
 	assert_true(lp_share_set(lp, LP_GLOBAL, "workgroup", "X"));
 	assert_string_equal(lp_str(lp, a, LP_PATH), "/home/alice");
 	assert_false(lp_bool(lp, a, LP_READ_ONLY));
+	/* [homes] clone */
+	assert_true(lp_share_set(lp, h, "comment", "home of %U"));
+	a = lp_clone_share(lp, h, "bob");
+	assert_int_equal(a, 2);
+	assert_string_equal(lp_str(lp, a, LP_COMMENT), "home of %U");
+	assert_false(lp_bool(lp, a, LP_READ_ONLY));
+	assert_int_equal(lp_clone_share(lp, h, "BOB"), a);
+	assert_int_equal(lp_clone_share(lp, 99, "carol"), -1);
 	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_WORKGROUP), "X");
 	talloc_free(mem);
 }
