@@ -1,1 +1,2 @@
 # man/: manual pages installed by make install.
+dist_man_MANS += man/smbd.8
