@@ -134,18 +134,53 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Does the line end in "\" (maybe followed by whitespace)?  Cut it. */
-static bool ends_with_backslash(char *line)
-{
-	size_t l = strlen(line);
+/*
+ * A logical line being joined from physical ones.  Lengths are tracked
+ * and the buffer doubles, so even a file of a million continuation lines
+ * joins in linear time.
+ */
+struct conf_line {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
 
-	while (l > 0 && is_space(line[l - 1])) {
+static bool line_append(TALLOC_CTX *mem_ctx, struct conf_line *ln,
+			const char *s, size_t l)
+{
+	if (ln->len + l + 1 > ln->alloc) {
+		size_t want = ln->alloc == 0 ? 256 : ln->alloc;
+		char *nb;
+
+		while (want < ln->len + l + 1) {
+			want *= 2;
+		}
+		nb = talloc_realloc(mem_ctx, ln->buf, char, want);
+		if (nb == NULL) {
+			return false;
+		}
+		ln->buf = nb;
+		ln->alloc = want;
+	}
+	memcpy(ln->buf + ln->len, s, l);
+	ln->len += l;
+	ln->buf[ln->len] = '\0';
+	return true;
+}
+
+/* Does the line end in "\" (maybe followed by whitespace)?  Cut it. */
+static bool ends_with_backslash(struct conf_line *ln)
+{
+	size_t l = ln->len;
+
+	while (l > 0 && is_space(ln->buf[l - 1])) {
 		l--;
 	}
-	if (l == 0 || line[l - 1] != '\\') {
+	if (l == 0 || ln->buf[l - 1] != '\\') {
 		return false;
 	}
-	line[l - 1] = '\0';
+	ln->len = l - 1;
+	ln->buf[ln->len] = '\0';
 	return true;
 }
 
@@ -338,11 +373,11 @@ static bool parse_buffer(struct conf_parser *p, const char *label,
 	}
 	while (pos < len) {
 		TALLOC_CTX *tmp;
+		struct conf_line ln = {0};
 		const char *s;
-		char *line;
 		size_t l, i = 0;
 		unsigned first;
-		bool nul;
+		bool nul, ok;
 
 		s = next_line(text, len, &pos, &l);
 		first = ++lineno;
@@ -354,21 +389,18 @@ static bool parse_buffer(struct conf_parser *p, const char *label,
 			continue;
 		}
 		tmp = talloc_new(NULL);
-		line = talloc_strndup(tmp, s + i, l - i);
+		ok = tmp != NULL && line_append(tmp, &ln, s + i, l - i);
 		/*
 		 * Continuation: a "\" at the end, whitespace after it
 		 * allowed, joins the next line (Samba does the same).
 		 */
-		while (line != NULL && ends_with_backslash(line)) {
-			if (pos >= len) {
-				break;
-			}
+		while (ok && ends_with_backslash(&ln) && pos < len) {
 			s = next_line(text, len, &pos, &l);
 			lineno++;
 			nul = nul || memchr(s, '\0', l) != NULL;
-			line = talloc_strndup_append(line, s, l);
+			ok = line_append(tmp, &ln, s, l);
 		}
-		if (line == NULL) {
+		if (!ok) {
 			DBG_ERR("out of memory\n");
 			talloc_free(tmp);
 			p->errors++;
@@ -378,7 +410,7 @@ static bool parse_buffer(struct conf_parser *p, const char *label,
 			DBG_ERR("%s:%u: NUL byte in line\n", label, first);
 			p->errors++;
 		} else {
-			do_line(p, line, label, first);
+			do_line(p, ln.buf, label, first);
 		}
 		talloc_free(tmp);
 	}
