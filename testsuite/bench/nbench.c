@@ -611,7 +611,9 @@ static int nb_load_mode(const struct nb_options *o)
 	for (i = 0; i < o->nclients; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0) {
+			/* Ctrl-C goes to the parent, which stops everyone. */
 			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_DFL);
 			_exit(nb_client_run(o, load, shm, i + 1));
 		}
 		if (pids[i] < 0) {

@@ -769,7 +769,7 @@ int nb_client_run(const struct nb_options *opts,
 		goto out;
 	}
 	__atomic_store_n(&c.rec->state, NB_CLIENT_READY, __ATOMIC_RELEASE);
-	while (nb_phase_get(&*shm) == NB_PHASE_CONNECT) {
+	while (nb_phase_get(shm) == NB_PHASE_CONNECT) {
 		usleep(1000);
 	}
 	if (nb_replay(&c, load, shm) == 0) {
