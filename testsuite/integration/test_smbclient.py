@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Samba's smbclient against the server: `smbclient //127.0.0.1/share -c ls`.
 
-Until authentication lands our server answers SESSION_SETUP with an error,
-so the test asserts that smbclient got through NEGOTIATE and failed AT
-session setup with an NT_STATUS_ (not a connection error).  Flip
-EXPECT_SESSION_SETUP below (the one place) when auth works; against
-Samba's smbd (SMBD=/usr/sbin/smbd) success is always expected.
+The server grows step by step, so the test knows how far smbclient gets
+today: REACHES below, the one place to change.  Before that step everything
+must work; AT that step smbclient must fail with an NT_STATUS_ (never a
+connection error, a hang or a crash); getting FURTHER also fails the test,
+with a message to move REACHES on, so progress is recorded on purpose.
+Against Samba's smbd (SMBD=/usr/sbin/smbd) `ls` always succeeds.
 Every test runs once per event-loop backend (io_uring, epoll).
 """
 
@@ -18,8 +19,27 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 
-# The switch: True once our SESSION_SETUP/TREE_CONNECT/QUERY_DIRECTORY work.
-EXPECT_SESSION_SETUP = os.environ.get("SMBD_EXPECT_AUTH", "0") == "1"
+# How far `smbclient -c ls` gets against our smbd today (THE switch):
+#   "session setup"  fails at SESSION_SETUP (before authentication)
+#   "tree connect"   SESSION_SETUP works, TREE_CONNECT fails
+#   "listing"        the share connects, the directory listing fails
+#   "done"           `ls` lists the share
+STAGES = ("session setup", "tree connect", "listing", "done")
+REACHES = os.environ.get("SMBD_SMBCLIENT_REACHES", "listing")
+
+# smbclient's message when it fails at each stage
+FAILED_AT = {
+    "session setup": r"session setup failed: NT_STATUS_\w+",
+    "tree connect": r"tree connect failed: NT_STATUS_\w+",
+    "listing": r"NT_STATUS_\w+ listing ",
+}
+TRANSPORT_ERRORS = ("NT_STATUS_CONNECTION_REFUSED",
+                    "NT_STATUS_CONNECTION_RESET",
+                    "NT_STATUS_CONNECTION_DISCONNECTED",
+                    "NT_STATUS_IO_TIMEOUT",
+                    "NT_STATUS_INVALID_NETWORK_RESPONSE",
+                    "NT_STATUS_END_OF_FILE",
+                    "protocol negotiation failed")
 
 USER = "smbdtest"
 PASSWORD = "Test-Pass-1"
@@ -41,40 +61,51 @@ class SmbClient:
         with open(os.path.join(cls.smbd.share, "hello.txt"), "w") as f:
             f.write("hello\n")
 
-    def expect_success(self):
-        return EXPECT_SESSION_SETUP or self.smbd.samba
+    def reaches(self):
+        return "done" if self.smbd.samba else REACHES
 
-    def smbclient(self, *args):
-        cmd = ["smbclient", "//127.0.0.1/share", "-p", str(self.smbd.port),
-               "-s", self.client_conf, "-U", "%s%%%s" % (USER, PASSWORD),
-               "-t", "10"] + list(args)
+    def beyond(self, stage):
+        """True if smbclient is expected to get past `stage`."""
+        return STAGES.index(self.reaches()) > STAGES.index(stage)
+
+    def smbclient(self, *args, share="share", password=PASSWORD):
+        cmd = ["smbclient", "//127.0.0.1/%s" % share,
+               "-p", str(self.smbd.port), "-s", self.client_conf,
+               "-U", "%s%%%s" % (USER, password), "-t", "10"] + list(args)
         try:
             r = subprocess.run(cmd, capture_output=True, text=True,
                                timeout=CLIENT_TIMEOUT,
                                stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             self.fail("smbclient hung for %d s" % CLIENT_TIMEOUT)
-        return r.returncode, r.stdout + r.stderr
+        out = r.stdout + r.stderr
+        for bad in TRANSPORT_ERRORS:
+            self.assertNotIn(bad, out)
+        self.server_alive()
+        return r.returncode, out
 
     def check_ls(self, *args):
         rc, out = self.smbclient("-c", "ls", *args)
-        if self.expect_success():
+        stage = self.reaches()
+        if stage == "done":
             self.assertEqual(rc, 0, out)
             self.assertIn("hello.txt", out)
             self.assertRegex(out, r"blocks of size")
-        else:
-            self.assertNotEqual(rc, 0, out)
-            # reached session setup: negotiate worked, no transport error
-            self.assertRegex(out, r"session setup failed: NT_STATUS_\w+",
-                             out)
-            for bad in ("NT_STATUS_CONNECTION_REFUSED",
-                        "NT_STATUS_CONNECTION_RESET",
-                        "NT_STATUS_CONNECTION_DISCONNECTED",
-                        "NT_STATUS_IO_TIMEOUT",
-                        "NT_STATUS_INVALID_NETWORK_RESPONSE",
-                        "protocol negotiation failed"):
-                self.assertNotIn(bad, out)
-        self.server_alive()
+            return
+        if rc == 0:
+            self.fail("smbclient ls succeeded: set REACHES = \"done\" in "
+                      "test_smbclient.py\n%s" % out)
+        failed_at = next((s for s in STAGES[:-1]
+                          if re.search(FAILED_AT[s], out)), None)
+        if failed_at is None:
+            self.fail("smbclient failed in an unexpected way\n%s" % out)
+        if STAGES.index(failed_at) < STAGES.index(stage):
+            self.fail("smbclient failed at %s, expected to reach %s\n%s" %
+                      (failed_at, stage, out))
+        if STAGES.index(failed_at) > STAGES.index(stage):
+            self.fail("smbclient got further than %r (failed at %r): move "
+                      "REACHES on in test_smbclient.py\n%s" %
+                      (stage, failed_at, out))
 
     def test_ls(self):
         self.check_ls()
@@ -85,18 +116,24 @@ class SmbClient:
     def test_ls_smb3_00(self):
         self.check_ls("-m", "SMB3_00")
 
+    def test_ls_smb3_11_signed(self):
+        self.check_ls("-m", "SMB3_11", "--client-protection=sign")
+
     def test_bad_password(self):
-        cmd_user = "%s%%wrong" % USER
-        cmd = ["smbclient", "//127.0.0.1/share", "-p", str(self.smbd.port),
-               "-s", self.client_conf, "-U", cmd_user, "-t", "10",
-               "-c", "ls"]
-        r = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
-        out = r.stdout + r.stderr
-        self.assertNotEqual(r.returncode, 0, out)
-        self.assertTrue(re.search(r"NT_STATUS_(LOGON_FAILURE|"
-                                  r"\w+)", out), out)
-        self.server_alive()
+        if not self.beyond("session setup"):
+            self.skipTest("no authentication yet")
+        rc, out = self.smbclient("-c", "ls", password="wrong")
+        self.assertNotEqual(rc, 0, out)
+        self.assertRegex(out, r"session setup failed: "
+                         r"NT_STATUS_LOGON_FAILURE")
+
+    def test_bad_share(self):
+        if not self.beyond("session setup"):
+            self.skipTest("no authentication yet")
+        rc, out = self.smbclient("-c", "ls", share="nosuchshare")
+        self.assertNotEqual(rc, 0, out)
+        self.assertRegex(out, r"tree connect failed: "
+                         r"NT_STATUS_BAD_NETWORK_NAME")
 
 
 h.backend_variants(globals(), SmbClient)
