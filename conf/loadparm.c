@@ -327,6 +327,12 @@ static bool service_set_parm(struct conf_service *svc, const char *name,
 			return true;
 		}
 	}
+	/* a linear list: bounded, so a section can't make loading O(n^2) */
+	if (svc->nparms >= CONF_MAX_PARMS) {
+		DBG_ERR("more than %d module:option entries in [%s]\n",
+			CONF_MAX_PARMS, svc->name);
+		return false;
+	}
 	n = talloc_realloc(svc, svc->parms, struct conf_parm, svc->nparms + 1);
 	if (n == NULL) {
 		return false;
@@ -375,7 +381,7 @@ enum conf_set_result conf_set(struct lp_ctx *lp, struct conf_state *st,
 			return CONF_SET_IGNORED;
 		}
 		if (!service_set_parm(svc, name, value)) {
-			DBG_ERR("out of memory\n");
+			DBG_ERR("%s: can't store \"%s\"\n", w, name);
 			return CONF_SET_INVALID;
 		}
 		return CONF_SET_OK;
@@ -442,21 +448,80 @@ struct conf_state *conf_state_new(TALLOC_CTX *mem_ctx)
 	return st;
 }
 
+/* FNV-1a over the lower-cased bytes, matching strcasecmp() equality. */
+static size_t share_hash(const char *name)
+{
+	size_t h = 2166136261u;
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)tolower((unsigned char)*name);
+		h *= 16777619u;
+	}
+	return h;
+}
+
 int conf_state_find_share(const struct conf_state *st, const char *name)
 {
-	int i;
+	size_t mask = st->index_size - 1;
+	size_t i;
 
-	for (i = 0; i < st->nshares; i++) {
-		if (strcasecmp(st->shares[i]->name, name) == 0) {
-			return i;
+	if (st->index_size == 0) {
+		return -1;
+	}
+	for (i = share_hash(name) & mask; st->index[i] != -1;
+	     i = (i + 1) & mask) {
+		if (strcasecmp(st->shares[st->index[i]]->name, name) == 0) {
+			return st->index[i];
 		}
 	}
 	return -1;
 }
 
+static void index_insert(int *index, size_t size, const char *name, int snum)
+{
+	size_t i = share_hash(name) & (size - 1);
+
+	while (index[i] != -1) {
+		i = (i + 1) & (size - 1);
+	}
+	index[i] = snum;
+}
+
+/* Room for one more share in the array and the index. */
+static bool state_grow(struct conf_state *st)
+{
+	if (st->nshares == st->alloc) {
+		int want = st->alloc == 0 ? 8 : st->alloc * 2;
+		struct conf_service **n = talloc_realloc(
+			st, st->shares, struct conf_service *, want);
+
+		if (n == NULL) {
+			return false;
+		}
+		st->shares = n;
+		st->alloc = want;
+	}
+	if ((size_t)(st->nshares + 1) * 2 > st->index_size) {
+		size_t size = st->index_size == 0 ? 16 : st->index_size * 2;
+		int *index = talloc_array(st, int, size);
+		int i;
+
+		if (index == NULL) {
+			return false;
+		}
+		memset(index, 0xff, size * sizeof(int)); /* all -1 */
+		for (i = 0; i < st->nshares; i++) {
+			index_insert(index, size, st->shares[i]->name, i);
+		}
+		talloc_free(st->index);
+		st->index = index;
+		st->index_size = size;
+	}
+	return true;
+}
+
 int conf_state_add_share(struct conf_state *st, const char *name)
 {
-	struct conf_service **n;
 	struct conf_service *svc;
 	int i;
 
@@ -473,21 +538,15 @@ int conf_state_add_share(struct conf_state *st, const char *name)
 		DBG_ERR("more than %d shares\n", CONF_MAX_SHARES);
 		return -1;
 	}
+	if (!state_grow(st)) {
+		return -1;
+	}
 	svc = conf_service_new(st, name);
 	if (svc == NULL) {
 		return -1;
 	}
-	/* Grow by doubling: many-share configurations load in linear time. */
-	if ((st->nshares & (st->nshares - 1)) == 0) {
-		n = talloc_realloc(st, st->shares, struct conf_service *,
-				   st->nshares == 0 ? 4 : st->nshares * 2);
-		if (n == NULL) {
-			talloc_free(svc);
-			return -1;
-		}
-		st->shares = n;
-	}
 	st->shares[st->nshares] = svc;
+	index_insert(st->index, st->index_size, svc->name, st->nshares);
 	return st->nshares++;
 }
 

@@ -19,6 +19,7 @@
 #define CONF_MAX_INCLUDE_DEPTH 16
 #define CONF_MAX_FILE_SIZE (16 * 1024 * 1024)
 #define CONF_MAX_SHARES 100000
+#define CONF_MAX_PARMS 10000 /* "module:option" entries per section */
 
 struct conf_slot {
 	char *str; /* canonical text; NULL for a default that is "" */
@@ -40,8 +41,16 @@ struct conf_service {
 
 struct conf_state {
 	struct conf_service *global;
-	struct conf_service **shares; /* talloc array */
+	struct conf_service **shares; /* talloc array of alloc */
 	int nshares;
+	int alloc;
+	/*
+	 * Share names, hashed case-insensitively: open addressing, slots
+	 * hold snum or -1, at most half full.  Loading many shares and
+	 * finding one at tree connect stay O(1).
+	 */
+	int *index;
+	size_t index_size; /* a power of two */
 };
 
 struct lp_ctx {

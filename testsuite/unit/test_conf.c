@@ -538,6 +538,32 @@ static void test_inheritance(void **state)
 	talloc_free(mem);
 }
 
+static void test_many_shares(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(mem);
+	char *text = talloc_strdup(mem, "");
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		text = talloc_asprintf_append(text, "[Share%d]\npath = /s/%d\n",
+					      i, i);
+	}
+	assert_true(lp_load_string(lp, "many", text));
+	assert_int_equal(lp_num_shares(lp), 3000);
+	for (i = 0; i < 3000; i += 7) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "SHARE%d", i);
+		assert_int_equal(lp_find_share(lp, name), i);
+	}
+	assert_int_equal(lp_find_share(lp, "share3000"), -1);
+	assert_int_equal(lp_add_share(lp, "share2999"), 2999);
+	assert_int_equal(lp_add_share(lp, "new"), 3000);
+	assert_int_equal(lp_find_share(lp, "NEW"), 3000);
+	talloc_free(mem);
+}
+
 static void test_copy(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -857,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_enums),
 		cmocka_unit_test(test_inheritance),
 		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_many_shares),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_subst),
