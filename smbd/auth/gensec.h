@@ -15,6 +15,11 @@
  *	    gensec_result(g) says who logged on and holds the session key
  *	anything else: logon failed (LOGON_FAILURE, ACCOUNT_DISABLED,
  *	    INVALID_PARAMETER for malformed tokens); out is empty
+ *
+ * The NEGOTIATE response's security buffer comes from
+ * spnego_negotiate_hint() (spnego.h).  The result's session_key is the
+ * NTLMSSP ExportedSessionKey, what SMB2 derives its signing keys from;
+ * has_session_key is false for anonymous and guest logons.
  */
 #ifndef SMBD_AUTH_GENSEC_H
 #define SMBD_AUTH_GENSEC_H
