@@ -206,6 +206,17 @@ class NegotiateConfig:
                     pass
             self.server_alive(srv)
 
+    def test_server_max_protocol_alias(self):
+        # Samba's names: "SMB2" is SMB2_10, "SMB3" is SMB3_11
+        with self.new_server(
+                global_options={"server max protocol": "SMB2"}) as srv:
+            r = self.assert_negotiates(srv)
+            self.assertEqual(r["dialect"], h.DIALECT_210)
+        with self.new_server(
+                global_options={"server max protocol": "SMB3_00"}) as srv:
+            r = self.assert_negotiates(srv)
+            self.assertEqual(r["dialect"], h.DIALECT_300)
+
     def test_server_min_protocol(self):
         with self.new_server(
                 global_options={"server min protocol": "SMB3"}) as srv:
