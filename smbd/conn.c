@@ -206,7 +206,7 @@ void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len)
  * freed (the caller must not touch conn any more).
  */
 static bool conn_frame(struct smbd_conn *conn, uint8_t type,
-		       const uint8_t *payload, size_t len)
+		       const uint8_t *payload, size_t len, uint8_t *owned)
 {
 	conn->busy = true;
 	switch (type) {
@@ -216,7 +216,8 @@ static bool conn_frame(struct smbd_conn *conn, uint8_t type,
 						   "session request");
 			break;
 		}
-		smb2_process_frame(conn, payload, len);
+		smb2_process_frame(conn, payload, len, owned);
+		owned = NULL;
 		break;
 	case NBT_SESSION_REQUEST: {
 		uint8_t *ok;
@@ -248,6 +249,7 @@ static bool conn_frame(struct smbd_conn *conn, uint8_t type,
 		smbd_conn_disconnect(conn, "bad NetBIOS frame type");
 		break;
 	}
+	talloc_free(owned);
 	conn->busy = false;
 	if (conn->dead) {
 		talloc_free(conn);
@@ -292,8 +294,7 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 				conn->frame = NULL;
 				talloc_steal(NULL, f);
 				alive = conn_frame(conn, conn->hdr[0], f,
-						   conn->frame_len);
-				talloc_free(f);
+						   conn->frame_len, f);
 				if (!alive) {
 					return;
 				}
@@ -310,7 +311,7 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 				}
 				if (len - 4 >= flen) {
 					if (!conn_frame(conn, data[0], data + 4,
-							flen)) {
+							flen, NULL)) {
 						return;
 					}
 					data += 4 + flen;
@@ -334,7 +335,8 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 		}
 		if (flen == 0) {
 			conn->hdr_have = 0;
-			if (!conn_frame(conn, conn->hdr[0], conn->hdr, 0)) {
+			if (!conn_frame(conn, conn->hdr[0], conn->hdr, 0,
+					NULL)) {
 				return;
 			}
 			continue;

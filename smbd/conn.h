@@ -15,6 +15,7 @@
 
 struct smbd_server;
 struct smbd_session;
+struct smbd_open;
 struct auth_config;
 struct passdb;
 struct tpool;
@@ -30,6 +31,7 @@ struct smbd_worker {
 	uint64_t conn_seq;
 	uint16_t session_epoch;
 	uint64_t session_seq;
+	uint64_t open_seq;
 	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
 	struct passdb *passdb;		/* opened on first logon */
 	struct tpool *tpool;		/* file-system calls */
@@ -85,6 +87,11 @@ struct smbd_conn {
 	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
 
 	struct smbd_session *sessions;
+
+	/* Opens by volatile FileId (open.c). */
+#define SMBD_OPEN_BUCKETS 256
+	struct smbd_open *open_hash[SMBD_OPEN_BUCKETS];
+	unsigned nopens;
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);

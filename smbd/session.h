@@ -14,6 +14,7 @@
 
 #include "lib/ntstatus.h"
 #include "smbd/smb2_signing.h"
+#include "vfs/vfs.h"
 
 struct smbd_conn;
 struct gensec;
@@ -65,6 +66,7 @@ struct smbd_tcon {
 	bool ipc;
 	bool read_only;
 	uint32_t maximal_access;
+	struct vfs_share share;	/* root fd and options, for vfs/ */
 };
 
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);

@@ -30,8 +30,7 @@ static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
 	CMD(SMB2_OP_LOGOFF, "LOGOFF", 4, true, true, false, smb2_logoff),
 	CMD(SMB2_OP_TCON, "TREE_CONNECT", 9, true, true, false, smb2_tcon),
 	CMD(SMB2_OP_TDIS, "TREE_DISCONNECT", 4, true, true, true, smb2_tdis),
-	CMD(SMB2_OP_CREATE, "CREATE", 57, true, true, true,
-	    smb2_not_implemented),
+	CMD(SMB2_OP_CREATE, "CREATE", 57, true, true, true, smb2_not_implemented),
 	CMD(SMB2_OP_CLOSE, "CLOSE", 24, true, true, true, smb2_not_implemented),
 	CMD(SMB2_OP_FLUSH, "FLUSH", 24, true, true, true, smb2_not_implemented),
 	CMD(SMB2_OP_READ, "READ", 49, true, true, true, smb2_not_implemented),
@@ -523,27 +522,36 @@ void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job)
 	req->frame->job = job;
 }
 
+bool smb2_request_keep_input(struct smb2_request *req)
+{
+	return frame_keep(req->frame);
+}
+
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
-			size_t len)
+			size_t len, uint8_t *owned)
 {
 	uint32_t magic = len >= 4 ? le32(buf) : 0;
 	struct smb2_frame *f;
 
 	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
 		smb1_negotiate(conn, buf, len);
+		talloc_free(owned);
 		return;
 	}
 	if (magic != SMB2_MAGIC) {
+		talloc_free(owned);
 		smbd_conn_disconnect(conn, "not an SMB2 message");
 		return;
 	}
 	f = talloc_zero(conn, struct smb2_frame);
 	if (f == NULL) {
+		talloc_free(owned);
 		smbd_conn_disconnect(conn, "out of memory");
 		return;
 	}
 	if (!NT_STATUS_IS_OK(smb2_pdu_split(buf, len, f->offs, f->lens,
 					    &f->n))) {
+		talloc_free(owned);
 		talloc_free(f);
 		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
 		return;
@@ -552,6 +560,11 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 	f->conn = conn;
 	f->buf = buf;
 	f->len = len;
+	if (owned != NULL) {
+		/* A reassembled frame: ours already, no copy needed. */
+		f->buf = talloc_steal(f, owned);
+		f->owned = true;
+	}
 	f->prev_hdr = (size_t)-1;
 	wire_buf_init(&f->out, f, 4 + 128 * f->n);
 	wire_push_zero(&f->out, 4); /* NetBIOS header, filled when sent */

@@ -53,6 +53,7 @@ struct smb2_request {
 	uint8_t prev_fid[16];		/* for related compounds (3.3.5.2.7.2) */
 	NTSTATUS prev_status;
 	uint8_t fid[16];		/* the FileId this request used/created */
+	void *job_priv;			/* handler data kept across a job */
 	bool signed_in;		/* the request was signed and verified */
 
 	/* Resolved by the dispatcher from the table's policy. */
@@ -100,8 +101,12 @@ NTSTATUS smb2_pdu_split(const uint8_t *frame, size_t len, size_t *offs,
 /* smb2_dispatch.c */
 void smb2_frame_resume(struct smb2_request *req, NTSTATUS status);
 void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job);
+/* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
-			size_t len);
+			size_t len, uint8_t *owned);
+/* Make req->in/req->body survive an async wait (copies a borrowed input
+ * once); call before keeping pointers into the request in job state. */
+bool smb2_request_keep_input(struct smb2_request *req);
 /* Credits: grant for one reply, after charging the request. */
 bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
 			 uint16_t charge);
@@ -132,6 +137,16 @@ NTSTATUS smb2_logoff(struct smb2_request *req);
 NTSTATUS smb2_tcon(struct smb2_request *req);
 NTSTATUS smb2_tdis(struct smb2_request *req);
 NTSTATUS smb2_ioctl(struct smb2_request *req);
+NTSTATUS smb2_create(struct smb2_request *req);
+NTSTATUS smb2_close(struct smb2_request *req);
+NTSTATUS smb2_read(struct smb2_request *req);
+NTSTATUS smb2_write(struct smb2_request *req);
+NTSTATUS smb2_flush(struct smb2_request *req);
+NTSTATUS smb2_getinfo(struct smb2_request *req);
+NTSTATUS smb2_setinfo(struct smb2_request *req);
+NTSTATUS smb2_querydir(struct smb2_request *req);
+/* 3.3.5.2.5: CreditCharge must cover len bytes (64 KiB per credit). */
+NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len);
 NTSTATUS smb2_not_implemented(struct smb2_request *req);
 /* SMB1 NEGOTIATE with "SMB 2.002"/"SMB 2.???" (smb1_negotiate.c). */
 void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len);

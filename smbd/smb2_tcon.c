@@ -14,7 +14,9 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -48,11 +50,15 @@ static int tcon_destructor(struct smbd_tcon *t)
 {
 	if (t->prev != NULL) {
 		t->prev->next = t->next;
-	} else {
+	} else if (t->session->tcons == t) {
 		t->session->tcons = t->next;
 	}
 	if (t->next != NULL) {
 		t->next->prev = t->prev;
+	}
+	if (t->share.root_fd != -1) {
+		close(t->share.root_fd);
+		t->share.root_fd = -1;
 	}
 	return 0;
 }
@@ -194,6 +200,40 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 	return f;
 }
 
+/* The share's options for vfs/, read once at tree connect. */
+static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
+{
+	struct vfs_share *sh = &t->share;
+	int snum = t->snum;
+
+	sh->root_fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sh->root_fd == -1) {
+		DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name,
+			t->path, strerror(errno));
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	sh->path = t->path;
+	/* `case sensitive = auto` means case-insensitive for SMB2 clients,
+	 * which do not tell us otherwise (Samba does the same). */
+	sh->case_sensitive = lp_int(lp, snum, LP_CASE_SENSITIVE) == LP_CASE_YES;
+	sh->wide_links = lp_bool(lp, snum, LP_WIDE_LINKS);
+	sh->follow_symlinks = lp_bool(lp, snum, LP_FOLLOW_SYMLINKS);
+	sh->store_dos_attributes = lp_bool(lp, snum, LP_STORE_DOS_ATTRIBUTES);
+	sh->map_archive = lp_bool(lp, snum, LP_MAP_ARCHIVE);
+	sh->map_hidden = lp_bool(lp, snum, LP_MAP_HIDDEN);
+	sh->map_system = lp_bool(lp, snum, LP_MAP_SYSTEM);
+	sh->map_readonly = lp_int(lp, snum, LP_MAP_READONLY) != LP_MAP_READONLY_NO;
+	sh->hide_dot_files = lp_bool(lp, snum, LP_HIDE_DOT_FILES);
+	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
+	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
+	sh->directory_mask = (mode_t)lp_int(lp, snum, LP_DIRECTORY_MASK);
+	sh->force_create_mode = (mode_t)lp_int(lp, snum, LP_FORCE_CREATE_MODE);
+	sh->force_directory_mode =
+		(mode_t)lp_int(lp, snum, LP_FORCE_DIRECTORY_MODE);
+	sh->inherit_permissions = lp_bool(lp, snum, LP_INHERIT_PERMISSIONS);
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 				struct smbd_session *s, struct smbd_tcon *t,
 				bool homes, const char *name)
@@ -227,7 +267,7 @@ static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 	}
 	t->read_only = ro;
 	t->maximal_access = ro ? SMBD_ACCESS_READ_ONLY : SMBD_ACCESS_ALL;
-	return NT_STATUS_OK;
+	return tcon_setup_share(lp, t);
 }
 
 NTSTATUS smb2_tcon(struct smb2_request *req)
@@ -267,8 +307,10 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	if (t == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
+	talloc_set_destructor(t, tcon_destructor);
 	t->session = s;
 	t->snum = snum;
+	t->share.root_fd = -1;
 	t->ipc = snum < 0;
 	t->share_name = talloc_strdup(t, name);
 	if (t->ipc) {
@@ -286,7 +328,6 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 		t->next->prev = t;
 	}
 	s->tcons = t;
-	talloc_set_destructor(t, tcon_destructor);
 	req->tree_id = t->id;
 	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,
 		 s->anonymous ? "anonymous" : s->account_name, t->share_name,
