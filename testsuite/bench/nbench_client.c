@@ -224,15 +224,33 @@ static int nb_open_flags(uint32_t disposition)
 	}
 }
 
-static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
-				   const char *url)
+/*
+ * A failed NTCreateX in the capture still names a FID, often one that is
+ * open and used afterwards: only a successful open replaces the handle in
+ * its slot.
+ */
+static void nb_set_handle(struct nb_client *c, const struct nb_op *op,
+			  uint8_t kind, SMBCFILE *f)
 {
 	struct nb_handle *h = nb_handle(c, op->fnum);
-	enum nb_result r;
 
 	if (h->kind != NB_H_NONE) {
 		nb_handle_close(c, h); /* the capture reused a live FID */
 	}
+	h->kind = kind;
+	h->f = f;
+	h->path = op->path;
+	if (kind == NB_H_FILE) {
+		c->last_file = op->fnum;
+	}
+}
+
+static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
+				   const char *url)
+{
+	enum nb_result r;
+	SMBCFILE *f;
+
 	if (op->a & NB_FILE_DIRECTORY_FILE) {
 		if (op->b == NB_FILE_OPEN) {
 			struct stat st;
@@ -250,19 +268,16 @@ static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
 			r = nb_errno_result(c, 0);
 		}
 		if (r == NB_RES_OK) {
-			h->kind = NB_H_DIR;
-			h->path = op->path;
+			nb_set_handle(c, op, NB_H_DIR, NULL);
 		}
 		return r;
 	}
-	h->f = smbc_getFunctionOpen(c->ctx)(c->ctx, url, nb_open_flags(op->b),
-					    0644);
-	if (h->f == NULL) {
+	f = smbc_getFunctionOpen(c->ctx)(c->ctx, url, nb_open_flags(op->b),
+					 0644);
+	if (f == NULL) {
 		return nb_errno_result(c, errno);
 	}
-	h->kind = NB_H_FILE;
-	h->path = op->path;
-	c->last_file = op->fnum;
+	nb_set_handle(c, op, NB_H_FILE, f);
 	return nb_errno_result(c, 0);
 }
 
