@@ -687,6 +687,23 @@ class SmbdTestCase(unittest.TestCase):
         kw.setdefault("workers", cls.workers)
         return Smbd(global_options=g, share_options=s, **kw)
 
+    # a test that kills a worker on purpose sets this to True
+    allow_worker_death = False
+
+    def setUp(self):
+        super().setUp()
+        self._log_start = self.smbd.log_size() if self.smbd else 0
+
+    def tearDown(self):
+        # the master restarts a crashed worker, so "the server is alive"
+        # proves nothing: look for crashes in what this test logged
+        if self.smbd and not self.allow_worker_death:
+            bad = crash_lines(self.smbd, getattr(self, "_log_start", 0))
+            if bad:
+                self.fail("the server crashed during this test:\n%s\n%s" %
+                          ("\n".join(bad), self.smbd.log_tail(60)))
+        super().tearDown()
+
     def server_alive(self, srv=None):
         srv = srv or self.smbd
         self.assertTrue(srv.running(), "server died\n" + srv.log_tail())
@@ -698,6 +715,23 @@ class SmbdTestCase(unittest.TestCase):
         self.assertEqual(r["status"], STATUS_SUCCESS)
         self.assertIn(r["dialect"], dialects)
         return r
+
+
+# Lines that mean a process of the server crashed or a sanitizer fired.
+CRASH = re.compile(r"worker \d+ \(pid \d+\) died|PANIC: caught signal|"
+                   r"ERROR: AddressSanitizer|runtime error:|"
+                   r"LeakSanitizer")
+
+
+def crash_lines(srv, since=0):
+    """The crash lines the server logged after byte offset `since`."""
+    try:
+        with open(srv.log, "rb") as f:
+            f.seek(since)
+            text = f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return []
+    return [ln for ln in text.splitlines() if CRASH.search(ln)]
 
 
 def _as_pairs(opts):

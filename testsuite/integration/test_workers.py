@@ -77,6 +77,7 @@ class Workers:
         wait_workers(cls.smbd)
 
     def setUp(self):
+        super().setUp()
         self.server_alive()
         self.table = wait_workers(self.smbd)
 
@@ -134,6 +135,7 @@ class Workers:
             os.sched_setaffinity(0, saved)
 
     def test_kill_worker(self):
+        self.allow_worker_death = True
         first = self.negotiated()
         try:
             mine, _, _ = self.connection_line(first)

@@ -23,8 +23,8 @@ and compares the results with known-failures.txt:
 
 known-failures.txt: one name per line, `# reason` after it; `*` makes a
 glob (`smb2.lock.*`).  Pseudo-tests the runner adds: `SUITE.TIMEOUT` (the
-entry hit its limit), `SUITE.SERVER-DIED` (the server died: restarted for
-the next entry) and SUITE itself when smbtorture exits non-zero without
+entry hit its limit), `SUITE.SERVER-DIED` (the server or one of its workers
+crashed or a sanitizer fired: restarted for the next entry) and SUITE itself when smbtorture exits non-zero without
 reporting a result.  Globs never match TIMEOUT/SERVER-DIED: a crash or a
 hang must be listed by its exact name to be tolerated.
 
@@ -178,6 +178,7 @@ class Runner:
             self.srv.cleanup()
             self.start_server()
         empty_dir(self.srv.share)
+        log_start = self.srv.log_size()
         cmd = ["smbtorture", "//127.0.0.1/share", "-p", str(self.srv.port),
                "-U", "%s%%%s" % (USER, PASSWORD), "--target=samba3",
                "--option=torture:sharedelay=100000", entry]
@@ -209,10 +210,16 @@ class Runner:
             res[entry] = "error"
             if not self.args.quiet:
                 sys.stdout.write(text[-2000:])
-        if not self.srv.running():
+        # a crashed worker is replaced by the master: read the log too
+        crashes = h.crash_lines(self.srv, log_start)
+        if crashes or not self.srv.running():
             res[entry + ".SERVER-DIED"] = "error"
-            sys.stdout.write("server died during %s; log tail:\n%s\n" %
-                             (entry, self.srv.log_tail(30)))
+            sys.stdout.write("server crashed during %s:\n%s\nlog tail:\n%s\n"
+                             % (entry, "\n".join(crashes),
+                                self.srv.log_tail(60)))
+            if self.logdir:
+                shutil.copy(self.srv.log, os.path.join(
+                    self.logdir, entry + ".server.log"))
         passed = sum(1 for k in res.values() if k == "success")
         skipped = sum(1 for k in res.values() if k == "skip")
         failed = len(res) - passed - skipped
