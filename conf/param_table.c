@@ -28,8 +28,8 @@ static const struct conf_enum_val proto_min_vals[] = {
 	{"SMB3_00", LP_PROTO_SMB3_00, 0},
 	{"SMB3_02", LP_PROTO_SMB3_02, 0},
 	{"SMB3_11", LP_PROTO_SMB3_11, 0},
-	{"SMB2", LP_PROTO_SMB2_02, 0},
-	{"SMB3", LP_PROTO_SMB3_00, 0},
+	{"SMB2", LP_PROTO_SMB2_10, 0}, /* as Samba: one table for min and max */
+	{"SMB3", LP_PROTO_SMB3_11, 0},
 	{"NT1", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},
 	{"LANMAN2", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},
 	{"LANMAN1", LP_PROTO_SMB2_02, CONF_EV_CLAMPED},

@@ -75,7 +75,7 @@ static struct ev_loop *worker_loop(struct smbd_worker *w)
 		loop = ev_loop_new(w, EV_BACKEND_EPOLL);
 	}
 	if (loop != NULL) {
-		DBG_INFO("worker %d uses the %s loop\n", w->index,
+		DBG_NOTICE("worker %d uses the %s loop\n", w->index,
 			 ev_backend_name(ev_loop_backend(loop)));
 	}
 	return loop;

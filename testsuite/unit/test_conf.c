@@ -431,12 +431,13 @@ static void test_enums(void **state)
 		enum lp_param p;
 		int value;
 	} cases[] = {
+		/* Samba has one name table for min and max. */
 		{"server min protocol = SMB2", LP_SERVER_MIN_PROTOCOL,
-		 LP_PROTO_SMB2_02},
+		 LP_PROTO_SMB2_10},
 		{"server max protocol = SMB2", LP_SERVER_MAX_PROTOCOL,
 		 LP_PROTO_SMB2_10},
 		{"server min protocol = smb3", LP_SERVER_MIN_PROTOCOL,
-		 LP_PROTO_SMB3_00},
+		 LP_PROTO_SMB3_11},
 		{"server max protocol = SMB3", LP_SERVER_MAX_PROTOCOL,
 		 LP_PROTO_SMB3_11},
 		{"server max protocol = SMB3_00", LP_SERVER_MAX_PROTOCOL,
