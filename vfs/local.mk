@@ -1,1 +1,22 @@
 # vfs: sources are added here as the layer grows.
+
+# vfs/name: SMB2 path rules, wildcards, case folding, 8.3 names;
+# vfs/dosattrib: Samba's user.DOSATTRIB xattr.
+libsmbd_a_SOURCES += vfs/name.c vfs/name.h vfs/dosattrib.c vfs/dosattrib.h
+
+check_PROGRAMS += testsuite/unit/test_vfs_name
+TESTS += testsuite/unit/test_vfs_name
+testsuite_unit_test_vfs_name_SOURCES = testsuite/unit/test_vfs_name.c
+testsuite_unit_test_vfs_name_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_name_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_dosattrib
+TESTS += testsuite/unit/test_dosattrib
+testsuite_unit_test_dosattrib_SOURCES = testsuite/unit/test_dosattrib.c
+testsuite_unit_test_dosattrib_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dosattrib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
+	testsuite/fuzz/corpus/fuzz_vfs_name testsuite/fuzz/corpus/fuzz_dosattrib
+
+# The POSIX module (the lead's block).
+libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c

@@ -1,0 +1,39 @@
+/*
+ * SMB2 CREATE contexts (MS-SMB2 2.2.13.2, 2.2.14.2): parse the request's
+ * chain into (name, data) slices, and append reply contexts.
+ */
+#ifndef SMBD_CREATE_CTX_H
+#define SMBD_CREATE_CTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+#include "lib/wire.h"
+
+struct create_ctx {
+	char tag[17];		/* the name as a C string (4-16 bytes) */
+	const uint8_t *name;
+	size_t name_len;
+	const uint8_t *data;
+	size_t data_len;
+};
+
+struct create_ctx_list {
+	struct create_ctx *ctx;
+	size_t n;
+};
+
+/* Parse len bytes at buf.  INVALID_PARAMETER for any bound or alignment
+ * violation, or a context given twice. */
+NTSTATUS create_ctx_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
+			  struct create_ctx_list *out);
+const struct create_ctx *create_ctx_find(const struct create_ctx_list *l,
+					 const char *tag);
+
+/* Append one reply context (8-aligned from base, chaining *prev's Next). */
+void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,
+		     const char *tag, const void *data, size_t data_len);
+
+#endif

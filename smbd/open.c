@@ -1,0 +1,123 @@
+/*
+ * The connection's table of opens: a hash of the volatile FileId.
+ */
+#include "smbd/open.h"
+#include "smbd/conn.h"
+#include "smbd/session.h"
+#include "smbd/smb2_server.h"
+#include "lib/wire.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static struct smbd_open **open_bucket(struct smbd_conn *conn, uint64_t vid)
+{
+	return &conn->open_hash[vid % SMBD_OPEN_BUCKETS];
+}
+
+static void open_unhash(struct smbd_open *op)
+{
+	struct smbd_open **pp;
+
+	if (op->conn == NULL) {
+		return;
+	}
+	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == op) {
+			*pp = op->hnext;
+			break;
+		}
+	}
+	op->conn->nopens--;
+	op->conn = NULL;
+}
+
+static int open_destructor(struct smbd_open *op)
+{
+	open_unhash(op);
+	if (op->fd != -1) {
+		/* Closing a local fd does not block; opens whose close
+		 * could block go through CLOSE's job instead. */
+		close(op->fd);
+		op->fd = -1;
+	}
+	return 0;
+}
+
+void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16])
+{
+	put_le64(out, op->fid_persistent);
+	put_le64(out + 8, op->fid_volatile);
+}
+
+struct smbd_open *smbd_open_new(struct smbd_conn *conn,
+				struct smbd_session *s,
+				struct smbd_tcon *t, int fd)
+{
+	struct smbd_open *op = talloc_zero(t, struct smbd_open);
+	struct smbd_open **b;
+
+	if (op == NULL) {
+		return NULL;
+	}
+	op->conn = conn;
+	op->tcon = t;
+	op->session = s;
+	op->fd = fd;
+	/* Never 0 or all ones (those mean "none"/"the previous one"). */
+	op->fid_volatile = ++conn->worker->open_seq;
+	op->fid_persistent = op->fid_volatile;
+	b = open_bucket(conn, op->fid_volatile);
+	op->hnext = *b;
+	*b = op;
+	conn->nopens++;
+	talloc_set_destructor(op, open_destructor);
+	return op;
+}
+
+NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
+			  struct smbd_open **out)
+{
+	static const uint8_t chained[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	const uint8_t *id = fid;
+	struct smbd_open *op;
+	uint64_t vid;
+
+	*out = NULL;
+	if (req->related && !req->first_in_chain &&
+	    memcmp(fid, chained, 16) == 0) {
+		/* 3.3.5.2.7.2: the FileId of the previous request; if that
+		 * one failed, this one fails the same way. */
+		if (NT_STATUS_IS_ERR(req->prev_status)) {
+			return req->prev_status;
+		}
+		id = req->prev_fid;
+	}
+	vid = le64(id + 8);
+	for (op = req->conn->open_hash[vid % SMBD_OPEN_BUCKETS]; op != NULL;
+	     op = op->hnext) {
+		if (op->fid_volatile == vid) {
+			break;
+		}
+	}
+	if (op == NULL || op->fid_persistent != le64(id) ||
+	    op->session != req->session || op->tcon != req->tcon) {
+		return NT_STATUS_FILE_CLOSED;
+	}
+	memcpy(req->fid, id, 16);
+	*out = op;
+	return NT_STATUS_OK;
+}
+
+int smbd_open_detach(struct smbd_open *op)
+{
+	int fd = op->fd;
+
+	open_unhash(op);
+	op->fd = -1;
+	return fd;
+}

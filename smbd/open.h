@@ -1,0 +1,96 @@
+/*
+ * Open files (MS-SMB2 3.3.1.10 Open): one per successful CREATE, found by
+ * the volatile part of the FileId in the connection's table.  An open is
+ * a talloc child of its tree connect, so TREE_DISCONNECT, LOGOFF and a
+ * dropped connection close it; its destructor closes the fd (in the pool,
+ * since close(2) can block on some file systems).
+ */
+#ifndef SMBD_OPEN_H
+#define SMBD_OPEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/ntstatus.h"
+#include "vfs/vfs.h"
+
+struct smbd_conn;
+struct smbd_session;
+struct smbd_tcon;
+struct smb2_request;
+
+/* Access mask bits (MS-SMB2 2.2.13.1.1, MS-DTYP 2.4.3). */
+#define SEC_FILE_READ_DATA 0x00000001
+#define SEC_FILE_WRITE_DATA 0x00000002
+#define SEC_FILE_APPEND_DATA 0x00000004
+#define SEC_FILE_READ_EA 0x00000008
+#define SEC_FILE_WRITE_EA 0x00000010
+#define SEC_FILE_EXECUTE 0x00000020
+#define SEC_DIR_DELETE_CHILD 0x00000040
+#define SEC_FILE_READ_ATTRIBUTE 0x00000080
+#define SEC_FILE_WRITE_ATTRIBUTE 0x00000100
+#define SEC_STD_DELETE 0x00010000
+#define SEC_STD_READ_CONTROL 0x00020000
+#define SEC_STD_WRITE_DAC 0x00040000
+#define SEC_STD_WRITE_OWNER 0x00080000
+#define SEC_STD_SYNCHRONIZE 0x00100000
+#define SEC_FLAG_SYSTEM_SECURITY 0x01000000
+#define SEC_FLAG_MAXIMUM_ALLOWED 0x02000000
+#define SEC_GENERIC_ALL 0x10000000
+#define SEC_GENERIC_EXECUTE 0x20000000
+#define SEC_GENERIC_WRITE 0x40000000
+#define SEC_GENERIC_READ 0x80000000
+
+#define SEC_FILE_ALL 0x001f01ff
+#define SEC_RIGHTS_FILE_READ 0x00120089
+#define SEC_RIGHTS_FILE_WRITE 0x00120116
+#define SEC_RIGHTS_FILE_EXECUTE 0x001200a0
+/* What a read-only share can never grant. */
+#define SEC_RIGHTS_WRITE_ANY                                                  \
+	(SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA | SEC_FILE_WRITE_EA |     \
+	 SEC_FILE_WRITE_ATTRIBUTE | SEC_STD_DELETE | SEC_STD_WRITE_DAC |      \
+	 SEC_STD_WRITE_OWNER | SEC_DIR_DELETE_CHILD)
+
+struct smbd_open {
+	struct smbd_open *hnext;	/* hash chain in the connection */
+	struct smbd_conn *conn;
+	struct smbd_tcon *tcon;
+	struct smbd_session *session;
+	uint64_t fid_persistent;
+	uint64_t fid_volatile;
+	int fd;			/* -1 once handed to a CLOSE job */
+	bool is_dir;
+	bool opath;		/* fd is O_PATH (attribute-only open) */
+	char *path;		/* on-disk, share-relative, '/' separated */
+	char *stream;		/* NULL for the file's data */
+	uint32_t access_mask;	/* granted */
+	uint32_t share_access;
+	uint32_t create_options;
+	uint32_t create_disposition;
+	bool delete_on_close;
+	bool written;		/* update the write time on close */
+	uint64_t position;	/* FilePositionInformation */
+	uint32_t mode;		/* FileModeInformation */
+	uint64_t dev, ino;	/* the file's identity for locking/ */
+	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
+};
+
+/* FileId bytes as on the wire (persistent, then volatile). */
+void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
+
+struct smbd_open *smbd_open_new(struct smbd_conn *conn,
+				struct smbd_session *s,
+				struct smbd_tcon *t, int fd);
+/*
+ * The open a request names: FileId from the request (or, for a related
+ * compound, the one the request before produced: 3.3.5.2.7.2).  Checks it
+ * belongs to the request's session and tree.  NT_STATUS_FILE_CLOSED when
+ * none.
+ */
+NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
+			  struct smbd_open **out);
+/* Remove from the table (further lookups fail) and take the fd away:
+ * returns it for a job to close. */
+int smbd_open_detach(struct smbd_open *op);
+
+#endif

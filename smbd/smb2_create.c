@@ -1,0 +1,655 @@
+/*
+ * CREATE and CLOSE (MS-SMB2 2.2.13-2.2.16, 3.3.5.9, 3.3.5.10; the open
+ * semantics of MS-FSA 2.1.5.1).
+ *
+ * The loop thread checks the request and what the share allows; the
+ * file-system work (resolve, open/create, stat) runs as the session's
+ * user in the thread pool, so the kernel checks the Unix permissions
+ * (until NT ACLs land).  Share modes, oplocks and leases join with the
+ * locking issue; DHnQ/DH2Q/RqLs are parsed and answered "not granted".
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/create_ctx.h"
+#include "smbd/open.h"
+#include "smbd/session.h"
+#include "vfs/dosattrib.h"
+#include "vfs/name.h"
+#include "vfs/vfs_posix.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* CreateDisposition (2.2.13) */
+#define FILE_SUPERSEDE 0
+#define FILE_OPEN 1
+#define FILE_CREATE 2
+#define FILE_OPEN_IF 3
+#define FILE_OVERWRITE 4
+#define FILE_OVERWRITE_IF 5
+
+/* CreateAction (2.2.14) */
+#define FILE_SUPERSEDED 0
+#define FILE_OPENED 1
+#define FILE_CREATED 2
+#define FILE_OVERWRITTEN 3
+
+/* CreateOptions (2.2.13) */
+#define FILE_DIRECTORY_FILE 0x00000001
+#define FILE_WRITE_THROUGH 0x00000002
+#define FILE_NON_DIRECTORY_FILE 0x00000040
+#define FILE_DELETE_ON_CLOSE 0x00001000
+#define FILE_OPEN_BY_FILE_ID 0x00002000
+#define FILE_RESERVE_OPFILTER 0x00100000
+#define FILE_OPEN_REPARSE_POINT 0x00200000
+#define FILE_OPTIONS_VALID 0x00ffffff
+
+#define SMB2_CLOSE_FLAGS_FULL_INFORMATION 0x0001
+
+struct create_state {
+	/* in */
+	struct vfs_share share;		/* root_fd is our own dup */
+	char *path;
+	uint32_t disposition, options, access, attrs;
+	bool read_only_share;
+	bool want_max_access;
+	bool want_qfid;
+	/* out */
+	NTSTATUS status;
+	int fd;
+	bool opath;
+	uint32_t action;
+	uint32_t granted;
+	uint32_t max_access;
+	char *real_path;
+	struct vfs_file_info fi;
+};
+
+/* MS-SMB2 3.3.5.9: GENERIC_* and MAXIMUM_ALLOWED mapped for files. */
+static uint32_t create_map_generic(uint32_t a)
+{
+	if (a & SEC_GENERIC_READ) {
+		a |= SEC_RIGHTS_FILE_READ;
+	}
+	if (a & SEC_GENERIC_WRITE) {
+		a |= SEC_RIGHTS_FILE_WRITE;
+	}
+	if (a & SEC_GENERIC_EXECUTE) {
+		a |= SEC_RIGHTS_FILE_EXECUTE;
+	}
+	if (a & SEC_GENERIC_ALL) {
+		a |= SEC_FILE_ALL;
+	}
+	return a & ~(SEC_GENERIC_READ | SEC_GENERIC_WRITE |
+		     SEC_GENERIC_EXECUTE | SEC_GENERIC_ALL);
+}
+
+static void create_orphan(void *p)
+{
+	struct create_state *st = p;
+
+	if (st->fd != -1) {
+		close(st->fd);
+		st->fd = -1;
+	}
+}
+
+static int create_state_destructor(struct create_state *st)
+{
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
+}
+
+/* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
+ * Unix permissions as the job's credentials see them. */
+static uint32_t create_max_access(struct create_state *st, int dirfd,
+				  const char *name)
+{
+	uint32_t a = SEC_FILE_READ_ATTRIBUTE | SEC_STD_READ_CONTROL |
+		     SEC_STD_SYNCHRONIZE | SEC_FILE_READ_EA;
+
+	if (faccessat(dirfd, name, R_OK, AT_EACCESS) == 0) {
+		a |= SEC_FILE_READ_DATA | SEC_FILE_EXECUTE;
+	}
+	if (!st->read_only_share &&
+	    faccessat(dirfd, name, W_OK, AT_EACCESS) == 0) {
+		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
+		     SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER;
+		if (st->fi.is_dir) {
+			a |= SEC_DIR_DELETE_CHILD;
+		}
+	}
+	if (!st->read_only_share) {
+		/* Deleting needs write access to the parent directory. */
+		char *parent = talloc_strdup(st, st->real_path);
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		int pfd;
+
+		if (slash != NULL) {
+			*slash = '\0';
+		}
+		pfd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					 slash ? parent : "",
+					 O_PATH | O_DIRECTORY, 0);
+		if (pfd != -1) {
+			if (faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0) {
+				a |= SEC_STD_DELETE;
+			}
+			close(pfd);
+		}
+		talloc_free(parent);
+	}
+	return a;
+}
+
+static int create_open_flags(const struct create_state *st, bool is_dir)
+{
+	if (is_dir) {
+		return O_RDONLY | O_DIRECTORY;
+	}
+	if (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) {
+		return O_RDWR;
+	}
+	return O_RDONLY;
+}
+
+/* Create a new file or directory (the name does not exist). */
+static void create_new(struct create_state *st)
+{
+	bool dir = (st->options & FILE_DIRECTORY_FILE) != 0;
+	mode_t mode;
+
+	if (dir) {
+		mode = (0777 & st->share.directory_mask) |
+		       st->share.force_directory_mode;
+		if (mkdirat(st->share.root_fd, st->real_path, mode) != 0) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path,
+					    O_RDONLY | O_DIRECTORY, 0);
+	} else {
+		mode = (0666 & st->share.create_mask) |
+		       st->share.force_create_mode;
+		/* ARCHIVE maps to the owner execute bit (`map archive`). */
+		if (st->share.map_archive) {
+			mode |= S_IXUSR;
+		}
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path,
+					    O_RDWR | O_CREAT | O_EXCL, mode);
+	}
+	if (st->fd == -1) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	st->action = FILE_CREATED;
+	if (st->share.store_dos_attributes) {
+		struct dos_info di;
+
+		memset(&di, 0, sizeof(di));
+		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
+			   (dir ? FILE_ATTRIBUTE_DIRECTORY
+				: FILE_ATTRIBUTE_ARCHIVE);
+		(void)dosattrib_fset(st->fd, &di);
+	}
+}
+
+/* Open an existing name, with the disposition's truncation. */
+static void create_existing(struct create_state *st, bool is_dir)
+{
+	int flags = create_open_flags(st, is_dir);
+	bool overwrite = st->disposition == FILE_OVERWRITE ||
+			 st->disposition == FILE_OVERWRITE_IF ||
+			 st->disposition == FILE_SUPERSEDE;
+
+	if (is_dir && overwrite) {
+		st->status = NT_STATUS_INVALID_PARAMETER;
+		return;
+	}
+	if (overwrite) {
+		flags = O_RDWR | O_TRUNC;
+	}
+	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+				    st->real_path, flags, 0);
+	if (st->fd == -1 && errno == EACCES && !overwrite &&
+	    !(st->access & (SEC_FILE_READ_DATA | SEC_FILE_WRITE_DATA |
+			    SEC_FILE_APPEND_DATA | SEC_FILE_EXECUTE))) {
+		/* Attribute-only access needs no permission on the data. */
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path, O_PATH, 0);
+		st->opath = st->fd != -1;
+	}
+	if (st->fd == -1) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	st->action = st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
+		     : overwrite			 ? FILE_OVERWRITTEN
+							 : FILE_OPENED;
+}
+
+static void create_job(void *p)
+{
+	struct create_state *st = p;
+	struct vfs_resolved r;
+	struct stat sb;
+	bool is_dir = false;
+
+	st->status = vfs_resolve(st, &st->share, st->path, &r);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	st->real_path = r.path;
+	if (r.exists) {
+		if (fstatat(st->share.root_fd, r.path[0] ? r.path : ".", &sb,
+			    0) != 0) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+		is_dir = S_ISDIR(sb.st_mode);
+		if (st->disposition == FILE_CREATE) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		if (is_dir && (st->options & FILE_NON_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return;
+		}
+		if (!is_dir && (st->options & FILE_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_NOT_A_DIRECTORY;
+			return;
+		}
+		if (st->read_only_share &&
+		    st->disposition != FILE_OPEN &&
+		    st->disposition != FILE_OPEN_IF) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		create_existing(st, is_dir);
+	} else {
+		if (st->disposition == FILE_OPEN ||
+		    st->disposition == FILE_OVERWRITE) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		if (st->read_only_share) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		create_new(st);
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
+					st->real_path, &st->fi);
+	}
+	if (NT_STATUS_IS_OK(st->status) &&
+	    (st->want_max_access || (st->access & SEC_FLAG_MAXIMUM_ALLOWED))) {
+		st->max_access = create_max_access(st, st->share.root_fd,
+						   st->real_path[0]
+							   ? st->real_path
+							   : ".");
+	}
+}
+
+static void create_push_times(struct wire_buf *out,
+			      const struct vfs_file_info *fi)
+{
+	wire_push_le64(out, fi->create_time);
+	wire_push_le64(out, fi->access_time);
+	wire_push_le64(out, fi->write_time);
+	wire_push_le64(out, fi->change_time);
+	wire_push_le64(out, fi->allocation_size);
+	wire_push_le64(out, fi->end_of_file);
+	wire_push_le32(out, fi->attributes);
+}
+
+/* The access the open gets (3.3.5.9, MS-FSA 2.1.5.1.2.1). */
+static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
+{
+	uint32_t want = st->access;
+
+	if (want & SEC_FLAG_MAXIMUM_ALLOWED) {
+		want = (want & ~SEC_FLAG_MAXIMUM_ALLOWED) | st->max_access;
+	}
+	if ((st->fi.attributes & FILE_ATTRIBUTE_READONLY) &&
+	    (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) &&
+	    st->action != FILE_CREATED) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if ((st->options & FILE_DELETE_ON_CLOSE) &&
+	    (st->fi.attributes & FILE_ATTRIBUTE_READONLY)) {
+		return NT_STATUS_CANNOT_DELETE;
+	}
+	*granted = want;
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS create_done(struct smb2_request *req, void *p)
+{
+	struct create_state *st = p;
+	struct smbd_open *op;
+	struct wire_buf *out = req->out;
+	size_t body = out->len, prev = (size_t)-1, ctx_start;
+	uint32_t granted = 0;
+	uint8_t fid[16];
+	NTSTATUS status = st->status;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_grant(st, &granted);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		create_orphan(st);
+		return status;
+	}
+	op = smbd_open_new(req->conn, req->session, req->tcon, st->fd);
+	if (op == NULL) {
+		create_orphan(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	op->is_dir = st->fi.is_dir;
+	op->opath = st->opath;
+	op->path = talloc_steal(op, st->real_path);
+	op->access_mask = granted;
+	op->create_options = st->options;
+	op->create_disposition = st->disposition;
+	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	op->dev = st->fi.dev;
+	op->ino = st->fi.ino;
+	smbd_open_fid_bytes(op, fid);
+	memcpy(req->fid, fid, 16);
+
+	/* 2.2.14 CREATE Response */
+	wire_push_le16(out, 89);
+	wire_push_u8(out, 0); /* OplockLevel: none until locking lands */
+	wire_push_u8(out, 0);
+	wire_push_le32(out, st->action);
+	create_push_times(out, &st->fi);
+	wire_push_le32(out, 0);
+	wire_push_bytes(out, fid, 16);
+	wire_push_le32(out, 0); /* CreateContextsOffset, patched */
+	wire_push_le32(out, 0); /* CreateContextsLength, patched */
+	ctx_start = out->len;
+	if (st->want_max_access) {
+		uint8_t mx[8];
+
+		put_le32(mx, NT_STATUS_OK);
+		put_le32(mx + 4, st->max_access);
+		create_ctx_push(out, req->out_hdr, &prev, "MxAc", mx, 8);
+	}
+	if (st->want_qfid) {
+		uint8_t q[32];
+
+		/* 2.2.14.2.9: DiskFileId (inode, device), VolumeId. */
+		memset(q, 0, sizeof(q));
+		put_le64(q, st->fi.ino);
+		put_le64(q + 8, st->fi.dev);
+		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
+	}
+	if (prev != (size_t)-1 && !out->failed) {
+		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
+
+		put_le32(out->data + body + 80, (uint32_t)(first - req->out_hdr));
+		put_le32(out->data + body + 84, (uint32_t)(out->len - first));
+	} else {
+		wire_push_u8(out, 0);
+	}
+	DBG_DEBUG("%s: opened '%s' fid %llu\n", req->conn->remote, op->path,
+		  (unsigned long long)op->fid_volatile);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/* 3.3.5.9 checks on the fixed fields that need no file system. */
+static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
+				    uint32_t options, uint32_t attrs,
+				    uint32_t access)
+{
+	if (imp > 3) {
+		return NT_STATUS_BAD_IMPERSONATION_LEVEL;
+	}
+	if (disposition > FILE_OVERWRITE_IF ||
+	    (options & ~FILE_OPTIONS_VALID) != 0 ||
+	    (attrs & ~0x0003FFB7u) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if ((options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
+	    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER)) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if ((options & FILE_DIRECTORY_FILE) &&
+	    disposition != FILE_CREATE && disposition != FILE_OPEN &&
+	    disposition != FILE_OPEN_IF) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if ((options & FILE_DELETE_ON_CLOSE) &&
+	    !(access & (SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (access == 0 || (access & 0x0ce0fe00u) != 0) {
+		/* Reserved bits, or nothing asked for (MS-FSA). */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
+/* The contexts we act on; the rest are ignored as 3.3.5.9 allows. */
+static NTSTATUS create_contexts(struct smb2_request *req,
+				struct create_state *st, uint32_t off,
+				uint32_t len)
+{
+	struct create_ctx_list l;
+	NTSTATUS status;
+
+	if (len == 0) {
+		return NT_STATUS_OK;
+	}
+	status = create_ctx_parse(st, req->in + off, len, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (create_ctx_find(&l, "MxAc") != NULL) {
+		st->want_max_access = true;
+	}
+	if (create_ctx_find(&l, "QFid") != NULL) {
+		st->want_qfid = true;
+	}
+	if (create_ctx_find(&l, "TWrp") != NULL) {
+		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	/* DHnQ, DH2Q, RqLs, AlSi, ExtA, SecD: not granted / not applied
+	 * yet: a reply without the context tells the client so. */
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_create(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct smbd_tcon *t = req->tcon;
+	struct create_state *st;
+	uint32_t imp, access, attrs, share_access, disposition, options;
+	uint32_t ctx_off, ctx_len;
+	uint16_t name_off, name_len;
+	char *path = NULL, *stream = NULL;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 4);
+	(void)wire_pull_le32(b, &imp);
+	(void)wire_skip(b, 16); /* SmbCreateFlags, Reserved */
+	(void)wire_pull_le32(b, &access);
+	(void)wire_pull_le32(b, &attrs);
+	(void)wire_pull_le32(b, &share_access);
+	(void)wire_pull_le32(b, &disposition);
+	(void)wire_pull_le32(b, &options);
+	(void)wire_pull_le16(b, &name_off);
+	(void)wire_pull_le16(b, &name_len);
+	(void)wire_pull_le32(b, &ctx_off);
+	(void)wire_pull_le32(b, &ctx_len);
+
+	status = create_check_fields(imp, disposition, options, attrs, access);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (t->ipc) {
+		/* Named pipes come with the RPC issue. */
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
+							   : NULL,
+				    name_len, &path, &stream);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (stream != NULL) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND; /* streams: later */
+	}
+	access = create_map_generic(access);
+	if (t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
+	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st = talloc_zero(NULL, struct create_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	st->share = t->share;
+	st->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	talloc_set_destructor(st, create_state_destructor);
+	st->path = talloc_steal(st, path);
+	st->disposition = disposition;
+	st->options = options;
+	st->access = access;
+	st->attrs = attrs;
+	st->read_only_share = t->read_only;
+	status = create_contexts(req, st, ctx_off, ctx_len);
+	if (st->share.root_fd == -1 || !NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		return NT_STATUS_IS_OK(status) ? NT_STATUS_TOO_MANY_OPENED_FILES
+					       : status;
+	}
+	return smb2_job_run(req, st, create_job, create_done, create_orphan);
+}
+
+/* ---- CLOSE ---- */
+
+struct close_state {
+	int fd;
+	int root_fd;
+	char *path;
+	bool is_dir;
+	bool delete_on_close;
+	bool want_info;
+	struct vfs_share share;
+	NTSTATUS status;
+	struct vfs_file_info fi;
+};
+
+static void close_job(void *p)
+{
+	struct close_state *st = p;
+
+	if (st->want_info && st->fd != -1) {
+		st->status = vfs_fstat_info(st->fd, &st->fi);
+		if (NT_STATUS_IS_OK(st->status)) {
+			vfs_fill_dos_attributes(&st->share, st->fd, false,
+						st->path, &st->fi);
+		}
+	}
+	if (st->fd != -1) {
+		close(st->fd);
+		st->fd = -1;
+	}
+	if (st->delete_on_close && st->path[0] != '\0') {
+		if (unlinkat(st->root_fd, st->path,
+			     st->is_dir ? AT_REMOVEDIR : 0) != 0) {
+			DBG_NOTICE("delete on close of %s: %s\n", st->path,
+				   strerror(errno));
+		}
+		/* After a delete the reply carries no attributes. */
+		st->want_info = false;
+	}
+	close(st->root_fd);
+	st->root_fd = -1;
+}
+
+static void close_orphan(void *p)
+{
+}
+
+static NTSTATUS close_done(struct smb2_request *req, void *p)
+{
+	struct close_state *st = p;
+	struct wire_buf *out = req->out;
+
+	/* 2.2.16 CLOSE Response */
+	wire_push_le16(out, 60);
+	wire_push_le16(out, st->want_info && NT_STATUS_IS_OK(st->status)
+				    ? SMB2_CLOSE_FLAGS_FULL_INFORMATION
+				    : 0);
+	wire_push_le32(out, 0);
+	if (st->want_info && NT_STATUS_IS_OK(st->status)) {
+		create_push_times(out, &st->fi);
+	} else {
+		wire_push_zero(out, 52);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_close(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct close_state *st;
+	struct smbd_open *op;
+	uint8_t fid[16];
+	uint16_t flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le16(b, &flags);
+	(void)wire_skip(b, 4);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	st = talloc_zero(NULL, struct close_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->want_info = (flags & SMB2_CLOSE_FLAGS_FULL_INFORMATION) != 0;
+	st->delete_on_close = op->delete_on_close;
+	st->is_dir = op->is_dir;
+	st->share = op->tcon->share;
+	st->path = talloc_strdup(st, op->path);
+	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	st->fd = smbd_open_detach(op);
+	talloc_free(op);
+	if (st->path == NULL || st->root_fd == -1) {
+		if (st->fd != -1) {
+			close(st->fd);
+		}
+		if (st->root_fd != -1) {
+			close(st->root_fd);
+		}
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	return smb2_job_run(req, st, close_job, close_done, close_orphan);
+}

@@ -1,0 +1,319 @@
+/*
+ * QUERY_INFO (MS-SMB2 2.2.37, 2.2.38, 3.3.5.20): the pool stats the open
+ * file (and its file system); the loop encodes the class with smbd/fscc.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/fscc.h"
+#include "smbd/open.h"
+#include "smbd/secdesc.h"
+#include "smbd/session.h"
+#include "smbd/smbd.h"
+#include "vfs/name.h"
+#include "vfs/vfs_posix.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define SMB2_0_INFO_FILE 0x01
+#define SMB2_0_INFO_FILESYSTEM 0x02
+#define SMB2_0_INFO_SECURITY 0x03
+#define SMB2_0_INFO_QUOTA 0x04
+
+/* FileFsAttributeInformation FileSystemAttributes (MS-FSCC 2.5.1). */
+#define FILE_CASE_SENSITIVE_SEARCH 0x00000001
+#define FILE_CASE_PRESERVED_NAMES 0x00000002
+#define FILE_UNICODE_ON_DISK 0x00000004
+#define FILE_PERSISTENT_ACLS 0x00000008
+
+struct getinfo_state {
+	int fd;
+	bool opath;
+	bool want_fs;
+	struct vfs_share share;
+	char *path;
+	NTSTATUS status;
+	struct vfs_file_info fi;
+	struct statvfs vfs;
+	uint32_t ea_size;
+};
+
+/* FileEaInformation.EaSize: the FILE_FULL_EA_INFORMATION list size of
+ * the user.* xattrs other than Samba's own (MS-FSCC 2.4.15). */
+static uint32_t getinfo_ea_size(int fd)
+{
+	char list[4096];
+	ssize_t n = flistxattr(fd, list, sizeof(list));
+	uint32_t total = 0;
+	ssize_t i = 0;
+
+	while (n > 0 && i < n) {
+		const char *name = list + i;
+		size_t len = strlen(name);
+
+		i += (ssize_t)len + 1;
+		if (strncmp(name, "user.", 5) != 0 ||
+		    strcmp(name, "user.DOSATTRIB") == 0 ||
+		    strncmp(name, "user.DosStream.", 15) == 0) {
+			continue;
+		}
+		{
+			ssize_t v = fgetxattr(fd, name, NULL, 0);
+			uint32_t e = 8 + (uint32_t)(len - 5) + 1 +
+				     (uint32_t)(v > 0 ? v : 0);
+			total += (e + 3) & ~3u;
+		}
+	}
+	return total;
+}
+
+static void getinfo_job(void *p)
+{
+	struct getinfo_state *st = p;
+
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path,
+					&st->fi);
+		if (!st->opath && st->share.ea_support) {
+			st->ea_size = getinfo_ea_size(st->fd);
+		}
+	}
+	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+	close(st->fd);
+	st->fd = -1;
+}
+
+static void getinfo_orphan(void *p)
+{
+}
+
+struct getinfo_req {
+	uint8_t type, cls;
+	uint32_t max_out, secinfo;
+	struct smbd_open *op;
+};
+
+static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
+			   const struct getinfo_req *g)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct smbd_tcon *t = req->tcon;
+	struct fscc_fs_ctx c;
+	uint64_t unit = st->vfs.f_frsize ? st->vfs.f_frsize : 4096;
+
+	memset(&c, 0, sizeof(c));
+	c.bytes_per_sector = 512;
+	c.sectors_per_unit = (uint32_t)(unit / 512 ? unit / 512 : 1);
+	c.total_units = st->vfs.f_blocks;
+	c.free_units = st->vfs.f_bfree;
+	c.caller_free_units = st->vfs.f_bavail;
+	c.volume_label = lp_str(lp, t->snum, LP_VOLUME);
+	/* A stable serial per share: a hash of its name. */
+	{
+		const char *n = t->share_name;
+		uint32_t h = 2166136261u;
+
+		while (*n != '\0') {
+			h = (h ^ (uint8_t)*n++) * 16777619u;
+		}
+		c.volume_serial = h;
+	}
+	c.volume_create_time = 0;
+	c.fs_name = lp_str(lp, t->snum, LP_FSTYPE);
+	c.fs_attributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
+			  FILE_PERSISTENT_ACLS |
+			  (t->share.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH
+						   : 0);
+	c.max_name_len = 255;
+	c.device_characteristics = FSCC_FILE_DEVICE_IS_MOUNTED;
+	memcpy(c.object_id, req->conn->worker->srv->server_guid, 16);
+	return fscc_fs_info_push(req->out, g->cls, &c, g->max_out);
+}
+
+static NTSTATUS getinfo_file(struct smb2_request *req,
+			     struct getinfo_state *st,
+			     const struct getinfo_req *g)
+{
+	struct smbd_open *op = g->op;
+	struct fscc_file_ctx c;
+	char *name, *p, *shortn = NULL;
+	const char *base;
+
+	if (g->cls == FSCC_FILE_NORMALIZED_NAME_INFORMATION &&
+	    req->conn->dialect < SMB2_DIALECT_0311) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	memset(&c, 0, sizeof(c));
+	c.fi = &st->fi;
+	name = talloc_strdup(req->mem_ctx, op->path);
+	for (p = name; p != NULL && *p != '\0'; p++) {
+		if (*p == '/') {
+			*p = '\\';
+		}
+	}
+	if (g->cls == FSCC_FILE_ALL_INFORMATION) {
+		/* FileAllInformation's name starts with a backslash. */
+		name = talloc_asprintf(req->mem_ctx, "\\%s", name);
+	}
+	c.name = name;
+	base = strrchr(op->path, '/');
+	base = base ? base + 1 : op->path;
+	if (base[0] != '\0' && !vfs_name_is_8_3(base)) {
+		shortn = vfs_name_mangle(req->mem_ctx, base);
+	}
+	c.short_name = shortn;
+	c.access_mask = op->access_mask;
+	c.position = op->position;
+	c.mode = op->mode;
+	c.ea_size = st->ea_size;
+	c.volume_serial = 0;
+	return fscc_file_info_push(req->out, g->cls, &c, g->max_out);
+}
+
+static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
+{
+	struct getinfo_state *st = p;
+	struct getinfo_req *g = talloc_get_type(req->job_priv,
+						struct getinfo_req);
+	struct wire_buf *out = req->out;
+	size_t body = out->len, data;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
+	g->op = NULL;
+	{
+		uint8_t fid[16];
+
+		memcpy(fid, req->fid, 16);
+		status = smbd_open_lookup(req, fid, &g->op);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status; /* closed while we looked */
+		}
+	}
+	/* 2.2.38 QUERY_INFO Response */
+	wire_push_le16(out, 9);
+	wire_push_le16(out, SMB2_HDR_LEN + 8);
+	wire_push_le32(out, 0);
+	data = out->len;
+	switch (g->type) {
+	case SMB2_0_INFO_FILE:
+		status = getinfo_file(req, st, g);
+		break;
+	case SMB2_0_INFO_FILESYSTEM:
+		status = getinfo_fs(req, st, g);
+		break;
+	case SMB2_0_INFO_SECURITY:
+		secdesc_from_mode(out, g->secinfo, st->fi.uid, st->fi.gid,
+				  st->fi.mode, st->fi.is_dir);
+		status = out->len - data > g->max_out
+				 ? NT_STATUS_BUFFER_TOO_SMALL
+				 : NT_STATUS_OK;
+		break;
+	default:
+		status = NT_STATUS_INVALID_PARAMETER;
+		break;
+	}
+	if (NT_STATUS_IS_ERR(status)) {
+		return status;
+	}
+	put_le32(out->data + body + 4, (uint32_t)(out->len - data));
+	if (out->len == data) {
+		wire_push_u8(out, 0);
+	}
+	return out->failed ? NT_STATUS_NO_MEMORY : status;
+}
+
+/* 3.3.5.20.1: the access each class needs. */
+static bool getinfo_allowed(const struct smbd_open *op, uint8_t type,
+			    uint8_t cls, uint32_t secinfo)
+{
+	if (type == SMB2_0_INFO_SECURITY) {
+		return (op->access_mask & SEC_STD_READ_CONTROL) != 0;
+	}
+	if (type != SMB2_0_INFO_FILE) {
+		return true;
+	}
+	switch (cls) {
+	case FSCC_FILE_BASIC_INFORMATION:
+	case FSCC_FILE_ALL_INFORMATION:
+	case FSCC_FILE_NETWORK_OPEN_INFORMATION:
+	case FSCC_FILE_ATTRIBUTE_TAG_INFORMATION:
+		return (op->access_mask & SEC_FILE_READ_ATTRIBUTE) != 0;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		return (op->access_mask & SEC_FILE_READ_EA) != 0;
+	default:
+		return true;
+	}
+}
+
+NTSTATUS smb2_getinfo(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct getinfo_state *st;
+	struct getinfo_req *g;
+	struct smbd_open *op;
+	uint8_t type, cls, fid[16];
+	uint32_t max_out, secinfo, flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &type);
+	(void)wire_pull_u8(b, &cls);
+	(void)wire_pull_le32(b, &max_out);
+	(void)wire_skip(b, 8);
+	(void)wire_pull_le32(b, &secinfo);
+	(void)wire_pull_le32(b, &flags);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (max_out > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (type == SMB2_0_INFO_QUOTA) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (type < SMB2_0_INFO_FILE || type > SMB2_0_INFO_SECURITY) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!getinfo_allowed(op, type, cls, secinfo)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (type == SMB2_0_INFO_FILE && cls == FSCC_FILE_FULL_EA_INFORMATION) {
+		return NT_STATUS_NO_EAS_ON_FILE; /* EA listing: with ExtA */
+	}
+	g = talloc_zero(req->mem_ctx, struct getinfo_req);
+	st = talloc_zero(NULL, struct getinfo_state);
+	if (g == NULL || st == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	g->type = type;
+	g->cls = cls;
+	g->max_out = max_out;
+	g->secinfo = secinfo;
+	req->job_priv = g;
+	st->share = req->tcon->share;
+	st->opath = op->opath;
+	st->want_fs = type == SMB2_0_INFO_FILESYSTEM;
+	st->path = talloc_strdup(st, op->path);
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return vfs_map_errno(errno);
+	}
+	return smb2_job_run(req, st, getinfo_job, getinfo_done,
+			    getinfo_orphan);
+}

@@ -1,0 +1,160 @@
+/*
+ * READ (MS-SMB2 2.2.19, 2.2.20, 3.3.5.12).  The pread runs in the pool
+ * as the session's user, straight into the reply's buffer space, which
+ * the job owns until it is done (so a dropped connection never leaves a
+ * thread writing into freed memory).
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/open.h"
+#include "smbd/session.h"
+#include "vfs/vfs.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SMB2_READFLAG_READ_UNBUFFERED 0x01
+
+struct read_state {
+	int fd;
+	uint64_t offset;
+	uint32_t length;
+	uint32_t min_count;
+	uint8_t *buf;
+	ssize_t got;
+	int err;
+};
+
+static void read_job(void *p)
+{
+	struct read_state *st = p;
+	size_t done = 0;
+
+	/* Loop: pread may return short on some file systems before EOF. */
+	while (done < st->length) {
+		ssize_t n = pread(st->fd, st->buf + done, st->length - done,
+				  (off_t)(st->offset + done));
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			st->err = errno;
+			break;
+		}
+		if (n == 0) {
+			break;
+		}
+		done += (size_t)n;
+	}
+	st->got = (ssize_t)done;
+	close(st->fd);
+	st->fd = -1;
+}
+
+static void read_orphan(void *p)
+{
+}
+
+static NTSTATUS read_done(struct smb2_request *req, void *p)
+{
+	struct read_state *st = p;
+	struct wire_buf *out = req->out;
+
+	if (st->err != 0 && st->got == 0) {
+		return vfs_map_errno(st->err);
+	}
+	if (st->got == 0 || (uint32_t)st->got < st->min_count) {
+		return NT_STATUS_END_OF_FILE;
+	}
+	/* 2.2.20 READ Response: data right after the 16-byte body. */
+	wire_push_le16(out, 17);
+	wire_push_u8(out, SMB2_HDR_LEN + 16);
+	wire_push_u8(out, 0);
+	wire_push_le32(out, (uint32_t)st->got);
+	wire_push_le32(out, 0); /* DataRemaining */
+	wire_push_le32(out, 0);
+	wire_push_bytes(out, st->buf, (size_t)st->got);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/* 3.3.5.2.5: a request moving more than 64 KiB must pay for it. */
+NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len)
+{
+	uint32_t need = len == 0 ? 1 : (len - 1) / 65536 + 1;
+
+	if (req->conn->dialect >= SMB2_DIALECT_0210 &&
+	    req->credit_charge < need) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_read(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct read_state *st;
+	struct smbd_open *op;
+	uint32_t length, min_count;
+	uint64_t offset;
+	uint8_t fid[16], flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 3);
+	(void)wire_pull_u8(b, &flags);
+	(void)wire_pull_le32(b, &length);
+	(void)wire_pull_le64(b, &offset);
+	(void)wire_pull_bytes(b, fid, 16);
+	(void)wire_pull_le32(b, &min_count);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (length > req->conn->max_read) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_check_io_charge(req, length);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (op->is_dir) {
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+	if (!(op->access_mask & (SEC_FILE_READ_DATA | SEC_FILE_EXECUTE)) ||
+	    op->opath) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (offset > INT64_MAX || length > INT64_MAX - offset) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (length == 0) {
+		/* A zero-byte read succeeds with no data (MS-FSA). */
+		wire_push_le16(req->out, 17);
+		wire_push_u8(req->out, SMB2_HDR_LEN + 16);
+		wire_push_zero(req->out, 13);
+		wire_push_u8(req->out, 0);
+		return NT_STATUS_OK;
+	}
+	st = talloc_zero(NULL, struct read_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->buf = talloc_size(st, length);
+	/* Our own fd: a CLOSE racing this read must not pull it away. */
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->buf == NULL || st->fd == -1) {
+		if (st->fd != -1) {
+			close(st->fd);
+		}
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->offset = offset;
+	st->length = length;
+	st->min_count = min_count;
+	op->position = offset + length;
+	return smb2_job_run(req, st, read_job, read_done, read_orphan);
+}

@@ -1,0 +1,405 @@
+/*
+ * SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21): decode with smbd/fscc,
+ * check the open's access on the loop thread, do the file-system change
+ * in the pool as the session's user.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/fscc.h"
+#include "smbd/open.h"
+#include "smbd/session.h"
+#include "smbd/auth/auth_str.h"
+#include "vfs/dosattrib.h"
+#include "vfs/name.h"
+#include "vfs/vfs_posix.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define SMB2_0_INFO_FILE 0x01
+#define SMB2_0_INFO_SECURITY 0x03
+
+/* FileModeInformation bits a client may set (MS-FSCC 2.4.26). */
+#define FILE_MODE_SETTABLE 0x0000003e
+
+struct setinfo_state {
+	struct fscc_set_info in;
+	struct vfs_share share;		/* root_fd is our own dup */
+	int fd;
+	bool opath;
+	bool is_dir;
+	char *path;			/* the open's path */
+	char *new_path;			/* rename/link target (resolved) */
+	NTSTATUS status;
+};
+
+static int setinfo_state_destructor(struct setinfo_state *st)
+{
+	if (st->fd != -1) {
+		close(st->fd);
+	}
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
+}
+
+static void setinfo_basic(struct setinfo_state *st)
+{
+	const typeof(st->in.basic) *b = &st->in.basic;
+	struct timespec ts[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+	char proc[32];
+
+	if (b->access_time != 0 && b->access_time < FSCC_TIME_UNFREEZE) {
+		timespec_from_nttime(b->access_time, &ts[0]);
+	}
+	if (b->write_time != 0 && b->write_time < FSCC_TIME_UNFREEZE) {
+		timespec_from_nttime(b->write_time, &ts[1]);
+	}
+	if (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) {
+		/* Through /proc so attribute-only (O_PATH) opens work. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+		if (utimensat(AT_FDCWD, proc, ts, 0) != 0) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+	}
+	if ((b->attributes != 0 ||
+	     (b->create_time != 0 && b->create_time < FSCC_TIME_UNFREEZE)) &&
+	    st->share.store_dos_attributes && !st->opath) {
+		struct dos_info di;
+
+		memset(&di, 0, sizeof(di));
+		(void)dosattrib_fget(st->fd, &di);
+		if (b->attributes != 0) {
+			uint32_t keep = di.attrs & ~FILE_ATTRIBUTE_SETTABLE;
+
+			di.attrs = keep | (b->attributes &
+					   FILE_ATTRIBUTE_SETTABLE);
+			if (st->is_dir) {
+				di.attrs |= FILE_ATTRIBUTE_DIRECTORY;
+			}
+		}
+		if (b->create_time != 0 && b->create_time < FSCC_TIME_UNFREEZE) {
+			di.has_create_time = true;
+			di.create_time = b->create_time;
+		}
+		st->status = dosattrib_fset(st->fd, &di);
+	}
+}
+
+static bool dir_is_empty(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd == -1 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	bool empty = true;
+
+	if (d == NULL) {
+		if (dfd != -1) {
+			close(dfd);
+		}
+		return true;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0) {
+			empty = false;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+/* Rename or hard link: resolve the target, honour ReplaceIfExists. */
+static void setinfo_rename(struct setinfo_state *st, bool link)
+{
+	struct vfs_resolved r;
+	bool replace = st->in.rename.replace_if_exists;
+
+	st->status = vfs_resolve(st, &st->share, st->new_path, &r);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	if (r.exists && strcmp(r.path, st->path) != 0) {
+		struct stat sb;
+
+		if (!replace) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		if (fstatat(st->share.root_fd, r.path, &sb,
+			    AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(sb.st_mode)) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+	}
+	if (!r.exists) {
+		/* Keep the case the client asked for in the new name. */
+		const char *slash = strrchr(st->new_path, '/');
+		char *dir = talloc_strdup(st, r.path);
+		char *dslash = dir ? strrchr(dir, '/') : NULL;
+
+		if (dslash != NULL) {
+			dslash[1] = '\0';
+		} else if (dir != NULL) {
+			dir[0] = '\0';
+		}
+		r.path = talloc_asprintf(st, "%s%s", dir ? dir : "",
+					 slash ? slash + 1 : st->new_path);
+	}
+	if (link) {
+		if (linkat(st->share.root_fd, st->path, st->share.root_fd,
+			   r.path, 0) != 0) {
+			st->status = vfs_map_errno(errno);
+		}
+	} else if (renameat2(st->share.root_fd, st->path, st->share.root_fd,
+			     r.path, r.exists && replace ? 0
+							 : RENAME_NOREPLACE) !=
+		   0) {
+		st->status = vfs_map_errno(errno);
+	}
+	st->new_path = r.path;
+}
+
+static void setinfo_job(void *p)
+{
+	struct setinfo_state *st = p;
+
+	st->status = NT_STATUS_OK;
+	switch (st->in.info_class) {
+	case FSCC_FILE_BASIC_INFORMATION:
+		setinfo_basic(st);
+		break;
+	case FSCC_FILE_END_OF_FILE_INFORMATION:
+		if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
+			st->status = vfs_map_errno(errno);
+		}
+		break;
+	case FSCC_FILE_ALLOCATION_INFORMATION: {
+		struct stat sb;
+
+		/* MS-FSA 2.1.5.15.1: below the end of file truncates. */
+		if (fstat(st->fd, &sb) == 0 &&
+		    st->in.allocation_size < (uint64_t)sb.st_size &&
+		    ftruncate(st->fd, (off_t)st->in.allocation_size) != 0) {
+			st->status = vfs_map_errno(errno);
+		}
+		break;
+	}
+	case FSCC_FILE_DISPOSITION_INFORMATION:
+	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+		if (st->in.delete_pending && st->is_dir && !dir_is_empty(st->fd)) {
+			st->status = NT_STATUS_DIRECTORY_NOT_EMPTY;
+		}
+		break;
+	case FSCC_FILE_RENAME_INFORMATION:
+	case FSCC_FILE_RENAME_INFORMATION_EX:
+		setinfo_rename(st, false);
+		break;
+	case FSCC_FILE_LINK_INFORMATION:
+		setinfo_rename(st, true);
+		break;
+	default:
+		st->status = NT_STATUS_INVALID_INFO_CLASS;
+		break;
+	}
+}
+
+static void setinfo_orphan(void *p)
+{
+}
+
+static NTSTATUS setinfo_reply(struct smb2_request *req)
+{
+	wire_push_le16(req->out, 2); /* 2.2.40 SET_INFO Response */
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
+{
+	struct setinfo_state *st = p;
+	struct smbd_open *op;
+	uint8_t fid[16];
+
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
+	memcpy(fid, req->fid, 16);
+	if (NT_STATUS_IS_OK(smbd_open_lookup(req, fid, &op))) {
+		switch (st->in.info_class) {
+		case FSCC_FILE_DISPOSITION_INFORMATION:
+		case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+			op->delete_on_close = st->in.delete_pending;
+			break;
+		case FSCC_FILE_RENAME_INFORMATION:
+		case FSCC_FILE_RENAME_INFORMATION_EX:
+			talloc_free(op->path);
+			op->path = talloc_strdup(op, st->new_path);
+			break;
+		default:
+			break;
+		}
+	}
+	return setinfo_reply(req);
+}
+
+/* The target of a rename/link: share-relative, validated like CREATE. */
+static NTSTATUS setinfo_target(struct smb2_request *req,
+			       struct setinfo_state *st)
+{
+	const char *n = st->in.rename.new_name;
+	uint8_t *u16;
+	size_t u16len;
+	char *path, *stream;
+	NTSTATUS status;
+
+	if (st->in.rename.root_dir != 0) {
+		return NT_STATUS_INVALID_PARAMETER; /* 3.3.5.21.1 */
+	}
+	while (*n == '\\') {
+		n++; /* the SMB2 form is relative to the share root */
+	}
+	status = auth_utf8_to_utf16(st, n, &u16, &u16len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return NT_STATUS_OBJECT_NAME_INVALID;
+	}
+	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (stream != NULL || path[0] == '\0') {
+		return NT_STATUS_OBJECT_NAME_INVALID;
+	}
+	st->new_path = path;
+	return NT_STATUS_OK;
+}
+
+/* 3.3.5.21.1: the access each class needs, and what runs without I/O. */
+static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
+			      struct setinfo_state *st, bool *sync_done)
+{
+	uint32_t a = op->access_mask;
+
+	*sync_done = false;
+	switch (st->in.info_class) {
+	case FSCC_FILE_BASIC_INFORMATION:
+		return (a & SEC_FILE_WRITE_ATTRIBUTE) ? NT_STATUS_OK
+						       : NT_STATUS_ACCESS_DENIED;
+	case FSCC_FILE_END_OF_FILE_INFORMATION:
+	case FSCC_FILE_ALLOCATION_INFORMATION:
+		if (op->is_dir) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		return (a & SEC_FILE_WRITE_DATA) && !op->opath
+			       ? NT_STATUS_OK
+			       : NT_STATUS_ACCESS_DENIED;
+	case FSCC_FILE_DISPOSITION_INFORMATION:
+	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+		if (!(a & SEC_STD_DELETE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		return NT_STATUS_OK;
+	case FSCC_FILE_RENAME_INFORMATION:
+	case FSCC_FILE_RENAME_INFORMATION_EX:
+		if (!(a & SEC_STD_DELETE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		return setinfo_target(req, st);
+	case FSCC_FILE_LINK_INFORMATION:
+		return setinfo_target(req, st);
+	case FSCC_FILE_POSITION_INFORMATION:
+		op->position = st->in.position;
+		*sync_done = true;
+		return NT_STATUS_OK;
+	case FSCC_FILE_MODE_INFORMATION:
+		if (st->in.mode & ~FILE_MODE_SETTABLE) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		op->mode = st->in.mode;
+		*sync_done = true;
+		return NT_STATUS_OK;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		return NT_STATUS_EAS_NOT_SUPPORTED; /* with ExtA */
+	default:
+		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+}
+
+NTSTATUS smb2_setinfo(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct setinfo_state *st;
+	struct smbd_open *op;
+	uint8_t type, cls, fid[16];
+	uint32_t len, secinfo;
+	uint16_t off;
+	bool sync_done;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &type);
+	(void)wire_pull_u8(b, &cls);
+	(void)wire_pull_le32(b, &len);
+	(void)wire_pull_le16(b, &off);
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le32(b, &secinfo);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (len > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (type == SMB2_0_INFO_SECURITY) {
+		return NT_STATUS_NOT_SUPPORTED; /* NT ACLs: their issue */
+	}
+	if (type != SMB2_0_INFO_FILE) {
+		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+	if (req->tcon->read_only) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st = talloc_zero(NULL, struct setinfo_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	st->share = req->tcon->share;
+	st->share.root_fd = -1;
+	talloc_set_destructor(st, setinfo_state_destructor);
+	status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL, len,
+				    &st->in);
+	if (NT_STATUS_IS_OK(status)) {
+		status = setinfo_check(req, op, st, &sync_done);
+	}
+	if (!NT_STATUS_IS_OK(status) || sync_done) {
+		talloc_free(st);
+		return NT_STATUS_IS_OK(status) ? setinfo_reply(req) : status;
+	}
+	st->opath = op->opath;
+	st->is_dir = op->is_dir;
+	st->path = talloc_strdup(st, op->path);
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1 || st->share.root_fd == -1 || st->path == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (cls == FSCC_FILE_BASIC_INFORMATION && st->in.basic.write_time != 0) {
+		op->written = false; /* an explicit write time wins on close */
+	}
+	return smb2_job_run(req, st, setinfo_job, setinfo_done,
+			    setinfo_orphan);
+}
