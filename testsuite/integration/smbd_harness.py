@@ -148,6 +148,8 @@ def _conf_lines(opts):
 
 # Servers not cleaned up yet: stopped at exit whatever happened.
 _LIVE = []
+# Crash lines of servers already cleaned up (see crash_lines()).
+CRASHES = []
 
 
 @atexit.register
@@ -334,6 +336,8 @@ class Smbd:
 
     def cleanup(self):
         self.stop()
+        # remembered for SmbdTestCase.tearDown: the log goes away now
+        CRASHES.extend(crash_lines(self))
         if self in _LIVE:
             _LIVE.remove(self)
         if os.environ.get("SMBD_KEEP"):
@@ -693,15 +697,21 @@ class SmbdTestCase(unittest.TestCase):
     def setUp(self):
         super().setUp()
         self._log_start = self.smbd.log_size() if self.smbd else 0
+        self._crashes_start = len(CRASHES)
 
     def tearDown(self):
         # the master restarts a crashed worker, so "the server is alive"
-        # proves nothing: look for crashes in what this test logged
-        if self.smbd and not self.allow_worker_death:
-            bad = crash_lines(self.smbd, getattr(self, "_log_start", 0))
+        # proves nothing: look for crashes in what this test logged, on the
+        # class's server and on servers the test started and cleaned up
+        if not self.allow_worker_death:
+            bad = CRASHES[getattr(self, "_crashes_start", len(CRASHES)):]
+            if self.smbd:
+                bad = bad + crash_lines(self.smbd,
+                                        getattr(self, "_log_start", 0))
             if bad:
                 self.fail("the server crashed during this test:\n%s\n%s" %
-                          ("\n".join(bad), self.smbd.log_tail(60)))
+                          ("\n".join(bad), self.smbd.log_tail(60)
+                           if self.smbd else ""))
         super().tearDown()
 
     def server_alive(self, srv=None):
