@@ -298,6 +298,7 @@ class Bench:
         self.servers = []
         self.idle_procs = []
         self.client_conf = None
+        self.env = None
         self.data = {"config": vars(args).copy(), "servers": {}}
 
     # ----- setup ---------------------------------------------------------
@@ -329,6 +330,9 @@ class Bench:
         os.makedirs(self.logs, exist_ok=True)
         self.base = tempfile.mkdtemp(prefix="smbbench-", dir=self.a.tmpdir)
         os.chmod(self.base, 0o755)
+        # nbench's own temp files go under ours, so a client killed on
+        # timeout or interrupt leaves nothing behind.
+        self.env = dict(os.environ, TMPDIR=self.base)
         self.ensure_user()
         self.password = secrets.token_hex(12)
         self.write_client_conf()
@@ -381,7 +385,8 @@ class Bench:
         for n in (1, 32):
             p = subprocess.Popen(self.nbench_cmd(s, [
                 "--idle-connections", str(n), "--hold", "120"]),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=self.env)
             self.idle_procs.append(p)
             line = ""
             deadline = time.time() + 60
@@ -417,7 +422,7 @@ class Bench:
         limit = self.a.time + self.a.warmup + 120 + n
         try:
             r = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=limit)
+                               timeout=limit, env=self.env)
             out, rc = r.stdout + r.stderr, r.returncode
         except subprocess.TimeoutExpired as e:
             out, rc = "timeout after %d s\n%s" % (limit, e.stdout or ""), -1

@@ -662,8 +662,9 @@ int main(int argc, char **argv)
 		.time_s = 60,
 		.op_timeout_ms = 30000,
 	};
-	char dir[] = "/tmp/nbench-XXXXXX";
-	char conf[128];
+	const char *tmp = getenv("TMPDIR");
+	char dir[256];
+	char conf[300];
 	struct sigaction sa;
 	int ret;
 
@@ -674,6 +675,10 @@ int main(int argc, char **argv)
 	sa.sa_handler = nb_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 200) {
+		tmp = "/tmp";
+	}
+	snprintf(dir, sizeof(dir), "%s/nbench-XXXXXX", tmp);
 	if (nb_write_client_conf(&o, dir, conf, sizeof(conf)) != 0) {
 		return 2;
 	}
