@@ -503,7 +503,7 @@ static NTSTATUS fscc_pull_name(TALLOC_CTX *mem_ctx, struct wire_cur *c,
 }
 
 /*
- * FILE_RENAME_INFORMATION_TYPE_2 (MS-FSCC 2.4.41.2 FileRenameInformation
+ * FILE_RENAME_INFORMATION_TYPE_2 (MS-FSCC 2.4 FileRenameInformation
  * for SMB2) and FILE_LINK_INFORMATION_TYPE_2 (MS-FSCC 2.4 FileLinkInfor-
  * mation for SMB2): ReplaceIfExists (1), Reserved (7), RootDirectory (8),
  * FileNameLength (4), FileName.  FILE_RENAME_INFORMATION_EX (MS-FSCC 2.4
@@ -520,7 +520,8 @@ static NTSTATUS fscc_pull_rename(TALLOC_CTX *mem_ctx, struct wire_cur *c,
 	if (ex) {
 		(void)wire_pull_le32(c, &out->rename.flags);
 		out->rename.replace_if_exists =
-			(out->rename.flags & FSCC_RENAME_REPLACE_IF_EXISTS) != 0;
+			(out->rename.flags & FSCC_RENAME_REPLACE_IF_EXISTS) !=
+			0;
 	} else {
 		uint8_t replace;
 
@@ -770,20 +771,20 @@ static const struct fscc_dir_layout fscc_dir_layouts[] = {
 	{FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION, 60, 104, 64, 0, 68, 96, 0},
 	/* MS-FSCC 2.4 FileIdFullDirectoryInformation: Reserved (4) at 68 */
 	{FSCC_FILE_ID_FULL_DIRECTORY_INFORMATION, 60, 80, 64, 0, 0, 72, 0},
-	/* MS-FSCC 2.4.22 FileIdExtdDirectoryInformation */
+	/* MS-FSCC 2.4 FileIdExtdDirectoryInformation */
 	{FSCC_FILE_ID_EXTD_DIRECTORY_INFORMATION, 60, 88, 64, 68, 0, 0, 72},
 	/* MS-FSCC 2.4 FileIdExtdBothDirectoryInformation */
 	{FSCC_FILE_ID_EXTD_BOTH_DIRECTORY_INFORMATION, 60, 114, 64, 68, 88, 0,
 	 72},
-	/* MS-FSCC 2.4.18 FileId64ExtdDirectoryInformation */
+	/* MS-FSCC 2.4 FileId64ExtdDirectoryInformation */
 	{FSCC_FILE_ID_64_EXTD_DIRECTORY_INFORMATION, 60, 80, 64, 68, 0, 72, 0},
-	/* MS-FSCC 2.4.17 FileId64ExtdBothDirectoryInformation */
+	/* MS-FSCC 2.4 FileId64ExtdBothDirectoryInformation */
 	{FSCC_FILE_ID_64_EXTD_BOTH_DIRECTORY_INFORMATION, 60, 106, 64, 68, 80,
 	 72, 0},
-	/* MS-FSCC 2.4.20 FileIdAllExtdDirectoryInformation */
+	/* MS-FSCC 2.4 FileIdAllExtdDirectoryInformation */
 	{FSCC_FILE_ID_ALL_EXTD_DIRECTORY_INFORMATION, 60, 96, 64, 68, 0, 72,
 	 80},
-	/* MS-FSCC 2.4.19 FileIdAllExtdBothDirectoryInformation */
+	/* MS-FSCC 2.4 FileIdAllExtdBothDirectoryInformation */
 	{FSCC_FILE_ID_ALL_EXTD_BOTH_DIRECTORY_INFORMATION, 60, 122, 64, 68, 96,
 	 72, 80},
 };

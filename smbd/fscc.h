@@ -82,7 +82,8 @@
 #define FSCC_FS_VOLUME_FLAGS_INFORMATION 10
 #define FSCC_FS_SECTOR_SIZE_INFORMATION 11
 
-/* FileBasicInformation time values with a meaning (MS-FSCC 2.4 FileBasicInformation). */
+/* FileBasicInformation times with a meaning (MS-FSCC 2.4
+ * FileBasicInformation). */
 #define FSCC_TIME_NO_CHANGE 0
 #define FSCC_TIME_FREEZE UINT64_C(0xFFFFFFFFFFFFFFFF)	/* -1 */
 #define FSCC_TIME_UNFREEZE UINT64_C(0xFFFFFFFFFFFFFFFE) /* -2 */
@@ -183,7 +184,7 @@ struct fscc_ea {
 struct fscc_set_info {
 	uint8_t info_class;
 	struct {
-		/* Raw values: 0 no change, -1 freeze, -2 unfreeze (2.4 FileBasicInformation). */
+		/* Raw values: 0 no change, -1 freeze, -2 unfreeze. */
 		uint64_t create_time, access_time, write_time, change_time;
 		uint32_t attributes;
 	} basic;

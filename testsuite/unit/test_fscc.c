@@ -1050,6 +1050,11 @@ static void test_dir_chain(void **state)
 	talloc_free(mem);
 }
 
+#define FULL_DIR FSCC_FILE_FULL_DIRECTORY_INFORMATION
+#define BOTH_DIR FSCC_FILE_BOTH_DIRECTORY_INFORMATION
+#define DIR_INFO FSCC_FILE_DIRECTORY_INFORMATION
+#define EXTD_DIR FSCC_FILE_ID_EXTD_DIRECTORY_INFORMATION
+
 static void test_dir_special(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -1064,16 +1069,14 @@ static void test_dir_special(void **state)
 	fi.attributes = FILE_ATTRIBUTE_REPARSE_POINT;
 	de.reparse_tag = 0xA000000C;
 	wire_buf_init(&out, mem, 0);
-	assert_int_equal(fscc_dir_entry_push(&out, 0,
-					     FSCC_FILE_FULL_DIRECTORY_INFORMATION,
-					     &de, 1000, &prev),
+	assert_int_equal(fscc_dir_entry_push(&out, 0, FULL_DIR, &de, 1000,
+					     &prev),
 			 NT_STATUS_OK);
 	assert_int_equal(g32(out.data, 64), 0xA000000C);
 	wire_buf_init(&out, mem, 0);
 	prev = (size_t)-1;
-	assert_int_equal(fscc_dir_entry_push(
-				 &out, 0, FSCC_FILE_ID_EXTD_DIRECTORY_INFORMATION,
-				 &de, 1000, &prev),
+	assert_int_equal(fscc_dir_entry_push(&out, 0, EXTD_DIR, &de, 1000,
+					     &prev),
 			 NT_STATUS_OK);
 	assert_int_equal(g32(out.data, 64), 9);
 	assert_int_equal(g32(out.data, 68), 0xA000000C);
@@ -1082,9 +1085,8 @@ static void test_dir_special(void **state)
 	de.short_name = "ABCDEFGHIJKLMNOP";
 	wire_buf_init(&out, mem, 0);
 	prev = (size_t)-1;
-	assert_int_equal(fscc_dir_entry_push(&out, 0,
-					     FSCC_FILE_BOTH_DIRECTORY_INFORMATION,
-					     &de, 1000, &prev),
+	assert_int_equal(fscc_dir_entry_push(&out, 0, BOTH_DIR, &de, 1000,
+					     &prev),
 			 NT_STATUS_OK);
 	assert_int_equal(out.data[68], 24);
 	assert_int_equal(out.data[70 + 22], 'L');
@@ -1094,18 +1096,16 @@ static void test_dir_special(void **state)
 	de.short_name = NULL;
 	wire_buf_init(&out, mem, 0);
 	prev = (size_t)-1;
-	assert_int_equal(fscc_dir_entry_push(&out, 0,
-					     FSCC_FILE_BOTH_DIRECTORY_INFORMATION,
-					     &de, 1000, &prev),
+	assert_int_equal(fscc_dir_entry_push(&out, 0, BOTH_DIR, &de, 1000,
+					     &prev),
 			 NT_STATUS_OK);
 	assert_int_equal(out.data[68], 0);
 	/* invalid UTF-8 name: refused, nothing appended */
 	de.name = "\xc3";
 	wire_buf_init(&out, mem, 0);
 	prev = (size_t)-1;
-	assert_int_equal(fscc_dir_entry_push(&out, 0,
-					     FSCC_FILE_DIRECTORY_INFORMATION,
-					     &de, 1000, &prev),
+	assert_int_equal(fscc_dir_entry_push(&out, 0, DIR_INFO, &de, 1000,
+					     &prev),
 			 NT_STATUS_INVALID_PARAMETER);
 	assert_int_equal(out.len, 0);
 	talloc_free(mem);
