@@ -130,6 +130,9 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	if (offset > INT64_MAX || length > INT64_MAX - offset) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	if (min_count > length) {
+		return NT_STATUS_END_OF_FILE;
+	}
 	if (length == 0) {
 		/* A zero-byte read succeeds with no data (MS-FSA). */
 		wire_push_le16(req->out, 17);

@@ -64,14 +64,18 @@ static struct smbd_session *session_new(struct smbd_conn *conn)
 		return NULL;
 	}
 	s->conn = conn;
-	/* Unique across workers and worker restarts: a random epoch, the
-	 * worker and a counter (never 0 and never all ones, 2.2.1). */
+	/* Unique across workers and across worker restarts (a random
+	 * epoch), never 0, and within 32 bits: smbtorture and some clients
+	 * keep session ids in 32-bit variables, as Samba's ids allow. */
 	if (w->session_epoch == 0) {
 		crypto_random(&w->session_epoch, sizeof(w->session_epoch));
-		w->session_epoch |= 1;
+		w->session_epoch = (uint16_t)((w->session_epoch & 0xff) | 1);
 	}
-	s->id = ((uint64_t)w->session_epoch << 48) |
-		((uint64_t)(w->index & 0xff) << 40) | (++w->session_seq);
+	do {
+		w->session_seq = (w->session_seq + 1) & 0x3ffff;
+		s->id = ((uint64_t)w->session_epoch << 24) |
+			((uint64_t)(w->index & 0x3f) << 18) | w->session_seq;
+	} while (w->session_seq == 0 || smbd_session_find(conn, s->id) != NULL);
 	s->state = SMBD_SESSION_IN_PROGRESS;
 	s->next_tid = 1;
 	memcpy(s->preauth_hash, conn->preauth_hash, sizeof(s->preauth_hash));

@@ -20,6 +20,8 @@
 #define SMB2_WRITEFLAG_WRITE_THROUGH 0x00000001
 #define SMB2_WRITEFLAG_WRITE_UNBUFFERED 0x00000002
 #define SMB2_APPEND_OFFSET 0xFFFFFFFFFFFFFFFFULL
+/* MS-FSA 2.1.5.3: the largest file offset a write may reach. */
+#define SMBD_MAX_FILE_SIZE 0xfffffff0000ULL
 
 struct write_state {
 	int fd;
@@ -123,15 +125,18 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	if (req->tcon->read_only) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (offset == SMB2_APPEND_OFFSET) {
-		if (!(op->access_mask & SEC_FILE_APPEND_DATA)) {
-			return NT_STATUS_ACCESS_DENIED;
-		}
+	if (offset == SMB2_APPEND_OFFSET &&
+	    (op->access_mask & SEC_FILE_APPEND_DATA) &&
+	    !(op->access_mask & SEC_FILE_WRITE_DATA)) {
+		/* 3.3.5.13: an append-only open writes at the end. */
 	} else if (!(op->access_mask &
 		     (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) ||
 		   op->opath) {
 		return NT_STATUS_ACCESS_DENIED;
-	} else if (offset > INT64_MAX || length > INT64_MAX - offset) {
+	} else if (offset > INT64_MAX ||
+		   (length > 0 && (offset >= SMBD_MAX_FILE_SIZE ||
+				   length > SMBD_MAX_FILE_SIZE - offset))) {
+		/* Past what NTFS can hold (MS-FSA MAXFILESIZE). */
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if (length == 0) {
@@ -147,7 +152,8 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->append = offset == SMB2_APPEND_OFFSET;
+	st->append = offset == SMB2_APPEND_OFFSET &&
+		     !(op->access_mask & SEC_FILE_WRITE_DATA);
 	st->fd = st->append ? vfs_reopen_append(op->fd)
 			    : fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {
