@@ -118,14 +118,16 @@ static NTSTATUS fscc_push_fixed(struct wire_buf *out, const uint8_t *hdr,
 
 /*
  * A fixed part hdr[0..fixed) followed by a UTF-16 name whose 32-bit length
- * lives at hdr + len_off.  A name that does not fit is cut to the bytes
- * that do, with STATUS_BUFFER_OVERFLOW; the length field then holds the
- * full length (what the client must allocate), except where the class
- * reports the bytes copied (copied_len: FileFsAttributeInformation, as
- * Windows file systems do).
+ * lives at hdr + len_off.  max_len below min_len (the fixed part, or more
+ * where MS-FSA rounds it up) fails with STATUS_INFO_LENGTH_MISMATCH.  A
+ * name that does not fit is cut to the bytes that do, with
+ * STATUS_BUFFER_OVERFLOW; the length field always holds the full length,
+ * what the client must allocate (MS-FSA 2.1.5.13.1, 2.1.5.13.5:
+ * "...NameLength set to the length, in bytes, of the name", then
+ * "BytesToCopy" of it).
  */
 static NTSTATUS fscc_push_var(struct wire_buf *out, uint8_t *hdr, size_t fixed,
-			      size_t len_off, bool copied_len, const char *name,
+			      size_t min_len, size_t len_off, const char *name,
 			      uint32_t max_len)
 {
 	TALLOC_CTX *tmp;
@@ -133,7 +135,7 @@ static NTSTATUS fscc_push_var(struct wire_buf *out, uint8_t *hdr, size_t fixed,
 	size_t u16_len, n;
 	NTSTATUS status;
 
-	if (max_len < fixed) {
+	if (max_len < fixed || max_len < min_len) {
 		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
 	tmp = talloc_new(NULL);
@@ -149,7 +151,7 @@ static NTSTATUS fscc_push_var(struct wire_buf *out, uint8_t *hdr, size_t fixed,
 	if (n > max_len - fixed) {
 		n = max_len - fixed;
 	}
-	put_le32(hdr + len_off, (uint32_t)(copied_len ? n : u16_len));
+	put_le32(hdr + len_off, (uint32_t)u16_len);
 	wire_push_bytes(out, hdr, fixed);
 	wire_push_bytes(out, u16, n);
 	talloc_free(tmp);
@@ -183,9 +185,11 @@ static void fscc_put_standard(uint8_t *p, const struct vfs_file_info *fi)
 /*
  * FILE_STREAM_INFORMATION list (MS-FSCC 2.4 FileStreamInformation):
  * NextEntryOffset(4) StreamNameLength(4) StreamSize(8)
- * StreamAllocationSize(8) StreamName, entries 8-byte aligned.  Only whole
- * entries are returned; the first that does not fit ends the list with
- * STATUS_BUFFER_OVERFLOW.
+ * StreamAllocationSize(8) StreamName, entries 8-byte aligned.  MS-FSA
+ * 2.1.5.12.29: a buffer below sizeof(FILE_STREAM_INFORMATION) (24 + one
+ * WCHAR, rounded to 8: 32) fails with STATUS_INFO_LENGTH_MISMATCH; only
+ * whole entries are returned, the first that does not fit (with its
+ * padding) ends the list with STATUS_BUFFER_OVERFLOW.
  */
 static NTSTATUS fscc_push_streams(struct wire_buf *out,
 				  const struct fscc_file_ctx *ctx,
@@ -200,7 +204,7 @@ static NTSTATUS fscc_push_streams(struct wire_buf *out,
 	TALLOC_CTX *tmp;
 	NTSTATUS status = NT_STATUS_OK;
 
-	if (max_len < 24) {
+	if (max_len < 32) {
 		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
 	if (n == 0 || names == NULL) {
@@ -347,7 +351,7 @@ NTSTATUS fscc_file_info_push(struct wire_buf *out, uint8_t info_class,
 		/* MS-FSCC 2.4 FileNameInformation (FILE_NAME_INFORMATION:
 		 * FileNameLength (4), FileName); FileNormalizedName-
 		 * Information uses the same structure. */
-		return fscc_push_var(out, h, 4, 0, false, ctx->name, max_len);
+		return fscc_push_var(out, h, 4, 4, 0, ctx->name, max_len);
 	case FSCC_FILE_ALTERNATE_NAME_INFORMATION:
 		/* MS-FSCC 2.4 FileAlternateNameInformation: a
 		 * FILE_NAME_INFORMATION with the 8.3 name.  A file without
@@ -355,7 +359,7 @@ NTSTATUS fscc_file_info_push(struct wire_buf *out, uint8_t info_class,
 		if (ctx->short_name == NULL || ctx->short_name[0] == '\0') {
 			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 		}
-		return fscc_push_var(out, h, 4, 0, false, ctx->short_name,
+		return fscc_push_var(out, h, 4, 4, 0, ctx->short_name,
 				     max_len);
 	case FSCC_FILE_ALL_INFORMATION:
 		/* MS-FSCC 2.4 FileAllInformation: Basic (40), Standard
@@ -369,7 +373,7 @@ NTSTATUS fscc_file_info_push(struct wire_buf *out, uint8_t info_class,
 		put_le64(h + 80, ctx->position);
 		put_le32(h + 88, ctx->mode);
 		/* 92: AlignmentRequirement 0 */
-		return fscc_push_var(out, h, 100, 96, false, ctx->name,
+		return fscc_push_var(out, h, 100, 100, 96, ctx->name,
 				     max_len);
 	case FSCC_FILE_STREAM_INFORMATION:
 		return fscc_push_streams(out, ctx, fi, max_len);
@@ -457,19 +461,22 @@ NTSTATUS fscc_fs_info_push(struct wire_buf *out, uint8_t info_class,
 	case FSCC_FS_VOLUME_INFORMATION:
 		/* MS-FSCC 2.5.9 FileFsVolumeInformation: VolumeCreationTime
 		 * (8), VolumeSerialNumber (4), VolumeLabelLength (4),
-		 * SupportsObjects (1) FALSE, Reserved (1), VolumeLabel. */
+		 * SupportsObjects (1), Reserved (1), VolumeLabel.  MS-FSA
+		 * 2.1.5.13.1: the buffer must hold BlockAlign(18, 8) = 24
+		 * bytes; the label is copied after the 18. */
 		put_le64(h + 0, ctx->volume_create_time);
 		put_le32(h + 8, ctx->volume_serial);
-		return fscc_push_var(out, h, 18, 12, false, ctx->volume_label,
+		h[16] = ctx->supports_objects ? 1 : 0;
+		return fscc_push_var(out, h, 18, 24, 12, ctx->volume_label,
 				     max_len);
 	case FSCC_FS_ATTRIBUTE_INFORMATION:
 		/* MS-FSCC 2.5.1 FileFsAttributeInformation:
 		 * FileSystemAttributes (4), MaximumComponentNameLength (4),
-		 * FileSystemNameLength (4), FileSystemName. */
+		 * FileSystemNameLength (4), FileSystemName; MS-FSA
+		 * 2.1.5.13.5: at least BlockAlign(12, 4) = 12 bytes. */
 		put_le32(h + 0, ctx->fs_attributes);
 		put_le32(h + 4, ctx->max_name_len);
-		return fscc_push_var(out, h, 12, 8, true, ctx->fs_name,
-				     max_len);
+		return fscc_push_var(out, h, 12, 12, 8, ctx->fs_name, max_len);
 	case FSCC_FS_LABEL_INFORMATION:	  /* set only */
 	case FSCC_FS_DRIVER_PATH_INFORMATION: /* not listed in MS-SMB2 */
 	case FSCC_FS_VOLUME_FLAGS_INFORMATION:

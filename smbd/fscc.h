@@ -137,9 +137,10 @@ struct fscc_file_ctx {
 /*
  * Append the class's buffer to out, at most max_len bytes.  Returns
  * NT_STATUS_OK; STATUS_BUFFER_OVERFLOW when a variable-length class was
- * cut (the fixed part plus as much of the name as fits; FileStream:
- * whole entries only); NT_STATUS_INFO_LENGTH_MISMATCH when max_len is
- * smaller than the fixed part (nothing appended);
+ * cut (the fixed part plus as much of the name as fits, the length field
+ * still saying the full length; FileStream: whole entries only);
+ * NT_STATUS_INFO_LENGTH_MISMATCH when max_len is smaller than the fixed
+ * part (FileStream: 32, MS-FSA 2.1.5.12.29; nothing appended);
  * NT_STATUS_OBJECT_NAME_NOT_FOUND for FileAlternateName without a short
  * name; NT_STATUS_NOT_SUPPORTED for a class MS-FSCC 2.4 documents that
  * this code does not produce (MS-SMB2 3.3.5.20.1); otherwise
@@ -161,6 +162,7 @@ struct fscc_fs_ctx {
 	uint32_t fs_attributes; /* FILE_CASE_SENSITIVE_SEARCH ... (2.5.1) */
 	uint32_t max_name_len;	/* MaximumComponentNameLength, 255 */
 	uint32_t device_characteristics; /* FileFsDevice, 2.5.10 */
+	bool supports_objects;	/* FileFsVolume SupportsObjects */
 	uint8_t object_id[16];
 };
 

@@ -376,11 +376,14 @@ static void test_file_streams(void **state)
 	s64(e, 16, 8192);
 	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 1000);
 	qi_check(&q, NT_STATUS_OK, e, 24 + n);
-	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 23);
+	/* below sizeof(FILE_STREAM_INFORMATION) = 32 (MS-FSA 2.1.5.12.29) */
+	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 31);
 	qi_check(&q, NT_STATUS_INFO_LENGTH_MISMATCH, NULL, 0);
-	/* room for the header but not the name: no whole entry */
-	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 24);
+	/* room for the header but not the whole name: no whole entry */
+	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 37);
 	qi_check(&q, STATUS_BUFFER_OVERFLOW, NULL, 0);
+	qi_file(&q, FSCC_FILE_STREAM_INFORMATION, &c, 38);
+	qi_check(&q, NT_STATUS_OK, e, 38);
 
 	/* a directory has none */
 	fi.is_dir = true;
@@ -552,7 +555,8 @@ static void test_fs_var(void **state)
 	struct qi q;
 
 	(void)state;
-	/* FileFsVolumeInformation: label length is the full length */
+	/* FileFsVolumeInformation: the label length is the full length,
+	 * at least BlockAlign(18, 8) = 24 bytes (MS-FSA 2.1.5.13.1) */
 	memset(e, 0, sizeof(e));
 	s64(e, 0, UINT64_C(0x01D9000000000000));
 	s32(e, 8, 0xDEADBEEF);
@@ -560,12 +564,22 @@ static void test_fs_var(void **state)
 	s32(e, 12, (uint32_t)n);
 	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 200);
 	qi_check(&q, NT_STATUS_OK, e, 18 + n);
-	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 18 + 4);
-	qi_check(&q, STATUS_BUFFER_OVERFLOW, e, 18 + 4);
-	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 17);
+	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 24);
+	qi_check(&q, STATUS_BUFFER_OVERFLOW, e, 24);
+	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 23);
 	qi_check(&q, NT_STATUS_INFO_LENGTH_MISMATCH, NULL, 0);
+	fs.supports_objects = true;
+	e[16] = 1;
+	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 200);
+	qi_check(&q, NT_STATUS_OK, e, 18 + n);
+	/* an empty label fits the minimum */
+	fs.volume_label = NULL;
+	s32(e, 12, 0);
+	qi_fs(&q, FSCC_FS_VOLUME_INFORMATION, &fs, 24);
+	qi_check(&q, NT_STATUS_OK, e, 18);
 
-	/* FileFsAttributeInformation: the name length is what was copied */
+	/* FileFsAttributeInformation: the name length is the full length
+	 * also when the name is cut (MS-FSA 2.1.5.13.5) */
 	memset(e, 0, sizeof(e));
 	s32(e, 0, 0x8F);
 	s32(e, 4, 255);
@@ -573,7 +587,6 @@ static void test_fs_var(void **state)
 	s32(e, 8, (uint32_t)n);
 	qi_fs(&q, FSCC_FS_ATTRIBUTE_INFORMATION, &fs, 200);
 	qi_check(&q, NT_STATUS_OK, e, 12 + n);
-	s32(e, 8, 6);
 	qi_fs(&q, FSCC_FS_ATTRIBUTE_INFORMATION, &fs, 12 + 6);
 	qi_check(&q, STATUS_BUFFER_OVERFLOW, e, 12 + 6);
 	qi_fs(&q, FSCC_FS_ATTRIBUTE_INFORMATION, &fs, 11);
