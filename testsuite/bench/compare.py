@@ -210,7 +210,11 @@ class Server:
         else:
             self.error = "did not listen on port %d in 30 s" % self.port
             return False
-        # Listening is not serving: list the share once.
+        # Listening is not serving: list the share once, with one file in
+        # it (so the check does not hinge on "." and ".." entries).
+        marker = os.path.join(self.share, "bench-check.txt")
+        with open(marker, "w") as f:
+            f.write("check\n")
         try:
             r = subprocess.run(
                 ["smbclient", "//127.0.0.1/share", "-p", str(self.port),
@@ -221,11 +225,22 @@ class Server:
             why = (r.stdout + r.stderr).strip().splitlines()[-1:] or [""]
         except subprocess.TimeoutExpired:
             ok, why = False, ["timed out"]
+        os.unlink(marker)
+        if ok and "bench-check.txt" not in r.stdout:
+            ok, why = False, ["listing lacks the file in the share"]
         if not ok:
             self.error = "does not serve the share (smbclient: %s)" % why[0]
             return False
-        time.sleep(0.5)
-        self.baseline = len(process_tree(self.proc.pid))
+        # The check's connection process must be gone before the process
+        # count is taken as the idle baseline: wait for it to stop falling.
+        count, stable_since = None, time.time()
+        deadline = time.time() + 10
+        while time.time() < deadline and time.time() - stable_since < 1.0:
+            n = len(process_tree(self.proc.pid))
+            if n != count:
+                count, stable_since = n, time.time()
+            time.sleep(0.1)
+        self.baseline = count
         return True
 
     def alive(self):
@@ -688,6 +703,13 @@ def format_table(d, a):
         lambda s: s["torture"]["path-contention-shared"]["open_per_s"], ".0f")
     row("smb2.bench.oplock1, ops/s",
         lambda s: s["torture"]["oplock1"]["ops_s"], ".0f")
+    odd = ["%s %d at %d clients" % (n, p["fails"], int(c))
+           for n in names for c, p in d["servers"][n]["points"].items()
+           if p.get("fails")]
+    if odd:
+        w("")
+        w("results differing from the load file's status: " +
+          ", ".join(odd) + " (see logs/nbench-*.txt)")
     w("")
     w("physical limit: single-stream TCP over 127.0.0.1, %d MiB: %s MB/s" %
       (a.tcp_mib, fmt(d.get("tcp_mbps"), ".0f")))

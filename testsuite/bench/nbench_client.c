@@ -317,51 +317,6 @@ static enum nb_result nb_do_io(struct nb_client *c, const struct nb_op *op)
 	return nb_errno_result(c, 0);
 }
 
-/* Match NAME against a DOS pattern; '<' '>' '"' as in MS-FSA 2.1.4.4. */
-static bool nb_match(const char *pat, const char *name)
-{
-	while (*pat != '\0') {
-		char p = *pat;
-		if (p == '*' || p == '<') {
-			pat++;
-			if (*pat == '\0') {
-				return true;
-			}
-			for (; *name != '\0'; name++) {
-				if (nb_match(pat, name)) {
-					return true;
-				}
-			}
-			return nb_match(pat, name);
-		}
-		if (p == '?' || p == '>') {
-			if (*name != '\0') {
-				name++;
-			}
-		} else if (p == '"') {
-			if (*name == '.') {
-				name++;
-			} else if (*name != '\0') {
-				return false;
-			}
-		} else {
-			char a = *name, b = p;
-			if (a >= 'a' && a <= 'z') {
-				a = (char)(a - 32);
-			}
-			if (b >= 'a' && b <= 'z') {
-				b = (char)(b - 32);
-			}
-			if (a == '\0' || a != b) {
-				return false;
-			}
-			name++;
-		}
-		pat++;
-	}
-	return *name == '\0';
-}
-
 static enum nb_result nb_do_find(struct nb_client *c, const char *url)
 {
 	char dir[NB_URL_MAX];
@@ -401,7 +356,7 @@ static enum nb_result nb_do_find(struct nb_client *c, const char *url)
 		if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0) {
 			continue;
 		}
-		if (nb_match(pattern, de->name)) {
+		if (nb_dos_match(pattern, de->name)) {
 			matches++;
 		}
 	}

@@ -563,3 +563,53 @@ done:
 	talloc_free(tmp);
 	return ret;
 }
+
+/*
+ * DOS wildcards as MS-FSA 2.1.4.4 describes them, simplified for the
+ * replayer: '*' and '<' match any run of characters, '?' and '>' one
+ * character (or none at the end of the name), '"' a dot or the end of the
+ * name; other characters compare case-insensitively (ASCII).
+ */
+bool nb_dos_match(const char *pat, const char *name)
+{
+	while (*pat != '\0') {
+		char p = *pat;
+		if (p == '*' || p == '<') {
+			pat++;
+			if (*pat == '\0') {
+				return true;
+			}
+			for (; *name != '\0'; name++) {
+				if (nb_dos_match(pat, name)) {
+					return true;
+				}
+			}
+			return nb_dos_match(pat, name);
+		}
+		if (p == '?' || p == '>') {
+			if (*name != '\0') {
+				name++;
+			}
+		} else if (p == '"') {
+			if (*name == '.') {
+				name++;
+			} else if (*name != '\0') {
+				return false;
+			}
+		} else {
+			char a = *name, b = p;
+			if (a >= 'a' && a <= 'z') {
+				a = (char)(a - 32);
+			}
+			if (b >= 'a' && b <= 'z') {
+				b = (char)(b - 32);
+			}
+			if (a == '\0' || a != b) {
+				return false;
+			}
+			name++;
+		}
+		pat++;
+	}
+	return *name == '\0';
+}

@@ -19,6 +19,7 @@
 #ifndef TESTSUITE_BENCH_NBENCH_LOAD_H
 #define TESTSUITE_BENCH_NBENCH_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <talloc.h>
@@ -115,6 +116,13 @@ int nb_load_file(TALLOC_CTX *mem_ctx,
 		 struct nb_load **out,
 		 char *err,
 		 size_t errlen);
+
+/*
+ * Does NAME match the FIND_FIRST pattern PAT ('*' '?' and the DOS
+ * wildcards '<' '>' '"')?  Used by the replayer, since libsmbclient lists
+ * a directory without a pattern.
+ */
+bool nb_dos_match(const char *pat, const char *name);
 
 /* The load-file spelling of an operation ("NTCreateX"), never NULL. */
 const char *nb_op_name(enum nb_op_type t);

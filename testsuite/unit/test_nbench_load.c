@@ -213,6 +213,26 @@ static void test_dbench_client_txt(void **state)
 	talloc_free(ctx);
 }
 
+static void test_dos_match(void **state)
+{
+	assert_true(nb_dos_match("*", "anything"));
+	assert_true(nb_dos_match("*", ""));
+	assert_true(nb_dos_match("FILLER.*", "filler.000"));
+	assert_false(nb_dos_match("FILLER.*", "filler"));
+	assert_true(nb_dos_match("<.JNK", "x.jnk"));
+	assert_false(nb_dos_match("<.JNK", "x.jnq"));
+	assert_true(nb_dos_match("a?c", "abc"));
+	assert_false(nb_dos_match("a?c", "abbc"));
+	assert_true(nb_dos_match("ab>", "ab"));
+	assert_true(nb_dos_match("ab\"", "ab"));
+	assert_true(nb_dos_match("ab\"c", "ab.c"));
+	assert_false(nb_dos_match("ab\"c", "abxc"));
+	assert_true(nb_dos_match("*.DOC", "~$FACTS.DOC"));
+	assert_false(nb_dos_match("abc", "ab"));
+	assert_false(nb_dos_match("", "a"));
+	assert_true(nb_dos_match("", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_dbench_client_txt),
+		cmocka_unit_test(test_dos_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
