@@ -40,7 +40,7 @@ static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
 	CMD(SMB2_OP_CANCEL, "CANCEL", 4, true, false, false, NULL),
 	CMD(SMB2_OP_KEEPALIVE, "ECHO", 4, true, false, false, smb2_echo),
 	CMD(SMB2_OP_QUERY_DIRECTORY, "QUERY_DIRECTORY", 33, true, true, true,
-	    smb2_not_implemented),
+	    smb2_querydir),
 	CMD(SMB2_OP_NOTIFY, "CHANGE_NOTIFY", 32, true, true, true,
 	    smb2_not_implemented),
 	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true, smb2_getinfo),
