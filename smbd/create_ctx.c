@@ -50,7 +50,9 @@ NTSTATUS create_ctx_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 			return NT_STATUS_INVALID_PARAMETER;
 		}
 		clen = next != 0 ? next : len - off;
-		if (nlen < 4 || nlen > 16 || !wire_range_ok(noff, nlen, clen) ||
+		/* Names shorter than 4 bytes are invalid; longer ones are
+		 * legal and simply unknown (2.2.13.2). */
+		if (nlen < 4 || !wire_range_ok(noff, nlen, clen) ||
 		    noff < 16 ||
 		    (dlen > 0 && (doff < 16 || (doff & 7) != 0 ||
 				  !wire_range_ok(doff, dlen, clen)))) {
@@ -65,11 +67,11 @@ NTSTATUS create_ctx_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 		memset(x, 0, sizeof(*x));
 		x->name = buf + off + noff;
 		x->name_len = nlen;
-		memcpy(x->tag, x->name, nlen);
-		x->tag[nlen] = '\0';
+		memcpy(x->tag, x->name, nlen < 16 ? nlen : 16);
+		x->tag[nlen < 16 ? nlen : 16] = '\0';
 		x->data = dlen ? buf + off + doff : NULL;
 		x->data_len = dlen;
-		if (create_ctx_find(out, x->tag) != NULL) {
+		if (nlen <= 16 && create_ctx_find(out, x->tag) != NULL) {
 			return NT_STATUS_INVALID_PARAMETER; /* given twice */
 		}
 		out->n++;

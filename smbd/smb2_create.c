@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,6 +59,7 @@ struct create_state {
 	bool read_only_share;
 	bool want_max_access;
 	bool want_qfid;
+	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
 	/* out */
 	NTSTATUS status;
 	int fd;
@@ -119,12 +121,12 @@ static uint32_t create_max_access(struct create_state *st, int dirfd,
 	}
 	if (!st->read_only_share &&
 	    faccessat(dirfd, name, W_OK, AT_EACCESS) == 0) {
+		/* DELETE_CHILD comes with write access on files too, as
+		 * Windows and Samba report it (0x1f01ff = FILE_ALL_ACCESS). */
 		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
 		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
-		     SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER;
-		if (st->fi.is_dir) {
-			a |= SEC_DIR_DELETE_CHILD;
-		}
+		     SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER |
+		     SEC_DIR_DELETE_CHILD;
 	}
 	if (!st->read_only_share) {
 		/* Deleting needs write access to the parent directory. */
@@ -290,6 +292,13 @@ static void create_job(void *p)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
+	if (st->alloc_size > 0 && !st->opath && st->action != FILE_OPENED &&
+	    !(st->options & FILE_DIRECTORY_FILE)) {
+		/* Reserve the space asked for; a file system that cannot
+		 * (tmpfs without it, say) still gets the open. */
+		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
+				(off_t)st->alloc_size);
+	}
 	st->status = vfs_fstat_info(st->fd, &st->fi);
 	if (NT_STATUS_IS_OK(st->status)) {
 		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
@@ -412,7 +421,16 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
-/* 3.3.5.9 checks on the fixed fields that need no file system. */
+/* Desired-access bits no open can be granted (reserved, MS-DTYP 2.4.3). */
+#define SEC_ACCESS_RESERVED 0x0ce0fe00u
+/* FileAttributes a create may carry (MS-FSCC 2.6; the rest is invalid). */
+#define FILE_ATTRIBUTES_VALID 0x00007fb7u
+#define FILE_CREATE_TREE_CONNECTION 0x00000080
+
+/*
+ * 3.3.5.9 checks on the fixed fields that need no file system, in the
+ * order Windows applies them (smbtorture's gentest pins it down).
+ */
 static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
 				    uint32_t options, uint32_t attrs,
 				    uint32_t access)
@@ -420,30 +438,39 @@ static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
 	if (imp > 3) {
 		return NT_STATUS_BAD_IMPERSONATION_LEVEL;
 	}
+	if ((options & ~FILE_OPTIONS_VALID) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (access == 0 || (access & SEC_ACCESS_RESERVED) != 0 ||
+	    access == SEC_STD_SYNCHRONIZE) {
+		/* Nothing, or only what can never be granted. */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (access & SEC_FLAG_SYSTEM_SECURITY) {
+		return NT_STATUS_PRIVILEGE_NOT_HELD;
+	}
 	if (disposition > FILE_OVERWRITE_IF ||
-	    (options & ~FILE_OPTIONS_VALID) != 0 ||
-	    (attrs & ~0x0003FFB7u) != 0) {
+	    (attrs & ~FILE_ATTRIBUTES_VALID) != 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if ((options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
 	    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER)) {
+	if (options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER |
+		       FILE_CREATE_TREE_CONNECTION)) {
 		return NT_STATUS_NOT_SUPPORTED;
 	}
 	if ((options & FILE_DIRECTORY_FILE) &&
-	    disposition != FILE_CREATE && disposition != FILE_OPEN &&
-	    disposition != FILE_OPEN_IF) {
+	    ((disposition != FILE_CREATE && disposition != FILE_OPEN &&
+	      disposition != FILE_OPEN_IF) ||
+	     (attrs & FILE_ATTRIBUTE_TEMPORARY))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if ((options & FILE_DELETE_ON_CLOSE) &&
-	    !(access & (SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED))) {
+	    !(access & (SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED |
+			SEC_GENERIC_ALL))) {
 		return NT_STATUS_INVALID_PARAMETER;
-	}
-	if (access == 0 || (access & 0x0ce0fe00u) != 0) {
-		/* Reserved bits, or nothing asked for (MS-FSA). */
-		return NT_STATUS_ACCESS_DENIED;
 	}
 	return NT_STATUS_OK;
 }
@@ -468,6 +495,16 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 	}
 	if (create_ctx_find(&l, "QFid") != NULL) {
 		st->want_qfid = true;
+	}
+	{
+		const struct create_ctx *al = create_ctx_find(&l, "AlSi");
+
+		if (al != NULL) {
+			if (al->data_len != 8) {
+				return NT_STATUS_INVALID_PARAMETER;
+			}
+			st->alloc_size = le64(al->data);
+		}
 	}
 	if (create_ctx_find(&l, "TWrp") != NULL) {
 		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
@@ -503,6 +540,10 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	(void)wire_pull_le32(b, &ctx_len);
 
 	status = create_check_fields(imp, disposition, options, attrs, access);
+	DBG_DEBUG("%s: CREATE access 0x%x attrs 0x%x share 0x%x disp %u "
+		  "options 0x%x: %s\n",
+		  req->conn->remote, access, attrs, share_access, disposition,
+		  options, nt_errstr(status));
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

@@ -415,6 +415,10 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	if (NT_STATUS_IS_ERR(status) && !req->keep_body) {
 		smb2_error_body(req);
 	}
+	DBG_DEBUG("%s: reply to mid %llu (%s): %s\n", f->conn->remote,
+		  (unsigned long long)req->mid,
+		  req->opcode < SMB2_OP_MAX ? smb2_cmds[req->opcode].name : "?",
+		  nt_errstr(status));
 	grant = smb2_credits_grant(f->conn, req->credit_charge,
 				   req->credit_request);
 	smb2_reply_header(req, status, grant);

@@ -42,7 +42,54 @@ struct getinfo_state {
 	struct vfs_file_info fi;
 	struct statvfs vfs;
 	uint32_t ea_size;
+	bool want_eas;
+	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 };
+
+/* The user.* xattrs that are EAs (not Samba's own metadata). */
+static bool getinfo_is_ea(const char *name)
+{
+	return strncmp(name, "user.", 5) == 0 &&
+	       strcmp(name, "user.DOSATTRIB") != 0 &&
+	       strncmp(name, "user.DosStream.", 15) != 0;
+}
+
+/* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION entries, 4-byte aligned. */
+static void getinfo_list_eas(struct getinfo_state *st)
+{
+	char list[4096];
+	ssize_t n = flistxattr(st->fd, list, sizeof(list)), i = 0;
+	size_t prev = (size_t)-1;
+
+	wire_buf_init(&st->eas, st, 256);
+	while (n > 0 && i < n) {
+		const char *name = list + i;
+		size_t len = strlen(name), start;
+		uint8_t val[4096];
+		ssize_t v;
+
+		i += (ssize_t)len + 1;
+		if (!getinfo_is_ea(name) || len - 5 > 255) {
+			continue;
+		}
+		v = fgetxattr(st->fd, name, val, sizeof(val));
+		if (v < 0) {
+			continue;
+		}
+		wire_push_align(&st->eas, 4);
+		start = st->eas.len;
+		if (prev != (size_t)-1 && !st->eas.failed) {
+			put_le32(st->eas.data + prev, (uint32_t)(start - prev));
+		}
+		wire_push_le32(&st->eas, 0);
+		wire_push_u8(&st->eas, 0);
+		wire_push_u8(&st->eas, (uint8_t)(len - 5));
+		wire_push_le16(&st->eas, (uint16_t)v);
+		wire_push_bytes(&st->eas, name + 5, len - 5 + 1);
+		wire_push_bytes(&st->eas, val, (size_t)v);
+		prev = start;
+	}
+}
 
 /* FileEaInformation.EaSize: the FILE_FULL_EA_INFORMATION list size of
  * the user.* xattrs other than Samba's own (MS-FSCC 2.4.15). */
@@ -58,9 +105,7 @@ static uint32_t getinfo_ea_size(int fd)
 		size_t len = strlen(name);
 
 		i += (ssize_t)len + 1;
-		if (strncmp(name, "user.", 5) != 0 ||
-		    strcmp(name, "user.DOSATTRIB") == 0 ||
-		    strncmp(name, "user.DosStream.", 15) == 0) {
+		if (!getinfo_is_ea(name)) {
 			continue;
 		}
 		{
@@ -83,6 +128,9 @@ static void getinfo_job(void *p)
 					&st->fi);
 		if (!st->opath && st->share.ea_support) {
 			st->ea_size = getinfo_ea_size(st->fd);
+			if (st->want_eas) {
+				getinfo_list_eas(st);
+			}
 		}
 	}
 	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
@@ -167,8 +215,11 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	c.name = name;
 	base = strrchr(op->path, '/');
 	base = base ? base + 1 : op->path;
-	if (base[0] != '\0' && !vfs_name_is_8_3(base)) {
-		shortn = vfs_name_mangle(req->mem_ctx, base);
+	if (base[0] != '\0') {
+		/* A name that is already 8.3 is its own short name. */
+		shortn = vfs_name_is_8_3(base)
+				 ? talloc_strdup(req->mem_ctx, base)
+				 : vfs_name_mangle(req->mem_ctx, base);
 	}
 	c.short_name = shortn;
 	c.access_mask = op->access_mask;
@@ -208,6 +259,14 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 	data = out->len;
 	switch (g->type) {
 	case SMB2_0_INFO_FILE:
+		if (g->cls == FSCC_FILE_FULL_EA_INFORMATION) {
+			if (st->eas.len > g->max_out) {
+				return NT_STATUS_BUFFER_TOO_SMALL;
+			}
+			wire_push_bytes(out, st->eas.data, st->eas.len);
+			status = NT_STATUS_OK;
+			break;
+		}
 		status = getinfo_file(req, st, g);
 		break;
 	case SMB2_0_INFO_FILESYSTEM:
@@ -291,9 +350,6 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	if (!getinfo_allowed(op, type, cls, secinfo)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (type == SMB2_0_INFO_FILE && cls == FSCC_FILE_FULL_EA_INFORMATION) {
-		return NT_STATUS_NO_EAS_ON_FILE; /* EA listing: with ExtA */
-	}
 	g = talloc_zero(req->mem_ctx, struct getinfo_req);
 	st = talloc_zero(NULL, struct getinfo_state);
 	if (g == NULL || st == NULL) {
@@ -308,6 +364,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->share = req->tcon->share;
 	st->opath = op->opath;
 	st->want_fs = type == SMB2_0_INFO_FILESYSTEM;
+	st->want_eas = type == SMB2_0_INFO_FILE &&
+		       cls == FSCC_FILE_FULL_EA_INFORMATION;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {

@@ -294,8 +294,19 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 	*sync_done = false;
 	switch (st->in.info_class) {
 	case FSCC_FILE_BASIC_INFORMATION:
-		return (a & SEC_FILE_WRITE_ATTRIBUTE) ? NT_STATUS_OK
-						       : NT_STATUS_ACCESS_DENIED;
+		if (!(a & SEC_FILE_WRITE_ATTRIBUTE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		/* MS-FSA 2.1.5.14.2: no TEMPORARY on a directory, no
+		 * DIRECTORY on a file, nothing outside the known bits. */
+		if ((st->in.basic.attributes & ~0x00007fb7u) ||
+		    (op->is_dir && (st->in.basic.attributes &
+				    FILE_ATTRIBUTE_TEMPORARY)) ||
+		    (!op->is_dir && (st->in.basic.attributes &
+				     FILE_ATTRIBUTE_DIRECTORY))) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		return NT_STATUS_OK;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
 	case FSCC_FILE_ALLOCATION_INFORMATION:
 		if (op->is_dir) {
