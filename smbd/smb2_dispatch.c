@@ -9,6 +9,7 @@
 #include "smbd/conn.h"
 #include "smbd/session.h"
 #include "smbd/smb2_signing.h"
+#include "smbd/smb2_transform.h"
 #include "lib/log.h"
 
 #include <string.h>
@@ -192,6 +193,73 @@ struct smb2_reply_sign {
 	uint8_t key[16];
 };
 
+/*
+ * One received frame being answered.  Requests run in order; a handler
+ * that hands work to the thread pool returns SMBD_STATUS_ASYNC and the
+ * frame waits (its input copied, since the receive buffer is reused)
+ * until smb2_job finishes it and calls smb2_frame_resume().  Replies to
+ * the whole frame go back together, as Samba and Windows do for
+ * compounds.
+ */
+struct smb2_frame {
+	struct smbd_conn *conn;
+	const uint8_t *buf;
+	size_t len;
+	bool owned;		/* buf is our own copy */
+	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
+	struct wire_buf out;
+	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
+	size_t nrep;
+	size_t prev_hdr;
+	uint64_t prev_sid;
+	uint32_t prev_tid;
+	uint8_t prev_fid[16];
+	NTSTATUS prev_status;
+	struct smb2_request req;	/* the request being handled */
+	struct smb2_job *job;		/* in the pool, if any */
+	/* Encryption of the reply (3.3.4.1.4): the request came encrypted,
+	 * or its session must encrypt.  The key is copied so a LOGOFF in
+	 * the same compound cannot pull it away. */
+	bool encrypted_in;
+	bool encrypt_out;
+	uint64_t enc_session_id;
+	enum crypto_cipher enc_cipher;
+	uint8_t enc_key[32];
+	uint8_t enc_nonce[16];
+};
+
+
+static enum crypto_cipher smb2_cipher(uint16_t id)
+{
+	switch (id) {
+	case SMB2_ENCRYPTION_AES128_GCM:
+		return CRYPTO_AES128_GCM;
+	case SMB2_ENCRYPTION_AES256_CCM:
+		return CRYPTO_AES256_CCM;
+	case SMB2_ENCRYPTION_AES256_GCM:
+		return CRYPTO_AES256_GCM;
+	default:
+		return CRYPTO_AES128_CCM;
+	}
+}
+
+/* Remember the session's server-to-client key and a fresh nonce. */
+static void smb2_frame_encrypt_with(struct smb2_frame *f,
+				    struct smbd_session *s)
+{
+	uint64_t ctr = ++s->nonce_ctr;
+
+	f->encrypt_out = true;
+	f->enc_session_id = s->id;
+	f->enc_cipher = smb2_cipher(s->conn->cipher);
+	memcpy(f->enc_key, s->keys.encryption, sizeof(f->enc_key));
+	/* Unique per session: a counter, then the session's random salt
+	 * (the nonce is 11 bytes for CCM, 12 for GCM). */
+	memset(f->enc_nonce, 0, sizeof(f->enc_nonce));
+	put_le64(f->enc_nonce, ctr);
+	put_le32(f->enc_nonce + 8, s->nonce_salt);
+}
+
 static void smb2_decide_signing(struct smb2_request *req,
 				struct smb2_reply_sign *rs)
 {
@@ -210,6 +278,13 @@ static void smb2_decide_signing(struct smb2_request *req,
 	}
 	if (s == NULL || !s->has_keys) {
 		return;
+	}
+	if (!req->frame->encrypt_out && s->encrypt &&
+	    req->opcode != SMB2_OP_NEGPROT && req->opcode != SMB2_OP_SESSSETUP) {
+		smb2_frame_encrypt_with(req->frame, s);
+	}
+	if (req->frame->encrypt_out) {
+		return; /* encrypted replies are not signed (3.3.4.1.1) */
 	}
 	if (req->sign_reply || req->signed_in || s->signing_required) {
 		rs->sign = true;
@@ -252,7 +327,16 @@ static NTSTATUS smb2_check_session(struct smb2_request *req,
 	if (req->session_id != 0 && req->opcode != SMB2_OP_NEGPROT) {
 		s = smbd_session_find(req->conn, req->session_id);
 	}
-	if (s != NULL && s->has_keys) {
+	if (s != NULL && s->has_keys && req->frame->encrypted_in) {
+		/* 3.3.5.2.4: an encrypted request is not signed; the AEAD
+		 * already proved where it came from. */
+		req->signed_in = true;
+	} else if (s != NULL && s->encrypt && s->state == SMBD_SESSION_VALID &&
+		   req->opcode != SMB2_OP_NEGPROT &&
+		   req->opcode != SMB2_OP_SESSSETUP) {
+		/* 3.3.5.2.9: Session.EncryptData refuses plain requests. */
+		return NT_STATUS_ACCESS_DENIED;
+	} else if (s != NULL && s->has_keys) {
 		if (req->flags & SMB2_FLAGS_SIGNED) {
 			if (!smb2_check_signature(s->sign_algo,
 						  s->keys.signing, req->in,
@@ -334,31 +418,6 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	return cmd->fn(req);
 }
 
-/*
- * One received frame being answered.  Requests run in order; a handler
- * that hands work to the thread pool returns SMBD_STATUS_ASYNC and the
- * frame waits (its input copied, since the receive buffer is reused)
- * until smb2_job finishes it and calls smb2_frame_resume().  Replies to
- * the whole frame go back together, as Samba and Windows do for
- * compounds.
- */
-struct smb2_frame {
-	struct smbd_conn *conn;
-	const uint8_t *buf;
-	size_t len;
-	bool owned;		/* buf is our own copy */
-	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
-	struct wire_buf out;
-	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
-	size_t nrep;
-	size_t prev_hdr;
-	uint64_t prev_sid;
-	uint32_t prev_tid;
-	uint8_t prev_fid[16];
-	NTSTATUS prev_status;
-	struct smb2_request req;	/* the request being handled */
-	struct smb2_job *job;		/* in the pool, if any */
-};
 
 static int frame_destructor(struct smb2_frame *f)
 {
@@ -368,12 +427,32 @@ static int frame_destructor(struct smb2_frame *f)
 	return 0;
 }
 
+/* 3.1.4.3: the whole (compound) reply in one transform. */
+static bool frame_encrypt(struct smb2_frame *f)
+{
+	size_t msg_len = f->out.len - 4;
+	uint8_t *buf = talloc_size(f, 4 + SMB2_TRANSFORM_HDR_LEN + msg_len);
+
+	if (buf == NULL) {
+		return false;
+	}
+	memcpy(buf + 4 + SMB2_TRANSFORM_HDR_LEN, f->out.data + 4, msg_len);
+	if (!smb2_transform_encrypt(f->enc_cipher, f->enc_key,
+				    f->enc_session_id, f->enc_nonce, buf + 4,
+				    buf + 4 + SMB2_TRANSFORM_HDR_LEN, msg_len)) {
+		return false;
+	}
+	f->out.data = buf;
+	f->out.len = 4 + SMB2_TRANSFORM_HDR_LEN + msg_len;
+	return true;
+}
+
 static void frame_send(struct smb2_frame *f)
 {
 	struct smbd_conn *conn = f->conn;
 	size_t i;
 
-	for (i = 0; i < f->nrep; i++) {
+	for (i = 0; i < f->nrep && !f->encrypt_out; i++) {
 		size_t end = i + 1 < f->nrep ? f->rs[i + 1].hdr : f->out.len;
 		uint8_t *h = f->out.data + f->rs[i].hdr;
 
@@ -383,6 +462,10 @@ static void frame_send(struct smb2_frame *f)
 		put_le32(h + SMB2_HDR_FLAGS,
 			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
 		smb2_sign(f->rs[i].algo, f->rs[i].key, h, end - f->rs[i].hdr);
+	}
+	if (f->out.len > 4 && f->encrypt_out && !frame_encrypt(f)) {
+		smbd_conn_disconnect(conn, "cannot encrypt a reply");
+		return;
 	}
 	if (f->out.len > 4) {
 		uint8_t *frame = talloc_steal(NULL, f->out.data);
@@ -529,31 +612,21 @@ bool smb2_request_keep_input(struct smb2_request *req)
 	return frame_keep(req->frame);
 }
 
-void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
-			size_t len, uint8_t *owned)
+/* Cut a plain SMB2 message into a frame and run it.  owner, when not
+ * NULL, is a talloc buffer holding buf that the frame may keep. */
+static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
+			uint8_t *owner, struct smbd_session *enc_session)
 {
-	uint32_t magic = len >= 4 ? le32(buf) : 0;
-	struct smb2_frame *f;
+	struct smb2_frame *f = talloc_zero(conn, struct smb2_frame);
 
-	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
-		smb1_negotiate(conn, buf, len);
-		talloc_free(owned);
-		return;
-	}
-	if (magic != SMB2_MAGIC) {
-		talloc_free(owned);
-		smbd_conn_disconnect(conn, "not an SMB2 message");
-		return;
-	}
-	f = talloc_zero(conn, struct smb2_frame);
 	if (f == NULL) {
-		talloc_free(owned);
+		talloc_free(owner);
 		smbd_conn_disconnect(conn, "out of memory");
 		return;
 	}
 	if (!NT_STATUS_IS_OK(smb2_pdu_split(buf, len, f->offs, f->lens,
 					    &f->n))) {
-		talloc_free(owned);
+		talloc_free(owner);
 		talloc_free(f);
 		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
 		return;
@@ -562,13 +635,77 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 	f->conn = conn;
 	f->buf = buf;
 	f->len = len;
-	if (owned != NULL) {
-		/* A reassembled frame: ours already, no copy needed. */
-		f->buf = talloc_steal(f, owned);
+	if (owner != NULL) {
+		/* A reassembled or decrypted frame: ours already. */
+		talloc_steal(f, owner);
 		f->owned = true;
+	}
+	if (enc_session != NULL) {
+		f->encrypted_in = true;
+		smb2_frame_encrypt_with(f, enc_session);
 	}
 	f->prev_hdr = (size_t)-1;
 	wire_buf_init(&f->out, f, 4 + 128 * f->n);
 	wire_push_zero(&f->out, 4); /* NetBIOS header, filled when sent */
 	frame_run(f);
+}
+
+/*
+ * 3.3.5.2.1: a transform header: find the session by its id, decrypt in
+ * place (our own copy), then handle what is inside as a normal frame
+ * whose replies go back encrypted.  Anything wrong drops the connection.
+ */
+static void frame_decrypt(struct smbd_conn *conn, const uint8_t *buf,
+			  size_t len, uint8_t *owned)
+{
+	struct smbd_session *s;
+	uint64_t sid = 0;
+	uint8_t *copy;
+
+	if (!conn->negotiated || conn->dialect < SMB2_DIALECT_0300 ||
+	    !NT_STATUS_IS_OK(smb2_transform_parse(buf, len, &sid, NULL)) ||
+	    (s = smbd_session_find(conn, sid)) == NULL || !s->has_keys) {
+		talloc_free(owned);
+		smbd_conn_disconnect(conn, "bad encrypted message");
+		return;
+	}
+	copy = owned != NULL ? owned : talloc_memdup(conn, buf, len);
+	if (copy == NULL ||
+	    !NT_STATUS_IS_OK(smb2_transform_decrypt(smb2_cipher(conn->cipher),
+						    s->keys.decryption, copy,
+						    len))) {
+		talloc_free(copy);
+		smbd_conn_disconnect(conn, "message failed to decrypt");
+		return;
+	}
+	if (len < SMB2_TRANSFORM_HDR_LEN + 4 ||
+	    le32(copy + SMB2_TRANSFORM_HDR_LEN) != SMB2_MAGIC) {
+		talloc_free(copy);
+		smbd_conn_disconnect(conn, "no SMB2 message inside a transform");
+		return;
+	}
+	frame_start(conn, copy + SMB2_TRANSFORM_HDR_LEN,
+		    len - SMB2_TRANSFORM_HDR_LEN, copy, s);
+}
+
+void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
+			size_t len, uint8_t *owned)
+{
+	uint32_t magic = len >= 4 ? le32(buf) : 0;
+
+	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
+		smb1_negotiate(conn, buf, len);
+		talloc_free(owned);
+		return;
+	}
+	if (magic == SMB2_TF_MAGIC) {
+		frame_decrypt(conn, buf, len, owned);
+		return;
+	}
+	if (magic != SMB2_MAGIC) {
+		talloc_free(owned);
+		smbd_conn_disconnect(conn, "not an SMB2 message");
+		return;
+	}
+	frame_start(conn, buf, len, owned, NULL);
 }

@@ -15,8 +15,11 @@
 
 #include <string.h>
 
-/* Flipped on when the transform (encryption) path is wired to sessions. */
-#define SMBD_HAVE_ENCRYPTION 0
+/* `server smb encrypt = off` turns SMB3 encryption off entirely. */
+static bool neg_encryption_allowed(const struct lp_ctx *lp)
+{
+	return lp_int(lp, LP_GLOBAL, LP_SERVER_SMB_ENCRYPT) != LP_ENCRYPT_OFF;
+}
 
 static const uint16_t smbd_dialects[] = {
 	SMB2_DIALECT_0202, SMB2_DIALECT_0210, SMB2_DIALECT_0300,
@@ -70,7 +73,8 @@ static NTSTATUS neg_ctx_preauth(struct wire_cur *c, struct neg_ctx_in *nc)
 }
 
 /* 2.2.3.1.2: take the client's most preferred cipher we implement. */
-static NTSTATUS neg_ctx_encryption(struct wire_cur *c, struct neg_ctx_in *nc)
+static NTSTATUS neg_ctx_encryption(struct wire_cur *c, struct neg_ctx_in *nc,
+				   bool allowed)
 {
 	uint16_t count, i, cipher;
 
@@ -85,7 +89,7 @@ static NTSTATUS neg_ctx_encryption(struct wire_cur *c, struct neg_ctx_in *nc)
 		if (!NT_STATUS_IS_OK(wire_pull_le16(c, &cipher))) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
-		if (SMBD_HAVE_ENCRYPTION && nc->cipher == 0 &&
+		if (allowed && nc->cipher == 0 &&
 		    cipher >= SMB2_ENCRYPTION_AES128_CCM &&
 		    cipher <= SMB2_ENCRYPTION_AES256_GCM) {
 			nc->cipher = cipher;
@@ -122,6 +126,7 @@ static NTSTATUS neg_ctx_signing(struct wire_cur *c, struct neg_ctx_in *nc)
 static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 				   uint16_t count, struct neg_ctx_in *nc)
 {
+	bool enc_ok = neg_encryption_allowed(req->conn->worker->srv->lp);
 	uint64_t off = offset;
 	uint16_t i;
 
@@ -149,7 +154,7 @@ static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 			st = neg_ctx_preauth(&data, nc);
 			break;
 		case SMB2_ENCRYPTION_CAPABILITIES:
-			st = neg_ctx_encryption(&data, nc);
+			st = neg_ctx_encryption(&data, nc, enc_ok);
 			break;
 		case SMB2_SIGNING_CAPABILITIES:
 			st = neg_ctx_signing(&data, nc);
@@ -282,13 +287,15 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 	if (dialect >= SMB2_DIALECT_0210) {
 		conn->server_caps |= SMB2_GLOBAL_CAP_LARGE_MTU;
 	}
-	if (SMBD_HAVE_ENCRYPTION && (dialect == SMB2_DIALECT_0300 ||
-				     dialect == SMB2_DIALECT_0302) &&
+	if (neg_encryption_allowed(lp) &&
+	    (dialect == SMB2_DIALECT_0300 || dialect == SMB2_DIALECT_0302) &&
 	    (conn->client_caps & SMB2_GLOBAL_CAP_ENCRYPTION)) {
 		conn->server_caps |= SMB2_GLOBAL_CAP_ENCRYPTION;
 		conn->cipher = SMB2_ENCRYPTION_AES128_CCM;
 	}
 	if (nc != NULL) {
+		/* 3.1.1 agrees on the cipher through the context; the
+		 * capability bit is a 3.0.x thing (2.2.4). */
 		conn->cipher = nc->cipher;
 		/* Without the signing context 3.1.1 signs with AES-CMAC. */
 		conn->signing_algo = nc->sign_algo_set ? nc->sign_algo

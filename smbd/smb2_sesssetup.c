@@ -173,6 +173,15 @@ static void session_set_keys(struct smbd_session *s,
 	s->signing_required =
 		(sec_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED) != 0 ||
 		lp_int(lp, LP_GLOBAL, LP_SERVER_SIGNING) == LP_SIGNING_MANDATORY;
+	/* `server smb encrypt = required` (or desired, which we treat the
+	 * same when the client can) makes the whole session encrypted. */
+	if (conn->cipher != 0 || (conn->server_caps &
+				  SMB2_GLOBAL_CAP_ENCRYPTION)) {
+		int e = lp_int(lp, LP_GLOBAL, LP_SERVER_SMB_ENCRYPT);
+
+		s->encrypt = e == LP_ENCRYPT_REQUIRED || e == LP_ENCRYPT_DESIRED;
+		crypto_random(&s->nonce_salt, sizeof(s->nonce_salt));
+	}
 }
 
 static struct auth_config *sesssetup_auth_config(struct smbd_conn *conn)
@@ -273,6 +282,14 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 		*flags |= SMB2_SESSION_FLAG_IS_NULL;
 	} else if (s->guest) {
 		*flags |= SMB2_SESSION_FLAG_IS_GUEST;
+	}
+	if (s->encrypt && s->has_keys) {
+		*flags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	} else if (!s->anonymous && !s->guest &&
+		   lp_int(req->conn->worker->srv->lp, LP_GLOBAL,
+			  LP_SERVER_SMB_ENCRYPT) == LP_ENCRYPT_REQUIRED) {
+		/* The client cannot encrypt but we must (3.3.5.5.3). */
+		return NT_STATUS_ACCESS_DENIED;
 	}
 	s->state = SMBD_SESSION_VALID;
 	/* 3.3.4.1.1: the final response is signed when the session signs,
