@@ -398,25 +398,19 @@ bool vfs_name_has_wildcard(const char *pattern)
 	return strpbrk(pattern, "*?<>\"") != NULL;
 }
 
-/* Decode s into a new array of code points (folded unless cs). */
-static uint32_t *decode_cps(TALLOC_CTX *mem_ctx, const char *s, bool cs,
-			    size_t *n)
+/* Decode s into out (room for strlen(s) entries), folded unless cs. */
+static size_t decode_cps(const char *s, bool cs, uint32_t *out)
 {
 	const uint8_t *u = (const uint8_t *)s;
-	size_t len = strlen(s), i = 0;
-	uint32_t *out = talloc_array(mem_ctx, uint32_t, len + 1);
+	size_t i = 0, n = 0;
 
-	if (out == NULL) {
-		return NULL;
-	}
-	*n = 0;
 	while (u[i] != '\0') {
 		uint32_t c;
 
 		i += next_cp(u + i, &c);
-		out[(*n)++] = cs ? c : vfs_toupper(c);
+		out[n++] = cs ? c : vfs_toupper(c);
 	}
-	return out;
+	return n;
 }
 
 /*
@@ -509,13 +503,17 @@ static bool match_cps(const uint32_t *p, size_t np, const uint32_t *s,
 	}
 }
 
+/* Up to this many bytes of pattern and name, no allocation. */
+#define MATCH_STACK 256
+
 bool vfs_name_matches(const char *pattern, const char *name,
 		      bool case_sensitive)
 {
-	TALLOC_CTX *tmp;
-	uint32_t *p, *s;
-	size_t np, ns;
-	bool *cur, *next, ret = false;
+	uint32_t pbuf[MATCH_STACK], sbuf[MATCH_STACK], *p = pbuf, *s = sbuf;
+	bool c1[MATCH_STACK + 1], c2[MATCH_STACK + 1], *cur = c1, *next = c2;
+	size_t plen = strlen(pattern), slen = strlen(name), np, ns;
+	TALLOC_CTX *tmp = NULL;
+	bool ret;
 
 	/* MS-FSA 2.1.4.4 part 1. */
 	if (name[0] == '\0' || pattern[0] == '\0') {
@@ -524,17 +522,23 @@ bool vfs_name_matches(const char *pattern, const char *name,
 	if (strcmp(pattern, "*") == 0 || strcmp(pattern, "*.*") == 0) {
 		return true;
 	}
-	tmp = talloc_new(NULL);
-	if (tmp == NULL) {
-		return false;
+	if (plen > MATCH_STACK || slen > MATCH_STACK) {
+		tmp = talloc_new(NULL);
+		if (tmp == NULL) {
+			return false;
+		}
+		p = talloc_array(tmp, uint32_t, plen);
+		s = talloc_array(tmp, uint32_t, slen);
+		cur = talloc_array(tmp, bool, plen + 1);
+		next = talloc_array(tmp, bool, plen + 1);
+		if (p == NULL || s == NULL || cur == NULL || next == NULL) {
+			talloc_free(tmp);
+			return false;
+		}
 	}
-	p = decode_cps(tmp, pattern, case_sensitive, &np);
-	s = decode_cps(tmp, name, case_sensitive, &ns);
-	cur = talloc_array(tmp, bool, np + 1);
-	next = talloc_array(tmp, bool, np + 1);
-	if (p != NULL && s != NULL && cur != NULL && next != NULL) {
-		ret = match_cps(p, np, s, ns, cur, next);
-	}
+	np = decode_cps(pattern, case_sensitive, p);
+	ns = decode_cps(name, case_sensitive, s);
+	ret = match_cps(p, np, s, ns, cur, next);
 	talloc_free(tmp);
 	return ret;
 }

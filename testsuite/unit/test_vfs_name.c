@@ -381,6 +381,15 @@ static void test_wildcard_cost(void **state)
 	assert_false(vfs_name_matches(pat, name, false));
 	pat = repeat(ctx, "<>\"?*", 3000);
 	(void)vfs_name_matches(pat, name, false);
+	/* Past the on-stack sizes: a 300-byte name, a long pattern. */
+	name = repeat(ctx, "\xc3\xa4", 150);
+	assert_true(vfs_name_matches("*\xc3\x84", name, false));
+	assert_false(vfs_name_matches("*\xc3\x84", name, true));
+	assert_true(vfs_name_matches(name, name, true));
+	pat = talloc_asprintf(ctx, "%s*", repeat(ctx, "?", 149));
+	assert_true(vfs_name_matches(pat, name, false));
+	pat = talloc_asprintf(ctx, "%s", repeat(ctx, "?", 151));
+	assert_false(vfs_name_matches(pat, name, false));
 	talloc_free(ctx);
 }
 
