@@ -105,6 +105,31 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd)
 	return ret;
 }
 
+/*
+ * SO_REUSEPORT lets any process of the same user join a port's group, and
+ * the kernel would then share our connections with it (another smbd, say).
+ * Make sure the port is free first with a plain bind.
+ */
+static int smbd_port_free(const struct sockaddr *sa, socklen_t salen)
+{
+	int one = 1, err = 0;
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd == -1) {
+		return -errno;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sa->sa_family == AF_INET6) {
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				 sizeof(one));
+	}
+	if (bind(fd, sa, salen) != 0) {
+		err = -errno;
+	}
+	close(fd);
+	return err;
+}
+
 static int smbd_listen_one(const struct sockaddr *sa, socklen_t salen)
 {
 	int one = 1;
@@ -154,14 +179,27 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 	g = &srv->groups[srv->ngroups++];
 	snprintf(g->addr, sizeof(g->addr), "%s", addr);
 	g->port = port;
+	ret = smbd_port_free(ai->ai_addr, ai->ai_addrlen);
+	if (ret != 0) {
+		DBG_ERR("cannot listen on %s port %u: %s\n", addr, port,
+			strerror(-ret));
+		freeaddrinfo(ai);
+		srv->ngroups--;
+		return ret;
+	}
 	g->fds = talloc_array(srv->groups, int, srv->nworkers);
 	for (i = 0; g->fds != NULL && i < srv->nworkers; i++) {
 		g->fds[i] = smbd_listen_one(ai->ai_addr, ai->ai_addrlen);
 		if (g->fds[i] < 0) {
+			ret = g->fds[i];
 			DBG_ERR("cannot listen on %s port %u: %s\n", addr, port,
-				strerror(-g->fds[i]));
+				strerror(-ret));
+			while (i-- > 0) {
+				close(g->fds[i]);
+			}
 			freeaddrinfo(ai);
-			return g->fds[i];
+			srv->ngroups--;
+			return ret;
 		}
 	}
 	freeaddrinfo(ai);
@@ -266,12 +304,11 @@ int smbd_open_listeners(struct smbd_server *srv)
 		}
 		for (a = 0; a < naddrs && ret == 0; a++) {
 			ret = smbd_open_group(srv, addrs[a], (uint16_t)port);
-			/* No IPv6 on this host is not an error. */
-			if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL) {
-				if (strchr(addrs[a], ':') != NULL) {
-					srv->ngroups--;
-					ret = 0;
-				}
+			/* No IPv6 on this host is not an error (the failed
+			 * group was already dropped). */
+			if ((ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL) &&
+			    strchr(addrs[a], ':') != NULL) {
+				ret = 0;
 			}
 		}
 	}
