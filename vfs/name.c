@@ -591,8 +591,8 @@ static char alias_char(uint32_t c)
 	return '_';
 }
 
-char *vfs_name_mangle_prefix(TALLOC_CTX *mem_ctx, const char *name,
-			     unsigned prefix)
+static char *mangle_alias(TALLOC_CTX *mem_ctx, const char *name,
+			  unsigned prefix)
 {
 	const uint8_t *u = (const uint8_t *)name;
 	const char *dot = strrchr(name, '.');
@@ -644,6 +644,85 @@ char *vfs_name_mangle_prefix(TALLOC_CTX *mem_ctx, const char *name,
 	}
 	out[o] = '\0';
 	return talloc_strdup(mem_ctx, out);
+}
+
+/*
+ * The aliases this process handed out, so a client may use one for a
+ * name that is gone (smbtorture smb2.mangle deletes by the alias and
+ * creates by it again, then expects the long name; Samba's hash2 keeps a
+ * cache like this).  Direct-mapped on a hash of the upper-cased alias; a
+ * newer alias evicts an older one in its slot.
+ */
+#define DEMANGLE_SLOTS 4096
+
+struct demangle_slot {
+	char alias[13];
+	char *name;	/* talloc, no parent */
+};
+
+static struct demangle_slot demangle_cache[DEMANGLE_SLOTS];
+static pthread_mutex_t demangle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t demangle_index(const char *alias)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *alias != '\0'; alias++) {
+		char c = *alias;
+
+		h ^= (uint8_t)((c >= 'a' && c <= 'z') ? c - 32 : c);
+		h *= 16777619u;
+	}
+	return h % DEMANGLE_SLOTS;
+}
+
+static void demangle_remember(const char *alias, const char *name)
+{
+	struct demangle_slot *slot = &demangle_cache[demangle_index(alias)];
+	char *copy;
+
+	pthread_mutex_lock(&demangle_lock);
+	if (slot->name != NULL && strcmp(slot->alias, alias) == 0 &&
+	    strcmp(slot->name, name) == 0) {
+		pthread_mutex_unlock(&demangle_lock);
+		return;
+	}
+	copy = talloc_strdup(NULL, name);
+	if (copy != NULL) {
+		talloc_free(slot->name);
+		slot->name = copy;
+		/* alias is at most 12 characters (8.3) */
+		memcpy(slot->alias, alias, strlen(alias) + 1);
+	}
+	pthread_mutex_unlock(&demangle_lock);
+}
+
+char *vfs_name_demangle_cached(TALLOC_CTX *mem_ctx, const char *alias)
+{
+	struct demangle_slot *slot;
+	char *ret = NULL;
+
+	if (!vfs_name_is_mangled(alias)) {
+		return NULL;
+	}
+	slot = &demangle_cache[demangle_index(alias)];
+	pthread_mutex_lock(&demangle_lock);
+	if (slot->name != NULL && vfs_strcasecmp(slot->alias, alias) == 0) {
+		ret = talloc_strdup(mem_ctx, slot->name);
+	}
+	pthread_mutex_unlock(&demangle_lock);
+	return ret;
+}
+
+char *vfs_name_mangle_prefix(TALLOC_CTX *mem_ctx, const char *name,
+			     unsigned prefix)
+{
+	char *alias = mangle_alias(mem_ctx, name, prefix);
+
+	if (alias != NULL) {
+		demangle_remember(alias, name);
+	}
+	return alias;
 }
 
 char *vfs_name_mangle(TALLOC_CTX *mem_ctx, const char *name)

@@ -125,4 +125,13 @@ char *vfs_name_mangle_prefix(TALLOC_CTX *mem_ctx, const char *name,
 			     unsigned prefix);
 bool vfs_name_is_mangled(const char *name);
 
+/*
+ * The long name whose alias this process last made with vfs_name_mangle*
+ * (a cache of 4096 slots, shared by the process's threads), or NULL.
+ * For a CREATE of an alias that matches no directory entry: Samba then
+ * uses the long name (smbtorture smb2.mangle deletes a file by its alias,
+ * creates it by the alias again and expects the long name back).
+ */
+char *vfs_name_demangle_cached(TALLOC_CTX *mem_ctx, const char *alias);
+
 #endif

@@ -544,6 +544,36 @@ static void test_is_mangled(void **state)
 	assert_false(vfs_name_is_mangled(""));
 }
 
+static void test_demangle_cache(void **state)
+{
+	TALLOC_CTX *ctx = talloc_new(NULL);
+	char *alias, *lower, *back;
+
+	(void)state;
+	alias = vfs_name_mangle(ctx, "mangle test long name.txt");
+	back = vfs_name_demangle_cached(ctx, alias);
+	assert_non_null(back);
+	assert_string_equal(back, "mangle test long name.txt");
+	/* Clients may send the alias in any case. */
+	lower = talloc_strdup(ctx, alias);
+	for (char *c = lower; *c != '\0'; c++) {
+		if (*c >= 'A' && *c <= 'Z') {
+			*c = (char)(*c + 32);
+		}
+	}
+	back = vfs_name_demangle_cached(ctx, lower);
+	assert_non_null(back);
+	assert_string_equal(back, "mangle test long name.txt");
+	/* Unknown aliases and non-aliases. */
+	assert_null(vfs_name_demangle_cached(ctx, "QQQQQQ~Q.ZZZ"));
+	assert_null(vfs_name_demangle_cached(ctx, "plain.txt"));
+	alias = vfs_name_mangle_prefix(ctx, "other long name", 6);
+	back = vfs_name_demangle_cached(ctx, alias);
+	assert_non_null(back);
+	assert_string_equal(back, "other long name");
+	talloc_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_is_8_3),
 		cmocka_unit_test(test_mangle),
 		cmocka_unit_test(test_is_mangled),
+		cmocka_unit_test(test_demangle_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
