@@ -193,6 +193,35 @@ static void test_streams(void **state)
 	expect_err("plain.txt::$INDEX_ALLOCATION",
 		   NT_STATUS_INVALID_PARAMETER);
 	expect_err("dir1:$I30:$INDEX_ALLOCATION", NT_STATUS_INVALID_PARAMETER);
+	/* smbtorture smb2.streams.names / names2 (which Samba passes). */
+	expect_ok("d\\stream_names.txt:\x05Stream\n One",
+		  "d/stream_names.txt", "\x05Stream\n One");
+	expect_ok("d\\f:?Stream*:$DATA", "d/f", "?Stream*");
+	expect_ok("d\\f:MStream Two:$DaTa", "d/f", "MStream Two");
+	expect_ok(":AfterRename:$DATA", "", "AfterRename");
+	expect_err("d\\f:\x05Stream\n One:", NT_STATUS_OBJECT_NAME_INVALID);
+	expect_err("d\\f:s:?D*a", NT_STATUS_INVALID_PARAMETER);
+	expect_err("d\\stream*:?Stream*:$DATA",
+		   NT_STATUS_OBJECT_NAME_INVALID);
+	{
+		char name[32];
+		int c;
+
+		for (c = 1; c < 0x7f; c++) {
+			snprintf(name, sizeof(name), "f:Stream%c0x%02X:$DATA",
+				 c, c);
+			if (c == '/' || c == ':' || c == '\\') {
+				expect_err(name, NT_STATUS_OBJECT_NAME_INVALID);
+			} else {
+				TALLOC_CTX *ctx = talloc_new(NULL);
+				char *p, *st;
+
+				assert_int_equal(parse(ctx, name, &p, &st),
+						 NT_STATUS_OK);
+				talloc_free(ctx);
+			}
+		}
+	}
 	/* The path part keeps its own rules. */
 	expect_err("a*b:s", NT_STATUS_OBJECT_NAME_INVALID);
 	expect_err("..:s", NT_STATUS_OBJECT_PATH_SYNTAX_BAD);
