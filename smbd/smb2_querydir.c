@@ -5,9 +5,9 @@
  * talloc child of the open, so closing the open frees it): the pattern
  * of the query that started the scan, the names of the directory read
  * once per scan, and a cursor into them.  A scan starts on the first
- * query, on RESTART_SCANS and on REOPEN (3.3.5.18: the pattern of those
- * queries becomes the open's pattern; later queries' patterns are
- * ignored, as Windows does).
+ * query, on RESTART_SCANS and on REOPEN (3.3.5.18); a continuing query
+ * with a non-empty pattern matches the rest of the scan against that
+ * pattern, as Samba 4.17 does.
  *
  * All file-system work runs in the worker's pool as the session user
  * (smb2_job_run): reading the names (getdents64 on a fresh description
@@ -350,18 +350,18 @@ static NTSTATUS qd_done(struct smb2_request *req, void *p)
 
 	memcpy(fid, req->fid, 16);
 	status = smbd_open_lookup(req, fid, &op);
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;	/* closed while we listed */
-	}
-	d = talloc_get_type(op->dir, struct qd_dir);
-	if (d == NULL) {
-		return NT_STATUS_INTERNAL_ERROR;
-	}
-	d->busy = false;
-	if (st->names != NULL) {
-		talloc_free(d->names);
-		d->names = talloc_steal(d, st->names);
-		d->cursor = st->cursor;
+	/* Closed while we listed: the listing is done, so it still goes
+	 * back (smbtorture smb2.compound_find.compound_find_close; Windows
+	 * and Samba answer it too); only the enumeration state goes. */
+	d = NT_STATUS_IS_OK(status) ? talloc_get_type(op->dir, struct qd_dir)
+				    : NULL;
+	if (d != NULL) {
+		d->busy = false;
+		if (st->names != NULL) {
+			talloc_free(d->names);
+			d->names = talloc_steal(d, st->names);
+			d->cursor = st->cursor;
+		}
 	}
 	if (st->status == STATUS_NO_MORE_FILES) {
 		qd_error_body(out);
@@ -382,6 +382,8 @@ struct qd_req {
 	uint8_t cls, flags;
 	uint32_t max_out;
 	char *pattern;
+	bool pattern_given;	/* FileNameLength > 0 */
+	NTSTATUS pattern_status;
 };
 
 static NTSTATUS qd_parse(struct smb2_request *req, struct qd_req *q,
@@ -407,18 +409,33 @@ static NTSTATUS qd_parse(struct smb2_request *req, struct qd_req *q,
 		q->pattern = talloc_strdup(req->mem_ctx, "*");
 		return q->pattern ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 	}
+	q->pattern_given = true;
 	/* smb2_pdu_check put [name_off, +name_len) inside the request. */
 	if (!wire_range_ok(name_off, name_len, req->in_len)) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	/* The pattern's own errors come after the open's (see the
+	 * caller), with Samba 4.17's codes: a NUL, '\\' or '/' makes the
+	 * name invalid; an odd length or an unpaired surrogate is an
+	 * illegal character (as vfs_name_from_wire answers for CREATE). */
+	{
+		const uint8_t *p = req->in + name_off;
+		size_t i;
+
+		for (i = 0; i + 1 < name_len; i += 2) {
+			if (p[i] == 0 && p[i + 1] == 0) {
+				q->pattern_status = NT_STATUS_OBJECT_NAME_INVALID;
+				return NT_STATUS_OK;
+			}
+		}
+	}
 	status = auth_utf16_to_utf8(req->mem_ctx, req->in + name_off,
 				    name_len, &q->pattern);
 	if (!NT_STATUS_IS_OK(status)) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	if (strchr(q->pattern, '\\') != NULL ||
-	    strchr(q->pattern, '/') != NULL) {
-		return NT_STATUS_OBJECT_NAME_INVALID;
+		q->pattern_status = NT_STATUS_ILLEGAL_CHARACTER;
+	} else if (strchr(q->pattern, '\\') != NULL ||
+		   strchr(q->pattern, '/') != NULL) {
+		q->pattern_status = NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	return NT_STATUS_OK;
 }
@@ -451,15 +468,20 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	}
 	st->rescan = d->names == NULL ||
 		     (q->flags & (SMB2_RESTART_SCANS | SMB2_REOPEN)) != 0;
-	if (st->rescan) {
+	if (st->rescan || q->pattern_given) {
+		/* A continuing query's new pattern applies from the
+		 * cursor on (Samba 4.17 does so; MS-FSA would ignore it);
+		 * an empty one keeps the open's. */
 		talloc_free(d->pattern);
 		d->pattern = talloc_strdup(d, q->pattern);
-		talloc_free(d->names);
-		d->names = NULL;
-		d->cursor = 0;
 		if (d->pattern == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
+	}
+	if (st->rescan) {
+		talloc_free(d->names);
+		d->names = NULL;
+		d->cursor = 0;
 	} else {
 		st->names = talloc_steal(st, d->names);
 		st->cursor = d->cursor;
@@ -493,22 +515,18 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 
 	memset(&q, 0, sizeof(q));
 	status = qd_parse(req, &q, fid);
-	if (!NT_STATUS_IS_OK(status) &&
-	    status != NT_STATUS_OBJECT_NAME_INVALID) {
+	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	{
-		NTSTATUS ls = smbd_open_lookup(req, fid, &op);
-
-		if (!NT_STATUS_IS_OK(ls)) {
-			return ls;
-		}
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	if (q.max_out > req->conn->max_trans) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
+	if (!NT_STATUS_IS_OK(q.pattern_status)) {
+		return q.pattern_status;
 	}
 	status = smb2_check_io_charge(req, q.max_out);
 	if (!NT_STATUS_IS_OK(status)) {
