@@ -7,6 +7,8 @@
 #include "smbd/secdesc.h"
 #include "smbd/open.h"
 
+#include <string.h>
+
 #define SE_DACL_PRESENT 0x0004
 #define SE_SELF_RELATIVE 0x8000
 #define ACCESS_ALLOWED_ACE_TYPE 0
@@ -122,4 +124,146 @@ void secdesc_from_mode(struct wire_buf *out, uint32_t secinfo, uid_t uid,
 		}
 	}
 	(void)start;
+}
+
+/* ---- NT security descriptor -> Unix mode (SET_INFO security) ---- */
+
+struct sd_sid {
+	uint8_t auth;
+	uint8_t count;
+	uint32_t sub[2];
+	bool valid;	/* one of the forms we map */
+};
+
+/* Read a SID at off; only the forms the mapping needs are recognised. */
+static NTSTATUS sd_pull_sid(const uint8_t *buf, size_t len, uint32_t off,
+			    struct sd_sid *out)
+{
+	struct wire_cur c;
+	uint8_t rev, count, ida[6];
+	uint32_t i, v;
+
+	memset(out, 0, sizeof(*out));
+	if (!NT_STATUS_IS_OK(wire_slice(buf, len, off, 8, &c))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	(void)wire_pull_u8(&c, &rev);
+	(void)wire_pull_u8(&c, &count);
+	(void)wire_pull_bytes(&c, ida, 6);
+	if (rev != 1 || count > 15 ||
+	    !NT_STATUS_IS_OK(wire_slice(buf, len, (uint64_t)off + 8,
+					(uint64_t)count * 4, &c))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->auth = ida[5];
+	out->count = count;
+	for (i = 0; i < count; i++) {
+		(void)wire_pull_le32(&c, &v);
+		if (i < 2) {
+			out->sub[i] = v;
+		}
+	}
+	out->valid = ida[0] == 0 && ida[1] == 0 && ida[2] == 0 &&
+		     ida[3] == 0 && ida[4] == 0 && count <= 2;
+	return NT_STATUS_OK;
+}
+
+static unsigned sd_rwx(uint32_t mask)
+{
+	unsigned b = 0;
+
+	if (mask & (SEC_FILE_READ_DATA | SEC_GENERIC_READ | SEC_GENERIC_ALL)) {
+		b |= 4;
+	}
+	if (mask & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+		    SEC_GENERIC_WRITE | SEC_GENERIC_ALL)) {
+		b |= 2;
+	}
+	if (mask & (SEC_FILE_EXECUTE | SEC_GENERIC_EXECUTE | SEC_GENERIC_ALL)) {
+		b |= 1;
+	}
+	return b;
+}
+
+NTSTATUS secdesc_to_mode(const uint8_t *buf, size_t len, uint32_t secinfo,
+			 uid_t uid, gid_t gid, mode_t old, mode_t *mode)
+{
+	struct wire_cur c;
+	uint8_t rev;
+	uint16_t control, acl_size, count, i;
+	uint32_t off_dacl, pos;
+	unsigned owner = 0, group = 0, other = 0;
+
+	*mode = old;
+	wire_cur_init(&c, buf, len);
+	if (!NT_STATUS_IS_OK(wire_pull_u8(&c, &rev)) || rev != 1 ||
+	    !NT_STATUS_IS_OK(wire_skip(&c, 1)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&c, &control)) ||
+	    !NT_STATUS_IS_OK(wire_skip(&c, 12)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&c, &off_dacl))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!(secinfo & SECINFO_DACL) || !(control & SE_DACL_PRESENT)) {
+		return NT_STATUS_OK; /* owner/group: kept (no chown) */
+	}
+	if (off_dacl == 0) {
+		/* A NULL DACL grants everyone everything. */
+		*mode = (old & ~0777u) | 0777u;
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(wire_slice(buf, len, off_dacl, 8, &c))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	(void)wire_skip(&c, 2);
+	(void)wire_pull_le16(&c, &acl_size);
+	(void)wire_pull_le16(&c, &count);
+	if (acl_size < 8 || !wire_range_ok(off_dacl, acl_size, len)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	pos = off_dacl + 8;
+	for (i = 0; i < count; i++) {
+		uint8_t type;
+		uint16_t size;
+		uint32_t mask;
+		struct sd_sid sid;
+		struct wire_cur a;
+
+		if (!NT_STATUS_IS_OK(wire_slice(buf, off_dacl + acl_size, pos,
+						8, &a))) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		(void)wire_pull_u8(&a, &type);
+		(void)wire_skip(&a, 1);
+		(void)wire_pull_le16(&a, &size);
+		(void)wire_pull_le32(&a, &mask);
+		if (size < 16 || !wire_range_ok(pos, size, off_dacl + acl_size) ||
+		    !NT_STATUS_IS_OK(sd_pull_sid(buf, pos + size, pos + 8,
+						 &sid))) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		pos += size;
+		if (type != 0 /* ACCESS_ALLOWED */ || !sid.valid) {
+			continue; /* deny ACEs and other SIDs: no mode bits */
+		}
+		if (sid.auth == 22 && sid.count == 2 && sid.sub[0] == 1 &&
+		    sid.sub[1] == (uint32_t)uid) {
+			owner |= sd_rwx(mask);
+		} else if (sid.auth == 22 && sid.count == 2 &&
+			   sid.sub[0] == 2 && sid.sub[1] == (uint32_t)gid) {
+			group |= sd_rwx(mask);
+		} else if (sid.auth == 1 && sid.count == 1 && sid.sub[0] == 0) {
+			other |= sd_rwx(mask);
+		} else if (sid.auth == 5 && sid.count == 1 &&
+			   sid.sub[0] == 11) {
+			/* Authenticated Users: as "other" here. */
+			other |= sd_rwx(mask);
+		}
+	}
+	/* Everyone's rights apply to owner and group too. */
+	owner |= other;
+	group |= other;
+	/* The owner never locks itself out of reading the file. */
+	owner |= 4;
+	*mode = (old & ~0777u) | (owner << 6) | (group << 3) | other;
+	return NT_STATUS_OK;
 }

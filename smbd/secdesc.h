@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "lib/ntstatus.h"
 #include "lib/wire.h"
 
 #define SECINFO_OWNER 0x00000001
@@ -18,5 +19,15 @@
 /* Append the self-relative descriptor for the parts secinfo asks for. */
 void secdesc_from_mode(struct wire_buf *out, uint32_t secinfo, uid_t uid,
 		       gid_t gid, mode_t mode, bool is_dir);
+
+/*
+ * SET_INFO's security descriptor as far as a Unix mode can hold it: the
+ * ALLOWED ACEs of the DACL for the owner's and group's Unix SIDs and for
+ * Everyone give the rwx bits; a NULL DACL gives 0777.  Deny ACEs and other
+ * SIDs cannot be expressed and are dropped (NT ACLs come with their own
+ * issue).  INVALID_PARAMETER for a malformed descriptor.
+ */
+NTSTATUS secdesc_to_mode(const uint8_t *buf, size_t len, uint32_t secinfo,
+			 uid_t uid, gid_t gid, mode_t old, mode_t *mode);
 
 #endif

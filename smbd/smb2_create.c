@@ -12,6 +12,7 @@
 #include "smbd/conn.h"
 #include "smbd/create_ctx.h"
 #include "smbd/open.h"
+#include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
@@ -60,6 +61,8 @@ struct create_state {
 	bool want_max_access;
 	bool want_qfid;
 	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
+	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
+	size_t sd_len;
 	/* out */
 	NTSTATUS status;
 	int fd;
@@ -194,6 +197,18 @@ static void create_new(struct create_state *st)
 		return;
 	}
 	st->action = FILE_CREATED;
+	if (st->sd != NULL) {
+		struct stat sb;
+		mode_t m;
+
+		if (fstat(st->fd, &sb) == 0 &&
+		    NT_STATUS_IS_OK(secdesc_to_mode(st->sd, st->sd_len,
+						    SECINFO_DACL, sb.st_uid,
+						    sb.st_gid, sb.st_mode, &m)) &&
+		    m != sb.st_mode) {
+			(void)fchmod(st->fd, m & 07777);
+		}
+	}
 	if (st->share.store_dos_attributes) {
 		struct dos_info di;
 
@@ -218,6 +233,28 @@ static void create_existing(struct create_state *st, bool is_dir)
 		return;
 	}
 	if (overwrite) {
+		/* MS-FSA 2.1.5.1.2.2: a read-only file cannot be
+		 * overwritten, and HIDDEN/SYSTEM must be asked for again;
+		 * check before O_TRUNC destroys anything. */
+		struct vfs_file_info old;
+		int fd0 = vfs_openat_beneath(&st->share, st->share.root_fd,
+					     st->real_path, O_RDONLY, 0);
+
+		if (fd0 != -1 && NT_STATUS_IS_OK(vfs_fstat_info(fd0, &old))) {
+			vfs_fill_dos_attributes(&st->share, fd0, false,
+						st->real_path, &old);
+			if ((old.attributes & FILE_ATTRIBUTE_READONLY) ||
+			    ((old.attributes &
+			      (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM)) &
+			     ~st->attrs) != 0) {
+				st->status = NT_STATUS_ACCESS_DENIED;
+				close(fd0);
+				return;
+			}
+		}
+		if (fd0 != -1) {
+			close(fd0);
+		}
 		flags = O_RDWR | O_TRUNC;
 	}
 	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
@@ -237,6 +274,16 @@ static void create_existing(struct create_state *st, bool is_dir)
 	st->action = st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
 		     : overwrite			 ? FILE_OVERWRITTEN
 							 : FILE_OPENED;
+	if (overwrite && st->share.store_dos_attributes) {
+		struct dos_info di;
+
+		/* The new contents get the attributes asked for. */
+		memset(&di, 0, sizeof(di));
+		(void)dosattrib_fget(st->fd, &di);
+		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
+			   FILE_ATTRIBUTE_ARCHIVE;
+		(void)dosattrib_fset(st->fd, &di);
+	}
 }
 
 static void create_job(void *p)
@@ -304,8 +351,9 @@ static void create_job(void *p)
 		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
 					st->real_path, &st->fi);
 	}
-	if (NT_STATUS_IS_OK(st->status) &&
-	    (st->want_max_access || (st->access & SEC_FLAG_MAXIMUM_ALLOWED))) {
+	/* Always: the desired access is checked against it (until NT ACLs
+	 * are stored, the Unix permissions decide, MS-FSA 2.1.5.1.2.1). */
+	if (NT_STATUS_IS_OK(st->status)) {
 		st->max_access = create_max_access(st, st->share.root_fd,
 						   st->real_path[0]
 							   ? st->real_path
@@ -332,6 +380,24 @@ static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 
 	if (want & SEC_FLAG_MAXIMUM_ALLOWED) {
 		want = (want & ~SEC_FLAG_MAXIMUM_ALLOWED) | st->max_access;
+	}
+	/* The creator of a new file gets what it asked for; otherwise a
+	 * right the permissions do not give is refused.  DELETE (or
+	 * delete-on-close) needs write access to the directory. */
+	if (st->action != FILE_CREATED) {
+		uint32_t need = want & (SEC_RIGHTS_FILE_READ |
+					SEC_RIGHTS_FILE_WRITE |
+					SEC_RIGHTS_FILE_EXECUTE |
+					SEC_STD_DELETE);
+
+		if ((st->options & FILE_DELETE_ON_CLOSE)) {
+			need |= SEC_STD_DELETE;
+		}
+		need &= ~(SEC_STD_SYNCHRONIZE | SEC_STD_READ_CONTROL |
+			  SEC_FILE_READ_ATTRIBUTE);
+		if ((need & ~st->max_access) != 0) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
 	}
 	if ((st->fi.attributes & FILE_ATTRIBUTE_READONLY) &&
 	    (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) &&
@@ -504,6 +570,17 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 				return NT_STATUS_INVALID_PARAMETER;
 			}
 			st->alloc_size = le64(al->data);
+		}
+	}
+	{
+		const struct create_ctx *sd = create_ctx_find(&l, "SecD");
+
+		if (sd != NULL) {
+			st->sd = talloc_memdup(st, sd->data, sd->data_len);
+			st->sd_len = sd->data_len;
+			if (st->sd == NULL && sd->data_len > 0) {
+				return NT_STATUS_NO_MEMORY;
+			}
 		}
 	}
 	if (create_ctx_find(&l, "TWrp") != NULL) {

@@ -352,6 +352,11 @@ static NTSTATUS smb2_check_session(struct smb2_request *req,
 		}
 	}
 	if (cmd->need_session) {
+		if (s == NULL && req->related && !req->first_in_chain) {
+			/* Inherited ids that name no session: the chain is
+			 * broken, not the session (what Samba answers). */
+			return NT_STATUS_INVALID_PARAMETER;
+		}
 		if (s == NULL || s->state != SMBD_SESSION_VALID) {
 			return NT_STATUS_USER_SESSION_DELETED;
 		}
@@ -395,6 +400,10 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	req->credit_charge = charge;
+	if (req->related && req->first_in_chain) {
+		/* 3.3.5.2.7.2: the first request has nothing to relate to. */
+		return NT_STATUS_INVALID_PARAMETER;
+	}
 	cmd = smb2_cmd_lookup(req->opcode);
 	if (cmd == NULL || cmd->fn == NULL) {
 		return NT_STATUS_INVALID_PARAMETER;

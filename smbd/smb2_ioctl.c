@@ -5,6 +5,7 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
+#include "smbd/open.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
@@ -25,6 +26,7 @@ struct smb2_ioctl_state {
 	struct wire_cur in;
 	uint32_t max_out;
 	struct wire_buf *out;	/* the output buffer is appended here */
+	struct smbd_open *op;	/* for FSCTLs on a file */
 };
 
 /*
@@ -84,13 +86,14 @@ static NTSTATUS fsctl_dfs_referrals(struct smb2_ioctl_state *st)
 
 struct smb2_fsctl {
 	uint32_t code;
+	bool on_file;		/* FileId names an open (FILE_CLOSED if not) */
 	NTSTATUS (*fn)(struct smb2_ioctl_state *st);
 };
 
 static const struct smb2_fsctl smb2_fsctls[] = {
-	{FSCTL_DFS_GET_REFERRALS, fsctl_dfs_referrals},
-	{FSCTL_DFS_GET_REFERRALS_EX, fsctl_dfs_referrals},
-	{FSCTL_VALIDATE_NEGOTIATE_INFO, fsctl_validate_negotiate},
+	{FSCTL_DFS_GET_REFERRALS, false, fsctl_dfs_referrals},
+	{FSCTL_DFS_GET_REFERRALS_EX, false, fsctl_dfs_referrals},
+	{FSCTL_VALIDATE_NEGOTIATE_INFO, false, fsctl_validate_negotiate},
 };
 
 NTSTATUS smb2_ioctl(struct smb2_request *req)
@@ -132,9 +135,21 @@ NTSTATUS smb2_ioctl(struct smb2_request *req)
 
 	for (i = 0; i < sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]); i++) {
 		if (smb2_fsctls[i].code == st.ctl_code) {
-			status = smb2_fsctls[i].fn(&st);
 			break;
 		}
+	}
+	if (i == sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]) ||
+	    smb2_fsctls[i].on_file) {
+		/* File FSCTLs, known or not, first need a live open
+		 * (3.3.5.15: FILE_CLOSED before anything else). */
+		status = smbd_open_lookup(req, st.file_id, &st.op);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+		status = NT_STATUS_NOT_SUPPORTED;
+	}
+	if (i < sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0])) {
+		status = smb2_fsctls[i].fn(&st);
 	}
 	if (NT_STATUS_IS_ERR(status) || req->out->failed) {
 		return req->out->failed ? NT_STATUS_NO_MEMORY : status;

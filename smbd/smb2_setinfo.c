@@ -7,6 +7,7 @@
 #include "smbd/conn.h"
 #include "smbd/fscc.h"
 #include "smbd/open.h"
+#include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "smbd/auth/auth_str.h"
 #include "vfs/dosattrib.h"
@@ -39,7 +40,33 @@ struct setinfo_state {
 	char *path;			/* the open's path */
 	char *new_path;			/* rename/link target (resolved) */
 	NTSTATUS status;
+	/* security: the descriptor, applied as a mode */
+	bool security;
+	uint32_t secinfo;
+	uint8_t *sd;
+	size_t sd_len;
 };
+
+static void setinfo_security(struct setinfo_state *st)
+{
+	struct stat sb;
+	mode_t mode;
+	char proc[32];
+
+	if (fstat(st->fd, &sb) != 0) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	st->status = secdesc_to_mode(st->sd, st->sd_len, st->secinfo,
+				     sb.st_uid, sb.st_gid, sb.st_mode, &mode);
+	if (!NT_STATUS_IS_OK(st->status) || mode == sb.st_mode) {
+		return;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+	if (chmod(proc, mode & 07777) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
 
 static int setinfo_state_destructor(struct setinfo_state *st)
 {
@@ -177,6 +204,10 @@ static void setinfo_job(void *p)
 	struct setinfo_state *st = p;
 
 	st->status = NT_STATUS_OK;
+	if (st->security) {
+		setinfo_security(st);
+		return;
+	}
 	switch (st->in.info_class) {
 	case FSCC_FILE_BASIC_INFORMATION:
 		setinfo_basic(st);
@@ -373,11 +404,15 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	if (len > req->conn->max_trans) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (type == SMB2_0_INFO_SECURITY) {
-		return NT_STATUS_NOT_SUPPORTED; /* NT ACLs: their issue */
-	}
-	if (type != SMB2_0_INFO_FILE) {
+	if (type != SMB2_0_INFO_FILE && type != SMB2_0_INFO_SECURITY) {
 		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+	if (type == SMB2_0_INFO_SECURITY &&
+	    (((secinfo & SECINFO_DACL) &&
+	      !(op->access_mask & SEC_STD_WRITE_DAC)) ||
+	     ((secinfo & (SECINFO_OWNER | SECINFO_GROUP)) &&
+	      !(op->access_mask & SEC_STD_WRITE_OWNER)))) {
+		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (req->tcon->read_only) {
 		return NT_STATUS_ACCESS_DENIED;
@@ -390,10 +425,20 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->share = req->tcon->share;
 	st->share.root_fd = -1;
 	talloc_set_destructor(st, setinfo_state_destructor);
-	status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL, len,
-				    &st->in);
-	if (NT_STATUS_IS_OK(status)) {
-		status = setinfo_check(req, op, st, &sync_done);
+	sync_done = false;
+	if (type == SMB2_0_INFO_SECURITY) {
+		st->security = true;
+		st->secinfo = secinfo;
+		st->sd = talloc_memdup(st, req->in + off, len);
+		st->sd_len = len;
+		status = len >= 20 && st->sd != NULL ? NT_STATUS_OK
+						     : NT_STATUS_INVALID_PARAMETER;
+	} else {
+		status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL,
+					    len, &st->in);
+		if (NT_STATUS_IS_OK(status)) {
+			status = setinfo_check(req, op, st, &sync_done);
+		}
 	}
 	if (!NT_STATUS_IS_OK(status) || sync_done) {
 		talloc_free(st);
