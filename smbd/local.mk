@@ -27,3 +27,9 @@ testsuite_unit_test_smb2_negotiate_SOURCES = \
 testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
 	$(UNIT_LIBS)
 testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_create_ctx
+TESTS += testsuite/unit/test_create_ctx
+testsuite_unit_test_create_ctx_SOURCES = testsuite/unit/test_create_ctx.c
+testsuite_unit_test_create_ctx_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_create_ctx_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -1,0 +1,37 @@
+/*
+ * libFuzzer target: the CREATE context chain parser and the security
+ * descriptor -> mode mapping (both take client bytes).
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include <talloc.h>
+
+#include "smbd/create_ctx.h"
+#include "smbd/secdesc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct create_ctx_list l;
+	mode_t m;
+
+	if (NT_STATUS_IS_OK(create_ctx_parse(t, data, size, &l))) {
+		size_t i;
+
+		for (i = 0; i < l.n; i++) {
+			volatile uint8_t sink = 0;
+			size_t j;
+
+			for (j = 0; j < l.ctx[i].data_len; j++) {
+				sink ^= l.ctx[i].data[j];
+			}
+			(void)sink;
+		}
+	}
+	(void)secdesc_to_mode(data, size, SECINFO_DACL | SECINFO_OWNER, 1000,
+			      100, 0100644, &m);
+	talloc_free(t);
+	return 0;
+}

@@ -1,0 +1,197 @@
+/*
+ * Unit tests: the CREATE context chain parser (MS-SMB2 2.2.13.2) and the
+ * security descriptor -> Unix mode mapping (MS-DTYP 2.4.6).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+#include <talloc.h>
+
+#include "smbd/create_ctx.h"
+#include "smbd/secdesc.h"
+#include "smbd/open.h"
+#include "lib/wire.h"
+
+static void push_ctx(struct wire_buf *b, size_t *prev, const char *name,
+		     size_t dlen)
+{
+	uint8_t data[64];
+
+	memset(data, 0x5a, sizeof(data));
+	create_ctx_push(b, 0, prev, name, data, dlen);
+}
+
+static void test_parse_chain(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct wire_buf b;
+	struct create_ctx_list l;
+	size_t prev = (size_t)-1;
+
+	wire_buf_init(&b, t, 128);
+	push_ctx(&b, &prev, "MxAc", 0);
+	push_ctx(&b, &prev, "QFid", 0);
+	push_ctx(&b, &prev, "AlSi", 8);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l), NT_STATUS_OK);
+	assert_int_equal(l.n, 3);
+	assert_non_null(create_ctx_find(&l, "MxAc"));
+	assert_non_null(create_ctx_find(&l, "AlSi"));
+	assert_int_equal(create_ctx_find(&l, "AlSi")->data_len, 8);
+	assert_null(create_ctx_find(&l, "DHnQ"));
+	talloc_free(t);
+}
+
+static void test_parse_errors(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct wire_buf b;
+	struct create_ctx_list l;
+	size_t prev = (size_t)-1;
+
+	wire_buf_init(&b, t, 128);
+	push_ctx(&b, &prev, "MxAc", 0);
+	/* truncated header */
+	assert_int_equal(create_ctx_parse(t, b.data, 10, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* name shorter than 4 bytes */
+	put_le16(b.data + 6, 3);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	put_le16(b.data + 6, 4);
+	/* data past the end */
+	put_le16(b.data + 10, 24);
+	put_le32(b.data + 12, 1000);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	put_le32(b.data + 12, 0);
+	/* Next not 8-aligned, then past the end */
+	put_le32(b.data, 12);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	put_le32(b.data, 0x7ffffff8);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* the same context twice */
+	b.len = 0;
+	prev = (size_t)-1;
+	push_ctx(&b, &prev, "MxAc", 0);
+	push_ctx(&b, &prev, "MxAc", 0);
+	assert_int_equal(create_ctx_parse(t, b.data, b.len, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+}
+
+/* A DACL with one ALLOWED ACE per (sid, mask). */
+static void sd_build(struct wire_buf *b, bool null_dacl, int n,
+		     const uint8_t auth[], const uint32_t sub0[],
+		     const uint32_t sub1[], const uint32_t mask[])
+{
+	int i;
+	size_t acl;
+
+	wire_push_u8(b, 1);
+	wire_push_u8(b, 0);
+	wire_push_le16(b, 0x8004);
+	wire_push_le32(b, 0);
+	wire_push_le32(b, 0);
+	wire_push_le32(b, 0);
+	wire_push_le32(b, null_dacl ? 0 : 20);
+	if (null_dacl) {
+		return;
+	}
+	acl = b->len;
+	wire_push_u8(b, 2);
+	wire_push_u8(b, 0);
+	wire_push_le16(b, 0);
+	wire_push_le16(b, (uint16_t)n);
+	wire_push_le16(b, 0);
+	for (i = 0; i < n; i++) {
+		uint8_t cnt = sub1[i] == (uint32_t)-1 ? 1 : 2;
+
+		wire_push_u8(b, 0);
+		wire_push_u8(b, 0);
+		wire_push_le16(b, (uint16_t)(8 + 8 + 4 * cnt));
+		wire_push_le32(b, mask[i]);
+		wire_push_u8(b, 1);
+		wire_push_u8(b, cnt);
+		wire_push_zero(b, 5);
+		wire_push_u8(b, auth[i]);
+		wire_push_le32(b, sub0[i]);
+		if (cnt == 2) {
+			wire_push_le32(b, sub1[i]);
+		}
+	}
+	put_le16(b->data + acl + 2, (uint16_t)(b->len - acl));
+}
+
+static void test_sd_to_mode(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct wire_buf b;
+	mode_t m;
+	const uint8_t auth[] = {22, 22, 1};
+	const uint32_t s0[] = {1, 2, 0};
+	const uint32_t s1[] = {1000, 100, (uint32_t)-1};
+	const uint32_t mask[] = {SEC_RIGHTS_FILE_READ | SEC_RIGHTS_FILE_WRITE,
+				 SEC_RIGHTS_FILE_READ, 0};
+
+	wire_buf_init(&b, t, 128);
+	sd_build(&b, false, 3, auth, s0, s1, mask);
+	assert_int_equal(secdesc_to_mode(b.data, b.len, SECINFO_DACL, 1000, 100,
+					 0100777, &m),
+			 NT_STATUS_OK);
+	assert_int_equal(m, 0100640);
+	/* without SECINFO_DACL nothing changes */
+	assert_int_equal(secdesc_to_mode(b.data, b.len, SECINFO_OWNER, 1000,
+					 100, 0100777, &m),
+			 NT_STATUS_OK);
+	assert_int_equal(m, 0100777);
+	/* NULL DACL: everyone everything */
+	b.len = 0;
+	sd_build(&b, true, 0, NULL, NULL, NULL, NULL);
+	assert_int_equal(secdesc_to_mode(b.data, b.len, SECINFO_DACL, 1, 1,
+					 0100600, &m),
+			 NT_STATUS_OK);
+	assert_int_equal(m, 0100777);
+	/* malformed: ACL size past the end, short buffer */
+	b.len = 0;
+	sd_build(&b, false, 3, auth, s0, s1, mask);
+	put_le16(b.data + 22, 4000);
+	assert_int_equal(secdesc_to_mode(b.data, b.len, SECINFO_DACL, 1, 1,
+					 0100600, &m),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(secdesc_to_mode(b.data, 10, SECINFO_DACL, 1, 1,
+					 0100600, &m),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+}
+
+static void test_sd_from_mode_roundtrip(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct wire_buf b;
+	mode_t m;
+
+	wire_buf_init(&b, t, 128);
+	secdesc_from_mode(&b, SECINFO_OWNER | SECINFO_GROUP | SECINFO_DACL,
+			  1000, 100, 0100754, false);
+	assert_int_equal(secdesc_to_mode(b.data, b.len, SECINFO_DACL, 1000, 100,
+					 0100000, &m),
+			 NT_STATUS_OK);
+	/* What we hand out maps back to the same mode. */
+	assert_int_equal(m & 0777, 0754);
+	talloc_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_chain),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_sd_to_mode),
+		cmocka_unit_test(test_sd_from_mode_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
