@@ -641,7 +641,8 @@ def fmt(v, spec):
 
 
 def format_table(d, a):
-    names = [n for n in ("samba", "ours") if "points" in d["servers"].get(n, {})]
+    names = [n for n in ("samba", "ours")
+             if "points" in d["servers"].get(n, {})]
     lines = []
     w = lines.append
     w("SMB server comparison, %s, loopback 127.0.0.1, %d CPUs" %
@@ -719,7 +720,8 @@ def format_table(d, a):
 
 
 def plot(d, a, results):
-    names = [n for n in ("samba", "ours") if "points" in d["servers"].get(n, {})]
+    names = [n for n in ("samba", "ours")
+             if "points" in d["servers"].get(n, {})]
     dat = os.path.join(results, "mbps.dat")
     with open(dat, "w") as f:
         f.write("# clients " + " ".join(names) + "  (MB/s)\n")

@@ -52,28 +52,28 @@ static double nb_now(void)
 static void nb_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: nbench [options]\n"
-		"  -S, --server HOST        server address (127.0.0.1)\n"
-		"  -p, --port PORT          TCP port (445)\n"
-		"  -s, --share NAME         share name (share)\n"
-		"  -U, --user USER[%%PASS]   user name (and password)\n"
-		"  -P, --password PASS      password\n"
-		"  -W, --domain DOMAIN      domain/workgroup\n"
-		"  -f, --loadfile FILE      NBENCH load file\n"
-		"                           (/usr/share/dbench/client.txt)\n"
-		"  -n, --clients N          concurrent clients (1)\n"
-		"  -t, --time SECONDS       measured time (60)\n"
-		"  -w, --warmup SECONDS     warm-up before measuring (10)\n"
-		"      --signing on|off     require or disable signing\n"
-		"      --encrypt on|off     require SMB3 encryption (off)\n"
-		"      --max-protocol P     SMB2_02 .. SMB3_11 (SMB3)\n"
-		"      --op-timeout MS      limit per SMB call (30000)\n"
-		"      --cleanup            delete client directories at end\n"
-		"      --idle-connections N open N connections and hold them\n"
-		"      --hold SECONDS       how long to hold them (0: until "
-		"signal)\n"
-		"  -v, --verbose            log every unexpected status\n"
-		"  -d, --debug LEVEL        libsmbclient debug level\n");
+	        "Usage: nbench [options]\n"
+	        "  -S, --server HOST        server address (127.0.0.1)\n"
+	        "  -p, --port PORT          TCP port (445)\n"
+	        "  -s, --share NAME         share name (share)\n"
+	        "  -U, --user USER[%%PASS]   user name (and password)\n"
+	        "  -P, --password PASS      password\n"
+	        "  -W, --domain DOMAIN      domain/workgroup\n"
+	        "  -f, --loadfile FILE      NBENCH load file\n"
+	        "                           (/usr/share/dbench/client.txt)\n"
+	        "  -n, --clients N          concurrent clients (1)\n"
+	        "  -t, --time SECONDS       measured time (60)\n"
+	        "  -w, --warmup SECONDS     warm-up before measuring (10)\n"
+	        "      --signing on|off     require or disable signing\n"
+	        "      --encrypt on|off     require SMB3 encryption (off)\n"
+	        "      --max-protocol P     SMB2_02 .. SMB3_11 (SMB3)\n"
+	        "      --op-timeout MS      limit per SMB call (30000)\n"
+	        "      --cleanup            delete client directories at end\n"
+	        "      --idle-connections N open N connections and hold them\n"
+	        "      --hold SECONDS       how long to hold them (0: until "
+	        "signal)\n"
+	        "  -v, --verbose            log every unexpected status\n"
+	        "  -d, --debug LEVEL        libsmbclient debug level\n");
 }
 
 static int nb_onoff(const char *v, bool *out)
@@ -100,8 +100,11 @@ static int nb_num(const char *v, double lo, double hi, double *out)
 	errno = 0;
 	d = strtod(v, &end);
 	if (errno != 0 || end == v || *end != '\0' || !(d >= lo && d <= hi)) {
-		fprintf(stderr, "nbench: '%s' is not a number in [%g, %g]\n",
-			v, lo, hi);
+		fprintf(stderr,
+		        "nbench: '%s' is not a number in [%g, %g]\n",
+		        v,
+		        lo,
+		        hi);
 		return -1;
 	}
 	*out = d;
@@ -121,33 +124,34 @@ enum {
 static int nb_parse_opts(int argc, char **argv, struct nb_options *o)
 {
 	static const struct option lo[] = {
-		{"server", required_argument, NULL, 'S'},
-		{"port", required_argument, NULL, 'p'},
-		{"share", required_argument, NULL, 's'},
-		{"user", required_argument, NULL, 'U'},
-		{"password", required_argument, NULL, 'P'},
-		{"domain", required_argument, NULL, 'W'},
-		{"loadfile", required_argument, NULL, 'f'},
-		{"clients", required_argument, NULL, 'n'},
-		{"time", required_argument, NULL, 't'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"signing", required_argument, NULL, OPT_SIGNING},
-		{"encrypt", required_argument, NULL, OPT_ENCRYPT},
-		{"max-protocol", required_argument, NULL, OPT_MAXPROTO},
-		{"op-timeout", required_argument, NULL, OPT_OPTIMEOUT},
-		{"cleanup", no_argument, NULL, OPT_CLEANUP},
-		{"idle-connections", required_argument, NULL, OPT_IDLE},
-		{"hold", required_argument, NULL, OPT_HOLD},
-		{"verbose", no_argument, NULL, 'v'},
-		{"debug", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"server", required_argument, NULL, 'S'},
+	        {"port", required_argument, NULL, 'p'},
+	        {"share", required_argument, NULL, 's'},
+	        {"user", required_argument, NULL, 'U'},
+	        {"password", required_argument, NULL, 'P'},
+	        {"domain", required_argument, NULL, 'W'},
+	        {"loadfile", required_argument, NULL, 'f'},
+	        {"clients", required_argument, NULL, 'n'},
+	        {"time", required_argument, NULL, 't'},
+	        {"warmup", required_argument, NULL, 'w'},
+	        {"signing", required_argument, NULL, OPT_SIGNING},
+	        {"encrypt", required_argument, NULL, OPT_ENCRYPT},
+	        {"max-protocol", required_argument, NULL, OPT_MAXPROTO},
+	        {"op-timeout", required_argument, NULL, OPT_OPTIMEOUT},
+	        {"cleanup", no_argument, NULL, OPT_CLEANUP},
+	        {"idle-connections", required_argument, NULL, OPT_IDLE},
+	        {"hold", required_argument, NULL, OPT_HOLD},
+	        {"verbose", no_argument, NULL, 'v'},
+	        {"debug", required_argument, NULL, 'd'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	double d;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "S:p:s:U:P:W:f:n:t:w:vd:h", lo,
-				NULL)) != -1) {
+	while ((c = getopt_long(
+	                argc, argv, "S:p:s:U:P:W:f:n:t:w:vd:h", lo, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'S':
 			o->server = optarg;
@@ -247,8 +251,9 @@ static int nb_parse_opts(int argc, char **argv, struct nb_options *o)
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "nbench: unexpected argument '%s'\n",
-			argv[optind]);
+		fprintf(stderr,
+		        "nbench: unexpected argument '%s'\n",
+		        argv[optind]);
 		return -1;
 	}
 	return 0;
@@ -259,8 +264,10 @@ static int nb_parse_opts(int argc, char **argv, struct nb_options *o)
  * parameters: write a private client configuration so the host's
  * /etc/samba/smb.conf never decides what is measured.
  */
-static int nb_write_client_conf(const struct nb_options *o, char *dir,
-				char *path, size_t pathlen)
+static int nb_write_client_conf(const struct nb_options *o,
+                                char *dir,
+                                char *path,
+                                size_t pathlen)
 {
 	const char *sign = "default";
 	FILE *f;
@@ -279,19 +286,25 @@ static int nb_write_client_conf(const struct nb_options *o, char *dir,
 		sign = o->signing ? "required" : "disabled";
 	}
 	fprintf(f,
-		"[global]\n"
-		"\tclient min protocol = %s\n"
-		"\tclient max protocol = %s\n"
-		"\tclient signing = %s\n"
-		"\tclient smb encrypt = %s\n"
-		"\tlock directory = %s\n"
-		"\tstate directory = %s\n"
-		"\tcache directory = %s\n"
-		"\tprivate dir = %s\n"
-		"\tlog level = %d\n",
-		o->min_protocol, o->max_protocol, sign,
-		o->encrypt ? "required" : "off", dir, dir, dir, dir,
-		o->debug_level);
+	        "[global]\n"
+	        "\tclient min protocol = %s\n"
+	        "\tclient max protocol = %s\n"
+	        "\tclient signing = %s\n"
+	        "\tclient smb encrypt = %s\n"
+	        "\tlock directory = %s\n"
+	        "\tstate directory = %s\n"
+	        "\tcache directory = %s\n"
+	        "\tprivate dir = %s\n"
+	        "\tlog level = %d\n",
+	        o->min_protocol,
+	        o->max_protocol,
+	        sign,
+	        o->encrypt ? "required" : "off",
+	        dir,
+	        dir,
+	        dir,
+	        dir,
+	        o->debug_level);
 	if (fclose(f) != 0) {
 		perror("nbench: client.conf");
 		return -1;
@@ -302,8 +315,8 @@ static int nb_write_client_conf(const struct nb_options *o, char *dir,
 static void nb_remove_conf_dir(const char *dir)
 {
 	char p[4200];
-	const char *names[] = {"client.conf", "gencache.tdb", "gencache_notrans.tdb",
-			       NULL};
+	const char *names[] = {
+	        "client.conf", "gencache.tdb", "gencache_notrans.tdb", NULL};
 	size_t i;
 
 	for (i = 0; names[i] != NULL; i++) {
@@ -328,8 +341,10 @@ static int nb_idle_mode(const struct nb_options *o)
 	for (i = 0; i < o->idle_connections; i++) {
 		ctx[i] = nb_smb_connect(o, err, sizeof(err));
 		if (ctx[i] == NULL) {
-			fprintf(stderr, "nbench: connection %d: %s\n", i + 1,
-				err);
+			fprintf(stderr,
+			        "nbench: connection %d: %s\n",
+			        i + 1,
+			        err);
 			ret = 1;
 			goto out;
 		}
@@ -360,7 +375,8 @@ static void nb_sum(const struct nb_shared *shm, struct nb_totals *t)
 	for (i = 0; i < shm->nclients; i++) {
 		const struct nb_client_rec *r = &shm->client[i];
 		t->ops_all += __atomic_load_n(&r->ops_all, __ATOMIC_RELAXED);
-		t->bytes_all += __atomic_load_n(&r->bytes_all, __ATOMIC_RELAXED);
+		t->bytes_all +=
+		        __atomic_load_n(&r->bytes_all, __ATOMIC_RELAXED);
 		t->ops += __atomic_load_n(&r->ops, __ATOMIC_RELAXED);
 		t->rd += __atomic_load_n(&r->bytes_read, __ATOMIC_RELAXED);
 		t->wr += __atomic_load_n(&r->bytes_written, __ATOMIC_RELAXED);
@@ -400,8 +416,11 @@ static void nb_set_phase(struct nb_shared *shm, int phase)
 	__atomic_store_n(&shm->phase, phase, __ATOMIC_RELEASE);
 }
 
-static void nb_progress(const struct nb_shared *shm, double t, const char *ph,
-			struct nb_totals *prev, double *prev_t)
+static void nb_progress(const struct nb_shared *shm,
+                        double t,
+                        const char *ph,
+                        struct nb_totals *prev,
+                        double *prev_t)
 {
 	struct nb_totals cur;
 	double dt = t - *prev_t;
@@ -412,18 +431,22 @@ static void nb_progress(const struct nb_shared *shm, double t, const char *ph,
 		return;
 	}
 	fprintf(stderr,
-		"%s%7.1fs %-7s clients=%d ops=%llu  %8.2f MB/s %9.1f ops/s%s",
-		tty ? "\r" : "", t, ph, shm->nclients,
-		(unsigned long long)cur.ops_all,
-		(double)(cur.bytes_all - prev->bytes_all) / 1e6 / dt,
-		(double)(cur.ops_all - prev->ops_all) / dt, tty ? "  " : "\n");
+	        "%s%7.1fs %-7s clients=%d ops=%llu  %8.2f MB/s %9.1f ops/s%s",
+	        tty ? "\r" : "",
+	        t,
+	        ph,
+	        shm->nclients,
+	        (unsigned long long)cur.ops_all,
+	        (double)(cur.bytes_all - prev->bytes_all) / 1e6 / dt,
+	        (double)(cur.ops_all - prev->ops_all) / dt,
+	        tty ? "  " : "\n");
 	*prev = cur;
 	*prev_t = t;
 }
 
 /* Runs the phases; returns the measured seconds, or -1 on failure. */
-static double nb_drive(const struct nb_options *o, struct nb_shared *shm,
-		       pid_t *pids)
+static double
+nb_drive(const struct nb_options *o, struct nb_shared *shm, pid_t *pids)
 {
 	double start, t_measure = 0, t_end, prev_t, next;
 	struct nb_totals prev = {0};
@@ -435,7 +458,7 @@ static double nb_drive(const struct nb_options *o, struct nb_shared *shm,
 		int ready = 0;
 		for (i = 0; i < o->nclients; i++) {
 			int s = __atomic_load_n(&shm->client[i].state,
-						__ATOMIC_ACQUIRE);
+			                        __ATOMIC_ACQUIRE);
 			ready += (s == NB_CLIENT_READY);
 			if (s == NB_CLIENT_FAILED) {
 				failed++;
@@ -482,9 +505,11 @@ static double nb_drive(const struct nb_options *o, struct nb_shared *shm,
 			return -1;
 		}
 		if (t >= next) {
-			nb_progress(shm, t,
-				    ph == NB_PHASE_WARMUP ? "warmup" : "run",
-				    &prev, &prev_t);
+			nb_progress(shm,
+			            t,
+			            ph == NB_PHASE_WARMUP ? "warmup" : "run",
+			            &prev,
+			            &prev_t);
 			next += 1;
 		}
 		usleep(20000);
@@ -514,8 +539,10 @@ static void nb_wait_all(const struct nb_options *o, pid_t *pids, int *failed)
 	}
 }
 
-static void nb_report(const struct nb_options *o, const struct nb_load *load,
-		      const struct nb_shared *shm, double secs)
+static void nb_report(const struct nb_options *o,
+                      const struct nb_load *load,
+                      const struct nb_shared *shm,
+                      double secs)
 {
 	static struct nb_hist all, one;
 	struct nb_totals t;
@@ -526,14 +553,27 @@ static void nb_report(const struct nb_options *o, const struct nb_load *load,
 	nb_hist_reset(&all);
 	printf("nbench: %d clients, //%s:%u/%s, load %s (%zu ops), "
 	       "%s..%s, signing %s, encryption %s\n",
-	       o->nclients, o->server, o->port, o->share, o->loadfile,
-	       load->num_ops, o->min_protocol, o->max_protocol,
+	       o->nclients,
+	       o->server,
+	       o->port,
+	       o->share,
+	       o->loadfile,
+	       load->num_ops,
+	       o->min_protocol,
+	       o->max_protocol,
 	       o->signing_set ? (o->signing ? "on" : "off") : "default",
 	       o->encrypt ? "on" : "off");
 	printf("warm-up %.1f s, measured %.2f s, %llu passes over the load\n\n",
-	       o->warmup_s, secs, (unsigned long long)t.loops);
-	printf("%-24s %10s %8s %10s %10s %10s\n", "Operation", "Count",
-	       "Unexp", "Mean ms", "p99 ms", "Max ms");
+	       o->warmup_s,
+	       secs,
+	       (unsigned long long)t.loops);
+	printf("%-24s %10s %8s %10s %10s %10s\n",
+	       "Operation",
+	       "Count",
+	       "Unexp",
+	       "Mean ms",
+	       "p99 ms",
+	       "Max ms");
 	for (op = 0; op < NB_OP_COUNT; op++) {
 		uint64_t fails = 0, skipped = 0;
 
@@ -547,35 +587,50 @@ static void nb_report(const struct nb_options *o, const struct nb_load *load,
 		if (skipped > 0) {
 			printf("%-24s %10llu  not sent (libsmbclient has no "
 			       "call for it)\n",
-			       nb_op_name(op), (unsigned long long)skipped);
+			       nb_op_name(op),
+			       (unsigned long long)skipped);
 		}
 		if (one.count == 0) {
 			continue;
 		}
 		printf("%-24s %10llu %8llu %10.3f %10.3f %10.3f\n",
-		       nb_op_name(op), (unsigned long long)one.count,
-		       (unsigned long long)fails, nb_hist_mean(&one) / 1e6,
+		       nb_op_name(op),
+		       (unsigned long long)one.count,
+		       (unsigned long long)fails,
+		       nb_hist_mean(&one) / 1e6,
 		       (double)nb_hist_quantile(&one, 0.99) / 1e6,
 		       (double)one.max_ns / 1e6);
 	}
 	mbps = secs > 0 ? (double)(t.rd + t.wr) / 1e6 / secs : 0;
 	ops_s = secs > 0 ? (double)t.ops / secs : 0;
-	printf("%-24s %10llu %8llu %10.3f %10.3f %10.3f\n\n", "All",
-	       (unsigned long long)all.count, (unsigned long long)t.fails,
+	printf("%-24s %10llu %8llu %10.3f %10.3f %10.3f\n\n",
+	       "All",
+	       (unsigned long long)all.count,
+	       (unsigned long long)t.fails,
 	       nb_hist_mean(&all) / 1e6,
 	       (double)nb_hist_quantile(&all, 0.99) / 1e6,
 	       (double)all.max_ns / 1e6);
 	printf("Throughput %.2f MB/s (read %.1f MB + written %.1f MB, "
 	       "MB = 10^6 bytes), %.1f ops/s\n",
-	       mbps, (double)t.rd / 1e6, (double)t.wr / 1e6, ops_s);
+	       mbps,
+	       (double)t.rd / 1e6,
+	       (double)t.wr / 1e6,
+	       ops_s);
 	printf("RESULT clients=%d secs=%.2f mbps=%.3f ops=%.1f mean_ms=%.4f "
 	       "p99_ms=%.4f max_ms=%.3f ops_total=%llu ops_all=%llu fails=%llu "
 	       "skipped=%llu loops=%llu signing=%s encrypt=%s\n",
-	       o->nclients, secs, mbps, ops_s, nb_hist_mean(&all) / 1e6,
+	       o->nclients,
+	       secs,
+	       mbps,
+	       ops_s,
+	       nb_hist_mean(&all) / 1e6,
 	       (double)nb_hist_quantile(&all, 0.99) / 1e6,
-	       (double)all.max_ns / 1e6, (unsigned long long)t.ops,
-	       (unsigned long long)t.ops_all, (unsigned long long)t.fails,
-	       (unsigned long long)t.skipped, (unsigned long long)t.loops,
+	       (double)all.max_ns / 1e6,
+	       (unsigned long long)t.ops,
+	       (unsigned long long)t.ops_all,
+	       (unsigned long long)t.fails,
+	       (unsigned long long)t.skipped,
+	       (unsigned long long)t.loops,
 	       o->signing_set ? (o->signing ? "on" : "off") : "default",
 	       o->encrypt ? "on" : "off");
 	fflush(stdout);
@@ -598,8 +653,12 @@ static int nb_load_mode(const struct nb_options *o)
 		return 2;
 	}
 	shm_size = sizeof(*shm) + (size_t)o->nclients * sizeof(shm->client[0]);
-	shm = mmap(NULL, shm_size, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	shm = mmap(NULL,
+	           shm_size,
+	           PROT_READ | PROT_WRITE,
+	           MAP_SHARED | MAP_ANONYMOUS,
+	           -1,
+	           0);
 	pids = talloc_zero_array(mem, pid_t, o->nclients);
 	if (shm == MAP_FAILED || pids == NULL) {
 		fprintf(stderr, "nbench: out of memory\n");
@@ -628,9 +687,11 @@ static int nb_load_mode(const struct nb_options *o)
 	for (i = 0; i < o->nclients; i++) {
 		if (shm->client[i].state == NB_CLIENT_FAILED ||
 		    shm->client[i].msg[0] != '\0') {
-			fprintf(stderr, "nbench: client %d: %s\n", i + 1,
-				shm->client[i].msg[0] ? shm->client[i].msg
-						      : "failed");
+			fprintf(stderr,
+			        "nbench: client %d: %s\n",
+			        i + 1,
+			        shm->client[i].msg[0] ? shm->client[i].msg
+			                              : "failed");
 		}
 	}
 	if (secs < 0) {
@@ -649,18 +710,18 @@ out:
 int main(int argc, char **argv)
 {
 	struct nb_options o = {
-		.server = "127.0.0.1",
-		.port = 445,
-		.share = "share",
-		.user = "",
-		.password = "",
-		.loadfile = "/usr/share/dbench/client.txt",
-		.min_protocol = "SMB2_02",
-		.max_protocol = "SMB3",
-		.nclients = 1,
-		.warmup_s = 10,
-		.time_s = 60,
-		.op_timeout_ms = 30000,
+	        .server = "127.0.0.1",
+	        .port = 445,
+	        .share = "share",
+	        .user = "",
+	        .password = "",
+	        .loadfile = "/usr/share/dbench/client.txt",
+	        .min_protocol = "SMB2_02",
+	        .max_protocol = "SMB3",
+	        .nclients = 1,
+	        .warmup_s = 10,
+	        .time_s = 60,
+	        .op_timeout_ms = 30000,
 	};
 	const char *tmp = getenv("TMPDIR");
 	char dir[256];

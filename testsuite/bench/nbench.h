@@ -39,15 +39,15 @@ enum nb_client_state {
 };
 
 struct nb_client_rec {
-	int state;	    /* enum nb_client_state */
+	int state;          /* enum nb_client_state */
 	uint64_t ops_all;   /* operations replayed, warm-up included */
 	uint64_t bytes_all; /* bytes read + written, warm-up included */
-	uint64_t ops;	    /* measured window only, from here on */
+	uint64_t ops;       /* measured window only, from here on */
 	uint64_t bytes_read;
 	uint64_t bytes_written;
-	uint64_t fails;	  /* result differs from the load file's status */
+	uint64_t fails;   /* result differs from the load file's */
 	uint64_t skipped; /* operations with no libsmbclient call */
-	uint64_t loops;	  /* completed passes over the load file */
+	uint64_t loops;   /* completed passes over the load file */
 	uint64_t op_fail[NB_OP_COUNT];
 	uint64_t op_skipped[NB_OP_COUNT];
 	struct nb_hist hist[NB_OP_COUNT];
@@ -88,8 +88,8 @@ struct nb_options {
 };
 
 /* A libsmbclient context configured from OPTS, connected to the share. */
-SMBCCTX *nb_smb_connect(const struct nb_options *opts, char *err,
-			size_t errlen);
+SMBCCTX *
+nb_smb_connect(const struct nb_options *opts, char *err, size_t errlen);
 void nb_smb_free(SMBCCTX *ctx);
 
 /*
@@ -97,9 +97,9 @@ void nb_smb_free(SMBCCTX *ctx);
  * the phase reaches STOP.  Returns the exit code for the process.
  */
 int nb_client_run(const struct nb_options *opts,
-		  const struct nb_load *load,
-		  struct nb_shared *shm,
-		  int id);
+                  const struct nb_load *load,
+                  struct nb_shared *shm,
+                  int id);
 
 static inline int nb_phase_get(const struct nb_shared *shm)
 {

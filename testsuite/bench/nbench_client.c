@@ -76,7 +76,7 @@ enum nb_handle_kind { NB_H_NONE = 0, NB_H_FILE, NB_H_DIR };
 
 struct nb_handle {
 	SMBCFILE *f;
-	uint8_t kind;	  /* enum nb_handle_kind */
+	uint8_t kind;     /* enum nb_handle_kind */
 	const char *path; /* load path it was opened with */
 };
 
@@ -88,17 +88,23 @@ struct nb_client {
 	char prefix[NB_URL_MAX]; /* smb://server:port/share */
 	size_t prefix_len;
 	struct nb_handle *h; /* NB_MAX_FNUM + 1 slots */
-	char *buf;	     /* NB_MAX_IO bytes */
-	uint64_t xfer;	     /* bytes moved by the current operation */
+	char *buf;           /* NB_MAX_IO bytes */
+	uint64_t xfer;       /* bytes moved by the current operation */
 	uint32_t last_file;  /* fnum of the newest file handle opened */
 	int transport_errors;
 };
 
 static const struct nb_options *nb_auth_opts;
 
-static void nb_auth(SMBCCTX *c, const char *srv, const char *shr,
-		    char *wg, int wglen, char *un, int unlen, char *pw,
-		    int pwlen)
+static void nb_auth(SMBCCTX *c,
+                    const char *srv,
+                    const char *shr,
+                    char *wg,
+                    int wglen,
+                    char *un,
+                    int unlen,
+                    char *pw,
+                    int pwlen)
 {
 	const struct nb_options *o = nb_auth_opts;
 
@@ -108,8 +114,8 @@ static void nb_auth(SMBCCTX *c, const char *srv, const char *shr,
 }
 
 /* Percent-encode a '/'-separated path for a libsmbclient URL. */
-static int nb_url_append(char *url, size_t cap, size_t *len, const char *s,
-			 size_t slen)
+static int
+nb_url_append(char *url, size_t cap, size_t *len, const char *s, size_t slen)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i, n = *len;
@@ -117,9 +123,9 @@ static int nb_url_append(char *url, size_t cap, size_t *len, const char *s,
 	for (i = 0; i < slen; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		bool plain = (ch >= 'a' && ch <= 'z') ||
-			     (ch >= 'A' && ch <= 'Z') ||
-			     (ch >= '0' && ch <= '9') || ch == '/' ||
-			     ch == '.' || ch == '_' || ch == '-' || ch == '~';
+		             (ch >= 'A' && ch <= 'Z') ||
+		             (ch >= '0' && ch <= '9') || ch == '/' ||
+		             ch == '.' || ch == '_' || ch == '-' || ch == '~';
 		if (n + 4 >= cap) {
 			return -1;
 		}
@@ -229,8 +235,10 @@ static int nb_open_flags(uint32_t disposition)
  * open and used afterwards: only a successful open replaces the handle in
  * its slot.
  */
-static void nb_set_handle(struct nb_client *c, const struct nb_op *op,
-			  uint8_t kind, SMBCFILE *f)
+static void nb_set_handle(struct nb_client *c,
+                          const struct nb_op *op,
+                          uint8_t kind,
+                          SMBCFILE *f)
 {
 	struct nb_handle *h = nb_handle(c, op->fnum);
 
@@ -245,8 +253,8 @@ static void nb_set_handle(struct nb_client *c, const struct nb_op *op,
 	}
 }
 
-static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
-				   const char *url)
+static enum nb_result
+nb_do_create(struct nb_client *c, const struct nb_op *op, const char *url)
 {
 	enum nb_result r;
 	SMBCFILE *f;
@@ -254,12 +262,13 @@ static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
 	if (op->a & NB_FILE_DIRECTORY_FILE) {
 		if (op->b == NB_FILE_OPEN) {
 			struct stat st;
-			if (smbc_getFunctionStat(c->ctx)(c->ctx, url, &st) != 0) {
+			smbc_stat_fn stat_fn = smbc_getFunctionStat(c->ctx);
+			if (stat_fn(c->ctx, url, &st) != 0) {
 				return nb_errno_result(c, errno);
 			}
 			r = S_ISDIR(st.st_mode) ? NB_RES_OK : NB_RES_ERROR;
 		} else if (smbc_getFunctionMkdir(c->ctx)(c->ctx, url, 0755) !=
-			   0) {
+		           0) {
 			r = nb_errno_result(c, errno);
 			if (r == NB_RES_EXISTS && op->b != NB_FILE_CREATE) {
 				r = NB_RES_OK;
@@ -272,8 +281,8 @@ static enum nb_result nb_do_create(struct nb_client *c, const struct nb_op *op,
 		}
 		return r;
 	}
-	f = smbc_getFunctionOpen(c->ctx)(c->ctx, url, nb_open_flags(op->b),
-					 0644);
+	f = smbc_getFunctionOpen(c->ctx)(
+	        c->ctx, url, nb_open_flags(op->b), 0644);
 	if (f == NULL) {
 		return nb_errno_result(c, errno);
 	}
@@ -289,20 +298,18 @@ static enum nb_result nb_do_io(struct nb_client *c, const struct nb_op *op)
 	if (h->kind != NB_H_FILE) {
 		return NB_RES_ERROR; /* its NTCreateX failed */
 	}
-	if (smbc_getFunctionLseek(c->ctx)(c->ctx, h->f, (off_t)op->offset,
-					  SEEK_SET) < 0) {
+	if (smbc_getFunctionLseek(c->ctx)(
+	            c->ctx, h->f, (off_t)op->offset, SEEK_SET) < 0) {
 		return nb_errno_result(c, errno);
 	}
 	while (done < op->size) {
 		ssize_t n;
 		if (op->type == NB_READX) {
-			n = smbc_getFunctionRead(c->ctx)(c->ctx, h->f,
-							 c->buf + done,
-							 op->size - done);
+			n = smbc_getFunctionRead(c->ctx)(
+			        c->ctx, h->f, c->buf + done, op->size - done);
 		} else {
-			n = smbc_getFunctionWrite(c->ctx)(c->ctx, h->f,
-							  c->buf + done,
-							  op->size - done);
+			n = smbc_getFunctionWrite(c->ctx)(
+			        c->ctx, h->f, c->buf + done, op->size - done);
 		}
 		if (n < 0) {
 			c->xfer += done;
@@ -365,8 +372,7 @@ static enum nb_result nb_do_find(struct nb_client *c, const char *url)
 	return matches > 0 ? NB_RES_OK : NB_RES_NOENT;
 }
 
-static int nb_deltree_url(struct nb_client *c, char *url, size_t len,
-			  int depth)
+static int nb_deltree_url(struct nb_client *c, char *url, size_t len, int depth)
 {
 	SMBCFILE *d;
 	struct smbc_dirent *de;
@@ -387,8 +393,9 @@ static int nb_deltree_url(struct nb_client *c, char *url, size_t len,
 			continue;
 		}
 		if (nb_url_append(url, NB_URL_MAX, &n, "/", 1) != 0 ||
-		    nb_url_append(url, NB_URL_MAX, &n, de->name,
-				  strlen(de->name)) != 0) {
+		    nb_url_append(
+		            url, NB_URL_MAX, &n, de->name, strlen(de->name)) !=
+		            0) {
 			ret = -1;
 			continue;
 		}
@@ -422,7 +429,7 @@ static enum nb_result nb_do_deltree(struct nb_client *c, const char *url)
 }
 
 static enum nb_result nb_do_handle_op(struct nb_client *c,
-				      const struct nb_op *op)
+                                      const struct nb_op *op)
 {
 	struct nb_handle *h = nb_handle(c, op->fnum);
 	char url[NB_URL_MAX];
@@ -573,8 +580,11 @@ static uint64_t nb_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void nb_record(struct nb_client *c, const struct nb_op *op,
-		      enum nb_result r, uint64_t ns, int phase)
+static void nb_record(struct nb_client *c,
+                      const struct nb_op *op,
+                      enum nb_result r,
+                      uint64_t ns,
+                      int phase)
 {
 	struct nb_client_rec *rec = c->rec;
 	bool ok = r == NB_RES_SKIPPED || nb_result_matches(r, op->expect);
@@ -586,10 +596,13 @@ static void nb_record(struct nb_client *c, const struct nb_op *op,
 	if (!ok && c->opts->verbose) {
 		/* A CLI tool: diagnostics go to stderr, not a daemon log. */
 		fprintf(stderr,
-			"nbench: client %d line %u %s: result %d, load "
-			"says %d\n",
-			c->id, op->line, nb_op_name(op->type), (int)r,
-			(int)op->expect);
+		        "nbench: client %d line %u %s: result %d, load "
+		        "says %d\n",
+		        c->id,
+		        op->line,
+		        nb_op_name(op->type),
+		        (int)r,
+		        (int)op->expect);
 	}
 	if (phase != NB_PHASE_MEASURE) {
 		return;
@@ -612,8 +625,7 @@ static void nb_record(struct nb_client *c, const struct nb_op *op,
 	nb_hist_add(&rec->hist[op->type], ns);
 }
 
-SMBCCTX *nb_smb_connect(const struct nb_options *opts, char *err,
-			size_t errlen)
+SMBCCTX *nb_smb_connect(const struct nb_options *opts, char *err, size_t errlen)
 {
 	SMBCCTX *ctx = smbc_new_context();
 	char url[NB_URL_MAX];
@@ -645,14 +657,22 @@ SMBCCTX *nb_smb_connect(const struct nb_options *opts, char *err,
 		return NULL;
 	}
 	smbc_setOptionProtocols(ctx, opts->min_protocol, opts->max_protocol);
-	smbc_setOptionSmbEncryptionLevel(ctx, opts->encrypt ?
-					 SMBC_ENCRYPTLEVEL_REQUIRE :
-					 SMBC_ENCRYPTLEVEL_NONE);
-	snprintf(url, sizeof(url), "smb://%s:%u/%s/", opts->server, opts->port,
-		 opts->share);
+	smbc_setOptionSmbEncryptionLevel(ctx,
+	                                 opts->encrypt
+	                                         ? SMBC_ENCRYPTLEVEL_REQUIRE
+	                                         : SMBC_ENCRYPTLEVEL_NONE);
+	snprintf(url,
+	         sizeof(url),
+	         "smb://%s:%u/%s/",
+	         opts->server,
+	         opts->port,
+	         opts->share);
 	if (smbc_getFunctionStat(ctx)(ctx, url, &st) != 0) {
-		snprintf(err, errlen, "cannot connect to %s: %s", url,
-			 strerror(errno));
+		snprintf(err,
+		         errlen,
+		         "cannot connect to %s: %s",
+		         url,
+		         strerror(errno));
 		smbc_free_context(ctx, 1);
 		return NULL;
 	}
@@ -677,8 +697,9 @@ static void nb_client_cleanup(struct nb_client *c)
 	}
 }
 
-static int nb_replay(struct nb_client *c, const struct nb_load *load,
-		     struct nb_shared *shm)
+static int nb_replay(struct nb_client *c,
+                     const struct nb_load *load,
+                     struct nb_shared *shm)
 {
 	for (;;) {
 		size_t i;
@@ -698,10 +719,13 @@ static int nb_replay(struct nb_client *c, const struct nb_load *load,
 			t1 = nb_now_ns();
 			nb_record(c, op, r, t1 - t0, nb_phase_get(shm));
 			if (c->transport_errors >= 50) {
-				snprintf(c->rec->msg, sizeof(c->rec->msg),
-					 "client %d: server unreachable "
-					 "(last: %s at line %u)",
-					 c->id, strerror(errno), op->line);
+				snprintf(c->rec->msg,
+				         sizeof(c->rec->msg),
+				         "client %d: server unreachable "
+				         "(last: %s at line %u)",
+				         c->id,
+				         strerror(errno),
+				         op->line);
 				return -1;
 			}
 		}
@@ -711,9 +735,9 @@ static int nb_replay(struct nb_client *c, const struct nb_load *load,
 }
 
 int nb_client_run(const struct nb_options *opts,
-		  const struct nb_load *load,
-		  struct nb_shared *shm,
-		  int id)
+                  const struct nb_load *load,
+                  struct nb_shared *shm,
+                  int id)
 {
 	struct nb_client c = {.opts = opts, .id = id};
 	int ret = 1;
@@ -731,9 +755,12 @@ int nb_client_run(const struct nb_options *opts,
 		goto out;
 	}
 	memset(c.buf, 'n', NB_MAX_IO);
-	c.prefix_len = (size_t)snprintf(c.prefix, sizeof(c.prefix),
-					"smb://%s:%u/%s", opts->server,
-					opts->port, opts->share);
+	c.prefix_len = (size_t)snprintf(c.prefix,
+	                                sizeof(c.prefix),
+	                                "smb://%s:%u/%s",
+	                                opts->server,
+	                                opts->port,
+	                                opts->share);
 	c.ctx = nb_smb_connect(opts, c.rec->msg, sizeof(c.rec->msg));
 	if (c.ctx == NULL) {
 		goto out;
@@ -754,8 +781,8 @@ int nb_client_run(const struct nb_options *opts,
 	}
 out:
 	__atomic_store_n(&c.rec->state,
-			 ret == 0 ? NB_CLIENT_DONE : NB_CLIENT_FAILED,
-			 __ATOMIC_RELEASE);
+	                 ret == 0 ? NB_CLIENT_DONE : NB_CLIENT_FAILED,
+	                 __ATOMIC_RELEASE);
 	nb_smb_free(c.ctx);
 	free(c.h);
 	free(c.buf);

@@ -34,23 +34,23 @@ struct nb_op_desc {
 };
 
 static const struct nb_op_desc nb_op_descs[NB_OP_COUNT] = {
-	{"NTCreateX", NB_NTCREATEX, "pabf"},
-	{"Close", NB_CLOSE, "f"},
-	{"ReadX", NB_READX, "fosr"},
-	{"WriteX", NB_WRITEX, "fosr"},
-	{"QUERY_PATH_INFORMATION", NB_QPATHINFO, "pa"},
-	{"QUERY_FILE_INFORMATION", NB_QFILEINFO, "fa"},
-	{"QUERY_FS_INFORMATION", NB_QFSINFO, "a"},
-	{"FIND_FIRST", NB_FINDFIRST, "pabc"},
-	{"SET_FILE_INFORMATION", NB_SETFILEINFO, "fa"},
-	{"Unlink", NB_UNLINK, "pa"},
-	{"Rename", NB_RENAME, "pq"},
-	{"Flush", NB_FLUSH, "f"},
-	{"LockX", NB_LOCKX, "fos"},
-	{"UnlockX", NB_UNLOCKX, "fos"},
-	{"Deltree", NB_DELTREE, "p"},
-	{"Mkdir", NB_MKDIR, "p"},
-	{"Rmdir", NB_RMDIR, "p"},
+        {"NTCreateX", NB_NTCREATEX, "pabf"},
+        {"Close", NB_CLOSE, "f"},
+        {"ReadX", NB_READX, "fosr"},
+        {"WriteX", NB_WRITEX, "fosr"},
+        {"QUERY_PATH_INFORMATION", NB_QPATHINFO, "pa"},
+        {"QUERY_FILE_INFORMATION", NB_QFILEINFO, "fa"},
+        {"QUERY_FS_INFORMATION", NB_QFSINFO, "a"},
+        {"FIND_FIRST", NB_FINDFIRST, "pabc"},
+        {"SET_FILE_INFORMATION", NB_SETFILEINFO, "fa"},
+        {"Unlink", NB_UNLINK, "pa"},
+        {"Rename", NB_RENAME, "pq"},
+        {"Flush", NB_FLUSH, "f"},
+        {"LockX", NB_LOCKX, "fos"},
+        {"UnlockX", NB_UNLOCKX, "fos"},
+        {"Deltree", NB_DELTREE, "p"},
+        {"Mkdir", NB_MKDIR, "p"},
+        {"Rmdir", NB_RMDIR, "p"},
 };
 
 const char *nb_op_name(enum nb_op_type t)
@@ -84,7 +84,7 @@ struct nb_parser {
 };
 
 static int nb_fail(struct nb_parser *ps, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 
 static int nb_fail(struct nb_parser *ps, const char *fmt, ...)
 {
@@ -141,8 +141,7 @@ static int nb_intern_grow(struct nb_parser *ps)
 }
 
 /* PATH is already converted; returns the shared copy or NULL (error set). */
-static const char *nb_intern(struct nb_parser *ps, const char *path,
-			     size_t len)
+static const char *nb_intern(struct nb_parser *ps, const char *path, size_t len)
 {
 	size_t j;
 	char *copy;
@@ -202,8 +201,10 @@ static const char *nb_path(struct nb_parser *ps, const struct nb_tok *t)
 	return nb_intern(ps, tmp, t->len);
 }
 
-static int nb_number(struct nb_parser *ps, const struct nb_tok *t,
-		     uint64_t max, uint64_t *out)
+static int nb_number(struct nb_parser *ps,
+                     const struct nb_tok *t,
+                     uint64_t max,
+                     uint64_t *out)
 {
 	uint64_t v = 0;
 	unsigned base = 10;
@@ -212,7 +213,8 @@ static int nb_number(struct nb_parser *ps, const struct nb_tok *t,
 	if (t->quoted || t->len == 0) {
 		return nb_fail(ps, "expected a number");
 	}
-	if (t->len > 2 && t->p[0] == '0' && (t->p[1] == 'x' || t->p[1] == 'X')) {
+	if (t->len > 2 && t->p[0] == '0' &&
+	    (t->p[1] == 'x' || t->p[1] == 'X')) {
 		base = 16;
 		i = 2;
 	}
@@ -227,8 +229,10 @@ static int nb_number(struct nb_parser *ps, const struct nb_tok *t,
 		} else if (base == 16 && ch >= 'A' && ch <= 'F') {
 			d = (unsigned)(ch - 'A' + 10);
 		} else {
-			return nb_fail(ps, "bad number '%.*s'",
-				       (int)(t->len > 40 ? 40 : t->len), t->p);
+			return nb_fail(ps,
+			               "bad number '%.*s'",
+			               (int)(t->len > 40 ? 40 : t->len),
+			               t->p);
 		}
 		if (v > (UINT64_MAX - d) / base) {
 			return nb_fail(ps, "number too large");
@@ -236,8 +240,10 @@ static int nb_number(struct nb_parser *ps, const struct nb_tok *t,
 		v = v * base + d;
 	}
 	if (v > max) {
-		return nb_fail(ps, "number %llu out of range (max %llu)",
-			       (unsigned long long)v, (unsigned long long)max);
+		return nb_fail(ps,
+		               "number %llu out of range (max %llu)",
+		               (unsigned long long)v,
+		               (unsigned long long)max);
 	}
 	*out = v;
 	return 0;
@@ -250,8 +256,7 @@ static bool nb_tok_is(const struct nb_tok *t, const char *s)
 }
 
 /* MS-ERREF 2.3.1 names, folded into what errno can distinguish. */
-static int nb_status(struct nb_parser *ps, const struct nb_tok *t,
-		     uint8_t *out)
+static int nb_status(struct nb_parser *ps, const struct nb_tok *t, uint8_t *out)
 {
 	static const char prefix[] = "NT_STATUS_";
 
@@ -262,8 +267,8 @@ static int nb_status(struct nb_parser *ps, const struct nb_tok *t,
 	if (nb_tok_is(t, "NT_STATUS_OK")) {
 		*out = NB_EXPECT_OK;
 	} else if (nb_tok_is(t, "NT_STATUS_OBJECT_NAME_NOT_FOUND") ||
-		   nb_tok_is(t, "NT_STATUS_OBJECT_PATH_NOT_FOUND") ||
-		   nb_tok_is(t, "NT_STATUS_NO_SUCH_FILE")) {
+	           nb_tok_is(t, "NT_STATUS_OBJECT_PATH_NOT_FOUND") ||
+	           nb_tok_is(t, "NT_STATUS_NO_SUCH_FILE")) {
 		*out = NB_EXPECT_NOENT;
 	} else if (nb_tok_is(t, "NT_STATUS_OBJECT_NAME_COLLISION")) {
 		*out = NB_EXPECT_EXISTS;
@@ -274,8 +279,10 @@ static int nb_status(struct nb_parser *ps, const struct nb_tok *t,
 }
 
 /* Split LINE[0..len) into tokens; returns the count or -1. */
-static int nb_tokenize(struct nb_parser *ps, const char *line, size_t len,
-		       struct nb_tok *tok)
+static int nb_tokenize(struct nb_parser *ps,
+                       const char *line,
+                       size_t len,
+                       struct nb_tok *tok)
 {
 	size_t i = 0;
 	int n = 0;
@@ -317,8 +324,10 @@ static int nb_tokenize(struct nb_parser *ps, const char *line, size_t len,
 	return n;
 }
 
-static int nb_fill_args(struct nb_parser *ps, const char *args,
-			const struct nb_tok *tok, struct nb_op *op)
+static int nb_fill_args(struct nb_parser *ps,
+                        const char *args,
+                        const struct nb_tok *tok,
+                        struct nb_op *op)
 {
 	uint64_t v;
 	size_t i;
@@ -437,14 +446,18 @@ static int nb_parse_line(struct nb_parser *ps, const char *line, size_t len)
 		}
 	}
 	if (d == NULL) {
-		return nb_fail(ps, "unknown operation '%.*s'",
-			       (int)(tok[first].len > 40 ? 40 : tok[first].len),
-			       tok[first].p);
+		return nb_fail(ps,
+		               "unknown operation '%.*s'",
+		               (int)(tok[first].len > 40 ? 40 : tok[first].len),
+		               tok[first].p);
 	}
 	nargs = strlen(d->args);
 	if ((size_t)n != (size_t)first + 1 + nargs + 1) {
-		return nb_fail(ps, "%s takes %zu fields and a status, got %d",
-			       d->name, nargs, n - first - 1);
+		return nb_fail(ps,
+		               "%s takes %zu fields and a status, got %d",
+		               d->name,
+		               nargs,
+		               n - first - 1);
 	}
 	op = nb_new_op(ps);
 	if (op == NULL) {
@@ -461,11 +474,11 @@ static int nb_parse_line(struct nb_parser *ps, const char *line, size_t len)
 }
 
 int nb_load_parse(TALLOC_CTX *mem_ctx,
-		  const char *buf,
-		  size_t len,
-		  struct nb_load **out,
-		  char *err,
-		  size_t errlen)
+                  const char *buf,
+                  size_t len,
+                  struct nb_load **out,
+                  char *err,
+                  size_t errlen)
 {
 	struct nb_parser ps = {.err = err, .errlen = errlen};
 	size_t pos = 0;
@@ -513,10 +526,10 @@ fail:
 }
 
 int nb_load_file(TALLOC_CTX *mem_ctx,
-		 const char *path,
-		 struct nb_load **out,
-		 char *err,
-		 size_t errlen)
+                 const char *path,
+                 struct nb_load **out,
+                 char *err,
+                 size_t errlen)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	struct stat st;
@@ -531,8 +544,10 @@ int nb_load_file(TALLOC_CTX *mem_ctx,
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)1 << 31) {
-		snprintf(err, errlen, "%s: not a regular file under 2 GiB",
-			 path);
+		snprintf(err,
+		         errlen,
+		         "%s: not a regular file under 2 GiB",
+		         path);
 		goto done;
 	}
 	buf = talloc_size(tmp, (size_t)st.st_size + 1);

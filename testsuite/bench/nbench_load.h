@@ -74,19 +74,19 @@ enum nb_expect {
 #define NB_FILE_OVERWRITE_IF 0x5u
 
 struct nb_op {
-	uint8_t type;	/* enum nb_op_type */
+	uint8_t type;   /* enum nb_op_type */
 	uint8_t expect; /* enum nb_expect */
-	uint32_t line;	/* 1-based line in the load file */
-	uint32_t fnum;	/* handle ops and NTCreateX */
+	uint32_t line;  /* 1-based line in the load file */
+	uint32_t fnum;  /* handle ops and NTCreateX */
 	/*
 	 * NTCreateX: a = create options, b = disposition.
 	 * Q*INFO, SET_FILE_INFORMATION, FIND_FIRST: a = info level.
 	 * FIND_FIRST: b = max count, c = count found.  Unlink: a = attributes.
 	 */
 	uint32_t a, b, c;
-	uint64_t offset; /* ReadX, WriteX, LockX, UnlockX */
-	uint64_t size;	 /* ReadX, WriteX, LockX, UnlockX */
-	uint64_t ret;	 /* ReadX, WriteX: bytes the capture transferred */
+	uint64_t offset;   /* ReadX, WriteX, LockX, UnlockX */
+	uint64_t size;     /* ReadX, WriteX, LockX, UnlockX */
+	uint64_t ret;      /* ReadX, WriteX: bytes the capture transferred */
 	const char *path;  /* '/'-separated, interned; NULL if none */
 	const char *path2; /* Rename target */
 };
@@ -104,18 +104,18 @@ struct nb_load {
  * allocated on MEM_CTX.  An empty load (no operations) is an error.
  */
 int nb_load_parse(TALLOC_CTX *mem_ctx,
-		  const char *buf,
-		  size_t len,
-		  struct nb_load **out,
-		  char *err,
-		  size_t errlen);
+                  const char *buf,
+                  size_t len,
+                  struct nb_load **out,
+                  char *err,
+                  size_t errlen);
 
 /* Read and parse a whole file; same contract, errors include the path. */
 int nb_load_file(TALLOC_CTX *mem_ctx,
-		 const char *path,
-		 struct nb_load **out,
-		 char *err,
-		 size_t errlen);
+                 const char *path,
+                 struct nb_load **out,
+                 char *err,
+                 size_t errlen);
 
 /*
  * Does NAME match the FIND_FIRST pattern PAT ('*' '?' and the DOS

@@ -19,7 +19,8 @@
 #define NB_HIST_SUB (1u << NB_HIST_SUB_BITS)
 /* Up to 2^40 ns (18 minutes); longer values land in the last bucket. */
 #define NB_HIST_MAX_BITS 40
-#define NB_HIST_BUCKETS ((NB_HIST_MAX_BITS - NB_HIST_SUB_BITS + 1) * NB_HIST_SUB)
+#define NB_HIST_BUCKETS                                                        \
+	((NB_HIST_MAX_BITS - NB_HIST_SUB_BITS + 1) * NB_HIST_SUB)
 
 struct nb_hist {
 	uint64_t count;

@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	size_t i;
 
-	if (nb_load_parse(ctx, (const char *)data, size, &l, err,
-			  sizeof(err)) != 0) {
+	if (nb_load_parse(
+	            ctx, (const char *)data, size, &l, err, sizeof(err)) != 0) {
 		if (talloc_total_blocks(ctx) != 1 || err[0] == '\0') {
 			abort();
 		}

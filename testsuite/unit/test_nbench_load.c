@@ -36,7 +36,7 @@ static void parse_bad(const char *text, size_t len, const char *want)
 	char err[256];
 
 	assert_int_equal(nb_load_parse(ctx, text, len, &l, err, sizeof(err)),
-			 -1);
+	                 -1);
 	assert_null(l);
 	if (strstr(err, want) == NULL) {
 		fail_msg("error '%s' lacks '%s'", err, want);
@@ -49,27 +49,27 @@ static void parse_bad(const char *text, size_t len, const char *want)
 static void test_all_ops(void **state)
 {
 	static const char text[] =
-		"Deltree \"\\clients\\client1\" NT_STATUS_OK\n"
-		"Mkdir \"\\clients\" NT_STATUS_OK\n"
-		"NTCreateX \"\\clients\\client1\" 0x1 0x2 16385 NT_STATUS_OK\n"
-		"Close 16385 NT_STATUS_OK\n"
-		"NTCreateX \"\\clients\\client1\\f\" 0x40 0x1 9935 "
-		"NT_STATUS_OBJECT_NAME_NOT_FOUND\n"
-		"QUERY_PATH_INFORMATION \"\\clients\\client1\\f\" 1004 "
-		"NT_STATUS_OBJECT_PATH_NOT_FOUND\n"
-		"FIND_FIRST \"\\clients\\client1\\FILLER.*\" 260 1366 0 "
-		"NT_STATUS_NO_SUCH_FILE\n"
-		"QUERY_FS_INFORMATION 259 NT_STATUS_OK\n"
-		"WriteX 9938 65534 1 1 NT_STATUS_OK\n"
-		"ReadX 10003 0 4096 4096 NT_STATUS_OK\n"
-		"QUERY_FILE_INFORMATION 9938 258 NT_STATUS_OK\n"
-		"SET_FILE_INFORMATION 10005 1004 NT_STATUS_OK\n"
-		"Flush 10012 NT_STATUS_OK\n"
-		"LockX 10430 2147483538 1 NT_STATUS_OK\n"
-		"UnlockX 10430 2147483538 1 NT_STATUS_OK\n"
-		"Unlink \"\\clients\\client1\\f\" 0x6 NT_STATUS_OK\n"
-		"Rename \"\\a\\b\" \"\\a\\c\" NT_STATUS_OBJECT_NAME_COLLISION\n"
-		"Rmdir \"\\a\" NT_STATUS_ACCESS_DENIED\n";
+	        "Deltree \"\\clients\\client1\" NT_STATUS_OK\n"
+	        "Mkdir \"\\clients\" NT_STATUS_OK\n"
+	        "NTCreateX \"\\clients\\client1\" 0x1 0x2 16385 NT_STATUS_OK\n"
+	        "Close 16385 NT_STATUS_OK\n"
+	        "NTCreateX \"\\clients\\client1\\f\" 0x40 0x1 9935 "
+	        "NT_STATUS_OBJECT_NAME_NOT_FOUND\n"
+	        "QUERY_PATH_INFORMATION \"\\clients\\client1\\f\" 1004 "
+	        "NT_STATUS_OBJECT_PATH_NOT_FOUND\n"
+	        "FIND_FIRST \"\\clients\\client1\\FILLER.*\" 260 1366 0 "
+	        "NT_STATUS_NO_SUCH_FILE\n"
+	        "QUERY_FS_INFORMATION 259 NT_STATUS_OK\n"
+	        "WriteX 9938 65534 1 1 NT_STATUS_OK\n"
+	        "ReadX 10003 0 4096 4096 NT_STATUS_OK\n"
+	        "QUERY_FILE_INFORMATION 9938 258 NT_STATUS_OK\n"
+	        "SET_FILE_INFORMATION 10005 1004 NT_STATUS_OK\n"
+	        "Flush 10012 NT_STATUS_OK\n"
+	        "LockX 10430 2147483538 1 NT_STATUS_OK\n"
+	        "UnlockX 10430 2147483538 1 NT_STATUS_OK\n"
+	        "Unlink \"\\clients\\client1\\f\" 0x6 NT_STATUS_OK\n"
+	        "Rename \"\\a\\b\" \"\\a\\c\" NT_STATUS_OBJECT_NAME_COLLISION\n"
+	        "Rmdir \"\\a\" NT_STATUS_ACCESS_DENIED\n";
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct nb_load *l = parse_ok(ctx, text);
 	const struct nb_op *op = l->ops;
@@ -124,12 +124,11 @@ static void test_all_ops(void **state)
 static void test_format_variants(void **state)
 {
 	/* CRLF, comments, blank lines, tabs, timestamps, no final newline. */
-	static const char text[] =
-		"# a comment\r\n"
-		"\r\n"
-		"   \t\n"
-		"0.015 Close\t7 NT_STATUS_OK\r\n"
-		"Close 0xFFFF NT_STATUS_OK";
+	static const char text[] = "# a comment\r\n"
+	                           "\r\n"
+	                           "   \t\n"
+	                           "0.015 Close\t7 NT_STATUS_OK\r\n"
+	                           "Close 0xFFFF NT_STATUS_OK";
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct nb_load *l = parse_ok(ctx, text);
 
@@ -147,14 +146,15 @@ static void test_rejects(void **state)
 	parse_bad("", 0, "no operations");
 	parse_bad("# only\n\n", 8, "no operations");
 	parse_bad("Close 1\n", 8, "line 1: Close takes 1 fields");
-	parse_bad("Close 1 NT_STATUS_OK\nClose 1 2 NT_STATUS_OK\n", 42,
-		  "line 2");
+	parse_bad(
+	        "Close 1 NT_STATUS_OK\nClose 1 2 NT_STATUS_OK\n", 42, "line 2");
 	parse_bad("Frobnicate 1 NT_STATUS_OK\n", 26, "unknown operation");
 	parse_bad("Close 65536 NT_STATUS_OK\n", 25, "out of range");
 	parse_bad("Close 0x NT_STATUS_OK\n", 22, "bad number");
 	parse_bad("Close 12a NT_STATUS_OK\n", 23, "bad number");
-	parse_bad("Close 99999999999999999999999 NT_STATUS_OK\n", 43,
-		  "too large");
+	parse_bad("Close 99999999999999999999999 NT_STATUS_OK\n",
+	          43,
+	          "too large");
 	parse_bad("Close 1 OK\n", 11, "NT_STATUS_");
 	parse_bad("Close \"1\" NT_STATUS_OK\n", 23, "expected a number");
 	parse_bad("Unlink \"\\a 0x6 NT_STATUS_OK\n", 27, "unterminated");
@@ -183,7 +183,7 @@ static void test_file(void **state)
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, sizeof(text) - 1),
-			 (ssize_t)(sizeof(text) - 1));
+	                 (ssize_t)(sizeof(text) - 1));
 	close(fd);
 	assert_int_equal(nb_load_file(ctx, path, &l, err, sizeof(err)), 0);
 	assert_int_equal(l->num_ops, 1);
@@ -236,12 +236,12 @@ static void test_dos_match(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_ops),
-		cmocka_unit_test(test_format_variants),
-		cmocka_unit_test(test_rejects),
-		cmocka_unit_test(test_file),
-		cmocka_unit_test(test_dbench_client_txt),
-		cmocka_unit_test(test_dos_match),
+	        cmocka_unit_test(test_all_ops),
+	        cmocka_unit_test(test_format_variants),
+	        cmocka_unit_test(test_rejects),
+	        cmocka_unit_test(test_file),
+	        cmocka_unit_test(test_dbench_client_txt),
+	        cmocka_unit_test(test_dos_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ static void test_buckets(void **state)
 	assert_int_equal(nb_hist_index(32), 32);
 	assert_int_equal(nb_hist_index(UINT64_MAX), NB_HIST_BUCKETS - 1);
 	assert_int_equal(nb_hist_index(1ull << NB_HIST_MAX_BITS),
-			 NB_HIST_BUCKETS - 1);
+	                 NB_HIST_BUCKETS - 1);
 }
 
 static void test_quantiles(void **state)
@@ -53,7 +53,7 @@ static void test_quantiles(void **state)
 	assert_int_equal(h.count, 10000);
 	assert_int_equal(h.max_ns, 10000000);
 	assert_true(nb_hist_mean(&h) > 5000499.0 &&
-		    nb_hist_mean(&h) < 5000501.0);
+	            nb_hist_mean(&h) < 5000501.0);
 	p50 = nb_hist_quantile(&h, 0.5);
 	p99 = nb_hist_quantile(&h, 0.99);
 	assert_true(p50 > 5000000 * 0.96 && p50 < 5000000 * 1.04);
@@ -79,8 +79,8 @@ static void test_quantiles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buckets),
-		cmocka_unit_test(test_quantiles),
+	        cmocka_unit_test(test_buckets),
+	        cmocka_unit_test(test_quantiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
