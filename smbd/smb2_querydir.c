@@ -78,7 +78,8 @@ struct qd_state {
 	uint8_t cls;
 	uint32_t max_out;
 	char *pattern;
-	struct vfs_share share;
+	char *dirpath;		/* the directory, share-relative */
+	struct vfs_share share;	/* root_fd: our own dup */
 	struct qd_names *names;
 	size_t cursor;
 	struct wire_buf buf;	/* the entries for the reply */
@@ -225,6 +226,38 @@ static bool qd_match(const struct qd_state *st, const char *name)
 }
 
 /*
+ * A symlink on a share that follows them is listed as what it points to,
+ * as Samba does; one that dangles or leaves the share (the share's
+ * RESOLVE_* rules, from the share root) is not listed.
+ */
+static bool qd_stat_link(struct qd_state *st, const char *name,
+			 struct vfs_file_info *fi)
+{
+	char *path = st->dirpath[0] == '\0'
+			     ? talloc_strdup(st, name)
+			     : talloc_asprintf(st, "%s/%s", st->dirpath, name);
+	bool ok = false;
+	int fd;
+
+	if (path == NULL) {
+		return false;
+	}
+	fd = vfs_openat_beneath(&st->share, st->share.root_fd, path, O_PATH,
+				0);
+	if (fd != -1 && NT_STATUS_IS_OK(vfs_fstat_info(fd, fi))) {
+		bool special = !S_ISREG(fi->mode) && !S_ISDIR(fi->mode);
+
+		vfs_fill_dos_attributes(&st->share, fd, special, name, fi);
+		ok = true;
+	}
+	if (fd != -1) {
+		close(fd);
+	}
+	talloc_free(path);
+	return ok;
+}
+
+/*
  * Stat one entry (not following a symlink) and read its DOS attributes.
  * false when it vanished since the readdir (or cannot be looked at).
  */
@@ -242,6 +275,9 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
 		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
 		return false;
+	}
+	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
+		return qd_stat_link(st, name, fi);
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
@@ -267,6 +303,8 @@ static void qd_job(void *p)
 		st->status = qd_scan(st);
 		st->cursor = 0;
 		if (!NT_STATUS_IS_OK(st->status)) {
+			/* No half list: the next query scans again. */
+			TALLOC_FREE(st->names);
 			goto out;
 		}
 	}
@@ -322,10 +360,27 @@ static void qd_job(void *p)
 out:
 	close(st->fd);
 	st->fd = -1;
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+		st->share.root_fd = -1;
+	}
 }
 
 static void qd_orphan(void *p)
 {
+}
+
+/* Whatever path the state takes (job not run when the credentials could
+ * not be taken, an early error), its fds close with it. */
+static int qd_state_destructor(struct qd_state *st)
+{
+	if (st->fd != -1) {
+		close(st->fd);
+	}
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
 }
 
 /* 2.2.2 ERROR Response, for STATUS_NO_MORE_FILES, which is a warning
@@ -501,6 +556,11 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	st->cls = q->cls;
 	st->max_out = q->max_out;
 	st->share = req->tcon->share;
+	st->share.root_fd = -1;	/* dup'ed by the caller */
+	st->dirpath = talloc_strdup(st, op->path != NULL ? op->path : "");
+	if (st->dirpath == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
 	d->busy = true;
 	return NT_STATUS_OK;
 }
@@ -547,13 +607,21 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
+	st->share.root_fd = -1;
+	talloc_set_destructor(st, qd_state_destructor);
 	status = qd_prepare(req, op, &q, st);
 	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
 		return status;
 	}
+	/* Our own fds: a CLOSE or TREE_DISCONNECT meanwhile must not pull
+	 * them from under the pool thread. */
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->fd == -1) {
+	if (st->fd != -1) {
+		st->share.root_fd =
+			fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	}
+	if (st->fd == -1 || st->share.root_fd == -1) {
 		struct qd_dir *d = op->dir;
 
 		status = vfs_map_errno(errno);

@@ -119,6 +119,14 @@ class QueryDir:
             with open(os.path.join(share, n), "w") as f:
                 f.write("x" * 10)
         os.mkdir(os.path.join(share, "adir"))
+        # symlinks (`follow symlinks = yes`, `wide links = no`)
+        os.mkdir(os.path.join(share, "links"))
+        with open(os.path.join(share, "links", "target.txt"), "w") as f:
+            f.write("z" * 7)
+        os.symlink("target.txt", os.path.join(share, "links", "in.txt"))
+        os.symlink("../adir", os.path.join(share, "links", "indir"))
+        os.symlink("nothing", os.path.join(share, "links", "dangling"))
+        os.symlink("/etc", os.path.join(share, "links", "outside"))
         big = os.path.join(share, "big")
         os.mkdir(big)
         for i in range(BIG):
@@ -221,6 +229,16 @@ class QueryDir:
     def test_ls_no_match(self):
         rc, out = self.smbclient("ls nosuchfile*")
         self.assertIn("NT_STATUS_NO_SUCH_FILE", out)
+
+    def test_symlinks(self):
+        """Listed as their targets; dangling ones and ones that leave the
+        share are not listed (as Samba)."""
+        names, out = self.ls_names("ls links\\*")
+        listed = dict(names)
+        self.assertEqual(set(listed),
+                         {".", "..", "target.txt", "in.txt", "indir"}, out)
+        self.assertIn("D", listed["indir"])
+        self.assertRegex(out, r"(?m)^  in\.txt\s+\w*\s+7 ")
 
     def test_ls_many(self):
         names, out = self.ls_names("ls big\\*")
