@@ -631,7 +631,21 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
 							   : NULL,
 				    name_len, &path, &stream);
+	DBG_DEBUG("%s: CREATE '%s'%s%s: %s\n", req->conn->remote,
+		  path ? path : "?", stream ? " stream " : "",
+		  stream ? stream : "", nt_errstr(status));
 	if (!NT_STATUS_IS_OK(status)) {
+		if (log_level >= LOG_DEBUG) {
+			char hex[129];
+			size_t i;
+
+			for (i = 0; i < name_len && i < 64; i++) {
+				snprintf(hex + 2 * i, 3, "%02x",
+					 req->in[name_off + i]);
+			}
+			hex[2 * i] = '\0';
+			DBG_DEBUG("refused name bytes: %s\n", hex);
+		}
 		return status;
 	}
 	if (stream != NULL) {

@@ -324,6 +324,22 @@ NTSTATUS vfs_name_from_wire(TALLOC_CTX *mem_ctx, const uint8_t *utf16,
 	if (len % 2 != 0) {
 		return NT_STATUS_ILLEGAL_CHARACTER;
 	}
+	/* Clients (smbtorture, some Unix clients) send '/' as a separator
+	 * and Samba accepts it as one; so do we, in the path part. */
+	if (memchr(utf16, '/', len) != NULL) {
+		uint8_t *copy = talloc_memdup(mem_ctx, utf16, len);
+		size_t k;
+
+		if (copy == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		for (k = 0; k < n && unit(copy, k) != U_COLON; k++) {
+			if (unit(copy, k) == '/') {
+				copy[2 * k] = '\\';
+			}
+		}
+		utf16 = copy;
+	}
 	status = check_utf16(utf16, n);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
