@@ -1,1 +1,13 @@
-# locking: sources are added here as the layer grows.
+# locking/: the shared locking database (share modes, byte-range locks)
+# on tdb with robust mutexes, used by every worker.
+libsmbd_a_SOURCES += \
+	locking/locking.h locking/locking_private.h \
+	locking/locking_rec.h locking/locking_rec.c \
+	locking/locking_db.c locking/share_mode.c locking/brlock.c \
+	locking/smbd_locking.h locking/smbd_locking.c
+
+check_PROGRAMS += testsuite/unit/test_locking
+TESTS += testsuite/unit/test_locking
+testsuite_unit_test_locking_SOURCES = testsuite/unit/test_locking.c
+testsuite_unit_test_locking_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_locking_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

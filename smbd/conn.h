@@ -35,6 +35,7 @@ struct smbd_worker {
 	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
 	struct passdb *passdb;		/* opened on first logon */
 	struct tpool *tpool;		/* file-system calls */
+	struct locking_db *locking;	/* shared DB: locking/smbd_locking.h */
 	bool stopping;
 };
 

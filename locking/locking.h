@@ -1,0 +1,148 @@
+/*
+ * The shared locking database: share modes and byte-range locks of every
+ * open file on the server, shared by all worker processes (DESIGN.md
+ * "Process model").
+ *
+ * Two tdb files in `lock directory`, opened with TDB_MUTEX_LOCKING: each
+ * hash chain is guarded by a robust process-shared mutex (a futex), so a
+ * worker that dies holding one never blocks the others, and an
+ * uncontended lock costs no system call.  Records are keyed by the file's
+ * 16-byte identity (device, inode); their format is ours, versioned and
+ * decoded through the checked cursor (locking_rec.h).
+ *
+ *   smbd_share_modes.tdb: one record per open file: a delete-pending flag
+ *       and one entry per open (owner, access mask, share access, the
+ *       open's own delete-on-close flag).
+ *   smbd_brlock.tdb: one record per file holding byte-range locks.
+ *
+ * Nothing here knows about SMB requests: callers pass the owner (worker
+ * pid, open id) and get NTSTATUS back.  The names differ from Samba's
+ * locking.tdb/brlock.tdb so Samba's tools never read our format.
+ */
+#ifndef LOCKING_LOCKING_H
+#define LOCKING_LOCKING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+/* Not (yet) in lib/ntstatus.h; MS-ERREF 2.3.1. */
+#ifndef NT_STATUS_INVALID_LOCK_RANGE
+#define NT_STATUS_INVALID_LOCK_RANGE ((NTSTATUS)0xC00001A1)
+#endif
+
+struct locking_db;
+
+/* A file's identity: streams get an inode of their own from the caller. */
+struct file_key {
+	uint64_t dev, ino;
+};
+
+/* Who holds an entry: the worker's pid and an id unique in that worker
+ * (the open's FileId.Volatile). */
+struct open_owner {
+	uint32_t pid;
+	uint64_t open_id;
+};
+
+/* At most this many opens / locks on one file (a client cannot make the
+ * record, rewritten on every change, grow without bound). */
+#define LOCKING_MAX_OPENS_PER_FILE 16384
+#define LOCKING_MAX_LOCKS_PER_FILE 65536
+
+/*
+ * Open (create) the two tdb files in lock_dir.  The master opens them at
+ * start: TDB_CLEAR_IF_FIRST wipes what a previous run left, as long as no
+ * other process has them open.  A worker opens them again after fork()
+ * (master = false), or calls locking_db_reopen() on an inherited handle.
+ * The database is a talloc child of mem_ctx; freeing it closes the files.
+ */
+NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
+			 bool master, struct locking_db **out);
+/* After fork(): fresh file descriptors and locks for this process. */
+NTSTATUS locking_db_reopen(struct locking_db *db);
+/* Whether the chains are guarded by robust mutexes (else fcntl locks). */
+bool locking_db_uses_mutexes(const struct locking_db *db);
+
+/* ---- share modes (MS-FSA 2.1.5.1.2) ---- */
+
+/*
+ * Add this open if its DesiredAccess/ShareAccess are compatible with every
+ * other open of the file: NT_STATUS_SHARING_VIOLATION otherwise.  A file
+ * whose delete is pending refuses new opens with NT_STATUS_DELETE_PENDING.
+ */
+NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
+			const struct open_owner *o, uint32_t access_mask,
+			uint32_t share_access);
+/*
+ * Remove the open.  *last: no other open of the file remains.
+ * *delete_now: delete-on-close was set on the file or on this open and
+ * this was the last open: the caller deletes the file.  An open's own
+ * delete-on-close that is not the last one makes the file's delete
+ * pending (MS-FSA 2.1.5.4 cleanup).  NT_STATUS_NOT_FOUND when the open
+ * was not there (both flags false).
+ */
+NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
+			   const struct open_owner *o, bool *last,
+			   bool *delete_now);
+/* FileDispositionInformation: the file's delete pending on or off.  The
+ * open must be registered (NT_STATUS_NOT_FOUND otherwise). */
+NTSTATUS share_mode_set_delete_on_close(struct locking_db *db,
+					const struct file_key *k,
+					const struct open_owner *o, bool on);
+/* FILE_DELETE_ON_CLOSE at create: set on the open only, so other opens
+ * still succeed until this one closes (MS-FSA 2.1.5.1.2.1). */
+NTSTATUS share_mode_set_open_delete_on_close(struct locking_db *db,
+					     const struct file_key *k,
+					     const struct open_owner *o,
+					     bool on);
+/* FileStandardInformation.DeletePending: *pending is false when the file
+ * has no record. */
+NTSTATUS share_mode_delete_pending(struct locking_db *db,
+				   const struct file_key *k, bool *pending);
+/* Rename or delete of an open file: NT_STATUS_SHARING_VIOLATION when an
+ * open other than o (o may be NULL) does not share FILE_SHARE_DELETE. */
+NTSTATUS share_mode_check_delete(struct locking_db *db,
+				 const struct file_key *k,
+				 const struct open_owner *o);
+
+/* ---- byte-range locks (MS-FSA 2.1.5.8, 2.1.5.9, 2.1.4.10) ---- */
+
+/*
+ * Lock [off, off+len) shared or exclusive for the open o.  Offsets go up
+ * to 2^64-1, zero-length ranges are allowed; a range whose last byte is
+ * past 2^64-1 is NT_STATUS_INVALID_LOCK_RANGE.  A conflict is
+ * NT_STATUS_LOCK_NOT_GRANTED.  The same open may stack a shared lock on
+ * its own exclusive range and shared on shared, never exclusive on
+ * anything it overlaps.
+ */
+NTSTATUS brl_lock(struct locking_db *db, const struct file_key *k,
+		  const struct open_owner *o, uint64_t off, uint64_t len,
+		  bool exclusive);
+/* Remove one lock of o with exactly this range (an exclusive one before a
+ * shared one): NT_STATUS_RANGE_NOT_LOCKED when there is none. */
+NTSTATUS brl_unlock(struct locking_db *db, const struct file_key *k,
+		    const struct open_owner *o, uint64_t off, uint64_t len);
+/* READ (write = false) or WRITE through [off, off+len):
+ * NT_STATUS_FILE_LOCK_CONFLICT when an exclusive lock of another open, or
+ * for a write any shared lock (its owner's too), covers part of it. */
+NTSTATUS brl_check_io(struct locking_db *db, const struct file_key *k,
+		      const struct open_owner *o, uint64_t off, uint64_t len,
+		      bool write);
+/* CLOSE: drop every lock the open holds. */
+void brl_remove_owner(struct locking_db *db, const struct file_key *k,
+		      const struct open_owner *o);
+/* How many locks the file has (tests, diagnostics). */
+unsigned brl_count(struct locking_db *db, const struct file_key *k);
+
+/*
+ * The master after a worker died: drop all its entries (share modes and
+ * locks), so its files can be opened and locked again at once.  A file
+ * whose last open this was and whose delete was pending is not deleted
+ * (nobody knows its path here); its record just goes.
+ */
+void locking_cleanup_pid(struct locking_db *db, uint32_t pid);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * Share modes (MS-FSA 2.1.5.1.2 open of an existing file, 2.1.5.4 cleanup,
+ * 2.1.5.14.3 FileDispositionInformation) on the shared database.
+ *
+ * One record per file lists its opens.  Every change is one
+ * read-modify-write under the file's chain lock (locking_modify), so two
+ * workers opening the same file at once see each other.  Entries are
+ * fixed-size, so adding appends one entry to a copy of the old record and
+ * removing copies around it; nothing is decoded into an array.
+ *
+ * The access masks are the granted ones, generic bits already mapped
+ * (GENERIC_READ is FILE_READ_DATA etc., MAXIMUM_ALLOWED resolved).
+ */
+#include "locking/locking_private.h"
+#include "locking/locking_rec.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <string.h>
+
+#define FILE_SHARE_READ 0x1
+#define FILE_SHARE_WRITE 0x2
+#define FILE_SHARE_DELETE 0x4
+
+#define ACC_READ_DATA 0x00000001
+#define ACC_WRITE_DATA 0x00000002
+#define ACC_APPEND_DATA 0x00000004
+#define ACC_EXECUTE 0x00000020
+#define ACC_DELETE 0x00010000
+#define ACC_READS (ACC_READ_DATA | ACC_EXECUTE)
+#define ACC_WRITES (ACC_WRITE_DATA | ACC_APPEND_DATA)
+/* Opens with none of these (attributes, security) never conflict. */
+#define ACC_DATA (ACC_READS | ACC_WRITES | ACC_DELETE)
+
+static bool owner_is(const struct share_mode_entry *e,
+		     const struct open_owner *o)
+{
+	return o != NULL && e->pid == o->pid && e->open_id == o->open_id;
+}
+
+/*
+ * MS-FSA 2.1.5.1.2: an open that asks for data access must be allowed by
+ * the share access of every open that has data access, and must itself
+ * share what they use.
+ */
+static bool share_conflict(const struct share_mode_entry *e,
+			   uint32_t access, uint32_t share)
+{
+	if ((e->access_mask & ACC_DATA) == 0 || (access & ACC_DATA) == 0) {
+		return false;
+	}
+	if (((access & ACC_READS) && !(e->share_access & FILE_SHARE_READ)) ||
+	    ((access & ACC_WRITES) && !(e->share_access & FILE_SHARE_WRITE)) ||
+	    ((access & ACC_DELETE) && !(e->share_access & FILE_SHARE_DELETE))) {
+		return true;
+	}
+	if (((e->access_mask & ACC_READS) && !(share & FILE_SHARE_READ)) ||
+	    ((e->access_mask & ACC_WRITES) && !(share & FILE_SHARE_WRITE)) ||
+	    ((e->access_mask & ACC_DELETE) && !(share & FILE_SHARE_DELETE))) {
+		return true;
+	}
+	return false;
+}
+
+/* ---- add ---- */
+
+struct add_state {
+	const struct open_owner *o;
+	uint32_t access;
+	uint32_t share;
+};
+
+static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		       enum locking_action *action, uint8_t **nb, size_t *nl,
+		       void *priv)
+{
+	struct add_state *a = priv;
+	struct share_mode_entry e;
+	struct locking_rec_iter it;
+	uint32_t count = 0;
+	uint16_t flags = 0;
+	NTSTATUS status;
+	uint8_t *buf;
+
+	if (old != NULL) {
+		if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, old,
+							      old_len))) {
+			return LOCKING_STATUS_CORRUPT;
+		}
+		/* MS-FSA 2.1.5.1.2: a pending delete refuses new opens
+		 * before any sharing check. */
+		if (it.flags & SHARE_REC_DELETE_PENDING) {
+			return NT_STATUS_DELETE_PENDING;
+		}
+		count = it.left;
+		flags = it.flags;
+		while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it,
+									 &e))) {
+			if (owner_is(&e, a->o)) {
+				DBG_ERR("open %u/%llu registered twice\n",
+					(unsigned)e.pid,
+					(unsigned long long)e.open_id);
+				return NT_STATUS_INTERNAL_ERROR;
+			}
+			if (share_conflict(&e, a->access, a->share)) {
+				return NT_STATUS_SHARING_VIOLATION;
+			}
+		}
+		if (status != NT_STATUS_NO_MORE_ENTRIES) {
+			return LOCKING_STATUS_CORRUPT;
+		}
+		if (count >= LOCKING_MAX_OPENS_PER_FILE) {
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+	}
+	buf = talloc_size(tmp, LOCKING_REC_HDR_LEN +
+				       ((size_t)count + 1) * SHARE_ENTRY_LEN);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (old != NULL) {
+		memcpy(buf, old, old_len);
+	}
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
+	e = (struct share_mode_entry){
+		.pid = a->o->pid,
+		.open_id = a->o->open_id,
+		.access_mask = a->access,
+		.share_access = a->share,
+	};
+	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+				     (size_t)count * SHARE_ENTRY_LEN,
+			     &e);
+	*nb = buf;
+	*nl = LOCKING_REC_HDR_LEN + ((size_t)count + 1) * SHARE_ENTRY_LEN;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
+			const struct open_owner *o, uint32_t access_mask,
+			uint32_t share_access)
+{
+	struct add_state a = {
+		.o = o, .access = access_mask, .share = share_access,
+	};
+
+	return locking_modify(db->share, k, add_fn, &a);
+}
+
+/* ---- find one open in a record ---- */
+
+/* Index of o's entry, or -1; LOCKING_STATUS_CORRUPT on a bad record. */
+static NTSTATUS find_owner(const uint8_t *buf, size_t len,
+			   const struct open_owner *o,
+			   struct locking_rec_iter *hdr, long *idx,
+			   struct share_mode_entry *found)
+{
+	struct share_mode_entry e;
+	struct locking_rec_iter it;
+	NTSTATUS status;
+	long i = 0;
+
+	*idx = -1;
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	*hdr = it;
+	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		if (*idx == -1 && owner_is(&e, o)) {
+			*idx = i;
+			*found = e;
+		}
+		i++;
+	}
+	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
+						   : LOCKING_STATUS_CORRUPT;
+}
+
+/* ---- remove ---- */
+
+struct remove_state {
+	const struct open_owner *o;
+	bool last;
+	bool delete_now;
+};
+
+static NTSTATUS remove_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+			  enum locking_action *action, uint8_t **nb, size_t *nl,
+			  void *priv)
+{
+	struct remove_state *r = priv;
+	struct locking_rec_iter hdr;
+	struct share_mode_entry e;
+	uint16_t flags;
+	size_t at, n;
+	NTSTATUS status;
+	uint8_t *buf;
+	long idx;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = find_owner(old, old_len, r->o, &hdr, &idx, &e);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (idx < 0) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	flags = hdr.flags;
+	if (hdr.left == 1) {
+		r->last = true;
+		r->delete_now = (flags & SHARE_REC_DELETE_PENDING) ||
+				(e.flags & SHARE_ENTRY_DELETE_ON_CLOSE);
+		*action = LOCKING_DELETE;
+		return NT_STATUS_OK;
+	}
+	/* MS-FSA 2.1.5.4: closing an open with DeleteOnClose makes the
+	 * file's delete pending for the opens that remain. */
+	if (e.flags & SHARE_ENTRY_DELETE_ON_CLOSE) {
+		flags |= SHARE_REC_DELETE_PENDING;
+	}
+	n = old_len - SHARE_ENTRY_LEN;
+	buf = talloc_size(tmp, n);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	at = LOCKING_REC_HDR_LEN + (size_t)idx * SHARE_ENTRY_LEN;
+	memcpy(buf, old, at);
+	memcpy(buf + at, old + at + SHARE_ENTRY_LEN,
+	       old_len - at - SHARE_ENTRY_LEN);
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, hdr.left - 1);
+	*nb = buf;
+	*nl = n;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
+			   const struct open_owner *o, bool *last,
+			   bool *delete_now)
+{
+	struct remove_state r = {.o = o};
+	NTSTATUS status;
+
+	status = locking_modify(db->share, k, remove_fn, &r);
+	*last = NT_STATUS_IS_OK(status) && r.last;
+	*delete_now = NT_STATUS_IS_OK(status) && r.delete_now;
+	return status;
+}
+
+/* ---- delete on close ---- */
+
+struct doc_state {
+	const struct open_owner *o;
+	bool on;
+	bool per_open;
+};
+
+static NTSTATUS doc_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		       enum locking_action *action, uint8_t **nb, size_t *nl,
+		       void *priv)
+{
+	struct doc_state *d = priv;
+	struct locking_rec_iter hdr;
+	struct share_mode_entry e;
+	NTSTATUS status;
+	uint8_t *buf;
+	long idx;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = find_owner(old, old_len, d->o, &hdr, &idx, &e);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (idx < 0) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	buf = talloc_memdup(tmp, old, old_len);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (d->per_open) {
+		if (d->on) {
+			e.flags |= SHARE_ENTRY_DELETE_ON_CLOSE;
+		} else {
+			e.flags &= ~(uint32_t)SHARE_ENTRY_DELETE_ON_CLOSE;
+		}
+		share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+					     (size_t)idx * SHARE_ENTRY_LEN,
+				     &e);
+	} else {
+		uint16_t flags = hdr.flags;
+
+		if (d->on) {
+			flags |= SHARE_REC_DELETE_PENDING;
+		} else {
+			flags &= (uint16_t)~SHARE_REC_DELETE_PENDING;
+		}
+		locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags,
+				       hdr.left);
+	}
+	*nb = buf;
+	*nl = old_len;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_set_delete_on_close(struct locking_db *db,
+					const struct file_key *k,
+					const struct open_owner *o, bool on)
+{
+	struct doc_state d = {.o = o, .on = on};
+
+	return locking_modify(db->share, k, doc_fn, &d);
+}
+
+NTSTATUS share_mode_set_open_delete_on_close(struct locking_db *db,
+					     const struct file_key *k,
+					     const struct open_owner *o,
+					     bool on)
+{
+	struct doc_state d = {.o = o, .on = on, .per_open = true};
+
+	return locking_modify(db->share, k, doc_fn, &d);
+}
+
+/* ---- queries ---- */
+
+static NTSTATUS pending_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct locking_rec_iter it;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	*(bool *)priv = (it.flags & SHARE_REC_DELETE_PENDING) != 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_delete_pending(struct locking_db *db,
+				   const struct file_key *k, bool *pending)
+{
+	NTSTATUS status;
+
+	*pending = false;
+	status = locking_read(db->share, k, pending_fn, pending);
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}
+
+static NTSTATUS check_delete_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	const struct open_owner *o = priv;
+	struct share_mode_entry e;
+	struct locking_rec_iter it;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		/* Attribute-only opens took no part in the sharing check
+		 * and do not stop a rename or delete either. */
+		if (owner_is(&e, o) || (e.access_mask & ACC_DATA) == 0) {
+			continue;
+		}
+		if (!(e.share_access & FILE_SHARE_DELETE)) {
+			return NT_STATUS_SHARING_VIOLATION;
+		}
+	}
+	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
+						   : LOCKING_STATUS_CORRUPT;
+}
+
+NTSTATUS share_mode_check_delete(struct locking_db *db,
+				 const struct file_key *k,
+				 const struct open_owner *o)
+{
+	NTSTATUS status;
+
+	status = locking_read(db->share, k, check_delete_fn, (void *)o);
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}

@@ -1,0 +1,33 @@
+/*
+ * smbd_locking(): open the worker's locking database lazily (see
+ * smbd_locking.h for why this lives apart and where it is going).
+ */
+#include "locking/smbd_locking.h"
+#include "locking/locking.h"
+#include "smbd/smbd.h"
+#include "smbd/conn.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+struct locking_db *smbd_locking(struct smbd_worker *w)
+{
+	static bool warned;
+	const char *dir;
+	NTSTATUS status;
+
+	if (w->locking != NULL) {
+		return w->locking;
+	}
+	dir = lp_str(w->srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
+	status = locking_db_open(w, dir, false, &w->locking);
+	if (!NT_STATUS_IS_OK(status)) {
+		if (!warned) {
+			DBG_ERR("cannot open the locking database in %s: "
+				"%s\n", dir, nt_errstr(status));
+			warned = true;
+		}
+		w->locking = NULL;
+		return NULL;
+	}
+	return w->locking;
+}

@@ -1,0 +1,950 @@
+/*
+ * Unit tests for locking/: the record codec, share modes (MS-FSA
+ * 2.1.5.1.2), delete-on-close, byte-range locks (MS-FSA 2.1.5.8/9,
+ * 2.1.4.10, with the cases smbtorture smb2.lock checks against Windows),
+ * and the multi-process guarantees: two processes contending on one file,
+ * a process killed while holding a chain lock (robust mutex recovery) and
+ * locking_cleanup_pid() after a worker died.
+ *
+ * One database per run in a fresh temporary lock directory (tdb refuses to
+ * open one file twice in a process); every test uses file keys of its
+ * own.  Tests that fork arm alarm() so a stuck lock fails instead of
+ * hanging make check.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "locking/locking.h"
+#include "locking/locking_private.h"
+#include "locking/locking_rec.h"
+
+#define RD 0x00000001u	/* FILE_READ_DATA */
+#define WR 0x00000002u	/* FILE_WRITE_DATA */
+#define AP 0x00000004u	/* FILE_APPEND_DATA */
+#define EX 0x00000020u	/* FILE_EXECUTE */
+#define RA 0x00000080u	/* FILE_READ_ATTRIBUTES */
+#define DE 0x00010000u	/* DELETE */
+#define SR 1u
+#define SW 2u
+#define SD 4u
+
+static char lockdir[] = "/tmp/test_locking.XXXXXX";
+static struct locking_db *db;
+static uint64_t next_ino = 1000;
+
+static struct file_key new_key(void)
+{
+	struct file_key k = {.dev = 0x801, .ino = next_ino++};
+	return k;
+}
+
+static struct open_owner own(uint64_t id)
+{
+	struct open_owner o = {.pid = (uint32_t)getpid(), .open_id = id};
+	return o;
+}
+
+static int setup(void **state)
+{
+	if (mkdtemp(lockdir) == NULL) {
+		return -1;
+	}
+	if (!NT_STATUS_IS_OK(locking_db_open(NULL, lockdir, true, &db))) {
+		return -1;
+	}
+	print_message("chain locks: %s\n", locking_db_uses_mutexes(db)
+						    ? "robust mutexes"
+						    : "fcntl");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char path[256];
+
+	TALLOC_FREE(db);
+	snprintf(path, sizeof(path), "%s/smbd_share_modes.tdb", lockdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/smbd_brlock.tdb", lockdir);
+	unlink(path);
+	rmdir(lockdir);
+	return 0;
+}
+
+/* ---- record codec ---- */
+
+static void test_rec_roundtrip(void **state)
+{
+	struct share_mode_entry se[2] = {
+		{.pid = 7, .flags = 1, .open_id = 9, .access_mask = RD,
+		 .share_access = 7},
+		{.pid = 8, .open_id = UINT64_MAX, .access_mask = DE},
+	};
+	struct share_mode_rec sr = {.flags = 1, .num = 2, .e = se}, sr2;
+	struct brl_entry be = {.pid = 3, .flags = 1, .open_id = 4,
+			       .off = UINT64_MAX, .len = 1};
+	struct brl_rec br = {.num = 1, .e = &be}, br2;
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *buf;
+	size_t len;
+
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_OK);
+	assert_int_equal(len, LOCKING_REC_HDR_LEN + 2 * SHARE_ENTRY_LEN);
+	assert_int_equal(buf[0], LOCKING_REC_VERSION);
+	assert_int_equal(buf[1], 'S');
+	assert_int_equal(share_mode_rec_decode(tmp, buf, len, &sr2),
+			 NT_STATUS_OK);
+	assert_int_equal(sr2.flags, 1);
+	assert_int_equal(sr2.num, 2);
+	assert_memory_equal(sr2.e, se, sizeof(se));
+
+	assert_int_equal(brl_rec_encode(tmp, &br, &buf, &len), NT_STATUS_OK);
+	assert_int_equal(len, LOCKING_REC_HDR_LEN + BRL_ENTRY_LEN);
+	assert_int_equal(brl_rec_decode(tmp, buf, len, &br2), NT_STATUS_OK);
+	assert_int_equal(br2.num, 1);
+	assert_memory_equal(br2.e, &be, sizeof(be));
+
+	/* Records that cannot be written. */
+	be.len = 2; /* runs past 2^64-1 */
+	assert_int_equal(brl_rec_encode(tmp, &br, &buf, &len),
+			 NT_STATUS_INVALID_PARAMETER);
+	se[0].flags = 2;
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(tmp);
+}
+
+static void test_rec_malformed(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct share_mode_entry se = {.pid = 1, .open_id = 2};
+	struct share_mode_rec sr = {.num = 1, .e = &se}, out;
+	struct brl_entry be = {.pid = 1, .off = 5, .len = 5};
+	struct brl_rec br = {.num = 1, .e = &be}, bout;
+	uint8_t *buf, bad[64];
+	size_t len, i;
+
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_OK);
+	/* Every truncation and one byte too many. */
+	for (i = 0; i < len; i++) {
+		assert_int_not_equal(share_mode_rec_decode(tmp, buf, i, &out),
+				     NT_STATUS_OK);
+	}
+	memcpy(bad, buf, len);
+	bad[len] = 0;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len + 1, &out),
+			     NT_STATUS_OK);
+	/* Version, kind, header flags, count, entry flags. */
+	memcpy(bad, buf, len);
+	bad[0] = 2;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[1] = 'B';
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[2] = 2;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[4] = 2;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[7] = 0x80; /* a huge count */
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[LOCKING_REC_HDR_LEN + 4] = 2;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+
+	assert_int_equal(brl_rec_encode(tmp, &br, &buf, &len), NT_STATUS_OK);
+	for (i = 0; i < len; i++) {
+		assert_int_not_equal(brl_rec_decode(tmp, buf, i, &bout),
+				     NT_STATUS_OK);
+	}
+	/* A range wrapping past 2^64-1. */
+	memcpy(bad, buf, len);
+	memset(bad + LOCKING_REC_HDR_LEN + 16, 0xff, 8);
+	assert_int_not_equal(brl_rec_decode(tmp, bad, len, &bout),
+			     NT_STATUS_OK);
+	/* A share record is not a lock record. */
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_OK);
+	assert_int_not_equal(brl_rec_decode(tmp, buf, len, &bout),
+			     NT_STATUS_OK);
+	/* An empty record is fine. */
+	sr.num = 0;
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_rec_decode(tmp, buf, len, &out),
+			 NT_STATUS_OK);
+	assert_int_equal(out.num, 0);
+	talloc_free(tmp);
+}
+
+/* ---- share modes ---- */
+
+/* MS-FSA 2.1.5.1.2 spelled out independently of share_mode.c. */
+static bool expect_conflict(uint32_t a1, uint32_t s1, uint32_t a2,
+			    uint32_t s2)
+{
+	uint32_t data = RD | WR | AP | EX | DE;
+	bool r1 = a1 & (RD | EX), w1 = a1 & (WR | AP), d1 = a1 & DE;
+	bool r2 = a2 & (RD | EX), w2 = a2 & (WR | AP), d2 = a2 & DE;
+
+	if (!(a1 & data) || !(a2 & data)) {
+		return false;
+	}
+	return (r2 && !(s1 & SR)) || (w2 && !(s1 & SW)) ||
+	       (d2 && !(s1 & SD)) || (r1 && !(s2 & SR)) ||
+	       (w1 && !(s2 & SW)) || (d1 && !(s2 & SD));
+}
+
+static void test_share_matrix(void **state)
+{
+	static const uint32_t acc[] = {RA, RD, WR, AP, EX, DE, RD | WR,
+				       RA | DE};
+	struct open_owner o1 = own(1), o2 = own(2);
+	size_t i, j;
+	uint32_t s1, s2;
+	bool last, del;
+
+	for (i = 0; i < sizeof(acc) / sizeof(acc[0]); i++) {
+		for (s1 = 0; s1 < 8; s1++) {
+			struct file_key k = new_key();
+
+			assert_int_equal(share_mode_add(db, &k, &o1, acc[i],
+							s1),
+					 NT_STATUS_OK);
+			for (j = 0; j < sizeof(acc) / sizeof(acc[0]); j++) {
+				for (s2 = 0; s2 < 8; s2++) {
+					NTSTATUS st = share_mode_add(
+						db, &k, &o2, acc[j], s2);
+					bool c = expect_conflict(acc[i], s1,
+								 acc[j], s2);
+
+					assert_int_equal(
+						st,
+						c ? NT_STATUS_SHARING_VIOLATION
+						  : NT_STATUS_OK);
+					if (!c) {
+						assert_int_equal(
+							share_mode_remove(
+								db, &k, &o2,
+								&last, &del),
+							NT_STATUS_OK);
+						assert_false(last);
+					}
+				}
+			}
+			assert_int_equal(share_mode_remove(db, &k, &o1, &last,
+							   &del),
+					 NT_STATUS_OK);
+			assert_true(last);
+			assert_false(del);
+		}
+	}
+}
+
+static void test_share_three_opens(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3), o4 = own(4);
+	bool last, del;
+
+	/* Two readers sharing read; a writer must be allowed by both. */
+	assert_int_equal(share_mode_add(db, &k, &o1, RD, SR | SW),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o2, RD, SR), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o3, WR, SR | SW),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_int_equal(share_mode_add(db, &k, &o3, WR, SR | SW),
+			 NT_STATUS_OK);
+	/* Attribute-only opens pass whatever the others share. */
+	assert_int_equal(share_mode_add(db, &k, &o4, RA, 0), NT_STATUS_OK);
+	/* Removing twice, or an unknown open. */
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_NOT_FOUND);
+	assert_false(last);
+	/* The same open twice is a caller bug, refused. */
+	assert_int_equal(share_mode_add(db, &k, &o1, RD, SR | SW),
+			 NT_STATUS_INTERNAL_ERROR);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o3, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_int_equal(share_mode_remove(db, &k, &o4, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_false(del);
+	/* The record is gone with the last open. */
+	assert_int_equal(share_mode_remove(db, &k, &o4, &last, &del),
+			 NT_STATUS_NOT_FOUND);
+}
+
+static void test_delete_pending(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	bool last, del, pending;
+
+	assert_int_equal(share_mode_add(db, &k, &o1, RD | DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o2, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	/* An unknown open cannot set it. */
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &o3, true),
+			 NT_STATUS_NOT_FOUND);
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &o1, true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_delete_pending(db, &k, &pending),
+			 NT_STATUS_OK);
+	assert_true(pending);
+	assert_int_equal(share_mode_add(db, &k, &o3, RD, SR | SW | SD),
+			 NT_STATUS_DELETE_PENDING);
+	/* Cleared again, new opens work. */
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &o2, false),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o3, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o3, &last, &del),
+			 NT_STATUS_OK);
+	/* Set, then the opens go: only the last one deletes. */
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &o1, true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_false(del);
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_true(del);
+	assert_int_equal(share_mode_delete_pending(db, &k, &pending),
+			 NT_STATUS_OK);
+	assert_false(pending);
+}
+
+static void test_open_delete_on_close(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	bool last, del, pending;
+
+	/* FILE_DELETE_ON_CLOSE at create: others may still open ... */
+	assert_int_equal(share_mode_add(db, &k, &o1, RD | DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_set_open_delete_on_close(db, &k, &o1,
+							     true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_delete_pending(db, &k, &pending),
+			 NT_STATUS_OK);
+	assert_false(pending);
+	assert_int_equal(share_mode_add(db, &k, &o2, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	/* ... until that open closes: then the delete is pending. */
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_false(del);
+	assert_int_equal(share_mode_add(db, &k, &o3, RD, SR | SW | SD),
+			 NT_STATUS_DELETE_PENDING);
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_true(del);
+
+	/* Alone, its own flag deletes at close; cleared, it does not. */
+	assert_int_equal(share_mode_add(db, &k, &o1, DE, SD), NT_STATUS_OK);
+	assert_int_equal(share_mode_set_open_delete_on_close(db, &k, &o1,
+							     true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_true(del);
+	assert_int_equal(share_mode_add(db, &k, &o1, DE, SD), NT_STATUS_OK);
+	assert_int_equal(share_mode_set_open_delete_on_close(db, &k, &o1,
+							     true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_set_open_delete_on_close(db, &k, &o1,
+							     false),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_false(del);
+}
+
+static void test_check_delete(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	bool last, del;
+
+	/* No opens at all. */
+	assert_int_equal(share_mode_check_delete(db, &k, NULL), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o1, DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_delete(db, &k, &o1), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o2, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_delete(db, &k, &o1), NT_STATUS_OK);
+	/* An attribute-only open sharing nothing does not stop it. */
+	assert_int_equal(share_mode_add(db, &k, &o3, RA, 0), NT_STATUS_OK);
+	assert_int_equal(share_mode_check_delete(db, &k, &o1), NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o3, &last, &del),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_OK);
+	/* A reader that does not share delete does. */
+	assert_int_equal(share_mode_add(db, &k, &o2, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o3, RD, SR | SW),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_delete(db, &k, &o2),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_check_delete(db, &k, NULL),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_check_delete(db, &k, &o3),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o2, &last, &del),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &o3, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+}
+
+/* ---- byte-range locks ---- */
+
+static void test_brl_basic(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+
+	/* shared/shared across opens. */
+	assert_int_equal(brl_lock(db, &k, &h1, 30, 4, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, 32, 4, false), NT_STATUS_OK);
+	/* shared then exclusive, either owner. */
+	assert_int_equal(brl_lock(db, &k, &h2, 29, 2, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &k, &h1, 33, 1, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	/* exclusive then shared by another open. */
+	assert_int_equal(brl_lock(db, &k, &h1, 40, 4, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, 43, 1, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &k, &h2, 42, 4, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	/* Adjacent ranges do not overlap. */
+	assert_int_equal(brl_lock(db, &k, &h2, 44, 4, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, 36, 4, true), NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 5);
+	brl_remove_owner(db, &k, &h1);
+	assert_int_equal(brl_count(db, &k), 3);
+	assert_int_equal(brl_lock(db, &k, &h1, 40, 4, true), NT_STATUS_OK);
+	brl_remove_owner(db, &k, &h1);
+	brl_remove_owner(db, &k, &h2);
+	assert_int_equal(brl_count(db, &k), 0);
+	/* Removing nothing is fine. */
+	brl_remove_owner(db, &k, &h2);
+}
+
+static void test_brl_stacking(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+
+	/* Shared on own exclusive stacks; exclusive on own anything not. */
+	assert_int_equal(brl_lock(db, &k, &h1, 0, 10, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 0, 10, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &k, &h1, 0, 10, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 0, 10, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, 0, 10, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	/* The exclusive lock goes first: then h2 can share. */
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, 0, 10, false), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h2, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	/* Exclusive on own shared: no. */
+	assert_int_equal(brl_lock(db, &k, &h1, 0, 10, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 5, 10, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
+static void test_brl_unlock(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+
+	assert_int_equal(brl_unlock(db, &k, &h1, 0, 10),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_lock(db, &k, &h1, 10001, 40002, true),
+			 NT_STATUS_OK);
+	/* Another open, a part of the range, a bigger range. */
+	assert_int_equal(brl_unlock(db, &k, &h2, 10001, 40002),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_unlock(db, &k, &h1, 10001, 40001),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_unlock(db, &k, &h1, 10000, 40003),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_unlock(db, &k, &h1, 10001, 40002), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 10001, 40002),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	/* Locks are not coalesced: two locks need two unlocks. */
+	assert_int_equal(brl_lock(db, &k, &h1, 110, 4, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 112, 4, false), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 110, 6),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_unlock(db, &k, &h1, 112, 4), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h1, 110, 4), NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
+/* smbtorture smb2.lock.zerobytelength: the second lock after the first,
+ * on the same open and on another one. */
+static void test_brl_zero_length(void **state)
+{
+	static const struct {
+		uint64_t o1, l1, o2, l2;
+		NTSTATUS st;
+	} t[] = {
+		{10, 0, 10, 0, NT_STATUS_OK},
+		{10, 0, 9, 1, NT_STATUS_OK},
+		{10, 0, 10, 1, NT_STATUS_OK},
+		{10, 0, 11, 1, NT_STATUS_OK},
+		{10, 0, 9, 2, NT_STATUS_LOCK_NOT_GRANTED},
+		{10, 0, 10, 2, NT_STATUS_OK},
+		{10, 0, 9, 3, NT_STATUS_LOCK_NOT_GRANTED},
+		{9, 1, 10, 0, NT_STATUS_OK},
+		{10, 1, 10, 0, NT_STATUS_OK},
+		{11, 1, 10, 0, NT_STATUS_OK},
+		{9, 2, 10, 0, NT_STATUS_LOCK_NOT_GRANTED},
+		{10, 2, 10, 0, NT_STATUS_OK},
+		{9, 3, 10, 0, NT_STATUS_LOCK_NOT_GRANTED},
+		{0, 0, 0, 0, NT_STATUS_OK},
+		{0, 0, 0, 5, NT_STATUS_OK},
+		{0, 5, 0, 0, NT_STATUS_OK},
+		{UINT64_MAX, 0, UINT64_MAX, 0, NT_STATUS_OK},
+		{UINT64_MAX, 0, UINT64_MAX, 1, NT_STATUS_OK},
+		{UINT64_MAX - 1, 2, UINT64_MAX, 0, NT_STATUS_LOCK_NOT_GRANTED},
+	};
+	struct open_owner h1 = own(1), h2 = own(2);
+	size_t i, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		struct open_owner *second = pass == 0 ? &h1 : &h2;
+
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			struct file_key k = new_key();
+			NTSTATUS st;
+
+			assert_int_equal(brl_lock(db, &k, &h1, t[i].o1,
+						  t[i].l1, true),
+					 NT_STATUS_OK);
+			st = brl_lock(db, &k, second, t[i].o2, t[i].l2, true);
+			if (st != t[i].st) {
+				fail_msg("case %zu pass %zu: 0x%08x", i, pass,
+					 st);
+			}
+			if (st == NT_STATUS_OK) {
+				assert_int_equal(brl_unlock(db, &k, second,
+							    t[i].o2, t[i].l2),
+						 NT_STATUS_OK);
+			}
+			assert_int_equal(brl_unlock(db, &k, &h1, t[i].o1,
+						    t[i].l1),
+					 NT_STATUS_OK);
+		}
+	}
+}
+
+static void test_brl_high_ranges(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+	uint64_t top = UINT64_MAX, half = (uint64_t)1 << 63;
+
+	/* MS-FSA 2.1.5.8: the last byte must not pass 2^64-1. */
+	assert_int_equal(brl_lock(db, &k, &h1, top, top, true),
+			 NT_STATUS_INVALID_LOCK_RANGE);
+	assert_int_equal(brl_lock(db, &k, &h1, top, 2, true),
+			 NT_STATUS_INVALID_LOCK_RANGE);
+	assert_int_equal(brl_lock(db, &k, &h1, half, half + 1, true),
+			 NT_STATUS_INVALID_LOCK_RANGE);
+	assert_int_equal(brl_count(db, &k), 0);
+	/* Up to the very last byte. */
+	assert_int_equal(brl_lock(db, &k, &h1, top, 1, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, top, 1, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &k, &h2, half, half, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &k, &h2, half - 1, 1, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h2, half, 1, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 0, top, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	/* I/O near the top, and a range the I/O check clips. */
+	assert_int_equal(brl_check_io(db, &k, &h2, top - 10, 100, false),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_check_io(db, &k, &h1, top - 10, 100, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h1, half - 1, 1, true),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_unlock(db, &k, &h1, top, 1), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h2, half - 1, 1), NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &k, &h2, half, 1), NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
+/* smb2.lock.rw-shared / rw-exclusive: who may read and write. */
+static void test_brl_io(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+
+	assert_int_equal(brl_check_io(db, &k, &h1, 0, 100, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &h1, 100, 100, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h1, 150, 10, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 10, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h1, 150, 10, true),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 10, true),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_unlock(db, &k, &h1, 100, 100), NT_STATUS_OK);
+
+	assert_int_equal(brl_lock(db, &k, &h1, 100, 100, true), NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h1, 150, 10, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h1, 150, 10, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 10, false),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 10, true),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	/* Touching only the edges, or nothing. */
+	assert_int_equal(brl_check_io(db, &k, &h2, 90, 10, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h2, 200, 10, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_check_io(db, &k, &h2, 199, 1, false),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 0, true),
+			 NT_STATUS_OK);
+	brl_remove_owner(db, &k, &h1);
+	assert_int_equal(brl_check_io(db, &k, &h2, 150, 10, true),
+			 NT_STATUS_OK);
+}
+
+static void test_brl_many(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+	uint64_t off = 0, step = UINT64_MAX / 100;
+	int i;
+
+	/* smb2.lock.range: 200 locks spread over the 64-bit space. */
+	for (i = 0; i < 100; i++) {
+		off += step;
+		assert_int_equal(brl_lock(db, &k, &h1, off - 1, 1, true),
+				 NT_STATUS_OK);
+		assert_int_equal(brl_lock(db, &k, &h2, off - 2, 1, true),
+				 NT_STATUS_OK);
+	}
+	assert_int_equal(brl_count(db, &k), 200);
+	for (off = 0, i = 0; i < 100; i++) {
+		off += step;
+		assert_int_equal(brl_lock(db, &k, &h1, off - 2, 1, true),
+				 NT_STATUS_LOCK_NOT_GRANTED);
+		assert_int_equal(brl_lock(db, &k, &h2, off - 1, 1, true),
+				 NT_STATUS_LOCK_NOT_GRANTED);
+	}
+	brl_remove_owner(db, &k, &h2);
+	assert_int_equal(brl_count(db, &k), 100);
+	brl_remove_owner(db, &k, &h1);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
+/* ---- several processes ---- */
+
+/* Wait for a child with a time limit: a hang fails the test. */
+static int wait_child(pid_t pid)
+{
+	int st = 0;
+
+	alarm(30);
+	if (waitpid(pid, &st, 0) != pid) {
+		return -1;
+	}
+	alarm(0);
+	return st;
+}
+
+#define ROUNDS 300
+
+/* Each child takes an exclusive lock, checks it is alone inside, lets
+ * go; and opens with share none, checks the same. */
+static void contend_child(volatile int *inside)
+{
+	struct open_owner o = own(1);
+	struct file_key k = {.dev = 1, .ino = 1};
+	int i, bad = 0;
+	bool last, del;
+
+	if (!NT_STATUS_IS_OK(locking_db_reopen(db))) {
+		_exit(2);
+	}
+	for (i = 0; i < ROUNDS; i++) {
+		while (brl_lock(db, &k, &o, 0, 1, true) != NT_STATUS_OK) {
+		}
+		if (__atomic_add_fetch(&inside[0], 1, __ATOMIC_SEQ_CST) != 1) {
+			bad++;
+		}
+		__atomic_sub_fetch(&inside[0], 1, __ATOMIC_SEQ_CST);
+		if (brl_unlock(db, &k, &o, 0, 1) != NT_STATUS_OK) {
+			bad++;
+		}
+		while (share_mode_add(db, &k, &o, RD | WR, 0) != NT_STATUS_OK) {
+		}
+		if (__atomic_add_fetch(&inside[1], 1, __ATOMIC_SEQ_CST) != 1) {
+			bad++;
+		}
+		__atomic_sub_fetch(&inside[1], 1, __ATOMIC_SEQ_CST);
+		if (share_mode_remove(db, &k, &o, &last, &del) != NT_STATUS_OK ||
+		    !last) {
+			bad++;
+		}
+	}
+	_exit(bad == 0 ? 0 : 1);
+}
+
+static void test_two_processes(void **state)
+{
+	volatile int *inside;
+	pid_t p[2];
+	int i;
+
+	inside = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(inside != MAP_FAILED);
+	inside[0] = inside[1] = 0;
+	for (i = 0; i < 2; i++) {
+		p[i] = fork();
+		assert_true(p[i] >= 0);
+		if (p[i] == 0) {
+			contend_child(inside);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		int st = wait_child(p[i]);
+
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	munmap((void *)inside, 4096);
+	{
+		struct file_key k = {.dev = 1, .ino = 1};
+
+		assert_int_equal(brl_count(db, &k), 0);
+	}
+}
+
+/*
+ * A child takes a share mode and a lock, then the chain lock of the same
+ * key, and is killed with SIGKILL while holding it.  The parent must get
+ * the chain (robust mutex: EOWNERDEAD, made consistent by tdb; fcntl
+ * locks die with their process anyway), still see the dead child's
+ * entries, and locking_cleanup_pid() must remove them.
+ */
+static void test_killed_holder(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner me = own(1);
+	uint8_t kbuf[LOCKING_KEY_LEN];
+	int pfd[2];
+	char c;
+	pid_t pid;
+	int st;
+	bool last, del;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct open_owner o = own(1);
+
+		close(pfd[0]);
+		if (!NT_STATUS_IS_OK(locking_db_reopen(db)) ||
+		    share_mode_add(db, &k, &o, RD | WR, 0) != NT_STATUS_OK ||
+		    brl_lock(db, &k, &o, 0, 100, true) != NT_STATUS_OK ||
+		    tdb_chainlock(db->share, locking_key(&k, kbuf)) != 0 ||
+		    tdb_chainlock(db->brl, locking_key(&k, kbuf)) != 0) {
+			_exit(1);
+		}
+		c = 'x';
+		if (write(pfd[1], &c, 1) != 1) {
+			_exit(1);
+		}
+		for (;;) {
+			pause();
+		}
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	st = wait_child(pid);
+	assert_true(WIFSIGNALED(st));
+
+	/* Both chains can be taken again (a hang here trips alarm()). */
+	alarm(30);
+	assert_int_equal(share_mode_add(db, &k, &me, RD | WR, 0),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(brl_lock(db, &k, &me, 50, 1, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	alarm(0);
+	assert_int_equal(brl_count(db, &k), 1);
+
+	locking_cleanup_pid(db, (uint32_t)pid);
+	assert_int_equal(brl_count(db, &k), 0);
+	assert_int_equal(share_mode_add(db, &k, &me, RD | WR, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &me, 50, 1, true), NT_STATUS_OK);
+	/* Our own entries survive a cleanup of someone else. */
+	locking_cleanup_pid(db, (uint32_t)pid);
+	assert_int_equal(brl_count(db, &k), 1);
+	brl_remove_owner(db, &k, &me);
+	assert_int_equal(share_mode_remove(db, &k, &me, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+}
+
+static void test_cleanup_mixed(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner a = {.pid = 4000001, .open_id = 1};
+	struct open_owner b = {.pid = 4000002, .open_id = 1};
+	bool last, del;
+
+	assert_int_equal(share_mode_add(db, &k, &a, RD, SR), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &b, RD, SR), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &a, 0, 1, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &b, 1, 1, true), NT_STATUS_OK);
+	locking_cleanup_pid(db, a.pid);
+	assert_int_equal(brl_count(db, &k), 1);
+	assert_int_equal(share_mode_remove(db, &k, &a, &last, &del),
+			 NT_STATUS_NOT_FOUND);
+	assert_int_equal(share_mode_remove(db, &k, &b, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	locking_cleanup_pid(db, b.pid);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
+/* A record another process damaged is reported, never trusted. */
+static void test_corrupt_record(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o = own(1);
+	uint8_t kbuf[LOCKING_KEY_LEN], junk[5] = {1, 'B', 0, 0, 9};
+	TDB_DATA d = {.dptr = junk, .dsize = sizeof(junk)};
+	bool last, del;
+
+	assert_int_equal(tdb_store(db->brl, locking_key(&k, kbuf), d,
+				   TDB_REPLACE),
+			 0);
+	assert_int_equal(brl_lock(db, &k, &o, 0, 1, true),
+			 LOCKING_STATUS_CORRUPT);
+	assert_int_equal(brl_check_io(db, &k, &o, 0, 1, true),
+			 LOCKING_STATUS_CORRUPT);
+	assert_int_equal(brl_unlock(db, &k, &o, 0, 1),
+			 LOCKING_STATUS_CORRUPT);
+	junk[1] = 'S';
+	assert_int_equal(tdb_store(db->share, locking_key(&k, kbuf), d,
+				   TDB_REPLACE),
+			 0);
+	assert_int_equal(share_mode_add(db, &k, &o, RD, 7),
+			 LOCKING_STATUS_CORRUPT);
+	assert_int_equal(share_mode_remove(db, &k, &o, &last, &del),
+			 LOCKING_STATUS_CORRUPT);
+	/* The cleanup traverse drops what it cannot read. */
+	locking_cleanup_pid(db, 1);
+	assert_int_equal(share_mode_add(db, &k, &o, RD, 7), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &o, 0, 1, true), NT_STATUS_OK);
+	brl_remove_owner(db, &k, &o);
+	assert_int_equal(share_mode_remove(db, &k, &o, &last, &del),
+			 NT_STATUS_OK);
+}
+
+static void test_open_errors(void **state)
+{
+	struct locking_db *d2 = NULL;
+
+	assert_int_equal(locking_db_open(NULL, "", false, &d2),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_null(d2);
+	assert_int_not_equal(locking_db_open(NULL, "/proc/no/such", false,
+					     &d2),
+			     NT_STATUS_OK);
+	assert_null(d2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rec_roundtrip),
+		cmocka_unit_test(test_rec_malformed),
+		cmocka_unit_test(test_share_matrix),
+		cmocka_unit_test(test_share_three_opens),
+		cmocka_unit_test(test_delete_pending),
+		cmocka_unit_test(test_open_delete_on_close),
+		cmocka_unit_test(test_check_delete),
+		cmocka_unit_test(test_brl_basic),
+		cmocka_unit_test(test_brl_stacking),
+		cmocka_unit_test(test_brl_unlock),
+		cmocka_unit_test(test_brl_zero_length),
+		cmocka_unit_test(test_brl_high_ranges),
+		cmocka_unit_test(test_brl_io),
+		cmocka_unit_test(test_brl_many),
+		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_killed_holder),
+		cmocka_unit_test(test_cleanup_mixed),
+		cmocka_unit_test(test_corrupt_record),
+		cmocka_unit_test(test_open_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
