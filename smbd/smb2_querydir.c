@@ -366,10 +366,6 @@ out:
 	}
 }
 
-static void qd_orphan(void *p)
-{
-}
-
 /* Whatever path the state takes (job not run when the credentials could
  * not be taken, an early error), its fds close with it. */
 static int qd_state_destructor(struct qd_state *st)
@@ -632,7 +628,8 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 		talloc_free(st);
 		return status;
 	}
-	status = smb2_job_run(req, st, qd_job, qd_done, qd_orphan);
+	/* No orphan callback: the destructor closes what is left. */
+	status = smb2_job_run(req, st, qd_job, qd_done, NULL);
 	if (status != SMBD_STATUS_ASYNC) {
 		/* Not started: the state (and the names) are gone; the
 		 * next query scans again. */
