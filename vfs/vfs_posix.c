@@ -167,6 +167,11 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 	if (*found && *real == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
+	if (!*found && mangled) {
+		/* An alias we handed out for a name that is gone: creating
+		 * "by the alias" gets the long name back, as on Windows. */
+		*real = vfs_name_demangle_cached(mem_ctx, comp);
+	}
 	return NT_STATUS_OK;
 }
 
@@ -206,7 +211,7 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		}
 		real = talloc_asprintf(mem_ctx, "%s%s%s", real,
 				       real[0] ? "/" : "",
-				       found ? rc : comp);
+				       rc != NULL ? rc : comp);
 		if (real == NULL) {
 			st = NT_STATUS_NO_MEMORY;
 			break;
