@@ -18,10 +18,20 @@
  * the reply.  So a directory of N entries costs one readdir pass and N
  * stats however many queries list it: no quadratic cost.
  *
+ * Entries are stat-ed without following symlinks; on a share that
+ * follows symlinks a symlink is listed as its target, resolved from the
+ * share root under the share's rules, and one that dangles or leaves the
+ * share is not listed (Samba's answers).  FileIndex is 0 (as NTFS; Samba
+ * too), INDEX_SPECIFIED is ignored.  Short names go into the *Both*
+ * classes unless `mangled names = no`.
+ *
  * While a job works, it owns the name list (moved out of op->dir and
  * back in the done callback), so a CLOSE meanwhile frees nothing the pool
- * thread reads.  A second query on the same open while one is in flight
- * is refused (clients do not pipeline enumerations of one handle).
+ * thread reads, and the reply still goes out (a find racing a CLOSE
+ * succeeds, as on Windows and Samba).  A second query on the same open
+ * while one is in flight is refused with STATUS_INVALID_DEVICE_STATE
+ * (compound requests run one after the other; clients do not pipeline
+ * enumerations of one handle).
  */
 #include "smbd/smb2_server.h"
 #include "smbd/auth/auth_str.h"
