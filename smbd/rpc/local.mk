@@ -1,0 +1,22 @@
+# smbd/rpc: IPC$ named pipes, DCE/RPC PDUs, NDR, srvsvc, wkssvc, lsarpc.
+libsmbd_a_SOURCES += \
+	smbd/rpc/pipe.h smbd/rpc/rpc_service.h \
+	smbd/rpc/dcerpc.c smbd/rpc/dcerpc.h \
+	smbd/rpc/ndr.c smbd/rpc/ndr.h \
+	smbd/rpc/rpc_sid.c smbd/rpc/rpc_sid.h \
+	smbd/rpc/srvsvc.c smbd/rpc/wkssvc.c smbd/rpc/lsarpc.c
+
+check_PROGRAMS += testsuite/unit/test_rpc_ndr
+TESTS += testsuite/unit/test_rpc_ndr
+testsuite_unit_test_rpc_ndr_SOURCES = testsuite/unit/test_rpc_ndr.c
+testsuite_unit_test_rpc_ndr_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_rpc_ndr_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_rpc_pipe
+TESTS += testsuite/unit/test_rpc_pipe
+testsuite_unit_test_rpc_pipe_SOURCES = testsuite/unit/test_rpc_pipe.c
+testsuite_unit_test_rpc_pipe_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_rpc_pipe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc \
+	testsuite/integration/test_rpc.py
