@@ -25,7 +25,7 @@ import smbd_harness as h  # noqa: E402
 #   "listing"        the share connects, the directory listing fails
 #   "done"           `ls` lists the share
 STAGES = ("session setup", "tree connect", "listing", "done")
-REACHES = os.environ.get("SMBD_SMBCLIENT_REACHES", "listing")
+REACHES = os.environ.get("SMBD_SMBCLIENT_REACHES", "done")
 
 # smbclient's message when it fails at each stage
 FAILED_AT = {
@@ -118,6 +118,28 @@ class SmbClient:
 
     def test_ls_smb3_11_signed(self):
         self.check_ls("-m", "SMB3_11", "--client-protection=sign")
+
+    def test_put_get_mkdir_rm(self):
+        # a round trip through CREATE/WRITE/READ/CLOSE and deletes
+        if self.reaches() != "done":
+            self.skipTest("the share does not work yet")
+        src = os.path.join(self.smbd.tmp, "upload.bin")
+        back = os.path.join(self.smbd.tmp, "download.bin")
+        data = os.urandom(3 * 1024 * 1024 + 17)
+        with open(src, "wb") as f:
+            f.write(data)
+        rc, out = self.smbclient("-c", "mkdir sub; put %s sub\\up.bin; "
+                                 "get sub\\up.bin %s" % (src, back))
+        self.assertEqual(rc, 0, out)
+        with open(back, "rb") as f:
+            self.assertEqual(f.read(), data)
+        with open(os.path.join(self.smbd.share, "sub", "up.bin"),
+                  "rb") as f:
+            self.assertEqual(f.read(), data)
+        rc, out = self.smbclient("-c", "rm sub\\up.bin; rmdir sub")
+        self.assertEqual(rc, 0, out)
+        self.assertFalse(os.path.exists(os.path.join(self.smbd.share,
+                                                     "sub")))
 
     def test_bad_password(self):
         if not self.beyond("session setup"):
