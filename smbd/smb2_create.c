@@ -16,6 +16,7 @@
 #include "smbd/session.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
+#include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
@@ -61,6 +62,8 @@ struct create_state {
 	bool want_max_access;
 	bool want_qfid;
 	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
+	char *stream;		/* the stream name asked for, or NULL */
+	char *stream_xattr;	/* out: the xattr that holds it */
 	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
 	size_t sd_len;
 	/* out */
@@ -286,6 +289,111 @@ static void create_existing(struct create_state *st, bool is_dir)
 	}
 }
 
+/*
+ * A named stream (vfs/streams.h): the base file is found or created, then
+ * the disposition applies to the stream itself.
+ */
+static void create_stream(struct create_state *st, bool base_exists)
+{
+	bool writes = st->disposition != FILE_OPEN ||
+		      (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+				     SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED));
+	bool exists = false;
+	uint64_t size = 0;
+
+	if (st->options & FILE_DIRECTORY_FILE) {
+		st->status = NT_STATUS_NOT_A_DIRECTORY;
+		return;
+	}
+	if (!base_exists) {
+		if (st->disposition == FILE_OPEN ||
+		    st->disposition == FILE_OVERWRITE) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		st->options |= FILE_NON_DIRECTORY_FILE;
+		create_new(st);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+	} else {
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path[0] ? st->real_path
+							     : ".",
+					    writes ? O_RDWR : O_RDONLY, 0);
+		if (st->fd == -1 && errno == EISDIR) {
+			st->fd = vfs_openat_beneath(&st->share,
+						    st->share.root_fd,
+						    st->real_path[0]
+							    ? st->real_path
+							    : ".",
+						    O_RDONLY | O_DIRECTORY, 0);
+		}
+		if (st->fd == -1) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+	}
+	st->status = vfs_stream_xattr(st, st->fd, st->stream,
+				      &st->stream_xattr, &exists);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	switch (st->disposition) {
+	case FILE_OPEN:
+	case FILE_OVERWRITE:
+		if (!exists) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		break;
+	case FILE_CREATE:
+		if (exists) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!exists || st->disposition == FILE_OVERWRITE ||
+	    st->disposition == FILE_OVERWRITE_IF ||
+	    st->disposition == FILE_SUPERSEDE) {
+		if (st->read_only_share) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		st->status = vfs_stream_reset(st->fd, st->stream_xattr);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		st->action = !exists ? FILE_CREATED
+			     : st->disposition == FILE_SUPERSEDE
+				     ? FILE_SUPERSEDED
+				     : FILE_OVERWRITTEN;
+	} else {
+		st->action = FILE_OPENED;
+	}
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	vfs_fill_dos_attributes(&st->share, st->fd, false, st->real_path,
+				&st->fi);
+	(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
+	/* The handle is the stream's: its size, a file's attributes. */
+	st->fi.is_dir = false;
+	st->fi.end_of_file = size;
+	st->fi.allocation_size = (size + 4095) & ~(uint64_t)4095;
+	st->fi.attributes &= ~FILE_ATTRIBUTE_DIRECTORY;
+	if (st->fi.attributes == 0) {
+		st->fi.attributes = FILE_ATTRIBUTE_NORMAL;
+	}
+	st->max_access = create_max_access(st, st->share.root_fd,
+					   st->real_path[0] ? st->real_path
+							    : ".");
+}
+
 static void create_job(void *p)
 {
 	struct create_state *st = p;
@@ -298,6 +406,10 @@ static void create_job(void *p)
 		return;
 	}
 	st->real_path = r.path;
+	if (st->stream != NULL) {
+		create_stream(st, r.exists);
+		return;
+	}
 	if (r.exists) {
 		if (fstatat(st->share.root_fd, r.path[0] ? r.path : ".", &sb,
 			    0) != 0) {
@@ -438,6 +550,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
 	op->path = talloc_steal(op, st->real_path);
+	op->stream = talloc_steal(op, st->stream_xattr);
 	op->access_mask = granted;
 	op->create_options = st->options;
 	op->create_disposition = st->disposition;
@@ -648,9 +761,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		}
 		return status;
 	}
-	if (stream != NULL) {
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND; /* streams: later */
-	}
+
 	access = create_map_generic(access);
 	if (t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
 	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
@@ -665,6 +776,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	talloc_set_destructor(st, create_state_destructor);
 	st->path = talloc_steal(st, path);
+	st->stream = talloc_steal(st, stream);
 	st->disposition = disposition;
 	st->options = options;
 	st->access = access;
@@ -683,6 +795,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 
 struct close_state {
 	int fd;
+	char *stream;
 	int root_fd;
 	char *path;
 	bool is_dir;
@@ -703,6 +816,19 @@ static void close_job(void *p)
 			vfs_fill_dos_attributes(&st->share, st->fd, false,
 						st->path, &st->fi);
 		}
+		if (NT_STATUS_IS_OK(st->status) && st->stream != NULL) {
+			uint64_t size = 0;
+
+			(void)vfs_stream_size(st->fd, st->stream, &size);
+			st->fi.end_of_file = size;
+			st->fi.allocation_size = (size + 4095) & ~4095ULL;
+		}
+	}
+	if (st->stream != NULL) {
+		if (st->delete_on_close && st->fd != -1) {
+			(void)vfs_stream_delete(st->fd, st->stream);
+		}
+		st->delete_on_close = false;
 	}
 	if (st->fd != -1) {
 		close(st->fd);
@@ -770,6 +896,7 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	st->is_dir = op->is_dir;
 	st->share = op->tcon->share;
 	st->path = talloc_strdup(st, op->path);
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	st->fd = smbd_open_detach(op);
 	talloc_free(op);

@@ -10,6 +10,7 @@
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "vfs/name.h"
+#include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
@@ -44,7 +45,38 @@ struct getinfo_state {
 	uint32_t ea_size;
 	bool want_eas;
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
+	char *stream;		/* the open is this stream (xattr) */
+	bool want_streams;
+	char **stream_names;	/* FileStreamInformation, ::$DATA first */
+	uint64_t *stream_sizes;
+	size_t nstreams;
 };
+
+/* FileStreamInformation: the data stream (files only), then the rest. */
+static void getinfo_list_streams(struct getinfo_state *st)
+{
+	char **names = NULL;
+	uint64_t *sizes = NULL;
+	size_t n = 0, i, k = 0;
+
+	if (!NT_STATUS_IS_OK(vfs_stream_list(st, st->fd, &names, &sizes, &n))) {
+		n = 0;
+	}
+	st->stream_names = talloc_array(st, char *, n + 1);
+	st->stream_sizes = talloc_array(st, uint64_t, n + 1);
+	if (st->stream_names == NULL || st->stream_sizes == NULL) {
+		return;
+	}
+	if (!st->fi.is_dir) {
+		st->stream_names[k] = talloc_strdup(st, "::$DATA");
+		st->stream_sizes[k++] = st->fi.end_of_file;
+	}
+	for (i = 0; i < n; i++) {
+		st->stream_names[k] = names[i];
+		st->stream_sizes[k++] = sizes[i];
+	}
+	st->nstreams = k;
+}
 
 /* The user.* xattrs that are EAs (not Samba's own metadata). */
 static bool getinfo_is_ea(const char *name)
@@ -126,6 +158,17 @@ static void getinfo_job(void *p)
 	if (NT_STATUS_IS_OK(st->status)) {
 		vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path,
 					&st->fi);
+		if (st->want_streams && !st->opath) {
+			getinfo_list_streams(st);
+		}
+		if (st->stream != NULL) {
+			uint64_t size = 0;
+
+			(void)vfs_stream_size(st->fd, st->stream, &size);
+			st->fi.is_dir = false;
+			st->fi.end_of_file = size;
+			st->fi.allocation_size = (size + 4095) & ~4095ULL;
+		}
 		if (!st->opath && st->share.ea_support) {
 			st->ea_size = getinfo_ea_size(st->fd);
 			if (st->want_eas) {
@@ -227,6 +270,11 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	c.mode = op->mode;
 	c.ea_size = st->ea_size;
 	c.volume_serial = 0;
+	if (st->nstreams > 0) {
+		c.nstreams = st->nstreams;
+		c.stream_names = (const char *const *)st->stream_names;
+		c.stream_sizes = st->stream_sizes;
+	}
 	return fscc_file_info_push(req->out, g->cls, &c, g->max_out);
 }
 
@@ -366,6 +414,9 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_fs = type == SMB2_0_INFO_FILESYSTEM;
 	st->want_eas = type == SMB2_0_INFO_FILE &&
 		       cls == FSCC_FILE_FULL_EA_INFORMATION;
+	st->want_streams = type == SMB2_0_INFO_FILE &&
+			   cls == FSCC_FILE_STREAM_INFORMATION;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {

@@ -9,6 +9,7 @@
 #include "smbd/open.h"
 #include "smbd/session.h"
 #include "vfs/vfs.h"
+#include "vfs/streams.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 struct read_state {
 	int fd;
+	char *stream;		/* xattr of a named stream, or NULL */
 	uint64_t offset;
 	uint32_t length;
 	uint32_t min_count;
@@ -34,6 +36,18 @@ static void read_job(void *p)
 	struct read_state *st = p;
 	size_t done = 0;
 
+	if (st->stream != NULL) {
+		NTSTATUS status = vfs_stream_pread(st->fd, st->stream, st->buf,
+						   st->length, st->offset,
+						   &done);
+		if (!NT_STATUS_IS_OK(status)) {
+			st->err = EIO;
+		}
+		st->got = (ssize_t)done;
+		close(st->fd);
+		st->fd = -1;
+		return;
+	}
 	/* Loop: pread may return short on some file systems before EOF. */
 	while (done < st->length) {
 		ssize_t n = pread(st->fd, st->buf + done, st->length - done,
@@ -158,6 +172,7 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	st->offset = offset;
 	st->length = length;
 	st->min_count = min_count;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	op->position = offset + length;
 	return smb2_job_run(req, st, read_job, read_done, read_orphan);
 }

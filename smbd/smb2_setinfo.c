@@ -12,6 +12,7 @@
 #include "smbd/auth/auth_str.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
+#include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -40,6 +41,7 @@ struct setinfo_state {
 	char *path;			/* the open's path */
 	char *new_path;			/* rename/link target (resolved) */
 	NTSTATUS status;
+	char *stream;			/* the open is this stream (xattr) */
 	/* security: the descriptor, applied as a mode */
 	bool security;
 	uint32_t secinfo;
@@ -213,6 +215,11 @@ static void setinfo_job(void *p)
 		setinfo_basic(st);
 		break;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
+		if (st->stream != NULL) {
+			st->status = vfs_stream_truncate(st->fd, st->stream,
+							 st->in.end_of_file);
+			break;
+		}
 		if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
 			st->status = vfs_map_errno(errno);
 		}
@@ -446,6 +453,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	}
 	st->opath = op->opath;
 	st->is_dir = op->is_dir;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

@@ -9,6 +9,7 @@
 #include "smbd/session.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/streams.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 
 struct write_state {
 	int fd;
+	char *stream;		/* xattr of a named stream, or NULL */
 	bool append;
 	bool sync;
 	uint64_t offset;
@@ -37,6 +39,20 @@ struct write_state {
 static void write_job(void *p)
 {
 	struct write_state *st = p;
+
+	if (st->stream != NULL) {
+		NTSTATUS status = vfs_stream_pwrite(st->fd, st->stream,
+						    st->data, st->length,
+						    st->offset);
+		if (NT_STATUS_IS_OK(status)) {
+			st->written = st->length;
+		} else {
+			st->err = status == NT_STATUS_DISK_FULL ? ENOSPC : EIO;
+		}
+		close(st->fd);
+		st->fd = -1;
+		return;
+	}
 
 	while (st->written < st->length) {
 		ssize_t n;
@@ -153,7 +169,7 @@ NTSTATUS smb2_write(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->append = offset == SMB2_APPEND_OFFSET &&
-		     !(op->access_mask & SEC_FILE_WRITE_DATA);
+		     !(op->access_mask & SEC_FILE_WRITE_DATA) && !op->stream;
 	st->fd = st->append ? vfs_reopen_append(op->fd)
 			    : fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {
@@ -161,6 +177,7 @@ NTSTATUS smb2_write(struct smb2_request *req)
 		return vfs_map_errno(errno);
 	}
 	st->offset = offset;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->data = req->in + data_off;
 	st->length = length;
 	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||

@@ -1,0 +1,256 @@
+/*
+ * Streams in xattrs (see streams.h).  A stream is read and written
+ * whole: xattrs have no partial I/O, and their 64 KiB limit keeps that
+ * cheap.
+ */
+#include "vfs/streams.h"
+#include "vfs/name.h"
+#include "vfs/vfs.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+static const size_t prefix_len = sizeof(VFS_STREAM_PREFIX) - 1;
+static const size_t suffix_len = sizeof(VFS_STREAM_SUFFIX) - 1;
+
+/* "user.DosStream.NAME:$DATA" -> "NAME" (in place), or NULL. */
+static char *stream_of_xattr(char *x)
+{
+	size_t len = strlen(x);
+
+	if (len <= prefix_len + suffix_len ||
+	    strncmp(x, VFS_STREAM_PREFIX, prefix_len) != 0 ||
+	    strcmp(x + len - suffix_len, VFS_STREAM_SUFFIX) != 0) {
+		return NULL;
+	}
+	x[len - suffix_len] = '\0';
+	return x + prefix_len;
+}
+
+static NTSTATUS stream_listxattr(TALLOC_CTX *mem_ctx, int fd, char **buf,
+				 ssize_t *len)
+{
+	ssize_t n = flistxattr(fd, NULL, 0);
+
+	if (n < 0) {
+		return errno == ENOTSUP ? NT_STATUS_OK : vfs_map_errno(errno);
+	}
+	*buf = talloc_size(mem_ctx, (size_t)n + 1);
+	if (*buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	n = flistxattr(fd, *buf, (size_t)n);
+	if (n < 0) {
+		return vfs_map_errno(errno);
+	}
+	(*buf)[n] = '\0';
+	*len = n;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_xattr(TALLOC_CTX *mem_ctx, int fd, const char *name,
+			  char **xattr, bool *exists)
+{
+	char *list = NULL, *p;
+	ssize_t n = 0;
+	NTSTATUS st = stream_listxattr(mem_ctx, fd, &list, &n);
+
+	*exists = false;
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	for (p = list; p != NULL && p < list + n; p += strlen(p) + 1) {
+		char *copy = talloc_strdup(mem_ctx, p);
+		char *s = copy ? stream_of_xattr(copy) : NULL;
+
+		if (s != NULL && vfs_strcasecmp(s, name) == 0) {
+			*exists = true;
+			*xattr = talloc_strdup(mem_ctx, p);
+			talloc_free(copy);
+			talloc_free(list);
+			return *xattr ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+		}
+		talloc_free(copy);
+	}
+	talloc_free(list);
+	*xattr = talloc_asprintf(mem_ctx, VFS_STREAM_PREFIX "%s"
+				 VFS_STREAM_SUFFIX, name);
+	return *xattr ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
+NTSTATUS vfs_stream_reset(int fd, const char *xattr)
+{
+	const uint8_t nul = 0;
+
+	if (fsetxattr(fd, xattr, &nul, 1, 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+/* The whole value (data + trailing NUL) into a buffer of `extra` more. */
+static NTSTATUS stream_get(TALLOC_CTX *mem_ctx, int fd, const char *xattr,
+			   uint8_t **val, size_t *size)
+{
+	ssize_t n = fgetxattr(fd, xattr, NULL, 0);
+
+	if (n < 0) {
+		return errno == ENODATA ? NT_STATUS_OBJECT_NAME_NOT_FOUND
+					: vfs_map_errno(errno);
+	}
+	*val = talloc_size(mem_ctx, (size_t)n + 1);
+	if (*val == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	n = fgetxattr(fd, xattr, *val, (size_t)n);
+	if (n < 0) {
+		return vfs_map_errno(errno);
+	}
+	/* The data is everything but the trailing NUL Samba stores. */
+	*size = n > 0 ? (size_t)n - 1 : 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_size(int fd, const char *xattr, uint64_t *size)
+{
+	ssize_t n = fgetxattr(fd, xattr, NULL, 0);
+
+	if (n < 0) {
+		return errno == ENODATA ? NT_STATUS_OBJECT_NAME_NOT_FOUND
+					: vfs_map_errno(errno);
+	}
+	*size = n > 0 ? (uint64_t)n - 1 : 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_pread(int fd, const char *xattr, uint8_t *buf,
+			  size_t len, uint64_t off, size_t *got)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *val = NULL;
+	size_t size = 0;
+	NTSTATUS st = stream_get(tmp, fd, xattr, &val, &size);
+
+	*got = 0;
+	if (NT_STATUS_IS_OK(st) && off < size) {
+		*got = size - off < len ? size - (size_t)off : len;
+		memcpy(buf, val + off, *got);
+	}
+	talloc_free(tmp);
+	return st;
+}
+
+/* Store data[0..size) with the trailing NUL. */
+static NTSTATUS stream_put(int fd, const char *xattr, uint8_t *val,
+			   size_t size)
+{
+	val[size] = 0;
+	if (fsetxattr(fd, xattr, val, size + 1, 0) != 0) {
+		return errno == E2BIG || errno == ENOSPC
+			       ? NT_STATUS_DISK_FULL
+			       : vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_pwrite(int fd, const char *xattr, const uint8_t *data,
+			   size_t len, uint64_t off)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *val = NULL;
+	size_t size = 0, end;
+	NTSTATUS st;
+
+	if (off > VFS_STREAM_MAX || len > VFS_STREAM_MAX - off) {
+		talloc_free(tmp);
+		return NT_STATUS_DISK_FULL;
+	}
+	st = stream_get(tmp, fd, xattr, &val, &size);
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(tmp);
+		return st;
+	}
+	end = (size_t)off + len > size ? (size_t)off + len : size;
+	val = talloc_realloc(tmp, val, uint8_t, end + 1);
+	if (val == NULL) {
+		talloc_free(tmp);
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (off > size) {
+		memset(val + size, 0, (size_t)off - size);
+	}
+	memcpy(val + off, data, len);
+	st = stream_put(fd, xattr, val, end);
+	talloc_free(tmp);
+	return st;
+}
+
+NTSTATUS vfs_stream_truncate(int fd, const char *xattr, uint64_t new_size)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *val = NULL;
+	size_t size = 0;
+	NTSTATUS st;
+
+	if (new_size > VFS_STREAM_MAX) {
+		talloc_free(tmp);
+		return NT_STATUS_DISK_FULL;
+	}
+	st = stream_get(tmp, fd, xattr, &val, &size);
+	if (NT_STATUS_IS_OK(st)) {
+		val = talloc_realloc(tmp, val, uint8_t, new_size + 1);
+		if (val == NULL) {
+			talloc_free(tmp);
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (new_size > size) {
+			memset(val + size, 0, (size_t)new_size - size);
+		}
+		st = stream_put(fd, xattr, val, (size_t)new_size);
+	}
+	talloc_free(tmp);
+	return st;
+}
+
+NTSTATUS vfs_stream_delete(int fd, const char *xattr)
+{
+	if (fremovexattr(fd, xattr) != 0 && errno != ENODATA) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,
+			 uint64_t **sizes, size_t *count)
+{
+	char *list = NULL, *p;
+	ssize_t n = 0;
+	NTSTATUS st = stream_listxattr(mem_ctx, fd, &list, &n);
+
+	*names = NULL;
+	*sizes = NULL;
+	*count = 0;
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	for (p = list; p != NULL && p < list + n; p += strlen(p) + 1) {
+		char *copy = talloc_strdup(mem_ctx, p);
+		char *s = copy ? stream_of_xattr(copy) : NULL;
+		uint64_t size;
+
+		if (s == NULL || !NT_STATUS_IS_OK(vfs_stream_size(fd, p,
+								  &size))) {
+			continue;
+		}
+		*names = talloc_realloc(mem_ctx, *names, char *, *count + 1);
+		*sizes = talloc_realloc(mem_ctx, *sizes, uint64_t, *count + 1);
+		if (*names == NULL || *sizes == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		(*names)[*count] = talloc_asprintf(*names, ":%s:$DATA", s);
+		(*sizes)[*count] = size;
+		(*count)++;
+	}
+	return NT_STATUS_OK;
+}

@@ -1,0 +1,42 @@
+/*
+ * Alternate data streams kept in extended attributes, byte-compatible
+ * with Samba's vfs_streams_xattr: stream "NAME" of a file is the xattr
+ * "user.DosStream.NAME:$DATA" on it, holding the data plus one trailing
+ * NUL byte (so an empty stream is a one-byte value).  Stream names are
+ * matched without case, as on NTFS.  Everything takes an fd of the base
+ * file opened for reading (and writing, to change a stream).
+ */
+#ifndef VFS_STREAMS_H
+#define VFS_STREAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+#define VFS_STREAM_PREFIX "user.DosStream."
+#define VFS_STREAM_SUFFIX ":$DATA"
+/* An xattr value is at most 64 KiB on Linux (XATTR_SIZE_MAX). */
+#define VFS_STREAM_MAX (65536 - 1)
+
+/* The xattr holding stream `name` on fd (case-insensitive lookup of an
+ * existing one; else the name a new one gets).  *exists tells which. */
+NTSTATUS vfs_stream_xattr(TALLOC_CTX *mem_ctx, int fd, const char *name,
+			  char **xattr, bool *exists);
+/* Create (empty) or truncate to zero. */
+NTSTATUS vfs_stream_reset(int fd, const char *xattr);
+NTSTATUS vfs_stream_size(int fd, const char *xattr, uint64_t *size);
+NTSTATUS vfs_stream_pread(int fd, const char *xattr, uint8_t *buf,
+			  size_t len, uint64_t off, size_t *got);
+NTSTATUS vfs_stream_pwrite(int fd, const char *xattr, const uint8_t *data,
+			   size_t len, uint64_t off);
+NTSTATUS vfs_stream_truncate(int fd, const char *xattr, uint64_t size);
+NTSTATUS vfs_stream_delete(int fd, const char *xattr);
+/* All streams of a file as FileStreamInformation names (":NAME:$DATA")
+ * with their sizes; the default "::$DATA" is not included. */
+NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,
+			 uint64_t **sizes, size_t *count);
+
+#endif
