@@ -21,3 +21,9 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
 	vfs/streams.c vfs/streams.h
+
+check_PROGRAMS += testsuite/unit/test_streams
+TESTS += testsuite/unit/test_streams
+testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c
+testsuite_unit_test_streams_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_streams_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
