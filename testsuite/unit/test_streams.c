@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -20,7 +21,7 @@ static int tmp_fd(char *path)
 {
 	int fd;
 
-	strcpy(path, "/var/tmp/test_streams_XXXXXX");
+	snprintf(path, 64, "/var/tmp/test_streams_XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd != -1);
 	if (fsetxattr(fd, "user.probe", "x", 1, 0) != 0) {
