@@ -71,9 +71,54 @@ static bool io_conflicts(const struct brl_entry *e, const struct open_owner *o,
 
 struct lock_state {
 	const struct open_owner *o;
-	uint64_t off, len;
-	bool exclusive;
+	const struct brl_range *r;
+	unsigned n;
+	unsigned failed;
 };
+
+/* Range i of the request against the locks already there and the
+ * request's ranges before it (same owner). */
+static bool range_refused(const struct lock_state *l, unsigned i,
+			  const uint8_t *old, size_t old_len, NTSTATUS *err)
+{
+	const struct brl_range *r = &l->r[i];
+	struct locking_rec_iter it;
+	struct brl_entry e;
+	NTSTATUS status;
+	unsigned j;
+
+	*err = NT_STATUS_LOCK_NOT_GRANTED;
+	if (old != NULL) {
+		if (!NT_STATUS_IS_OK(brl_rec_iter_init(&it, old, old_len))) {
+			*err = LOCKING_STATUS_CORRUPT;
+			return true;
+		}
+		while (NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e))) {
+			if (brl_overlap(e.off, e.len, r->off, r->len) &&
+			    lock_conflicts(&e, l->o, r->exclusive)) {
+				return true;
+			}
+		}
+		if (status != NT_STATUS_NO_MORE_ENTRIES) {
+			*err = LOCKING_STATUS_CORRUPT;
+			return true;
+		}
+	}
+	for (j = 0; j < i; j++) {
+		e = (struct brl_entry){
+			.pid = l->o->pid,
+			.open_id = l->o->open_id,
+			.flags = l->r[j].exclusive ? BRL_ENTRY_EXCLUSIVE : 0,
+			.off = l->r[j].off,
+			.len = l->r[j].len,
+		};
+		if (brl_overlap(e.off, e.len, r->off, r->len) &&
+		    lock_conflicts(&e, l->o, r->exclusive)) {
+			return true;
+		}
+	}
+	return false;
+}
 
 static NTSTATUS lock_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 			enum locking_action *action, uint8_t **nb, size_t *nl,
@@ -81,10 +126,10 @@ static NTSTATUS lock_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 {
 	struct lock_state *l = priv;
 	struct locking_rec_iter it;
-	struct brl_entry e;
 	uint32_t count = 0;
-	NTSTATUS status;
+	NTSTATUS err;
 	uint8_t *buf;
+	unsigned i;
 	size_t n;
 
 	if (old != NULL) {
@@ -92,20 +137,17 @@ static NTSTATUS lock_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 			return LOCKING_STATUS_CORRUPT;
 		}
 		count = it.left;
-		while (NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e))) {
-			if (brl_overlap(e.off, e.len, l->off, l->len) &&
-			    lock_conflicts(&e, l->o, l->exclusive)) {
-				return NT_STATUS_LOCK_NOT_GRANTED;
-			}
-		}
-		if (status != NT_STATUS_NO_MORE_ENTRIES) {
-			return LOCKING_STATUS_CORRUPT;
-		}
-		if (count >= LOCKING_MAX_LOCKS_PER_FILE) {
-			return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	if ((uint64_t)count + l->n > LOCKING_MAX_LOCKS_PER_FILE) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	for (i = 0; i < l->n; i++) {
+		if (range_refused(l, i, old, old_len, &err)) {
+			l->failed = i;
+			return err;
 		}
 	}
-	n = LOCKING_REC_HDR_LEN + ((size_t)count + 1) * BRL_ENTRY_LEN;
+	n = LOCKING_REC_HDR_LEN + ((size_t)count + l->n) * BRL_ENTRY_LEN;
 	buf = talloc_size(tmp, n);
 	if (buf == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -113,34 +155,63 @@ static NTSTATUS lock_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	if (old != NULL) {
 		memcpy(buf, old, old_len);
 	}
-	locking_rec_put_header(buf, LOCKING_KIND_BRL, 0, count + 1);
-	e = (struct brl_entry){
-		.pid = l->o->pid,
-		.flags = l->exclusive ? BRL_ENTRY_EXCLUSIVE : 0,
-		.open_id = l->o->open_id,
-		.off = l->off,
-		.len = l->len,
-	};
-	brl_entry_put(buf + n - BRL_ENTRY_LEN, &e);
+	locking_rec_put_header(buf, LOCKING_KIND_BRL, 0, count + l->n);
+	for (i = 0; i < l->n; i++) {
+		struct brl_entry e = {
+			.pid = l->o->pid,
+			.flags = l->r[i].exclusive ? BRL_ENTRY_EXCLUSIVE : 0,
+			.open_id = l->o->open_id,
+			.off = l->r[i].off,
+			.len = l->r[i].len,
+		};
+
+		brl_entry_put(buf + LOCKING_REC_HDR_LEN +
+				      ((size_t)count + i) * BRL_ENTRY_LEN,
+			      &e);
+	}
 	*nb = buf;
 	*nl = n;
 	*action = LOCKING_STORE;
 	return NT_STATUS_OK;
 }
 
+NTSTATUS brl_lock_many(struct locking_db *db, const struct file_key *k,
+		       const struct open_owner *o, const struct brl_range *r,
+		       unsigned n, unsigned *failed)
+{
+	struct lock_state l = {.o = o, .r = r, .n = n};
+	NTSTATUS status;
+	unsigned i;
+
+	if (failed != NULL) {
+		*failed = 0;
+	}
+	if (n == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* MS-FSA 2.1.5.8: a range past the last 64-bit offset. */
+	for (i = 0; i < n; i++) {
+		if (!brl_range_valid(r[i].off, r[i].len)) {
+			if (failed != NULL) {
+				*failed = i;
+			}
+			return NT_STATUS_INVALID_LOCK_RANGE;
+		}
+	}
+	status = locking_modify(db->brl, k, lock_fn, &l);
+	if (failed != NULL && !NT_STATUS_IS_OK(status)) {
+		*failed = l.failed;
+	}
+	return status;
+}
+
 NTSTATUS brl_lock(struct locking_db *db, const struct file_key *k,
 		  const struct open_owner *o, uint64_t off, uint64_t len,
 		  bool exclusive)
 {
-	struct lock_state l = {
-		.o = o, .off = off, .len = len, .exclusive = exclusive,
-	};
+	struct brl_range r = {.off = off, .len = len, .exclusive = exclusive};
 
-	/* MS-FSA 2.1.5.8: a range past the last 64-bit offset. */
-	if (!brl_range_valid(off, len)) {
-		return NT_STATUS_INVALID_LOCK_RANGE;
-	}
-	return locking_modify(db->brl, k, lock_fn, &l);
+	return brl_lock_many(db, k, o, &r, 1, NULL);
 }
 
 /* ---- unlock and remove ---- */

@@ -121,6 +121,17 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 NTSTATUS brl_lock(struct locking_db *db, const struct file_key *k,
 		  const struct open_owner *o, uint64_t off, uint64_t len,
 		  bool exclusive);
+/* Several ranges for one open, all or nothing (MS-SMB2 3.3.5.14.2: a
+ * LOCK request with several elements): each must be grantable against
+ * the file's locks and the request's earlier ranges.  *failed (may be
+ * NULL) is the index of the first range refused. */
+struct brl_range {
+	uint64_t off, len;
+	bool exclusive;
+};
+NTSTATUS brl_lock_many(struct locking_db *db, const struct file_key *k,
+		       const struct open_owner *o, const struct brl_range *r,
+		       unsigned n, unsigned *failed);
 /* Remove one lock of o with exactly this range (an exclusive one before a
  * shared one): NT_STATUS_RANGE_NOT_LOCKED when there is none. */
 NTSTATUS brl_unlock(struct locking_db *db, const struct file_key *k,

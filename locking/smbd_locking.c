@@ -6,8 +6,11 @@
 #include "locking/locking.h"
 #include "smbd/smbd.h"
 #include "smbd/conn.h"
+#include "smbd/open.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
+
+#include <unistd.h>
 
 struct locking_db *smbd_locking(struct smbd_worker *w)
 {
@@ -30,4 +33,14 @@ struct locking_db *smbd_locking(struct smbd_worker *w)
 		return NULL;
 	}
 	return w->locking;
+}
+
+void smbd_open_locking_ids(const struct smbd_open *op, struct file_key *k,
+			   struct open_owner *o)
+{
+	k->dev = op->dev;
+	k->ino = op->ino;
+	/* Volatile ids are unique in a worker, pids among workers. */
+	o->pid = (uint32_t)getpid();
+	o->open_id = op->fid_volatile;
 }

@@ -11,9 +11,18 @@
 #define LOCKING_SMBD_LOCKING_H
 
 struct smbd_worker;
+struct smbd_open;
 struct locking_db;
+struct file_key;
+struct open_owner;
 
 /* NULL (logged once) when the database cannot be opened. */
 struct locking_db *smbd_locking(struct smbd_worker *w);
+
+/* The file key (dev, ino) and the owner (this worker's pid, the open's
+ * FileId.Volatile) every caller must use for an open: CREATE/CLOSE for
+ * share modes, LOCK, READ/WRITE and CLOSE for byte-range locks. */
+void smbd_open_locking_ids(const struct smbd_open *op, struct file_key *k,
+			   struct open_owner *o);
 
 #endif

@@ -36,7 +36,7 @@ static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
 	CMD(SMB2_OP_FLUSH, "FLUSH", 24, true, true, true, smb2_flush),
 	CMD(SMB2_OP_READ, "READ", 49, true, true, true, smb2_read),
 	CMD(SMB2_OP_WRITE, "WRITE", 49, true, true, true, smb2_write),
-	CMD(SMB2_OP_LOCK, "LOCK", 48, true, true, true, smb2_not_implemented),
+	CMD(SMB2_OP_LOCK, "LOCK", 48, true, true, true, smb2_lock),
 	CMD(SMB2_OP_IOCTL, "IOCTL", 57, true, true, true, smb2_ioctl),
 	CMD(SMB2_OP_CANCEL, "CANCEL", 4, true, false, false, NULL),
 	CMD(SMB2_OP_KEEPALIVE, "ECHO", 4, true, false, false, smb2_echo),

@@ -142,6 +142,7 @@ NTSTATUS smb2_close(struct smb2_request *req);
 NTSTATUS smb2_read(struct smb2_request *req);
 NTSTATUS smb2_write(struct smb2_request *req);
 NTSTATUS smb2_flush(struct smb2_request *req);
+NTSTATUS smb2_lock(struct smb2_request *req);
 NTSTATUS smb2_getinfo(struct smb2_request *req);
 NTSTATUS smb2_setinfo(struct smb2_request *req);
 NTSTATUS smb2_querydir(struct smb2_request *req);

@@ -698,6 +698,50 @@ static void test_brl_many(void **state)
 	assert_int_equal(brl_count(db, &k), 0);
 }
 
+static void test_brl_many_ranges(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner h1 = own(1), h2 = own(2);
+	struct brl_range r[3] = {
+		{.off = 0, .len = 10, .exclusive = true},
+		{.off = 20, .len = 10, .exclusive = false},
+		{.off = 40, .len = 10, .exclusive = true},
+	};
+	unsigned failed = 99;
+
+	assert_int_equal(brl_lock_many(db, &k, &h1, r, 0, &failed),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(brl_lock_many(db, &k, &h1, r, 3, &failed),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 3);
+	/* The third conflicts: nothing of the request is granted. */
+	r[0].off = 100;
+	r[1].off = 120;
+	assert_int_equal(brl_lock_many(db, &k, &h2, r, 3, &failed),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(failed, 2);
+	assert_int_equal(brl_count(db, &k), 3);
+	/* Ranges of one request conflict among themselves too. */
+	r[2].off = 105;
+	assert_int_equal(brl_lock_many(db, &k, &h2, r, 3, &failed),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(failed, 2);
+	/* ... but shared stacks on the request's own exclusive. */
+	r[2].exclusive = false;
+	assert_int_equal(brl_lock_many(db, &k, &h2, r, 3, &failed),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 6);
+	/* A bad range anywhere refuses the whole request. */
+	r[1].off = UINT64_MAX;
+	assert_int_equal(brl_lock_many(db, &k, &h1, r, 3, &failed),
+			 NT_STATUS_INVALID_LOCK_RANGE);
+	assert_int_equal(failed, 1);
+	assert_int_equal(brl_count(db, &k), 6);
+	brl_remove_owner(db, &k, &h1);
+	brl_remove_owner(db, &k, &h2);
+	assert_int_equal(brl_count(db, &k), 0);
+}
+
 /* ---- several processes ---- */
 
 /* Wait for a child with a time limit: a hang fails the test. */
@@ -939,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_brl_high_ranges),
 		cmocka_unit_test(test_brl_io),
 		cmocka_unit_test(test_brl_many),
+		cmocka_unit_test(test_brl_many_ranges),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_killed_holder),
 		cmocka_unit_test(test_cleanup_mixed),
