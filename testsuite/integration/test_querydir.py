@@ -140,6 +140,7 @@ class QueryDir:
 
     # -- clients -------------------------------------------------------
     def smbclient(self, command, *args):
+        """Run smbclient -c command; (exit status, output)."""
         cmd = ["smbclient", "//127.0.0.1/share", "-p", str(self.smbd.port),
                "-s", self.client_conf, "-U", "%s%%%s" % (USER, PASSWORD),
                "-t", "20", "-c", command] + list(args)
@@ -152,8 +153,8 @@ class QueryDir:
         self.server_alive()
         return r.returncode, r.stdout + r.stderr
 
-    def ls_names(self, command):
-        rc, out = self.smbclient(command)
+    def ls_names(self, command, *args):
+        rc, out = self.smbclient(command, *args)
         self.assertEqual(rc, 0, out)
         names = []
         # "  name    A     10  Wed Dec  2 12:00:00 2026"
@@ -245,6 +246,16 @@ class QueryDir:
         files = [n for n, _ in names if n.startswith("f")]
         self.assertEqual(len(files), BIG, out[-2000:])
         self.assertEqual(len(set(files)), BIG)
+
+    def test_ls_many_dialects(self):
+        """Large multi-credit listings, signed and encrypted."""
+        for args in (("-m", "SMB2_02"),
+                     ("-m", "SMB3_11", "--client-protection=sign"),
+                     ("-m", "SMB3_11", "--client-protection=encrypt")):
+            with self.subTest(args=args):
+                names, out = self.ls_names("ls big\\*", *args)
+                files = [n for n, _ in names if n.startswith("f")]
+                self.assertEqual(len(files), BIG, out[-2000:])
 
     def test_short_name(self):
         rc, out = self.smbclient("allinfo %s" % LONG)
