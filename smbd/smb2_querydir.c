@@ -76,6 +76,7 @@ struct qd_dir {
 	struct qd_names *names;	/* NULL while a job holds them */
 	size_t cursor;
 	bool busy;
+	bool exhausted;		/* the scan ran out: its names are freed */
 };
 
 struct qd_state {
@@ -423,6 +424,12 @@ static NTSTATUS qd_done(struct smb2_request *req, void *p)
 			d->names = talloc_steal(d, st->names);
 			d->cursor = st->cursor;
 		}
+		if (d->names != NULL && d->cursor >= d->names->count) {
+			/* Done: an open kept for CHANGE_NOTIFY (as Explorer
+			 * does) should not hold a big directory's names. */
+			TALLOC_FREE(d->names);
+			d->exhausted = true;
+		}
 	}
 	if (st->status == STATUS_NO_MORE_FILES) {
 		qd_error_body(out);
@@ -527,8 +534,11 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	if (d->busy) {
 		return NT_STATUS_INVALID_DEVICE_STATE;
 	}
-	st->rescan = d->names == NULL ||
+	st->rescan = (d->names == NULL && !d->exhausted) ||
 		     (q->flags & (SMB2_RESTART_SCANS | SMB2_REOPEN)) != 0;
+	if (!st->rescan && d->exhausted) {
+		return STATUS_NO_MORE_FILES;
+	}
 	if (st->rescan || q->pattern_given) {
 		/* A continuing query's new pattern applies from the
 		 * cursor on (Samba 4.17 does so; MS-FSA would ignore it);
@@ -543,6 +553,7 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 		talloc_free(d->names);
 		d->names = NULL;
 		d->cursor = 0;
+		d->exhausted = false;
 	} else {
 		st->names = talloc_steal(st, d->names);
 		st->cursor = d->cursor;
@@ -618,6 +629,9 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 	status = qd_prepare(req, op, &q, st);
 	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
+		if (status == STATUS_NO_MORE_FILES) {
+			qd_error_body(req->out);
+		}
 		return status;
 	}
 	/* Our own fds: a CLOSE or TREE_DISCONNECT meanwhile must not pull
