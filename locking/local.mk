@@ -11,3 +11,10 @@ TESTS += testsuite/unit/test_locking
 testsuite_unit_test_locking_SOURCES = testsuite/unit/test_locking.c
 testsuite_unit_test_locking_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_locking_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/smb2_lock.c's request parsing (the handler itself is in smbd/).
+check_PROGRAMS += testsuite/unit/test_locking_smb2
+TESTS += testsuite/unit/test_locking_smb2
+testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c
+testsuite_unit_test_locking_smb2_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -9,7 +9,8 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/create_ctx.c \
 	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_read.c \
 	smbd/smb2_write.c smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
-	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c
+	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c \
+	smbd/smb2_lock.h
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c

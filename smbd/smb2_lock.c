@@ -23,6 +23,7 @@
  * is ignored: none of those exist here yet.
  */
 #include "smbd/smb2_server.h"
+#include "smbd/smb2_lock.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
 #include "smbd/session.h"
@@ -33,13 +34,6 @@
 
 #include <string.h>
 
-/* 2.2.26.1 SMB2_LOCK_ELEMENT Flags */
-#define SMB2_LOCKFLAG_SHARED 0x00000001
-#define SMB2_LOCKFLAG_EXCLUSIVE 0x00000002
-#define SMB2_LOCKFLAG_UNLOCK 0x00000004
-#define SMB2_LOCKFLAG_FAIL_IMMEDIATELY 0x00000010
-
-#define SMB2_LOCK_ELEMENT_LEN 24
 #define LOCK_RETRY_MS 50
 
 struct lock_wait {
@@ -74,6 +68,77 @@ static bool lock_flags_valid(uint32_t flags)
 	}
 }
 
+NTSTATUS smb2_lock_parse(TALLOC_CTX *mem_ctx, const uint8_t *body,
+			 size_t len, struct smb2_lock_req *out)
+{
+	struct wire_cur b;
+	uint16_t size, i;
+
+	memset(out, 0, sizeof(*out));
+	wire_cur_init(&b, body, len);
+	if (!NT_STATUS_IS_OK(wire_pull_le16(&b, &size)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&b, &out->count)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&b, &out->sequence)) ||
+	    !NT_STATUS_IS_OK(wire_pull_bytes(&b, out->fid, 16))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* 2.2.26: LockCount MUST be at least 1; the elements must be
+	 * there (the dispatcher's table checked that too). */
+	if (size != 48 || out->count == 0 ||
+	    wire_remaining(&b) < (size_t)out->count * SMB2_LOCK_ELEMENT_LEN) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->el = talloc_array(mem_ctx, struct smb2_lock_elem, out->count);
+	if (out->el == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; i < out->count; i++) {
+		struct smb2_lock_elem *e = &out->el[i];
+
+		if (!NT_STATUS_IS_OK(wire_pull_le64(&b, &e->off)) ||
+		    !NT_STATUS_IS_OK(wire_pull_le64(&b, &e->len)) ||
+		    !NT_STATUS_IS_OK(wire_pull_le32(&b, &e->flags)) ||
+		    !NT_STATUS_IS_OK(wire_skip(&b, 4))) {
+			TALLOC_FREE(out->el);
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+	}
+	out->unlock = (out->el[0].flags & SMB2_LOCKFLAG_UNLOCK) != 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_lock_check_locks(TALLOC_CTX *mem_ctx, struct smb2_lock_req *r)
+{
+	uint16_t i;
+
+	r->blocking = false;
+	r->ranges = talloc_array(mem_ctx, struct brl_range, r->count);
+	if (r->ranges == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; i < r->count; i++) {
+		uint32_t flags = r->el[i].flags;
+
+		if (!lock_flags_valid(flags)) {
+			TALLOC_FREE(r->ranges);
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		r->ranges[i].off = r->el[i].off;
+		r->ranges[i].len = r->el[i].len;
+		r->ranges[i].exclusive =
+			(flags & SMB2_LOCKFLAG_EXCLUSIVE) != 0;
+		if (!(flags & SMB2_LOCKFLAG_FAIL_IMMEDIATELY)) {
+			/* 3.3.5.14.2: only a single lock may wait. */
+			if (r->count > 1) {
+				TALLOC_FREE(r->ranges);
+				return NT_STATUS_INVALID_PARAMETER;
+			}
+			r->blocking = true;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
 /*
  * 3.3.5.14.1: each element must be a plain UNLOCK (with FAIL_IMMEDIATELY
  * too it is INVALID_PARAMETER, as Windows answers and smbtorture
@@ -81,68 +146,23 @@ static bool lock_flags_valid(uint32_t flags)
  * what was unlocked before stays unlocked (smb2.lock.multiple-unlock).
  */
 static NTSTATUS do_unlocks(struct locking_db *db, const struct file_key *k,
-			   const struct open_owner *o, struct wire_cur *b,
-			   uint16_t count)
+			   const struct open_owner *o,
+			   const struct smb2_lock_req *r)
 {
 	uint16_t i;
 
-	for (i = 0; i < count; i++) {
-		uint64_t off, len;
-		uint32_t flags;
+	for (i = 0; i < r->count; i++) {
+		const struct smb2_lock_elem *e = &r->el[i];
 		NTSTATUS status;
 
-		if (!NT_STATUS_IS_OK(wire_pull_le64(b, &off)) ||
-		    !NT_STATUS_IS_OK(wire_pull_le64(b, &len)) ||
-		    !NT_STATUS_IS_OK(wire_pull_le32(b, &flags)) ||
-		    !NT_STATUS_IS_OK(wire_skip(b, 4))) {
+		if (e->flags != SMB2_LOCKFLAG_UNLOCK) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
-		if (flags != SMB2_LOCKFLAG_UNLOCK) {
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-		status = brl_unlock(db, k, o, off, len);
+		status = brl_unlock(db, k, o, e->off, e->len);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;
 		}
 	}
-	return NT_STATUS_OK;
-}
-
-/* Read and check the lock elements; *blocking: the one element may
- * wait. */
-static NTSTATUS read_locks(TALLOC_CTX *mem_ctx, struct wire_cur *b,
-			   uint16_t count, struct brl_range **out,
-			   bool *blocking)
-{
-	struct brl_range *r = talloc_array(mem_ctx, struct brl_range, count);
-	uint16_t i;
-
-	if (r == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	*blocking = false;
-	for (i = 0; i < count; i++) {
-		uint32_t flags;
-
-		if (!NT_STATUS_IS_OK(wire_pull_le64(b, &r[i].off)) ||
-		    !NT_STATUS_IS_OK(wire_pull_le64(b, &r[i].len)) ||
-		    !NT_STATUS_IS_OK(wire_pull_le32(b, &flags)) ||
-		    !NT_STATUS_IS_OK(wire_skip(b, 4)) ||
-		    !lock_flags_valid(flags)) {
-			talloc_free(r);
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-		r[i].exclusive = (flags & SMB2_LOCKFLAG_EXCLUSIVE) != 0;
-		if (!(flags & SMB2_LOCKFLAG_FAIL_IMMEDIATELY)) {
-			/* 3.3.5.14.2: only a single lock may wait. */
-			if (count > 1) {
-				talloc_free(r);
-				return NT_STATUS_INVALID_PARAMETER;
-			}
-			*blocking = true;
-		}
-	}
-	*out = r;
 	return NT_STATUS_OK;
 }
 
@@ -229,62 +249,55 @@ static void lock_wait_retry(void *priv)
 
 NTSTATUS smb2_lock(struct smb2_request *req)
 {
-	struct wire_cur *b = &req->body;
-	struct brl_range *ranges = NULL;
+	struct smb2_lock_req r;
 	struct locking_db *db;
 	struct smbd_open *op;
 	struct file_key k;
 	struct open_owner o;
-	uint16_t count;
-	uint32_t seq, first_flags;
-	uint8_t fid[16];
-	bool blocking;
 	NTSTATUS status;
 
-	(void)wire_skip(b, 2); /* StructureSize, checked by the table */
-	/* LockSequenceNumber/Index: only for handles we do not have. */
-	if (!NT_STATUS_IS_OK(wire_pull_le16(b, &count)) ||
-	    !NT_STATUS_IS_OK(wire_pull_le32(b, &seq)) ||
-	    !NT_STATUS_IS_OK(wire_pull_bytes(b, fid, 16))) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	/* 2.2.26: LockCount MUST be at least 1. */
-	if (count == 0 ||
-	    wire_remaining(b) < (size_t)count * SMB2_LOCK_ELEMENT_LEN) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	status = smbd_open_lookup(req, fid, &op);
+	status = smb2_lock_parse(req->mem_ctx, wire_ptr(&req->body),
+				 wire_remaining(&req->body), &r);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	/* The handle before the flags: smb2.lock.valid-request sends bad
+	 * flags on a closed handle and expects FILE_CLOSED. */
+	status = smbd_open_lookup(req, r.fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		goto done;
+	}
 	/* MS-FSA 2.1.5.8: no byte-range locks on directories. */
 	if (op->is_dir) {
-		return NT_STATUS_INVALID_PARAMETER;
+		status = NT_STATUS_INVALID_PARAMETER;
+		goto done;
 	}
 	/* Locking needs read or write access to the data, as NtLockFile. */
 	if (op->opath || !(op->access_mask & (SEC_FILE_READ_DATA |
 					      SEC_FILE_WRITE_DATA))) {
-		return NT_STATUS_ACCESS_DENIED;
+		status = NT_STATUS_ACCESS_DENIED;
+		goto done;
 	}
 	db = smbd_locking(req->conn->worker);
 	if (db == NULL) {
-		return NT_STATUS_INSUFFICIENT_RESOURCES;
+		status = NT_STATUS_INSUFFICIENT_RESOURCES;
+		goto done;
 	}
 	smbd_open_locking_ids(op, &k, &o);
-	(void)seq;
-	first_flags = le32(wire_ptr(b) + 16);
-	if (first_flags & SMB2_LOCKFLAG_UNLOCK) {
-		status = do_unlocks(db, &k, &o, b, count);
-		return NT_STATUS_IS_OK(status) ? lock_reply(req) : status;
+	if (r.unlock) {
+		status = do_unlocks(db, &k, &o, &r);
+		goto done;
 	}
-	status = read_locks(req->mem_ctx, b, count, &ranges, &blocking);
+	status = smb2_lock_check_locks(req->mem_ctx, &r);
 	if (!NT_STATUS_IS_OK(status)) {
-		return status;
+		goto done;
 	}
-	status = brl_lock_many(db, &k, &o, ranges, count, NULL);
-	if (status == NT_STATUS_LOCK_NOT_GRANTED && blocking) {
-		status = lock_wait_start(req, &ranges[0]);
+	status = brl_lock_many(db, &k, &o, r.ranges, r.count, NULL);
+	if (status == NT_STATUS_LOCK_NOT_GRANTED && r.blocking) {
+		status = lock_wait_start(req, &r.ranges[0]);
 	}
-	talloc_free(ranges);
+done:
+	TALLOC_FREE(r.el);
+	TALLOC_FREE(r.ranges);
 	return NT_STATUS_IS_OK(status) ? lock_reply(req) : status;
 }
