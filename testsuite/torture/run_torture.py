@@ -117,14 +117,28 @@ def full_name(entry, name, is_suite):
     return "%s.%s" % (entry, name)
 
 
+def summarize(block):
+    """One short line out of smbtorture's reason block: the first line,
+    without the source path prefix."""
+    for line in block:
+        line = line.strip()
+        if line and line != "]":
+            line = re.sub(r"(\.\./)*source4/torture/", "", line)
+            return line[:110]
+    return ""
+
+
 def parse_output(entry, text):
-    """{full test name: 'success'|'failure'|'error'|'skip'} in order, and
-    the names that started ('test:') without a result."""
+    """({full test name: 'success'|'failure'|'error'|'skip'},
+    [names that started ('test:') without a result],
+    {full test name: one-line reason of a failure or skip})."""
     results = {}
+    reasons = {}
     started = []
     # smbtorture prints "progress: N" when it runs a suite, not for a test
     is_suite = re.search(r"^progress: ", text, re.M) is not None
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         if line.startswith("test: "):
             started.append(line[6:].strip())
             continue
@@ -135,13 +149,16 @@ def parse_output(entry, text):
         kind = {"successful": "success", "uxsuccess": "success",
                 "fail": "failure", "xfail": "failure"}.get(kind, kind)
         full = full_name(entry, name, is_suite)
+        if line.rstrip().endswith("["):
+            reasons.setdefault(full, summarize(lines[i + 1:i + 4]))
         # a test reported twice keeps its worst result
         if results.get(full) in ("failure", "error") and kind == "success":
             continue
         results[full] = kind
         if name in started:
             started.remove(name)
-    return results, [full_name(entry, n, is_suite) for n in started]
+    return (results, [full_name(entry, n, is_suite) for n in started],
+            reasons)
 
 
 def empty_dir(path):
@@ -164,6 +181,7 @@ class Runner:
         self.args = args
         self.srv = None
         self.results = {}          # test -> kind
+        self.reasons = {}          # test -> smbtorture's reason, one line
         self.suite_stats = []      # (entry, passed, failed, skipped, secs)
         self.logdir = args.logdir
 
@@ -199,11 +217,14 @@ class Runner:
         if self.logdir:
             with open(os.path.join(self.logdir, entry + ".log"), "w") as f:
                 f.write(text)
-        res, unfinished = parse_output(entry, text)
+        res, unfinished, reasons = parse_output(entry, text)
         for n in unfinished:
             res[n] = "error"
+            reasons[n] = "did not finish"
+        self.reasons.update(reasons)
         if timed_out:
             res[entry + ".TIMEOUT"] = "error"
+            self.reasons[entry + ".TIMEOUT"] = "over the %d s limit" % limit
         elif proc.returncode != 0 and not any(
                 k in ("failure", "error") for k in res.values()):
             # e.g. "Unknown torture operation": no result line at all
@@ -252,31 +273,45 @@ class Runner:
                 unexpected.append((test, hit))
         return regressions, unexpected
 
-    def write_known(self, path, known, default_reason):
+    def write_known(self, path, known, default_reason, fresh=False):
         """Rewrite the list: today's failures, keeping known reasons (a
-        glob none of whose tests passes stays a glob)."""
+        glob none of whose tests passes stays a glob).  New lines, and all
+        lines with fresh=True, get smbtorture's own reason (the most common
+        one for a glob) or default_reason."""
         failing = sorted(t for t, k in self.results.items()
                          if k in ("failure", "error"))
+
+        def why(tests, old):
+            if old and not fresh:
+                return old
+            rs = [self.reasons[t] for t in tests if self.reasons.get(t)
+                  and self.results[t] != "skip"]
+            if not rs:
+                return old or default_reason
+            common = max(set(rs), key=rs.count)
+            return "%s: %s" % (default_reason, common)
+
         lines = []
         covered = set()
         for pattern, reason in known:
             hits = [t for t in self.results if matches(pattern, t)]
             if "*" in pattern:
                 if not any(self.results[t] == "success" for t in hits):
-                    lines.append((pattern, reason))
+                    lines.append((pattern, why(hits, reason)))
                     covered.update(hits)
                 else:
                     for t in hits:
                         if t in failing and t not in covered:
-                            lines.append((t, reason))
+                            lines.append((t, why([t], reason)))
                             covered.add(t)
             elif pattern in failing or not hits:
                 # keep lines for tests that did not run this time
-                lines.append((pattern, reason))
+                lines.append((pattern, why([pattern] if hits else [],
+                                           reason)))
                 covered.add(pattern)
         for t in failing:
             if t not in covered:
-                lines.append((t, default_reason))
+                lines.append((t, why([t], None)))
         with open(path, "w") as f:
             f.write(KNOWN_HEADER)
             for name, reason in lines:
@@ -308,7 +343,10 @@ def main():
     ap.add_argument("--write-known-failures", metavar="FILE",
                     help="write today's failures as a known-failures list")
     ap.add_argument("--reason", default="not triaged yet",
-                    help="reason for new lines of --write-known-failures")
+                    help="reason prefix for new lines of "
+                    "--write-known-failures (smbtorture's reason follows)")
+    ap.add_argument("--fresh-reasons", action="store_true",
+                    help="--write-known-failures replaces old reasons too")
     ap.add_argument("--results", metavar="FILE",
                     help="write 'result<TAB>test' lines for every test")
     ap.add_argument("--logdir", help="keep each entry's smbtorture output")
@@ -350,7 +388,8 @@ def main():
             for t, k in sorted(r.results.items()):
                 f.write("%s\t%s\n" % (k, t))
     if args.write_known_failures:
-        r.write_known(args.write_known_failures, known, args.reason)
+        r.write_known(args.write_known_failures, known, args.reason,
+                      args.fresh_reasons)
     for t in regressions:
         print("REGRESSION: %s fails and is not in known-failures" % t)
     for t, p in unexpected:
