@@ -146,6 +146,23 @@ def _conf_lines(opts):
     return lines
 
 
+def _die_with_parent():
+    """In the server child: SIGTERM when the test process dies, so a killed
+    test run (timeout, SIGKILL) leaves no daemon behind."""
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG,
+                                                signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _sigterm(signum, frame):
+    # turn SIGTERM (make's or timeout's) into a normal exit: atexit runs
+    sys.exit(128 + signum)
+
+
 # Servers not cleaned up yet: stopped at exit whatever happened.
 _LIVE = []
 # Crash lines of servers already cleaned up (see crash_lines()).
@@ -266,7 +283,8 @@ class Smbd:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                      stdout=self._logf,
                                      stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -790,6 +808,7 @@ class _Result(unittest.TextTestResult):
 
 def main():
     """Run the calling module's tests; print 'N passed, N failed'."""
+    signal.signal(signal.SIGTERM, _sigterm)
     argv = sys.argv[1:]
     mod = sys.modules["__main__"]
     loader = unittest.TestLoader()

@@ -330,6 +330,7 @@ KNOWN_HEADER = """\
 
 
 def main():
+    signal.signal(signal.SIGTERM, lambda n, f: sys.exit(128 + n))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("entries", nargs="*",
                     help="suites/tests to run instead of suites.txt")
