@@ -73,6 +73,7 @@ struct smbd_open {
 	uint32_t mode;		/* FileModeInformation */
 	uint64_t dev, ino;	/* the file's identity for locking/ */
 	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
+	void *pipe;		/* struct rpc_pipe on IPC$ (smb2_pipe.c) */
 };
 
 /* FileId bytes as on the wire (persistent, then volatile). */

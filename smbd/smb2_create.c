@@ -12,6 +12,7 @@
 #include "smbd/conn.h"
 #include "smbd/create_ctx.h"
 #include "smbd/open.h"
+#include "smbd/smb2_pipe.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "vfs/dosattrib.h"
@@ -738,8 +739,9 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return status;
 	}
 	if (t->ipc) {
-		/* Named pipes come with the RPC issue. */
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		return smb2_pipe_create(req,
+					name_len ? req->in + name_off : NULL,
+					name_len, create_map_generic(access));
 	}
 	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
 							   : NULL,
@@ -886,6 +888,9 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	status = smbd_open_lookup(req, fid, &op);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_close(req, op);
 	}
 	st = talloc_zero(NULL, struct close_state);
 	if (st == NULL) {

@@ -6,6 +6,7 @@
 #include "smbd/conn.h"
 #include "smbd/fscc.h"
 #include "smbd/open.h"
+#include "smbd/smb2_pipe.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
@@ -388,6 +389,9 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	}
 	if (max_out > req->conn->max_trans) {
 		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_getinfo(req, op, type, cls, max_out);
 	}
 	if (type == SMB2_0_INFO_QUOTA) {
 		return NT_STATUS_NOT_SUPPORTED;

@@ -6,6 +6,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
+#include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
@@ -90,10 +91,27 @@ struct smb2_fsctl {
 	NTSTATUS (*fn)(struct smb2_ioctl_state *st);
 };
 
+/* 3.3.5.15.1 / MS-FSCC 2.3.50: write a request, read the answer. */
+static NTSTATUS fsctl_pipe_transceive(struct smb2_ioctl_state *st)
+{
+	return smb2_pipe_transceive(st->op, wire_ptr(&st->in),
+				    wire_remaining(&st->in), st->max_out,
+				    st->out);
+}
+
+/* 3.3.5.15.10 */
+static NTSTATUS fsctl_pipe_wait(struct smb2_ioctl_state *st)
+{
+	return smb2_pipe_wait(st->req, wire_ptr(&st->in),
+			      wire_remaining(&st->in));
+}
+
 static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_DFS_GET_REFERRALS, false, fsctl_dfs_referrals},
 	{FSCTL_DFS_GET_REFERRALS_EX, false, fsctl_dfs_referrals},
 	{FSCTL_VALIDATE_NEGOTIATE_INFO, false, fsctl_validate_negotiate},
+	{FSCTL_PIPE_TRANSCEIVE, true, fsctl_pipe_transceive},
+	{FSCTL_PIPE_WAIT, false, fsctl_pipe_wait},
 };
 
 NTSTATUS smb2_ioctl(struct smb2_request *req)

@@ -7,6 +7,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
+#include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
 #include "vfs/vfs.h"
 #include "vfs/streams.h"
@@ -133,6 +134,9 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	status = smb2_check_io_charge(req, length);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_read(req, op, length);
 	}
 	if (op->is_dir) {
 		return NT_STATUS_INVALID_DEVICE_REQUEST;

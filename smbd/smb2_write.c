@@ -6,6 +6,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
+#include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
@@ -134,6 +135,9 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	status = smb2_check_io_charge(req, length);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_write(req, op, req->in + data_off, length);
 	}
 	if (op->is_dir) {
 		return NT_STATUS_INVALID_DEVICE_REQUEST;

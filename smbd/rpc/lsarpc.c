@@ -135,7 +135,7 @@ static NTSTATUS lsa_open_policy(struct rpc_call *call, struct ndr_pull *in,
 	uint16_t wc;
 	NTSTATUS status;
 
-	/* [in, unique] wchar_t *SystemName: one character (MS-LSAD 3.1.4.4.1) */
+	/* [in, unique] wchar_t *SystemName: one char (MS-LSAD 3.1.4.4.1) */
 	status = ndr_pull_ptr(in, &ptr);
 	if (NT_STATUS_IS_OK(status) && ptr != 0) {
 		status = ndr_pull_u16(in, &wc);

@@ -23,6 +23,7 @@
 #include "lib/ntstatus.h"
 
 struct lp_ctx;
+struct passdb;
 struct rpc_pipe;
 
 /* What the services need from the daemon. */
@@ -34,6 +35,12 @@ struct rpc_server_ctx {
 	const char *client_addr;
 	uint64_t server_start_nttime;
 	const char *state_dir, *private_dir;
+	/*
+	 * The process's open passdb.tdb, or NULL (then lookups open
+	 * <private_dir>/passdb.tdb themselves).  tdb refuses a second open
+	 * of one file in a process, so a daemon that has it open passes it.
+	 */
+	struct passdb *passdb;
 };
 
 /*
@@ -63,7 +70,7 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len);
 NTSTATUS rpc_pipe_read(struct rpc_pipe *p, TALLOC_CTX *mem_ctx, size_t max,
 		       uint8_t **data, size_t *len, bool *more);
 
-/* Bytes of queued response data (FilePipeLocalInformation ReadDataAvailable). */
+/* Queued response bytes (FilePipeLocalInformation ReadDataAvailable). */
 size_t rpc_pipe_pending(const struct rpc_pipe *p);
 
 /* The canonical name ("srvsvc") of an open pipe. */

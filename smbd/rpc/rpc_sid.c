@@ -360,6 +360,9 @@ static struct passdb *rpc_passdb(TALLOC_CTX *mem_ctx,
 	struct passdb *pdb = NULL;
 	char *path;
 
+	if (srv->passdb != NULL) {
+		return srv->passdb;
+	}
 	if (srv->private_dir == NULL) {
 		return NULL;
 	}
@@ -544,14 +547,16 @@ static bool rpc_lookup_unix(TALLOC_CTX *mem_ctx, const char *domain,
 	uint32_t id;
 
 	if ((domain == NULL || strcasecmp(domain, "Unix User") == 0) &&
-	    rpc_unix_by_name(false, name, &id) && rpc_sid_parse("S-1-22-1", &s)) {
+	    rpc_unix_by_name(false, name, &id) &&
+	    rpc_sid_parse("S-1-22-1", &s)) {
 		rpc_sid_append(&s, id);
 		rpc_fill(out, "Unix User", talloc_strdup(mem_ctx, name), &s,
 			 RPC_SID_USER);
 		return true;
 	}
 	if ((domain == NULL || strcasecmp(domain, "Unix Group") == 0) &&
-	    rpc_unix_by_name(true, name, &id) && rpc_sid_parse("S-1-22-2", &s)) {
+	    rpc_unix_by_name(true, name, &id) &&
+	    rpc_sid_parse("S-1-22-2", &s)) {
 		rpc_sid_append(&s, id);
 		rpc_fill(out, "Unix Group", talloc_strdup(mem_ctx, name), &s,
 			 RPC_SID_ALIAS);

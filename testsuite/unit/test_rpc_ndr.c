@@ -161,8 +161,8 @@ static void test_sid_text(void **state)
 	assert_false(rpc_sid_parse("S-1-5-x", &s));
 	assert_false(rpc_sid_parse("S-1-5-4294967296", &s));
 	assert_false(rpc_sid_parse("X-1-5", &s));
-	assert_false(rpc_sid_parse("S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15-16",
-				   &s));
+	assert_false(rpc_sid_parse(
+		"S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15-16", &s));
 	talloc_free(ctx);
 }
 

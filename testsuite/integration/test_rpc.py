@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""IPC$ named pipes and DCE/RPC (srvsvc, wkssvc, lsarpc) end to end.
+
+Samba's own clients and impacket against the server: `smbclient -L` lists
+the browseable shares with their comments (plain and with signing
+required), rpcclient's srvinfo / netshareenumall / netsharegetinfo /
+lookupsids / lookupnames / wkssvc_wkstagetinfo / netremotetod work,
+impacket's listShares works, and malformed PDUs written to a pipe get a
+bind_nak, a fault or a broken pipe while the next client is still served.
+Every test runs once per event-loop backend (io_uring, epoll).
+"""
+
+import os
+import struct
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+USER = "smbdtest"
+PASSWORD = "Test-Pass-1"
+CLIENT_TIMEOUT = 30
+SERVER_STRING = "RPC Test Server"
+
+SRVSVC_UUID = "4b324fc8-1670-01d3-1278-5a47bf6ee188"
+NDR20 = ("8a885d04-1ceb-11c9-9fe8-08002b104860", 2)
+
+
+def uuid_bytes(u, major, minor=0):
+    import uuid as uuidmod
+    return uuidmod.UUID(u).bytes_le + struct.pack("<HH", major, minor)
+
+
+def bind_pdu(call_id=1, n_ctx=1, truncate=False):
+    body = struct.pack("<HHIBBH", 4280, 4280, 0, n_ctx, 0, 0)
+    ctx = struct.pack("<HBB", 0, 1, 0) + uuid_bytes(SRVSVC_UUID, 3) + \
+        uuid_bytes(*NDR20)
+    if not truncate:
+        body += ctx * n_ctx
+    hdr = struct.pack("<BBBBIHHI", 5, 0, 11, 3, 0x10, 16 + len(body), 0,
+                      call_id)
+    return hdr + body
+
+
+def request_pdu(opnum, stub=b"", call_id=2):
+    body = struct.pack("<IHH", len(stub), 0, opnum) + stub
+    return struct.pack("<BBBBIHHI", 5, 0, 0, 3, 0x10, 16 + len(body), 0,
+                       call_id) + body
+
+
+class Rpc:
+
+    global_options = [("server string", SERVER_STRING)]
+    share_options = [("comment", "The test share")]
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        super().setUpClass()
+        with open(cls.smbd.conf, "a") as f:
+            f.write("[hidden]\n\tpath = %s\n\tbrowseable = no\n"
+                    "\tcomment = not listed\n" % cls.smbd.share)
+        cls.smbd.restart()
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.client_conf = os.path.join(cls.smbd.tmp, "client.conf")
+        with open(cls.client_conf, "w") as f:
+            f.write("[global]\n")
+
+    def run_client(self, cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=CLIENT_TIMEOUT,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            self.fail("%s hung for %d s" % (cmd[0], CLIENT_TIMEOUT))
+        self.server_alive()
+        return r.returncode, r.stdout + r.stderr
+
+    def smbclient_l(self, *args):
+        return self.run_client(
+            ["smbclient", "-L", "//127.0.0.1", "-p", str(self.smbd.port),
+             "-s", self.client_conf, "-U", "%s%%%s" % (USER, PASSWORD),
+             "-t", "10"] + list(args))
+
+    def rpcclient(self, command, *args):
+        return self.run_client(
+            ["rpcclient", "127.0.0.1", "-p", str(self.smbd.port),
+             "-s", self.client_conf, "-U", "%s%%%s" % (USER, PASSWORD)] +
+            list(args) + ["-c", command])
+
+    def check_share_list(self, out):
+        self.assertRegex(out, r"share\s+Disk\s+The test share")
+        self.assertRegex(out, r"IPC\$\s+IPC\s+IPC Service \(%s\)" %
+                         SERVER_STRING)
+        self.assertNotIn("hidden", out)
+
+    def test_smbclient_list(self):
+        rc, out = self.smbclient_l()
+        self.assertEqual(rc, 0, out)
+        self.check_share_list(out)
+
+    def test_smbclient_list_signed(self):
+        rc, out = self.smbclient_l("--client-protection=sign")
+        self.assertEqual(rc, 0, out)
+        self.check_share_list(out)
+
+    def test_smbclient_list_smb2_02(self):
+        rc, out = self.smbclient_l("-m", "SMB2_02")
+        self.assertEqual(rc, 0, out)
+        self.check_share_list(out)
+
+    def test_rpcclient_srvinfo(self):
+        rc, out = self.rpcclient("srvinfo")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(SERVER_STRING, out)
+        self.assertRegex(out, r"platform_id\s*:\s*500")
+
+    def test_rpcclient_shares(self):
+        rc, out = self.rpcclient("netshareenumall")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("netname: share", out)
+        self.assertIn("remark:\tThe test share", out)
+        self.assertIn("netname: IPC$", out)
+        self.assertNotIn("hidden", out)
+        # hidden shares are reachable by name
+        rc, out = self.rpcclient("netsharegetinfo hidden")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("remark:\tnot listed", out)
+        rc, out = self.rpcclient("netsharegetinfo share 502")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("netname: share", out)
+        rc, out = self.rpcclient("netsharegetinfo nosuchshare")
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("WERR_NERR_NETNAMENOTFOUND", out)
+
+    def test_rpcclient_signed(self):
+        rc, out = self.rpcclient("netshareenumall",
+                                 "--client-protection=sign")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("netname: share", out)
+
+    def test_rpcclient_lookups(self):
+        rc, out = self.rpcclient("lookupnames %s root Everyone" % USER)
+        self.assertEqual(rc, 0, out)
+        m = __import__("re").search(r"%s (S-1-5-21-[0-9-]+) \(User: 1\)" %
+                                    USER, out)
+        self.assertIsNotNone(m, out)
+        user_sid = m.group(1)
+        self.assertIn("root S-1-22-1-0 (User: 1)", out)
+        self.assertIn("Everyone S-1-1-0 (Well-known Group: 5)", out)
+        rc, out = self.rpcclient("lookupsids %s S-1-1-0 S-1-5-32-544 "
+                                 "S-1-5-11 S-1-22-1-0" % user_sid)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"%s \S+\\%s \(1\)" % (user_sid, USER))
+        self.assertIn("S-1-5-32-544 BUILTIN\\Administrators (4)", out)
+        self.assertIn("S-1-5-11 NT AUTHORITY\\Authenticated Users (5)",
+                      out)
+        self.assertIn("S-1-22-1-0 Unix User\\root (1)", out)
+        rc, out = self.rpcclient("lookupnames no-such-user-here")
+        self.assertIn("NT_STATUS_NONE_MAPPED", out)
+
+    def test_rpcclient_wkssvc_tod(self):
+        rc, out = self.rpcclient("wkssvc_wkstagetinfo")
+        self.assertEqual(rc, 0, out)
+        rc, out = self.rpcclient("netremotetod")
+        self.assertEqual(rc, 0, out)
+
+    def impacket_conn(self):
+        from impacket.smbconnection import SMBConnection
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                          timeout=10)
+        c.login(USER, PASSWORD)
+        return c
+
+    def test_impacket_list_shares(self):
+        c = self.impacket_conn()
+        try:
+            names = [s["shi1_netname"][:-1] for s in c.listShares()]
+        finally:
+            c.close()
+        self.assertIn("share", names)
+        self.assertIn("IPC$", names)
+        self.assertNotIn("hidden", names)
+
+    def test_pipe_errors(self):
+        from impacket.smbconnection import SessionError
+        c = self.impacket_conn()
+        try:
+            tid = c.connectTree("IPC$")
+            with self.assertRaises(SessionError) as e:
+                c.openFile(tid, "\\nosuchpipe")
+            self.assertIn("OBJECT_NAME_NOT_FOUND", str(e.exception))
+            fid = c.openFile(tid, "\\srvsvc")
+            # a bind whose context list is cut off: bind_nak (ptype 13)
+            c.writeFile(tid, fid, bind_pdu(truncate=True, n_ctx=3))
+            self.assertEqual(c.readFile(tid, fid)[2], 13)
+            # a good bind, then an unknown opnum: nca_s_op_rng_error
+            c.writeFile(tid, fid, bind_pdu())
+            self.assertEqual(c.readFile(tid, fid)[2], 12)
+            c.writeFile(tid, fid, request_pdu(99))
+            resp = c.readFile(tid, fid)
+            self.assertEqual(resp[2], 3)
+            self.assertEqual(struct.unpack("<I", resp[24:28])[0],
+                             0x1c010002)
+            # a fragment claiming more than the PDU it heads: it waits for
+            # the rest, so there is nothing to read
+            pdu = bytearray(request_pdu(15, b"\0" * 8))
+            pdu[8:10] = struct.pack("<H", 3000)
+            c.writeFile(tid, fid, bytes(pdu))
+            with self.assertRaises(SessionError):
+                c.readFile(tid, fid)
+            c.closeFile(tid, fid)
+            # a header that cannot be framed: the pipe breaks
+            fid = c.openFile(tid, "\\srvsvc")
+            with self.assertRaises(SessionError):
+                c.writeFile(tid, fid, b"\x05\x00\x00\x03\x10\x00\x00\x00"
+                            b"\x08\x00\x00\x00\x01\x00\x00\x00")
+            c.closeFile(tid, fid)
+        finally:
+            c.close()
+        self.server_alive()
+        rc, out = self.smbclient_l()
+        self.assertEqual(rc, 0, out)
+
+
+h.backend_variants(globals(), Rpc)
+
+if __name__ == "__main__":
+    h.main()
