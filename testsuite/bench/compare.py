@@ -444,13 +444,14 @@ class Bench:
         with open(logf, "w") as f:
             f.write(" ".join(cmd).replace(self.password, "***") + "\n")
             f.write(out)
+        rel = os.path.relpath(logf, self.results)
         if not s.alive():
-            return {"error": "server died (log %s)" % s.logfile}
+            return {"error": "server died", "log": rel}
         s.settle()
         cpu1 = s.cpu_seconds()
         res = parse_result(out)
-        if rc != 0 or res is None:
-            return {"error": "nbench failed (rc %d, log %s)" % (rc, logf)}
+        if res is None:
+            return {"error": nbench_problem(out, rc, n), "log": rel}
         ops_all = int(res["ops_all"])
         point = {k: float(res[k]) for k in ("mbps", "ops", "p99_ms",
                                             "mean_ms", "secs")}
@@ -458,6 +459,11 @@ class Bench:
                       "cpu_s": cpu1 - cpu0,
                       "cpu_per_1k": (cpu1 - cpu0) * 1000.0 / ops_all
                       if ops_all else None})
+        if rc != 0:
+            # Figures for the window exist, but something went wrong
+            # (usually a client hung): keep them, flagged.
+            point.update({"warning": nbench_problem(out, rc, n),
+                          "log": rel})
         return point
 
     def smbclient(self, s, command, timeout):
@@ -589,6 +595,9 @@ class Bench:
                 if "error" in p:
                     log("%s: %d clients: %s" % (s.name, n, p["error"]))
                 else:
+                    if "warning" in p:
+                        log("%s: %d clients: %s" % (s.name, n,
+                                                    p["warning"]))
                     log("%s: %d clients: %.1f MB/s %.0f ops/s p99 %.2f ms "
                         "%.3f CPU s/1k ops" % (s.name, n, p["mbps"],
                                                p["ops"], p["p99_ms"],
@@ -616,6 +625,20 @@ class Bench:
         with open(os.path.join(self.results, "results.json"), "w") as f:
             json.dump(self.data, f, indent=1)
         plot(self.data, self.a, self.results)
+
+
+def nbench_problem(out, rc, n):
+    """A short reason why an nbench run did not end cleanly."""
+    bad = out.count("cannot connect")
+    if bad:
+        return "%d of %d clients could not connect" % (bad, n)
+    if "server unreachable" in out:
+        return "server stopped answering during the run"
+    if "killing stuck clients" in out:
+        return "a client hung (no reply), killed after the run"
+    if out.startswith("timeout after"):
+        return "nbench timed out"
+    return "nbench exit status %d" % rc
 
 
 def parse_torture(test, text):
@@ -669,7 +692,8 @@ def format_table(d, a):
                 row += " | %-46s" % ("FAILED: " + p["error"])[:46]
             else:
                 row += " | %-8s %9s %9s %8s %9s" % (
-                    "", fmt(p.get("mbps"), ".1f"), fmt(p.get("ops"), ".0f"),
+                    "(!)" if "warning" in p else "",
+                    fmt(p.get("mbps"), ".1f"), fmt(p.get("ops"), ".0f"),
                     fmt(p.get("p99_ms"), ".2f"),
                     fmt(p.get("cpu_per_1k"), ".4f"))
         w(row)
@@ -704,6 +728,15 @@ def format_table(d, a):
         lambda s: s["torture"]["path-contention-shared"]["open_per_s"], ".0f")
     row("smb2.bench.oplock1, ops/s",
         lambda s: s["torture"]["oplock1"]["ops_s"], ".0f")
+    notes = ["%s, %s clients: %s (%s)" %
+             (n, c, p.get("error") or p.get("warning"), p.get("log", ""))
+             for n in names for c, p in d["servers"][n]["points"].items()
+             if "error" in p or "warning" in p]
+    if notes:
+        w("")
+        w("FAILED / (!) points:")
+        for note in notes:
+            w("  " + note)
     odd = ["%s %d at %d clients" % (n, p["fails"], int(c))
            for n in names for c, p in d["servers"][n]["points"].items()
            if p.get("fails")]
