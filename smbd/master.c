@@ -12,6 +12,7 @@
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "locking/locking.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -82,8 +83,11 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
 			DBG_ERR("worker %d (pid %d) died with status %d\n", i,
 				(int)pid, WEXITSTATUS(status));
 		}
-		/* Here the locking DB entries of the dead worker will be
-		 * cleaned (issue 6) before its slot is reused. */
+		/* Its share modes and locks go before anyone waits on them
+		 * (issue 6: "the master removes a dead worker's entries"). */
+		if (srv->locking != NULL) {
+			locking_cleanup_pid(srv->locking, (uint32_t)pid);
+		}
 		slots[i].pending_restart = true;
 	}
 }
@@ -178,6 +182,15 @@ int smbd_master_run(struct smbd_server *srv)
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
+	/* Created (and wiped of a previous run's entries) before any
+	 * worker opens it; the master keeps it open for the cleanup. */
+	if (!NT_STATUS_IS_OK(locking_db_open(
+		    srv, lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY), true,
+		    &srv->locking))) {
+		DBG_ERR("cannot open the locking database in %s\n",
+			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
+		return 1;
+	}
 	for (i = 0; i < srv->nworkers; i++) {
 		master_start_worker(srv, slots, i);
 	}

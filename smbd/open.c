@@ -5,8 +5,13 @@
 #include "smbd/conn.h"
 #include "smbd/session.h"
 #include "smbd/smb2_server.h"
+#include "lib/log.h"
 #include "lib/wire.h"
+#include "locking/locking.h"
+#include "locking/smbd_locking.h"
+#include "vfs/streams.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,6 +40,19 @@ static void open_unhash(struct smbd_open *op)
 
 static int open_destructor(struct smbd_open *op)
 {
+	if (op->share_registered) {
+		bool delete_now = false;
+
+		/* An open ended by TREE_DISCONNECT, LOGOFF or a dropped
+		 * connection still completes a pending delete. */
+		smbd_open_share_release(op, &delete_now);
+		if (delete_now && op->stream != NULL && op->fd != -1) {
+			(void)vfs_stream_delete(op->fd, op->stream);
+		} else if (delete_now && op->path[0] != '\0') {
+			(void)unlinkat(op->tcon->share.root_fd, op->path,
+				       op->is_dir ? AT_REMOVEDIR : 0);
+		}
+	}
 	open_unhash(op);
 	if (op->fd != -1) {
 		/* Closing a local fd does not block; opens whose close
@@ -120,4 +138,87 @@ int smbd_open_detach(struct smbd_open *op)
 	open_unhash(op);
 	op->fd = -1;
 	return fd;
+}
+
+void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
+		    struct open_owner *o)
+{
+	smbd_open_locking_ids(op, k, o);
+	if (op->stream != NULL) {
+		/* Each stream has share modes of its own (MS-FSA): a key
+		 * of its own, the inode mixed with a hash of the name. */
+		const char *p;
+		uint64_t h = 1469598103934665603ULL;
+
+		for (p = op->stream; *p != '\0'; p++) {
+			h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+		}
+		k->ino ^= h | (1ULL << 63);
+	}
+}
+
+NTSTATUS smbd_open_share_mode(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+	NTSTATUS status;
+
+	if (db == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	smbd_open_keys(op, &k, &o);
+	status = share_mode_add(db, &k, &o, op->access_mask, op->share_access);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	op->share_registered = true;
+	if (op->delete_on_close) {
+		(void)share_mode_set_open_delete_on_close(db, &k, &o, true);
+	}
+	return NT_STATUS_OK;
+}
+
+void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
+{
+	struct locking_db *db = op->conn ? smbd_locking(op->conn->worker)
+					 : NULL;
+	struct file_key k;
+	struct open_owner o;
+	bool last = false;
+
+	*delete_now = false;
+	if (!op->share_registered || db == NULL) {
+		return;
+	}
+	smbd_open_keys(op, &k, &o);
+	brl_remove_owner(db, &k, &o);
+	(void)share_mode_remove(db, &k, &o, &last, delete_now);
+	op->share_registered = false;
+}
+
+NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	smbd_open_keys(op, &k, &o);
+	return share_mode_set_delete_on_close(db, &k, &o, on);
+}
+
+NTSTATUS smbd_open_check_delete(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	return share_mode_check_delete(db, &k, &o);
 }

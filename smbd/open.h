@@ -68,6 +68,7 @@ struct smbd_open {
 	uint32_t create_options;
 	uint32_t create_disposition;
 	bool delete_on_close;
+	bool share_registered;	/* has a share-mode entry in locking/ */
 	bool written;		/* update the write time on close */
 	uint64_t position;	/* FilePositionInformation */
 	uint32_t mode;		/* FileModeInformation */
@@ -93,5 +94,25 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 /* Remove from the table (further lookups fail) and take the fd away:
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);
+
+/*
+ * The open's entry in the shared locking DB (locking/): share access
+ * against every other open of the file on any worker (SHARING_VIOLATION,
+ * DELETE_PENDING), and delete-on-close asked for at create.  Named
+ * streams have their own share modes, keyed apart from the file's.
+ */
+NTSTATUS smbd_open_share_mode(struct smbd_open *op);
+/* Drop the entry and the open's byte-range locks; *delete_now: this was
+ * the last open of a file whose delete is pending (the caller deletes). */
+void smbd_open_share_release(struct smbd_open *op, bool *delete_now);
+/* FileDispositionInformation through the locking DB. */
+NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on);
+/* Rename/delete: SHARING_VIOLATION if another open lacks SHARE_DELETE. */
+NTSTATUS smbd_open_check_delete(struct smbd_open *op);
+/* The key and owner locking/ knows this open by. */
+struct file_key;
+struct open_owner;
+void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
+		    struct open_owner *o);
 
 #endif

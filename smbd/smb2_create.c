@@ -63,6 +63,9 @@ struct create_state {
 	bool want_max_access;
 	bool want_qfid;
 	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
+	uint32_t share_access;
+	bool need_truncate;	/* overwrite: truncated once share modes
+				 * allow it (create_truncate_job) */
 	char *stream;		/* the stream name asked for, or NULL */
 	char *stream_xattr;	/* out: the xattr that holds it */
 	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
@@ -259,7 +262,10 @@ static void create_existing(struct create_state *st, bool is_dir)
 		if (fd0 != -1) {
 			close(fd0);
 		}
-		flags = O_RDWR | O_TRUNC;
+		/* Truncated later, after the share-mode check (create_done):
+		 * another open may forbid writing. */
+		flags = O_RDWR;
+		st->need_truncate = true;
 	}
 	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
 				    st->real_path, flags, 0);
@@ -278,17 +284,41 @@ static void create_existing(struct create_state *st, bool is_dir)
 	st->action = st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
 		     : overwrite			 ? FILE_OVERWRITTEN
 							 : FILE_OPENED;
-	if (overwrite && st->share.store_dos_attributes) {
+}
+
+/* Overwrite/supersede, once share modes allowed it: empty the file, give
+ * it the attributes asked for, reserve AlSi, stat again. */
+static void create_truncate_job(void *p)
+{
+	struct create_state *st = p;
+
+	if (ftruncate(st->fd, 0) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+	if (NT_STATUS_IS_OK(st->status) && st->share.store_dos_attributes) {
 		struct dos_info di;
 
-		/* The new contents get the attributes asked for. */
 		memset(&di, 0, sizeof(di));
 		(void)dosattrib_fget(st->fd, &di);
 		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
 			   FILE_ATTRIBUTE_ARCHIVE;
 		(void)dosattrib_fset(st->fd, &di);
 	}
+	if (NT_STATUS_IS_OK(st->status) && st->alloc_size > 0) {
+		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
+				(off_t)st->alloc_size);
+	}
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->status = vfs_fstat_info(st->fd, &st->fi);
+	}
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, false,
+					st->real_path, &st->fi);
+	}
+	close(st->fd);
+	st->fd = -1;
 }
+
 
 /*
  * A named stream (vfs/streams.h): the base file is found or created, then
@@ -525,41 +555,14 @@ static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 	return NT_STATUS_OK;
 }
 
-static NTSTATUS create_done(struct smb2_request *req, void *p)
+static NTSTATUS create_reply(struct smb2_request *req,
+			     struct create_state *st, struct smbd_open *op)
 {
-	struct create_state *st = p;
-	struct smbd_open *op;
 	struct wire_buf *out = req->out;
 	size_t body = out->len, prev = (size_t)-1, ctx_start;
-	uint32_t granted = 0;
 	uint8_t fid[16];
-	NTSTATUS status = st->status;
 
-	if (NT_STATUS_IS_OK(status)) {
-		status = create_grant(st, &granted);
-	}
-	if (!NT_STATUS_IS_OK(status)) {
-		create_orphan(st);
-		return status;
-	}
-	op = smbd_open_new(req->conn, req->session, req->tcon, st->fd);
-	if (op == NULL) {
-		create_orphan(st);
-		return NT_STATUS_NO_MEMORY;
-	}
-	st->fd = -1;
-	op->is_dir = st->fi.is_dir;
-	op->opath = st->opath;
-	op->path = talloc_steal(op, st->real_path);
-	op->stream = talloc_steal(op, st->stream_xattr);
-	op->access_mask = granted;
-	op->create_options = st->options;
-	op->create_disposition = st->disposition;
-	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
-	op->dev = st->fi.dev;
-	op->ino = st->fi.ino;
 	smbd_open_fid_bytes(op, fid);
-	memcpy(req->fid, fid, 16);
 
 	/* 2.2.14 CREATE Response */
 	wire_push_le16(out, 89);
@@ -599,6 +602,83 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	DBG_DEBUG("%s: opened '%s' fid %llu\n", req->conn->remote, op->path,
 		  (unsigned long long)op->fid_volatile);
 	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+
+static NTSTATUS create_truncate_done(struct smb2_request *req, void *p)
+{
+	struct create_state *st = p;
+	struct smbd_open *op;
+	NTSTATUS status;
+
+	status = smbd_open_lookup(req, req->fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		talloc_free(op);
+		return st->status;
+	}
+	return create_reply(req, st, op);
+}
+
+/*
+ * The open exists; now the shared locking DB decides whether it may
+ * (MS-FSA 2.1.5.1.2 share access, delete pending).  A file this CREATE
+ * made is removed again when it may not be opened after all.
+ */
+static NTSTATUS create_done(struct smb2_request *req, void *p)
+{
+	struct create_state *st = p;
+	struct smbd_open *op;
+	uint32_t granted = 0;
+	NTSTATUS status = st->status;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_grant(st, &granted);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		create_orphan(st);
+		return status;
+	}
+	op = smbd_open_new(req->conn, req->session, req->tcon, st->fd);
+	if (op == NULL) {
+		create_orphan(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	op->is_dir = st->fi.is_dir;
+	op->opath = st->opath;
+	op->path = talloc_steal(op, st->real_path);
+	op->stream = talloc_steal(op, st->stream_xattr);
+	op->access_mask = granted;
+	op->share_access = st->share_access;
+	op->create_options = st->options;
+	op->create_disposition = st->disposition;
+	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	op->dev = st->fi.dev;
+	op->ino = st->fi.ino;
+	smbd_open_fid_bytes(op, req->fid);
+	status = smbd_open_share_mode(op);
+	if (!NT_STATUS_IS_OK(status)) {
+		if (st->action == FILE_CREATED && op->stream == NULL) {
+			/* Nobody saw it: undo what this CREATE made. */
+			(void)unlinkat(req->tcon->share.root_fd, op->path,
+				       op->is_dir ? AT_REMOVEDIR : 0);
+		}
+		talloc_free(op);
+		return status;
+	}
+	if (st->need_truncate && op->stream == NULL) {
+		st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+		if (st->fd == -1) {
+			talloc_free(op);
+			return vfs_map_errno(errno);
+		}
+		return smb2_job_run(req, st, create_truncate_job,
+				    create_truncate_done, create_orphan);
+	}
+	return create_reply(req, st, op);
 }
 
 /* Desired-access bits no open can be granted (reserved, MS-DTYP 2.4.3). */
@@ -781,6 +861,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->stream = talloc_steal(st, stream);
 	st->disposition = disposition;
 	st->options = options;
+	st->share_access = share_access;
 	st->access = access;
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
@@ -897,7 +978,9 @@ NTSTATUS smb2_close(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->want_info = (flags & SMB2_CLOSE_FLAGS_FULL_INFORMATION) != 0;
-	st->delete_on_close = op->delete_on_close;
+	/* The locking DB knows whether this close deletes the file: the
+	 * last open of one whose delete is pending. */
+	smbd_open_share_release(op, &st->delete_on_close);
 	st->is_dir = op->is_dir;
 	st->share = op->tcon->share;
 	st->path = talloc_strdup(st, op->path);

@@ -277,9 +277,16 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 	if (NT_STATUS_IS_OK(smbd_open_lookup(req, fid, &op))) {
 		switch (st->in.info_class) {
 		case FSCC_FILE_DISPOSITION_INFORMATION:
-		case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+		case FSCC_FILE_DISPOSITION_INFORMATION_EX: {
+			NTSTATUS s2 = smbd_open_set_delete_pending(
+				op, st->in.delete_pending);
+
+			if (!NT_STATUS_IS_OK(s2)) {
+				return s2;
+			}
 			op->delete_on_close = st->in.delete_pending;
 			break;
+		}
 		case FSCC_FILE_RENAME_INFORMATION:
 		case FSCC_FILE_RENAME_INFORMATION_EX:
 			talloc_free(op->path);
@@ -360,11 +367,19 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		}
 		return NT_STATUS_OK;
 	case FSCC_FILE_RENAME_INFORMATION:
-	case FSCC_FILE_RENAME_INFORMATION_EX:
+	case FSCC_FILE_RENAME_INFORMATION_EX: {
+		NTSTATUS s2;
+
 		if (!(a & SEC_STD_DELETE)) {
 			return NT_STATUS_ACCESS_DENIED;
 		}
+		/* Other opens must share delete (MS-FSA 2.1.5.14.11). */
+		s2 = smbd_open_check_delete(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
 		return setinfo_target(req, st);
+	}
 	case FSCC_FILE_LINK_INFORMATION:
 		return setinfo_target(req, st);
 	case FSCC_FILE_POSITION_INFORMATION:

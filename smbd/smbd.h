@@ -16,6 +16,7 @@
 
 struct lp_ctx;
 struct ev_loop;
+struct locking_db;
 
 struct smbd_listen_group {
 	char addr[64];	/* numeric address, for logs */
@@ -35,6 +36,7 @@ struct smbd_server {
 	struct smbd_listen_group *groups;
 	size_t ngroups;
 	char *pidfile;
+	struct locking_db *locking;	/* the master's handle (cleanup) */
 };
 
 /* master.c */

@@ -11,6 +11,7 @@
 #include "lib/ev.h"
 #include "lib/log.h"
 #include "lib/tpool.h"
+#include "locking/locking.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -118,6 +119,16 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 			}
 		}
 	}
+	/* The shared locking DB: the master's handle, reopened so this
+	 * process has its own file descriptors and locks (tdb refuses a
+	 * second open of the same file in one process). */
+	if (srv->locking == NULL ||
+	    !NT_STATUS_IS_OK(locking_db_reopen(srv->locking))) {
+		DBG_ERR("worker %d: cannot reopen the locking database\n",
+			index);
+		_exit(1);
+	}
+	w->locking = srv->locking;
 	w->loop = worker_loop(w);
 	if (w->loop == NULL) {
 		DBG_ERR("worker %d: no event loop\n", index);
