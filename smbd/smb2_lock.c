@@ -19,6 +19,11 @@
  * before sending more, like smbtorture, stall) and CANCEL of a waiting
  * lock; a closed handle ends the wait with RANGE_NOT_LOCKED.
  *
+ * Keys are smbd_open_keys()'s (a stream has its own, as its locks are
+ * its own: MS-FSA keeps them per stream); the open's locks go when the
+ * open does (smbd_open_share_release() in open.c, for CLOSE and for
+ * every open a TREE_DISCONNECT, LOGOFF or dropped connection frees).
+ *
  * LockSequence (resilient, durable and persistent handles, multichannel)
  * is ignored: none of those exist here yet.
  */
@@ -233,7 +238,7 @@ static void lock_wait_retry(void *priv)
 		lock_wait_finish(w, NT_STATUS_INSUFFICIENT_RESOURCES);
 		return;
 	}
-	smbd_open_locking_ids(op, &k, &o);
+	smbd_open_keys(op, &k, &o);
 	status = brl_lock_many(db, &k, &o, &w->range, 1, NULL);
 	if (status != NT_STATUS_LOCK_NOT_GRANTED) {
 		lock_wait_finish(w, status);
@@ -283,7 +288,7 @@ NTSTATUS smb2_lock(struct smb2_request *req)
 		status = NT_STATUS_INSUFFICIENT_RESOURCES;
 		goto done;
 	}
-	smbd_open_locking_ids(op, &k, &o);
+	smbd_open_keys(op, &k, &o);
 	if (r.unlock) {
 		status = do_unlocks(db, &k, &o, &r);
 		goto done;
