@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_negotiate.py \
 	testsuite/integration/test_malformed.py \
 	testsuite/integration/test_smbclient.py \
+	testsuite/integration/test_impacket.py \
 	testsuite/integration/test_workers.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
