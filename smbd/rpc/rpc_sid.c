@@ -297,16 +297,18 @@ struct rpc_wkn {
 	enum rpc_sid_type type;
 };
 
+/* Names as Samba spells them ("NT Authority", where Windows says
+ * "NT AUTHORITY"), so a switch from Samba changes no output. */
 static const struct rpc_wkn rpc_wkn_table[] = {
 	{ "S-1-1-0", "", "Everyone", RPC_SID_WKN_GROUP },
 	{ "S-1-3-0", "", "CREATOR OWNER", RPC_SID_WKN_GROUP },
 	{ "S-1-3-1", "", "CREATOR GROUP", RPC_SID_WKN_GROUP },
-	{ "S-1-5-2", "NT AUTHORITY", "NETWORK", RPC_SID_WKN_GROUP },
-	{ "S-1-5-4", "NT AUTHORITY", "INTERACTIVE", RPC_SID_WKN_GROUP },
-	{ "S-1-5-7", "NT AUTHORITY", "ANONYMOUS LOGON", RPC_SID_WKN_GROUP },
-	{ "S-1-5-11", "NT AUTHORITY", "Authenticated Users",
+	{ "S-1-5-2", "NT Authority", "NETWORK", RPC_SID_WKN_GROUP },
+	{ "S-1-5-4", "NT Authority", "INTERACTIVE", RPC_SID_WKN_GROUP },
+	{ "S-1-5-7", "NT Authority", "ANONYMOUS LOGON", RPC_SID_WKN_GROUP },
+	{ "S-1-5-11", "NT Authority", "Authenticated Users",
 	  RPC_SID_WKN_GROUP },
-	{ "S-1-5-18", "NT AUTHORITY", "SYSTEM", RPC_SID_WKN_GROUP },
+	{ "S-1-5-18", "NT Authority", "SYSTEM", RPC_SID_WKN_GROUP },
 	{ "S-1-5-32", "BUILTIN", "BUILTIN", RPC_SID_DOMAIN },
 	{ "S-1-5-32-544", "BUILTIN", "Administrators", RPC_SID_ALIAS },
 	{ "S-1-5-32-545", "BUILTIN", "Users", RPC_SID_ALIAS },
