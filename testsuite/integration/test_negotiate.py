@@ -114,6 +114,21 @@ class Negotiate:
                         "3.1.1 signals encryption by context, not the "
                         "capability bit (2.2.4)")
 
+    def test_signing_context_311(self):
+        # 3.3.5.4: SIGNING_CAPABILITIES answered with one offered algorithm
+        offered = (2, 1, 0)     # AES-GMAC, AES-CMAC, HMAC-SHA256
+        sig = h.negotiate_context(h.SIGNING_CAPABILITIES,
+                                  struct.pack("<4H", 3, *offered))
+        with self.smbd.connect() as c:
+            r = c.negotiate((h.DIALECT_311,), contexts=[
+                h.preauth_context(), h.encryption_context(), sig])
+        self.assertEqual(r["status"], h.STATUS_SUCCESS)
+        got = r["contexts"].get(h.SIGNING_CAPABILITIES, [])
+        self.assertEqual(len(got), 1, "no signing context in the response")
+        count, alg = struct.unpack_from("<HH", got[0], 0)
+        self.assertEqual(count, 1)
+        self.assertIn(alg, offered)
+
     def test_311_without_preauth_refused(self):
         # 3.3.5.4: no PREAUTH_INTEGRITY context -> STATUS_INVALID_PARAMETER
         with self.smbd.connect() as c:
