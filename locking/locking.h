@@ -108,6 +108,13 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 				 const struct file_key *k,
 				 const struct open_owner *o);
 
+/* Rename of a file inside directory k: NT_STATUS_SHARING_VIOLATION when
+ * any open of the directory holds DELETE access or does not share
+ * FILE_SHARE_DELETE (what Windows answers, smbtorture smb2.rename
+ * share_delete_and_delete_access, no_share_delete_*). */
+NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
+					const struct file_key *k);
+
 /* ---- byte-range locks (MS-FSA 2.1.5.8, 2.1.5.9, 2.1.4.10) ---- */
 
 /*

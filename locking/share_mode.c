@@ -384,3 +384,31 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 	status = locking_read(db->share, k, check_delete_fn, (void *)o);
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
 }
+
+static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct share_mode_entry e;
+	struct locking_rec_iter it;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		if ((e.access_mask & ACC_DELETE) ||
+		    !(e.share_access & FILE_SHARE_DELETE)) {
+			return NT_STATUS_SHARING_VIOLATION;
+		}
+	}
+	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
+						   : LOCKING_STATUS_CORRUPT;
+}
+
+NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
+					const struct file_key *k)
+{
+	NTSTATUS status;
+
+	status = locking_read(db->share, k, rename_parent_fn, NULL);
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}

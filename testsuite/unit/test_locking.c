@@ -437,6 +437,37 @@ static void test_check_delete(void **state)
 	assert_true(last);
 }
 
+static void test_rename_parent(void **state)
+{
+	struct file_key d = new_key();
+	struct open_owner o1 = own(1), o2 = own(2);
+	bool last, del;
+
+	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
+	/* No DELETE access, sharing delete: renames inside go on. */
+	assert_int_equal(share_mode_add(db, &d, &o1, RD | WR | EX,
+					SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
+	/* DELETE access even with FILE_SHARE_DELETE stops them ... */
+	assert_int_equal(share_mode_add(db, &d, &o2, RD | DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_rename_parent(db, &d),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
+			 NT_STATUS_OK);
+	/* ... and so does not sharing delete, whatever the access. */
+	assert_int_equal(share_mode_add(db, &d, &o2, RA, SR | SW),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_check_rename_parent(db, &d),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &d, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+}
+
 /* ---- byte-range locks ---- */
 
 static void test_brl_basic(void **state)
@@ -976,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_delete_pending),
 		cmocka_unit_test(test_open_delete_on_close),
 		cmocka_unit_test(test_check_delete),
+		cmocka_unit_test(test_rename_parent),
 		cmocka_unit_test(test_brl_basic),
 		cmocka_unit_test(test_brl_stacking),
 		cmocka_unit_test(test_brl_unlock),
