@@ -301,14 +301,20 @@ struct rpc_wkn {
  * "NT AUTHORITY"), so a switch from Samba changes no output. */
 static const struct rpc_wkn rpc_wkn_table[] = {
 	{ "S-1-1-0", "", "Everyone", RPC_SID_WKN_GROUP },
-	{ "S-1-3-0", "", "CREATOR OWNER", RPC_SID_WKN_GROUP },
-	{ "S-1-3-1", "", "CREATOR GROUP", RPC_SID_WKN_GROUP },
-	{ "S-1-5-2", "NT Authority", "NETWORK", RPC_SID_WKN_GROUP },
-	{ "S-1-5-4", "NT Authority", "INTERACTIVE", RPC_SID_WKN_GROUP },
-	{ "S-1-5-7", "NT Authority", "ANONYMOUS LOGON", RPC_SID_WKN_GROUP },
+	{ "S-1-3-0", "", "Creator Owner", RPC_SID_WKN_GROUP },
+	{ "S-1-3-1", "", "Creator Group", RPC_SID_WKN_GROUP },
+	{ "S-1-5-1", "NT Authority", "Dialup", RPC_SID_WKN_GROUP },
+	{ "S-1-5-2", "NT Authority", "Network", RPC_SID_WKN_GROUP },
+	{ "S-1-5-3", "NT Authority", "Batch", RPC_SID_WKN_GROUP },
+	{ "S-1-5-4", "NT Authority", "Interactive", RPC_SID_WKN_GROUP },
+	{ "S-1-5-6", "NT Authority", "Service", RPC_SID_WKN_GROUP },
+	{ "S-1-5-7", "NT Authority", "Anonymous Logon", RPC_SID_WKN_GROUP },
+	{ "S-1-5-10", "NT Authority", "Self", RPC_SID_WKN_GROUP },
 	{ "S-1-5-11", "NT Authority", "Authenticated Users",
 	  RPC_SID_WKN_GROUP },
 	{ "S-1-5-18", "NT Authority", "SYSTEM", RPC_SID_WKN_GROUP },
+	{ "S-1-5-19", "NT Authority", "Local Service", RPC_SID_WKN_GROUP },
+	{ "S-1-5-20", "NT Authority", "Network Service", RPC_SID_WKN_GROUP },
 	{ "S-1-5-32", "BUILTIN", "BUILTIN", RPC_SID_DOMAIN },
 	{ "S-1-5-32-544", "BUILTIN", "Administrators", RPC_SID_ALIAS },
 	{ "S-1-5-32-545", "BUILTIN", "Users", RPC_SID_ALIAS },
@@ -512,10 +518,10 @@ bool rpc_lookup_sid(TALLOC_CTX *mem_ctx, const struct rpc_server_ctx *srv,
 		rpc_fill(out, "Unix User", name, sid, RPC_SID_USER);
 		return true;
 	}
-	unix_dom.sub[1] = 2;
+	unix_dom.sub[0] = 2; /* S-1-22-2 */
 	if (rpc_sid_equal(&d, &unix_dom) &&
 	    rpc_unix_by_id(mem_ctx, true, rid, &name)) {
-		rpc_fill(out, "Unix Group", name, sid, RPC_SID_ALIAS);
+		rpc_fill(out, "Unix Group", name, sid, RPC_SID_GROUP);
 		return true;
 	}
 	return false;
@@ -561,7 +567,7 @@ static bool rpc_lookup_unix(TALLOC_CTX *mem_ctx, const char *domain,
 	    rpc_sid_parse("S-1-22-2", &s)) {
 		rpc_sid_append(&s, id);
 		rpc_fill(out, "Unix Group", talloc_strdup(mem_ctx, name), &s,
-			 RPC_SID_ALIAS);
+			 RPC_SID_GROUP);
 		return true;
 	}
 	return false;

@@ -28,12 +28,15 @@
 #define STYPE_SPECIAL 0x80000000
 #define SHI_USES_UNLIMITED 0xffffffff
 #define PLATFORM_ID_NT 500
-/* MS-SRVS 2.2.2.7 server types: workstation, server, Unix, NT */
+/* MS-SRVS 2.2.2.7 server types; the set Samba's standalone server
+ * announces (0x809a03), so srvinfo reads the same after a switch. */
 #define SV_TYPE_WORKSTATION 0x00000001
 #define SV_TYPE_SERVER 0x00000002
+#define SV_TYPE_PRINTQ_SERVER 0x00000200
 #define SV_TYPE_SERVER_UNIX 0x00000800
 #define SV_TYPE_NT 0x00001000
 #define SV_TYPE_SERVER_NT 0x00008000
+#define SV_TYPE_DFS 0x00800000
 
 struct srvsvc_share {
 	const char *name, *comment, *path;
@@ -374,8 +377,9 @@ static NTSTATUS srvsvc_server_getinfo(struct rpc_call *call,
 		ndr_push_u32(out, 6);	/* version 6.1, as Samba reports */
 		ndr_push_u32(out, 1);
 		ndr_push_u32(out, SV_TYPE_WORKSTATION | SV_TYPE_SERVER |
+					  SV_TYPE_PRINTQ_SERVER |
 					  SV_TYPE_SERVER_UNIX | SV_TYPE_NT |
-					  SV_TYPE_SERVER_NT);
+					  SV_TYPE_SERVER_NT | SV_TYPE_DFS);
 		ndr_push_ptr(out, true);
 	}
 	if (level == 102) {

@@ -154,13 +154,16 @@ class Rpc:
         self.assertIn("root S-1-22-1-0 (User: 1)", out)
         self.assertIn("Everyone S-1-1-0 (Well-known Group: 5)", out)
         rc, out = self.rpcclient("lookupsids %s S-1-1-0 S-1-5-32-544 "
-                                 "S-1-5-11 S-1-22-1-0" % user_sid)
+                                 "S-1-5-11 S-1-22-1-0 S-1-22-2-0 S-1-3-0" %
+                                 user_sid)
         self.assertEqual(rc, 0, out)
         self.assertRegex(out, r"%s \S+\\%s \(1\)" % (user_sid, USER))
         self.assertIn("S-1-5-32-544 BUILTIN\\Administrators (4)", out)
         self.assertIn("S-1-5-11 NT Authority\\Authenticated Users (5)",
                       out)
         self.assertIn("S-1-22-1-0 Unix User\\root (1)", out)
+        self.assertIn("S-1-22-2-0 Unix Group\\root (2)", out)
+        self.assertIn("S-1-3-0 \\Creator Owner (5)", out)
         rc, out = self.rpcclient("lookupnames no-such-user-here")
         self.assertIn("NT_STATUS_NONE_MAPPED", out)
 

@@ -10,8 +10,11 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <talloc.h>
+#include <unistd.h>
 
+#include "conf/loadparm.h"
 #include "smbd/rpc/ndr.h"
 #include "smbd/rpc/rpc_sid.h"
 
@@ -214,6 +217,88 @@ static void test_secrets_sid(void **state)
 	talloc_free(ctx);
 }
 
+/* SID <-> name without passdb: well-known, Unix users and groups. */
+static void test_lookups(void **state)
+{
+	TALLOC_CTX *ctx = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(ctx);
+	struct rpc_server_ctx srv = { 0 };
+	struct rpc_sid dom, s;
+	struct rpc_name n;
+
+	assert_true(lp_load_string(lp, "t", "[global]\nnetbios name = NB\n"));
+	srv.lp = lp;
+	srv.private_dir = "/nonexistent";
+	assert_true(rpc_sid_parse("S-1-5-21-1-2-3", &dom));
+
+	assert_true(rpc_sid_parse("S-1-22-2-0", &s));
+	assert_true(rpc_lookup_sid(ctx, &srv, &dom, &s, &n));
+	assert_string_equal(n.domain, "Unix Group");
+	assert_string_equal(n.name, "root");
+	assert_int_equal(n.type, RPC_SID_GROUP);
+	assert_string_equal(rpc_sid_string(ctx, &n.domain_sid), "S-1-22-2");
+
+	assert_true(rpc_sid_parse("S-1-22-1-0", &s));
+	assert_true(rpc_lookup_sid(ctx, &srv, &dom, &s, &n));
+	assert_string_equal(n.domain, "Unix User");
+	assert_int_equal(n.type, RPC_SID_USER);
+
+	assert_true(rpc_lookup_sid(ctx, &srv, &dom, &dom, &n));
+	assert_string_equal(n.name, "NB");
+	assert_int_equal(n.type, RPC_SID_DOMAIN);
+
+	assert_true(rpc_sid_parse("S-1-5-21-1-2-3-513", &s));
+	assert_true(rpc_lookup_sid(ctx, &srv, &dom, &s, &n));
+	assert_string_equal(n.name, "None");
+
+	assert_true(rpc_sid_parse("S-1-5-21-1-2-3-1000", &s));
+	assert_false(rpc_lookup_sid(ctx, &srv, &dom, &s, &n));
+	assert_true(rpc_sid_parse("S-1-5-21-9-9-9-1000", &s));
+	assert_false(rpc_lookup_sid(ctx, &srv, &dom, &s, &n));
+
+	assert_true(rpc_lookup_name(ctx, &srv, &dom, "Unix Group\\root", &n));
+	assert_string_equal(rpc_sid_string(ctx, &n.sid), "S-1-22-2-0");
+	assert_true(rpc_lookup_name(ctx, &srv, &dom, "NT Authority\\SYSTEM",
+				    &n));
+	assert_string_equal(rpc_sid_string(ctx, &n.sid), "S-1-5-18");
+	assert_true(rpc_lookup_name(ctx, &srv, &dom, "builtin\\users", &n));
+	assert_string_equal(rpc_sid_string(ctx, &n.sid), "S-1-5-32-545");
+	assert_true(rpc_lookup_name(ctx, &srv, &dom, "NB", &n));
+	assert_int_equal(n.type, RPC_SID_DOMAIN);
+	assert_true(rpc_lookup_name(ctx, &srv, &dom, "NB\\None", &n));
+	assert_string_equal(rpc_sid_string(ctx, &n.sid),
+			    "S-1-5-21-1-2-3-513");
+	assert_false(rpc_lookup_name(ctx, &srv, &dom, "OTHER\\root", &n));
+	assert_false(rpc_lookup_name(ctx, &srv, &dom, "no-such-user-x", &n));
+	assert_false(rpc_lookup_name(ctx, &srv, &dom, "\\", &n));
+	talloc_free(ctx);
+}
+
+/* No secrets.tdb: a SID is made once and kept in the state directory. */
+static void test_domain_sid_kept(void **state)
+{
+	TALLOC_CTX *ctx = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(ctx);
+	struct rpc_server_ctx srv = { 0 };
+	struct rpc_sid a, b;
+	char dir[] = "/tmp/test_rpc_sid.XXXXXX";
+	char *path;
+
+	assert_non_null(mkdtemp(dir));
+	srv.lp = lp;
+	srv.state_dir = dir;
+	srv.private_dir = dir;
+	rpc_domain_sid(&srv, &a);
+	rpc_domain_sid(&srv, &b);
+	assert_true(rpc_sid_equal(&a, &b));
+	assert_int_equal(a.num_auths, 4);
+	assert_int_equal(a.sub[0], 21);
+	path = talloc_asprintf(ctx, "%s/smbd-ng-domain-sid", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	talloc_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_sid_text),
 		cmocka_unit_test(test_sid_ndr),
 		cmocka_unit_test(test_secrets_sid),
+		cmocka_unit_test(test_lookups),
+		cmocka_unit_test(test_domain_sid_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
