@@ -23,6 +23,7 @@ USER = "smbdtest"
 PASSWORD = "Test-Pass-1"
 CLIENT_TIMEOUT = 30
 SERVER_STRING = "RPC Test Server"
+BULK_SHARES = 150
 
 SRVSVC_UUID = "4b324fc8-1670-01d3-1278-5a47bf6ee188"
 NDR20 = ("8a885d04-1ceb-11c9-9fe8-08002b104860", 2)
@@ -63,6 +64,12 @@ class Rpc:
         with open(cls.smbd.conf, "a") as f:
             f.write("[hidden]\n\tpath = %s\n\tbrowseable = no\n"
                     "\tcomment = not listed\n" % cls.smbd.share)
+            # enough shares that the answer spans many fragments and
+            # several SMB2 READs after the TRANSCEIVE
+            for i in range(BULK_SHARES):
+                f.write("[bulk%03d]\n\tpath = %s\n\tcomment = bulk share "
+                        "%d with a long comment to make the list big\n" %
+                        (i, cls.smbd.share, i))
         cls.smbd.restart()
         cls.smbd.create_user(USER, PASSWORD)
         cls.client_conf = os.path.join(cls.smbd.tmp, "client.conf")
@@ -101,6 +108,12 @@ class Rpc:
         rc, out = self.smbclient_l()
         self.assertEqual(rc, 0, out)
         self.check_share_list(out)
+
+    def test_smbclient_list_all(self):
+        rc, out = self.smbclient_l()
+        self.assertEqual(rc, 0, out)
+        for i in range(BULK_SHARES):
+            self.assertRegex(out, r"bulk%03d\s+Disk\s+bulk share %d " % (i, i))
 
     def test_smbclient_list_signed(self):
         rc, out = self.smbclient_l("--client-protection=sign")
@@ -188,6 +201,8 @@ class Rpc:
             c.close()
         self.assertIn("share", names)
         self.assertIn("IPC$", names)
+        self.assertIn("bulk%03d" % (BULK_SHARES - 1), names)
+        self.assertEqual(len(names), BULK_SHARES + 2)
         self.assertNotIn("hidden", names)
 
     def test_pipe_errors(self):
