@@ -222,3 +222,17 @@ NTSTATUS smbd_open_check_delete(struct smbd_open *op)
 	smbd_open_keys(op, &k, &o);
 	return share_mode_check_delete(db, &k, &o);
 }
+
+NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,
+			    bool write)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL || len == 0) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	return brl_check_io(db, &k, &o, off, len, write);
+}

@@ -159,6 +159,10 @@ NTSTATUS smb2_read(struct smb2_request *req)
 		wire_push_u8(req->out, 0);
 		return NT_STATUS_OK;
 	}
+	status = smbd_open_check_io(op, offset, length, false);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	st = talloc_zero(NULL, struct read_state);
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;

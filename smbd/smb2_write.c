@@ -164,6 +164,12 @@ NTSTATUS smb2_write(struct smb2_request *req)
 		wire_push_zero(req->out, 15);
 		return NT_STATUS_OK;
 	}
+	if (offset != SMB2_APPEND_OFFSET) {
+		status = smbd_open_check_io(op, offset, length, true);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
 	/* The pdu table checked DataOffset/Length lie in the request. */
 	if (!smb2_request_keep_input(req)) {
 		return NT_STATUS_NO_MEMORY;
