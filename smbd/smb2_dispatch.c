@@ -229,19 +229,6 @@ struct smb2_frame {
 };
 
 
-static enum crypto_cipher smb2_cipher(uint16_t id)
-{
-	switch (id) {
-	case SMB2_ENCRYPTION_AES128_GCM:
-		return CRYPTO_AES128_GCM;
-	case SMB2_ENCRYPTION_AES256_CCM:
-		return CRYPTO_AES256_CCM;
-	case SMB2_ENCRYPTION_AES256_GCM:
-		return CRYPTO_AES256_GCM;
-	default:
-		return CRYPTO_AES128_CCM;
-	}
-}
 
 /* Remember the session's server-to-client key and a fresh nonce. */
 static void smb2_frame_encrypt_with(struct smb2_frame *f,
@@ -251,7 +238,7 @@ static void smb2_frame_encrypt_with(struct smb2_frame *f,
 
 	f->encrypt_out = true;
 	f->enc_session_id = s->id;
-	f->enc_cipher = smb2_cipher(s->conn->cipher);
+	f->enc_cipher = smb2_cipher_of(s->conn->cipher);
 	memcpy(f->enc_key, s->keys.encryption, sizeof(f->enc_key));
 	/* Unique per session: a counter, then the session's random salt
 	 * (the nonce is 11 bytes for CCM, 12 for GCM). */
@@ -680,7 +667,7 @@ static void frame_decrypt(struct smbd_conn *conn, const uint8_t *buf,
 	}
 	copy = owned != NULL ? owned : talloc_memdup(conn, buf, len);
 	if (copy == NULL ||
-	    !NT_STATUS_IS_OK(smb2_transform_decrypt(smb2_cipher(conn->cipher),
+	    !NT_STATUS_IS_OK(smb2_transform_decrypt(smb2_cipher_of(conn->cipher),
 						    s->keys.decryption, copy,
 						    len))) {
 		talloc_free(copy);

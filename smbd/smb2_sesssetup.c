@@ -13,6 +13,7 @@
 #include "smbd/conn.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
+#include "smbd/smb2_transform.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/passdb.h"
 #include "conf/loadparm.h"
@@ -111,19 +112,6 @@ static void sesssetup_after_reply(struct smb2_request *req,
 	}
 }
 
-static enum crypto_cipher session_cipher(uint16_t cipher)
-{
-	switch (cipher) {
-	case SMB2_ENCRYPTION_AES128_GCM:
-		return CRYPTO_AES128_GCM;
-	case SMB2_ENCRYPTION_AES256_CCM:
-		return CRYPTO_AES256_CCM;
-	case SMB2_ENCRYPTION_AES256_GCM:
-		return CRYPTO_AES256_GCM;
-	default:
-		return CRYPTO_AES128_CCM;
-	}
-}
 
 /* Copy who logged on out of the gensec result (3.3.5.5.3). */
 static NTSTATUS session_take_identity(struct smbd_session *s,
@@ -167,7 +155,7 @@ static void session_set_keys(struct smbd_session *s,
 	}
 	memcpy(s->session_key, r->session_key, 16);
 	smb2_derive_keys(conn->dialect, s->session_key, s->preauth_hash,
-			 session_cipher(conn->cipher), &s->keys);
+			 smb2_cipher_of(conn->cipher), &s->keys);
 	s->has_keys = true;
 	s->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
 	s->signing_required =

@@ -65,4 +65,13 @@ NTSTATUS smb2_transform_parse(const uint8_t *buf, size_t len,
 NTSTATUS smb2_transform_decrypt(enum crypto_cipher c, const uint8_t *key,
 				uint8_t *buf, size_t len);
 
+/* The SMB2 cipher id (2.2.3.1.2) as a crypto_cipher: the values agree;
+ * 0 (3.0.x, no context) means AES-128-CCM. */
+static inline enum crypto_cipher smb2_cipher_of(uint16_t id)
+{
+	return id >= CRYPTO_AES128_CCM && id <= CRYPTO_AES256_GCM
+		       ? (enum crypto_cipher)id
+		       : CRYPTO_AES128_CCM;
+}
+
 #endif
