@@ -188,6 +188,41 @@ static void getinfo_orphan(void *p)
 {
 }
 
+/*
+ * The smallest OutputBufferLength Windows accepts per class: the size of
+ * the C structure, whose variable name array counts one character and
+ * which is padded to its alignment (MS-FSA 2.1.5.12: "If OutputBufferSize
+ * is smaller than sizeof(...)", smbtorture smb2.getinfo.*_buffercheck).
+ * Below it: INFO_LENGTH_MISMATCH; the encoders handle the rest.
+ */
+struct getinfo_min {
+	uint8_t type, cls;
+	uint32_t size;
+};
+
+static const struct getinfo_min getinfo_mins[] = {
+	{SMB2_0_INFO_FILE, FSCC_FILE_BASIC_INFORMATION, 40},
+	{SMB2_0_INFO_FILE, FSCC_FILE_STANDARD_INFORMATION, 24},
+	{SMB2_0_INFO_FILE, FSCC_FILE_ALL_INFORMATION, 104},
+	{SMB2_0_INFO_FILE, FSCC_FILE_ALTERNATE_NAME_INFORMATION, 8},
+	{SMB2_0_INFO_FILE, FSCC_FILE_STREAM_INFORMATION, 32},
+	{SMB2_0_INFO_FILE, FSCC_FILE_NETWORK_OPEN_INFORMATION, 56},
+	{SMB2_0_INFO_FILESYSTEM, FSCC_FS_VOLUME_INFORMATION, 24},
+	{SMB2_0_INFO_FILESYSTEM, FSCC_FS_ATTRIBUTE_INFORMATION, 16},
+};
+
+static bool getinfo_too_small(uint8_t type, uint8_t cls, uint32_t max_out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(getinfo_mins) / sizeof(getinfo_mins[0]); i++) {
+		if (getinfo_mins[i].type == type && getinfo_mins[i].cls == cls) {
+			return max_out < getinfo_mins[i].size;
+		}
+	}
+	return false;
+}
+
 struct getinfo_req {
 	uint8_t type, cls;
 	uint32_t max_out, secinfo;
@@ -401,6 +436,9 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	}
 	if (!getinfo_allowed(op, type, cls, secinfo)) {
 		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (getinfo_too_small(type, cls, max_out)) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
 	g = talloc_zero(req->mem_ctx, struct getinfo_req);
 	st = talloc_zero(NULL, struct getinfo_state);
