@@ -5,8 +5,9 @@
  * Served: LsarClose (0), LsarOpenPolicy (6), LsarQueryInformationPolicy
  * (7) and ...Policy2 (46) for PolicyPrimaryDomainInformation (3) and
  * PolicyAccountDomainInformation (5), LsarLookupNames (14),
- * LsarLookupSids (15), LsarOpenPolicy2 (44), LsarLookupSids2 (57),
- * LsarLookupNames2 (58), LsarLookupNames3 (68), LsarLookupSids3 (76).
+ * LsarLookupSids (15), LsarOpenPolicy2 (44), LsarGetUserName (45),
+ * LsarLookupSids2 (57), LsarLookupNames2 (58), LsarLookupNames3 (68),
+ * LsarLookupSids3 (76).
  * The lookups themselves are in rpc_sid.c.
  *
  * Request decoding reads what the answer depends on and stops there (the
@@ -565,6 +566,75 @@ static NTSTATUS lsa_lookup_names3(struct rpc_call *call, struct ndr_pull *in,
 	return lsa_lookup_names(call, in, out, LSA_V3);
 }
 
+/* An [in] PRPC_UNICODE_STRING's pointee (its pointer already read). */
+static NTSTATUS lsa_pull_unicode(struct ndr_pull *in, TALLOC_CTX *mem_ctx)
+{
+	uint16_t len, max;
+	uint32_t ptr;
+	char *s;
+	NTSTATUS status = ndr_pull_align(in, 4);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = ndr_pull_u16(in, &len);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = ndr_pull_u16(in, &max);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = ndr_pull_ptr(in, &ptr);
+	}
+	if (NT_STATUS_IS_OK(status) && ptr != 0) {
+		status = ndr_pull_unicode_buffer(in, mem_ctx, len, max, &s);
+	}
+	return status;
+}
+
+/* LsarGetUserName (MS-LSAT 3.1.4.4): who the caller is. */
+static NTSTATUS lsa_get_user_name(struct rpc_call *call, struct ndr_pull *in,
+				  struct ndr_push *out)
+{
+	const struct rpc_server_ctx *srv = call->srv;
+	const char *user = srv->account_name, *domain = rpc_server_name(srv);
+	uint32_t uptr, dptr = 0, dinner = 0;
+	char *server;
+	NTSTATUS status;
+
+	status = ndr_pull_unique_wstring(in, call->mem_ctx, &server);
+	if (NT_STATUS_IS_OK(status)) {
+		status = ndr_pull_ptr(in, &uptr);
+	}
+	if (NT_STATUS_IS_OK(status) && uptr != 0) {
+		status = lsa_pull_unicode(in, call->mem_ctx);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = ndr_pull_ptr(in, &dptr);
+	}
+	if (NT_STATUS_IS_OK(status) && dptr != 0) {
+		status = ndr_pull_ptr(in, &dinner);
+	}
+	if (NT_STATUS_IS_OK(status) && dinner != 0) {
+		status = lsa_pull_unicode(in, call->mem_ctx);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (user == NULL || user[0] == '\0') {
+		user = "ANONYMOUS LOGON";
+		domain = "NT Authority";
+	}
+	ndr_push_ptr(out, true);
+	ndr_push_unicode_fixed(out, user);
+	ndr_push_unicode_buffer(out, user);
+	ndr_push_ptr(out, dptr != 0);
+	if (dptr != 0) {
+		ndr_push_ptr(out, true);
+		ndr_push_unicode_fixed(out, domain);
+		ndr_push_unicode_buffer(out, domain);
+	}
+	ndr_push_u32(out, NT_STATUS_OK);
+	return NT_STATUS_OK;
+}
+
 static const rpc_op_fn lsa_ops[77] = {
 	[0] = lsa_close,
 	[6] = lsa_open_policy,
@@ -572,6 +642,7 @@ static const rpc_op_fn lsa_ops[77] = {
 	[14] = lsa_lookup_names1,
 	[15] = lsa_lookup_sids1,
 	[44] = lsa_open_policy2,
+	[45] = lsa_get_user_name,
 	[46] = lsa_query_info,
 	[57] = lsa_lookup_sids2,
 	[58] = lsa_lookup_names2,

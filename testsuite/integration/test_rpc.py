@@ -180,6 +180,12 @@ class Rpc:
         rc, out = self.rpcclient("lookupnames no-such-user-here")
         self.assertIn("NT_STATUS_NONE_MAPPED", out)
 
+    def test_rpcclient_getusername(self):
+        rc, out = self.rpcclient("getusername")
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"Account Name: %s, Authority Name: \S+" %
+                         USER)
+
     def test_rpcclient_wkssvc_tod(self):
         rc, out = self.rpcclient("wkssvc_wkstagetinfo")
         self.assertEqual(rc, 0, out)
