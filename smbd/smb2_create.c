@@ -701,9 +701,8 @@ static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
 	if ((options & ~FILE_OPTIONS_VALID) != 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (access == 0 || (access & SEC_ACCESS_RESERVED) != 0 ||
-	    access == SEC_STD_SYNCHRONIZE) {
-		/* Nothing, or only what can never be granted. */
+	if (access == 0 || (access & SEC_ACCESS_RESERVED) != 0) {
+		/* Nothing, or what can never be granted. */
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (access & SEC_FLAG_SYSTEM_SECURITY) {
