@@ -218,9 +218,10 @@ NTSTATUS brl_lock(struct locking_db *db, const struct file_key *k,
 
 /* Copy the record without the entries drop[] marks. */
 static NTSTATUS rewrite_without(TALLOC_CTX *tmp, const uint8_t *old,
-				size_t old_len, const bool *drop, uint32_t count,
-				uint32_t ndrop, enum locking_action *action,
-				uint8_t **nb, size_t *nl)
+				size_t old_len, const bool *drop,
+				uint32_t count, uint32_t ndrop,
+				enum locking_action *action, uint8_t **nb,
+				size_t *nl)
 {
 	uint32_t i, j = 0;
 	uint8_t *buf;

@@ -818,7 +818,8 @@ static void contend_child(volatile int *inside)
 			bad++;
 		}
 		__atomic_sub_fetch(&inside[1], 1, __ATOMIC_SEQ_CST);
-		if (share_mode_remove(db, &k, &o, &last, &del) != NT_STATUS_OK ||
+		if (share_mode_remove(db, &k, &o, &last, &del) !=
+			    NT_STATUS_OK ||
 		    !last) {
 			bad++;
 		}
