@@ -41,6 +41,7 @@ static const struct rpc_uuid dcerpc_btfn_prefix = {
 };
 
 #define RPC_MAX_CONTEXTS 16
+#define RPC_IN_MAX 65536
 
 struct rpc_msg {
 	struct rpc_msg *next;
@@ -114,12 +115,6 @@ static const char *rpc_strip_pipe_prefix(const char *name)
 	return name;
 }
 
-static int rpc_pipe_destructor(struct rpc_pipe *p)
-{
-	(void)p;
-	return 0;
-}
-
 NTSTATUS rpc_pipe_open(TALLOC_CTX *mem_ctx, const char *name,
 		       const struct rpc_server_ctx *ctx,
 		       struct rpc_pipe **out)
@@ -142,7 +137,6 @@ NTSTATUS rpc_pipe_open(TALLOC_CTX *mem_ctx, const char *name,
 	if (p == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	talloc_set_destructor(p, rpc_pipe_destructor);
 	p->iface = iface;
 	p->srv = *ctx;
 #define RPC_DUP(f)                                                        \
@@ -159,11 +153,6 @@ NTSTATUS rpc_pipe_open(TALLOC_CTX *mem_ctx, const char *name,
 	RPC_DUP(state_dir);
 	RPC_DUP(private_dir);
 #undef RPC_DUP
-	p->in = talloc_size(p, 65536);
-	if (p->in == NULL) {
-		talloc_free(p);
-		return NT_STATUS_NO_MEMORY;
-	}
 	if (iface->init != NULL) {
 		p->iface_state = iface->init(p);
 		if (p->iface_state == NULL) {
@@ -689,6 +678,32 @@ static void rpc_pdu(struct rpc_pipe *p, const uint8_t *data,
 	}
 }
 
+/* Handle every whole PDU at the start of the input buffer. */
+static void rpc_drain_buffer(struct rpc_pipe *p)
+{
+	struct dcerpc_hdr h;
+
+	while (p->in_len >= DCERPC_HDR_LEN && !p->broken) {
+		if (!NT_STATUS_IS_OK(dcerpc_pull_hdr(p->in, p->in_len, &h))) {
+			DBG_INFO("rpc %s: unframeable PDU, pipe broken\n",
+				 p->iface->pipe_name);
+			p->broken = true;
+			return;
+		}
+		if (p->in_len < h.frag_len) {
+			return;
+		}
+		rpc_pdu(p, p->in, &h);
+		memmove(p->in, p->in + h.frag_len, p->in_len - h.frag_len);
+		p->in_len -= h.frag_len;
+	}
+}
+
+/*
+ * Whole PDUs are handled straight from the caller's bytes; only a partial
+ * PDU is copied, into a buffer that exists only while one is pending
+ * (frag_length is 16 bits, so RPC_IN_MAX always holds a whole PDU).
+ */
 NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len)
 {
 	if (p->broken) {
@@ -699,8 +714,29 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len)
 	}
 	while (len > 0 && !p->broken) {
 		struct dcerpc_hdr h;
-		size_t take = 65536 - p->in_len;
+		size_t take;
 
+		if (p->in_len == 0 && len >= DCERPC_HDR_LEN) {
+			if (!NT_STATUS_IS_OK(dcerpc_pull_hdr(data, len, &h))) {
+				DBG_INFO("rpc %s: unframeable PDU, pipe "
+					 "broken\n", p->iface->pipe_name);
+				p->broken = true;
+				break;
+			}
+			if (len >= h.frag_len) {
+				rpc_pdu(p, data, &h);
+				data += h.frag_len;
+				len -= h.frag_len;
+				continue;
+			}
+		}
+		if (p->in == NULL) {
+			p->in = talloc_size(p, RPC_IN_MAX);
+			if (p->in == NULL) {
+				return NT_STATUS_NO_MEMORY;
+			}
+		}
+		take = RPC_IN_MAX - p->in_len;
 		if (take > len) {
 			take = len;
 		}
@@ -708,22 +744,10 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len)
 		p->in_len += take;
 		data += take;
 		len -= take;
-		while (p->in_len >= DCERPC_HDR_LEN && !p->broken) {
-			if (!NT_STATUS_IS_OK(dcerpc_pull_hdr(p->in, p->in_len,
-							     &h))) {
-				DBG_INFO("rpc %s: unframeable PDU, pipe "
-					 "broken\n", p->iface->pipe_name);
-				p->broken = true;
-				break;
-			}
-			if (p->in_len < h.frag_len) {
-				break;
-			}
-			rpc_pdu(p, p->in, &h);
-			memmove(p->in, p->in + h.frag_len,
-				p->in_len - h.frag_len);
-			p->in_len -= h.frag_len;
-		}
+		rpc_drain_buffer(p);
+	}
+	if (p->in_len == 0) {
+		TALLOC_FREE(p->in);
 	}
 	return p->broken ? NT_STATUS_PIPE_DISCONNECTED : NT_STATUS_OK;
 }

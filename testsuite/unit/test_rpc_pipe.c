@@ -513,6 +513,67 @@ static void test_share_enum_fragmented_response(void **state)
 	assert_int_equal(le32(r + len - 4), 0);
 }
 
+/* A PDU cut into 1-byte writes, then two PDUs in one write. */
+static void test_split_writes(void **state)
+{
+	struct tctx *t = *state;
+	struct wire_buf b;
+	uint8_t *d;
+	size_t len, i, one;
+
+	assert_int_equal(rpc_pipe_open(t->mem, "srvsvc", &t->srv, &t->p),
+			 NT_STATUS_OK);
+	wire_buf_init(&b, t->mem, 128);
+	push_hdr(&b, DCERPC_PKT_BIND, 3, 7);
+	wire_push_le16(&b, 4280);
+	wire_push_le16(&b, 4280);
+	wire_push_le32(&b, 0);
+	wire_push_le32(&b, 1);
+	wire_push_le16(&b, 0);
+	wire_push_u8(&b, 1);
+	wire_push_u8(&b, 0);
+	push_syntax(&b, &srvsvc_syntax);
+	push_syntax(&b, &dcerpc_ndr20_syntax);
+	fix_len(&b);
+	for (i = 0; i < b.len; i++) {
+		assert_int_equal(rpc_pipe_write(t->p, b.data + i, 1),
+				 NT_STATUS_OK);
+		if (i + 1 < b.len) {
+			assert_int_equal(rpc_pipe_pending(t->p), 0);
+		}
+	}
+	d = read_msg(t, &len);
+	assert_int_equal(d[2], DCERPC_PKT_BIND_ACK);
+	assert_int_equal(le32(d + 12), 7);
+
+	/* two requests (unknown opnums) back to back, plus half a third */
+	wire_buf_init(&b, t->mem, 128);
+	for (i = 0; i < 3; i++) {
+		size_t start = b.len;
+
+		push_hdr(&b, DCERPC_PKT_REQUEST, 3, 10 + (uint32_t)i);
+		wire_push_le32(&b, 0);
+		wire_push_le16(&b, 0);
+		wire_push_le16(&b, 99);
+		put_le16(b.data + start + 8, (uint16_t)(b.len - start));
+	}
+	one = b.len / 3;
+	assert_int_equal(rpc_pipe_write(t->p, b.data, b.len - one / 2),
+			 NT_STATUS_OK);
+	for (i = 0; i < 2; i++) {
+		d = read_msg(t, &len);
+		assert_int_equal(d[2], DCERPC_PKT_FAULT);
+		assert_int_equal(le32(d + 12), 10 + i);
+	}
+	assert_int_equal(rpc_pipe_pending(t->p), 0);
+	assert_int_equal(rpc_pipe_write(t->p, b.data + b.len - one / 2,
+					one / 2),
+			 NT_STATUS_OK);
+	d = read_msg(t, &len);
+	assert_int_equal(le32(d + 12), 12);
+	assert_int_equal(le32(d + 24), DCERPC_NCA_S_OP_RNG_ERROR);
+}
+
 static void test_message_mode_read(void **state)
 {
 	struct tctx *t = *state;
@@ -894,6 +955,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_share_enum_fragmented_response, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_writes, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_message_mode_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_share_getinfo, setup,
