@@ -6,7 +6,8 @@
  * valid NDR20 bind first; bit 1: "stub mode": byte 2 is the opnum and the
  * rest is one request's stub data (so the fuzzer reaches the NDR decoders
  * without having to invent PDU headers), else the rest is written as raw
- * PDU bytes.  All responses are read back in small pieces.
+ * PDU bytes: in one write, or with bit 2 set in writes of
+ * (byte 1 >> 3) + 1 bytes.  All responses are read back in small pieces.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (data[1] & 2) {
 		request(ctx, p, data[2], data + 3, size - 3);
+	} else if (data[1] & 4) {
+		/* the same bytes in writes of (data[1] >> 3) + 1 bytes */
+		size_t chunk = (size_t)(data[1] >> 3) + 1, off;
+
+		for (off = 2; off < size; off += chunk) {
+			(void)rpc_pipe_write(p, data + off,
+					     size - off < chunk ? size - off
+								: chunk);
+		}
 	} else {
 		(void)rpc_pipe_write(p, data + 2, size - 2);
 	}
