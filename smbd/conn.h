@@ -16,6 +16,7 @@
 struct smbd_server;
 struct smbd_session;
 struct smbd_open;
+struct smb2_frame;
 struct auth_config;
 struct passdb;
 struct tpool;
@@ -32,6 +33,9 @@ struct smbd_worker {
 	uint16_t session_epoch;
 	uint64_t session_seq;
 	uint64_t open_seq;
+	uint64_t async_seq;		/* AsyncIds (3.3.4.2) */
+	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
+	uint32_t nonce_salt;
 	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
 	struct passdb *passdb;		/* opened on first logon */
 	struct tpool *tpool;		/* file-system calls */
@@ -88,6 +92,7 @@ struct smbd_conn {
 	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
 
 	struct smbd_session *sessions;
+	struct smb2_frame *waiting_frames;	/* cancellable (dispatch) */
 
 	/* Opens by volatile FileId (open.c). */
 #define SMBD_OPEN_BUCKETS 256

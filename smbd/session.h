@@ -51,8 +51,6 @@ struct smbd_session {
 	enum smb2_sign_algo sign_algo;
 	bool signing_required;
 	bool encrypt;		/* Session.EncryptData (3.3.5.5.3) */
-	uint64_t nonce_ctr;	/* transform nonces: counter + salt */
-	uint32_t nonce_salt;
 
 	struct smbd_tcon *tcons;
 	uint32_t next_tid;

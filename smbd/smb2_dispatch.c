@@ -225,8 +225,120 @@ struct smb2_frame {
 	uint64_t enc_session_id;
 	enum crypto_cipher enc_cipher;
 	uint8_t enc_key[32];
-	uint8_t enc_nonce[16];
+	uint64_t async_id;	/* 3.3.4.2: sent in the interim reply */
+	/* Frames waiting on something (a lock) are listed in their
+	 * connection, so a CANCEL can find them (3.3.5.16). */
+	struct smb2_frame *wait_prev, *wait_next;
+	bool waiting;
+	void (*cancel_fn)(void *priv);
+	void *cancel_priv;
 };
+
+static void smb2_decide_signing(struct smb2_request *req,
+				struct smb2_reply_sign *rs);
+static bool frame_encrypt(struct smb2_frame *f, uint8_t **data, size_t *len);
+
+static void frame_unwait(struct smb2_frame *f)
+{
+	if (!f->waiting) {
+		return;
+	}
+	if (f->wait_prev != NULL) {
+		f->wait_prev->wait_next = f->wait_next;
+	} else {
+		f->conn->waiting_frames = f->wait_next;
+	}
+	if (f->wait_next != NULL) {
+		f->wait_next->wait_prev = f->wait_prev;
+	}
+	f->waiting = false;
+	f->cancel_fn = NULL;
+}
+
+/*
+ * 3.3.4.2: a request that will wait gets an interim reply now
+ * (STATUS_PENDING, ASYNC flag, an AsyncId, the credits), so the client
+ * knows it is alive and can cancel it.  Only for a request alone in its
+ * frame: a compound's replies go back together.
+ */
+static void frame_send_interim(struct smb2_frame *f)
+{
+	struct smb2_request *req = &f->req;
+	struct smbd_conn *conn = f->conn;
+	struct smb2_reply_sign rs;
+	size_t len = 4 + SMB2_HDR_LEN + 9;
+	uint8_t *buf = talloc_zero_size(f, len), *h;
+
+	if (buf == NULL) {
+		return;
+	}
+	h = buf + 4;
+	f->async_id = ++conn->worker->async_seq;
+	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_MAGIC);
+	put_le16(h + SMB2_HDR_LENGTH, SMB2_HDR_LEN);
+	put_le16(h + SMB2_HDR_CREDIT_CHARGE, req->credit_charge);
+	put_le32(h + SMB2_HDR_STATUS, STATUS_PENDING);
+	put_le16(h + SMB2_HDR_OPCODE, req->opcode);
+	put_le16(h + SMB2_HDR_CREDIT,
+		 smb2_credits_grant(conn, req->credit_charge,
+				    req->credit_request));
+	put_le32(h + SMB2_HDR_FLAGS,
+		 SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND);
+	put_le64(h + SMB2_HDR_MESSAGE_ID, req->mid);
+	put_le64(h + SMB2_HDR_ASYNC_ID, f->async_id);
+	put_le64(h + SMB2_HDR_SESSION_ID, req->session_id);
+	put_le16(h + SMB2_HDR_LEN, 9); /* error body, ByteCount 0 */
+	smb2_decide_signing(req, &rs);
+	if (f->encrypt_out) {
+		if (!frame_encrypt(f, &buf, &len)) {
+			return;
+		}
+	} else if (rs.sign) {
+		put_le32(h + SMB2_HDR_FLAGS,
+			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
+		smb2_sign(rs.algo, rs.key, h, SMB2_HDR_LEN + 9);
+	}
+	smbd_conn_send_frame(conn, talloc_steal(NULL, buf), len);
+}
+
+void smb2_request_set_cancel(struct smb2_request *req,
+			     void (*fn)(void *priv), void *priv)
+{
+	struct smb2_frame *f = req->frame;
+
+	if (f->async_id == 0 && f->n == 1) {
+		frame_send_interim(f);
+	}
+	f->cancel_fn = fn;
+	f->cancel_priv = priv;
+	if (!f->waiting) {
+		f->waiting = true;
+		f->wait_prev = NULL;
+		f->wait_next = f->conn->waiting_frames;
+		if (f->wait_next != NULL) {
+			f->wait_next->wait_prev = f;
+		}
+		f->conn->waiting_frames = f;
+	}
+}
+
+/* 3.3.5.16: CANCEL names the request by MessageId (sync) or AsyncId;
+ * we never hand out async ids, so the MessageId it is. */
+static void smb2_cancel(struct smbd_conn *conn, uint64_t mid)
+{
+	struct smb2_frame *f;
+
+	for (f = conn->waiting_frames; f != NULL; f = f->wait_next) {
+		if (f->req.mid == mid && f->cancel_fn != NULL) {
+			void (*fn)(void *) = f->cancel_fn;
+			void *priv = f->cancel_priv;
+
+			frame_unwait(f);
+			fn(priv);
+			return;
+		}
+	}
+}
 
 
 
@@ -234,17 +346,27 @@ struct smb2_frame {
 static void smb2_frame_encrypt_with(struct smb2_frame *f,
 				    struct smbd_session *s)
 {
-	uint64_t ctr = ++s->nonce_ctr;
-
 	f->encrypt_out = true;
 	f->enc_session_id = s->id;
 	f->enc_cipher = smb2_cipher_of(s->conn->cipher);
 	memcpy(f->enc_key, s->keys.encryption, sizeof(f->enc_key));
 	/* Unique per session: a counter, then the session's random salt
 	 * (the nonce is 11 bytes for CCM, 12 for GCM). */
-	memset(f->enc_nonce, 0, sizeof(f->enc_nonce));
-	put_le64(f->enc_nonce, ctr);
-	put_le32(f->enc_nonce + 8, s->nonce_salt);
+}
+
+/* A nonce never used before with any key of this worker: a counter and
+ * a random salt (11 bytes used by CCM, 12 by GCM; 3.1.4.3). */
+static void smb2_next_nonce(struct smbd_worker *w, uint8_t nonce[16])
+{
+	if (w->nonce_salt == 0) {
+		crypto_random(&w->nonce_salt, sizeof(w->nonce_salt));
+		w->nonce_salt |= 1;
+	}
+	memset(nonce, 0, 16);
+	put_le64(nonce, ++w->nonce_ctr);
+	put_le16(nonce + 8, (uint16_t)w->nonce_salt);
+	nonce[10] = (uint8_t)(w->nonce_salt >> 16);
+	nonce[11] = (uint8_t)(w->nonce_salt >> 24);
 }
 
 static void smb2_decide_signing(struct smb2_request *req,
@@ -370,6 +492,7 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	if (req->opcode == SMB2_OP_CANCEL) {
 		/* Cancels use no message id and get no reply (3.3.5.16). */
 		req->no_reply = true;
+		smb2_cancel(conn, req->mid);
 		return NT_STATUS_OK;
 	}
 	/* 2.0.2 has no CreditCharge (3.3.5.2.5): every request costs 1. */
@@ -417,29 +540,33 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 
 static int frame_destructor(struct smb2_frame *f)
 {
+	frame_unwait(f);
 	if (f->job != NULL) {
 		smb2_job_orphan(f->job);
 	}
 	return 0;
 }
 
-/* 3.1.4.3: the whole (compound) reply in one transform. */
-static bool frame_encrypt(struct smb2_frame *f)
+/* 3.1.4.3: a whole (compound) reply in one transform: *data (with its
+ * 4-byte transport header) is replaced by the encrypted frame. */
+static bool frame_encrypt(struct smb2_frame *f, uint8_t **data, size_t *len)
 {
-	size_t msg_len = f->out.len - 4;
+	size_t msg_len = *len - 4;
 	uint8_t *buf = talloc_size(f, 4 + SMB2_TRANSFORM_HDR_LEN + msg_len);
+	uint8_t nonce[16];
 
 	if (buf == NULL) {
 		return false;
 	}
-	memcpy(buf + 4 + SMB2_TRANSFORM_HDR_LEN, f->out.data + 4, msg_len);
+	memcpy(buf + 4 + SMB2_TRANSFORM_HDR_LEN, *data + 4, msg_len);
+	smb2_next_nonce(f->conn->worker, nonce);
 	if (!smb2_transform_encrypt(f->enc_cipher, f->enc_key,
-				    f->enc_session_id, f->enc_nonce, buf + 4,
+				    f->enc_session_id, nonce, buf + 4,
 				    buf + 4 + SMB2_TRANSFORM_HDR_LEN, msg_len)) {
 		return false;
 	}
-	f->out.data = buf;
-	f->out.len = 4 + SMB2_TRANSFORM_HDR_LEN + msg_len;
+	*data = buf;
+	*len = 4 + SMB2_TRANSFORM_HDR_LEN + msg_len;
 	return true;
 }
 
@@ -459,7 +586,8 @@ static void frame_send(struct smb2_frame *f)
 			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
 		smb2_sign(f->rs[i].algo, f->rs[i].key, h, end - f->rs[i].hdr);
 	}
-	if (f->out.len > 4 && f->encrypt_out && !frame_encrypt(f)) {
+	if (f->out.len > 4 && f->encrypt_out &&
+	    !frame_encrypt(f, &f->out.data, &f->out.len)) {
 		smbd_conn_disconnect(conn, "cannot encrypt a reply");
 		return;
 	}
@@ -498,9 +626,20 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 		  (unsigned long long)req->mid,
 		  req->opcode < SMB2_OP_MAX ? smb2_cmds[req->opcode].name : "?",
 		  nt_errstr(status));
-	grant = smb2_credits_grant(f->conn, req->credit_charge,
-				   req->credit_request);
+	/* After an interim reply the credits were granted already; the
+	 * final one carries the AsyncId instead of the TreeId (3.3.4.2). */
+	grant = f->async_id != 0 ? 0
+				 : smb2_credits_grant(f->conn,
+						      req->credit_charge,
+						      req->credit_request);
 	smb2_reply_header(req, status, grant);
+	if (f->async_id != 0) {
+		uint8_t *h = f->out.data + req->out_hdr;
+
+		put_le32(h + SMB2_HDR_FLAGS,
+			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_ASYNC_COMMAND);
+		put_le64(h + SMB2_HDR_ASYNC_ID, f->async_id);
+	}
 	if (req->after_reply != NULL && !f->out.failed) {
 		req->after_reply(req, f->out.data + req->out_hdr,
 				 f->out.len - req->out_hdr);
@@ -586,6 +725,7 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 	struct smb2_frame *f = req->frame;
 
 	f->job = NULL;
+	frame_unwait(f);
 	if (status == SMBD_STATUS_ASYNC) {
 		return; /* the handler started another job */
 	}

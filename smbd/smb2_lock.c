@@ -171,6 +171,14 @@ static NTSTATUS do_unlocks(struct locking_db *db, const struct file_key *k,
 	return NT_STATUS_OK;
 }
 
+static void lock_wait_finish(struct lock_wait *w, NTSTATUS status);
+
+/* CANCEL of the waiting request (the timer goes with w). */
+static void lock_wait_cancel(void *priv)
+{
+	lock_wait_finish(priv, NT_STATUS_CANCELLED);
+}
+
 /* Keep trying the one blocking lock from the worker's loop. */
 static NTSTATUS lock_wait_start(struct smb2_request *req,
 				const struct brl_range *range)
@@ -189,6 +197,7 @@ static NTSTATUS lock_wait_start(struct smb2_request *req,
 		talloc_free(w);
 		return NT_STATUS_NO_MEMORY;
 	}
+	smb2_request_set_cancel(req, lock_wait_cancel, w);
 	DBG_DEBUG("%s: mid %llu waits for [%llu, +%llu)\n", req->conn->remote,
 		  (unsigned long long)req->mid,
 		  (unsigned long long)range->off,
@@ -206,6 +215,7 @@ static void lock_wait_finish(struct lock_wait *w, NTSTATUS status)
 	}
 	smb2_frame_resume(req, status);
 }
+
 
 static void lock_wait_retry(void *priv)
 {

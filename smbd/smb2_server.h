@@ -101,6 +101,11 @@ NTSTATUS smb2_pdu_split(const uint8_t *frame, size_t len, size_t *offs,
 /* smb2_dispatch.c */
 void smb2_frame_resume(struct smb2_request *req, NTSTATUS status);
 void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job);
+/* A request that waits (returned SMBD_STATUS_ASYNC) and can be cancelled:
+ * a CANCEL for its MessageId calls fn(priv), which must finish it with
+ * smb2_frame_resume(req, NT_STATUS_CANCELLED). */
+void smb2_request_set_cancel(struct smb2_request *req,
+			     void (*fn)(void *priv), void *priv);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len, uint8_t *owned);

@@ -168,7 +168,6 @@ static void session_set_keys(struct smbd_session *s,
 		int e = lp_int(lp, LP_GLOBAL, LP_SERVER_SMB_ENCRYPT);
 
 		s->encrypt = e == LP_ENCRYPT_REQUIRED || e == LP_ENCRYPT_DESIRED;
-		crypto_random(&s->nonce_salt, sizeof(s->nonce_salt));
 	}
 }
 
