@@ -14,7 +14,9 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_malformed.py \
 	testsuite/integration/test_smbclient.py \
 	testsuite/integration/test_impacket.py \
-	testsuite/integration/test_workers.py
+	testsuite/integration/test_workers.py \
+	testsuite/integration/test_querydir.py \
+	testsuite/integration/test_lock.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

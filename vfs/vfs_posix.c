@@ -257,18 +257,19 @@ void vfs_statx_to_info(const struct statx *stx, struct vfs_file_info *fi)
 	fi->access_time = ts_nttime(&stx->stx_atime);
 	fi->write_time = ts_nttime(&stx->stx_mtime);
 	fi->change_time = ts_nttime(&stx->stx_ctime);
-	/* The birth time where the file system has it; else the oldest
-	 * time we know, as Samba does without a stored create time. */
-	if (stx->stx_mask & STATX_BTIME) {
-		fi->create_time = ts_nttime(&stx->stx_btime);
-	} else {
-		fi->create_time = fi->change_time < fi->write_time
-					  ? fi->change_time
-					  : fi->write_time;
-		if (fi->access_time < fi->create_time) {
-			fi->create_time = fi->access_time;
-		}
+	/* As Samba: without a create time stored in user.DOSATTRIB, the
+	 * oldest time we know; ChangeTime is the write time, since ctime
+	 * cannot be set and clients expect to read back what they set. */
+	fi->create_time = fi->change_time < fi->write_time ? fi->change_time
+							   : fi->write_time;
+	if (fi->access_time < fi->create_time) {
+		fi->create_time = fi->access_time;
 	}
+	if ((stx->stx_mask & STATX_BTIME) &&
+	    ts_nttime(&stx->stx_btime) < fi->create_time) {
+		fi->create_time = ts_nttime(&stx->stx_btime);
+	}
+	fi->change_time = fi->write_time;
 	fi->is_dir = S_ISDIR(stx->stx_mode);
 	fi->end_of_file = fi->is_dir ? 0 : stx->stx_size;
 	fi->allocation_size = fi->is_dir ? 0 : stx->stx_blocks * 512;
