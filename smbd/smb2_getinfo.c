@@ -419,6 +419,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	(void)wire_pull_le32(b, &flags);
 	(void)wire_pull_bytes(b, fid, 16);
 	status = smbd_open_lookup(req, fid, &op);
+	DBG_DEBUG("%s: QUERY_INFO type %u class %u max %u: %s\n",
+		  req->conn->remote, type, cls, max_out, nt_errstr(status));
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

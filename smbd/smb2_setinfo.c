@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -201,6 +202,42 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 	st->new_path = r.path;
 }
 
+/*
+ * MS-FSCC 2.4.15: EAs are kept as user.NAME xattrs, as Samba keeps them;
+ * an empty value removes the EA.  Samba's own metadata names are not EAs
+ * and cannot be written this way.
+ */
+static void setinfo_eas(struct setinfo_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->in.num_eas && NT_STATUS_IS_OK(st->status); i++) {
+		const struct fscc_ea *ea = &st->in.eas[i];
+		char *x = talloc_asprintf(st, "user.%s", ea->name);
+
+		if (x == NULL) {
+			st->status = NT_STATUS_NO_MEMORY;
+			break;
+		}
+		if (strcasecmp(ea->name, "DOSATTRIB") == 0 ||
+		    strncasecmp(ea->name, "DosStream.", 10) == 0) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			break;
+		}
+		if (ea->value_len == 0) {
+			if (fremovexattr(st->fd, x) != 0 && errno != ENODATA) {
+				st->status = vfs_map_errno(errno);
+			}
+		} else if (fsetxattr(st->fd, x, ea->value, ea->value_len,
+				     0) != 0) {
+			st->status = errno == E2BIG || errno == ERANGE
+					     ? NT_STATUS_EA_TOO_LARGE
+					     : vfs_map_errno(errno);
+		}
+		talloc_free(x);
+	}
+}
+
 static void setinfo_job(void *p)
 {
 	struct setinfo_state *st = p;
@@ -247,6 +284,9 @@ static void setinfo_job(void *p)
 		break;
 	case FSCC_FILE_LINK_INFORMATION:
 		setinfo_rename(st, true);
+		break;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		setinfo_eas(st);
 		break;
 	default:
 		st->status = NT_STATUS_INVALID_INFO_CLASS;
@@ -394,7 +434,12 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		*sync_done = true;
 		return NT_STATUS_OK;
 	case FSCC_FILE_FULL_EA_INFORMATION:
-		return NT_STATUS_EAS_NOT_SUPPORTED; /* with ExtA */
+		if (!req->tcon->share.ea_support) {
+			return NT_STATUS_EAS_NOT_SUPPORTED;
+		}
+		return (a & SEC_FILE_WRITE_EA) && !op->opath
+			       ? NT_STATUS_OK
+			       : NT_STATUS_ACCESS_DENIED;
 	default:
 		return NT_STATUS_INVALID_INFO_CLASS;
 	}
