@@ -41,6 +41,21 @@ static void crash_fmt_hex(char *out, unsigned long v)
 	out[i] = '\0';
 }
 
+static void crash_fmt_dec(char *out, unsigned long v)
+{
+	char tmp[24];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0 && n < (int)sizeof(tmp));
+	while (n > 0) {
+		out[i++] = tmp[--n];
+	}
+	out[i] = '\0';
+}
+
 void crash_backtrace(int fd)
 {
 	unw_cursor_t cursor;
@@ -57,8 +72,8 @@ void crash_backtrace(int fd)
 
 		unw_get_reg(&cursor, UNW_REG_IP, &ip);
 		crash_write(fd, "  #");
-		crash_fmt_hex(num, (unsigned long)depth++);
-		crash_write(fd, num + 2);
+		crash_fmt_dec(num, (unsigned long)depth++);
+		crash_write(fd, num);
 		crash_write(fd, " ");
 		crash_fmt_hex(num, (unsigned long)ip);
 		crash_write(fd, num);
@@ -98,10 +113,10 @@ static void crash_signal(int sig)
 
 	crash_write(fd, "===============================================\n");
 	crash_write(fd, "PANIC: caught signal ");
-	crash_fmt_hex(num, (unsigned long)sig);
+	crash_fmt_dec(num, (unsigned long)sig);
 	crash_write(fd, num);
 	crash_write(fd, " in pid ");
-	crash_fmt_hex(num, (unsigned long)getpid());
+	crash_fmt_dec(num, (unsigned long)getpid());
 	crash_write(fd, num);
 	crash_write(fd, "\nBACKTRACE:\n");
 	crash_backtrace(fd);

@@ -16,7 +16,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_impacket.py \
 	testsuite/integration/test_workers.py \
 	testsuite/integration/test_querydir.py \
-	testsuite/integration/test_lock.py
+	testsuite/integration/test_lock.py \
+	testsuite/integration/test_crash.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
