@@ -327,6 +327,7 @@ class Smbd:
             rc = self.proc.returncode
         # workers or helpers the master left behind
         self._killpg()
+        self._kill_by_conf()
         self._close_log()
         self.proc = None
         return rc
@@ -336,6 +337,26 @@ class Smbd:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def _kill_by_conf(self):
+        """Samba's smbd starts samba-dcerpcd, which calls setsid() and so
+        leaves our process group: find whatever still runs with our
+        smb.conf on its command line and kill it."""
+        me = os.getpid()
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == me:
+                continue
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            conf = self.conf.encode()
+            if any(a == conf or a.endswith(b"=" + conf) for a in args):
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
 
     def _close_log(self):
         if self._logf:
