@@ -109,9 +109,10 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 				 const struct open_owner *o);
 
 /* Rename of a file inside directory k: NT_STATUS_SHARING_VIOLATION when
- * any open of the directory holds DELETE access or does not share
- * FILE_SHARE_DELETE (what Windows answers, smbtorture smb2.rename
- * share_delete_and_delete_access, no_share_delete_*). */
+ * any open of the directory with data or DELETE access holds DELETE
+ * access or does not share FILE_SHARE_DELETE (what Windows answers,
+ * smbtorture smb2.rename share_delete_and_delete_access,
+ * no_share_delete_*); attribute-only opens do not count (msword). */
 NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
 					const struct file_key *k);
 

@@ -10,6 +10,7 @@
 #include "locking/locking.h"
 #include "locking/smbd_locking.h"
 #include "vfs/streams.h"
+#include "vfs/vfs_posix.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -221,6 +222,44 @@ NTSTATUS smbd_open_check_delete(struct smbd_open *op)
 	}
 	smbd_open_keys(op, &k, &o);
 	return share_mode_check_delete(db, &k, &o);
+}
+
+/*
+ * Rename of op: Windows refuses it with SHARING_VIOLATION while the
+ * parent directory is open with DELETE access or without
+ * FILE_SHARE_DELETE (smbtorture smb2.rename share_delete_and_delete_access,
+ * no_share_delete_*; the rename changes the directory's contents the way
+ * a delete would).  A parent we cannot stat has no opens we know of.
+ */
+NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct vfs_file_info fi;
+	struct statx stx;
+	struct file_key k;
+	const char *slash;
+	char *parent;
+	int rc;
+
+	if (db == NULL || op->stream != NULL || op->path == NULL) {
+		return NT_STATUS_OK;
+	}
+	slash = strrchr(op->path, '/');
+	parent = slash ? talloc_strndup(op, op->path, slash - op->path)
+		       : talloc_strdup(op, ".");
+	if (parent == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	rc = statx(op->tcon->share.root_fd, parent, AT_SYMLINK_NOFOLLOW,
+		   STATX_BASIC_STATS, &stx);
+	talloc_free(parent);
+	if (rc != 0) {
+		return NT_STATUS_OK;
+	}
+	vfs_statx_to_info(&stx, &fi);
+	k.dev = fi.dev;
+	k.ino = fi.ino;
+	return share_mode_check_rename_parent(db, &k);
 }
 
 NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,

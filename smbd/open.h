@@ -109,6 +109,9 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now);
 NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on);
 /* Rename/delete: SHARING_VIOLATION if another open lacks SHARE_DELETE. */
 NTSTATUS smbd_open_check_delete(struct smbd_open *op);
+/* Rename of op: its parent directory's opens must share delete and
+ * hold no DELETE access (NT_STATUS_SHARING_VIOLATION otherwise). */
+NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op);
 /* READ/WRITE through another open's byte-range lock (MS-FSA 2.1.4.10):
  * NT_STATUS_FILE_LOCK_CONFLICT. */
 NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,

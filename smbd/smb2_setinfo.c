@@ -418,6 +418,10 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
 		}
+		s2 = smbd_open_check_rename_parent(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
 		return setinfo_target(req, st);
 	}
 	case FSCC_FILE_LINK_INFORMATION:

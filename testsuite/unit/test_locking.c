@@ -456,11 +456,17 @@ static void test_rename_parent(void **state)
 			 NT_STATUS_SHARING_VIOLATION);
 	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
 			 NT_STATUS_OK);
-	/* ... and so does not sharing delete, whatever the access. */
-	assert_int_equal(share_mode_add(db, &d, &o2, RA, SR | SW),
+	/* ... and so does not sharing delete with any data access ... */
+	assert_int_equal(share_mode_add(db, &d, &o2, RD, SR | SW),
 			 NT_STATUS_OK);
 	assert_int_equal(share_mode_check_rename_parent(db, &d),
 			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
+			 NT_STATUS_OK);
+	/* ... but an attribute-only open sharing nothing does not
+	 * (smb2.rename.msword). */
+	assert_int_equal(share_mode_add(db, &d, &o2, RA, 0), NT_STATUS_OK);
+	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
 	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
 			 NT_STATUS_OK);
 	assert_int_equal(share_mode_remove(db, &d, &o1, &last, &del),
