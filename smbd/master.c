@@ -49,6 +49,16 @@ static bool master_start_worker(struct smbd_server *srv,
 	if (pid == 0) {
 		smbd_worker_main(srv, i);
 	}
+	/* Pin from here too, so the worker is on its CPU by the time the
+	 * line below is logged and anyone reading it checks (the worker
+	 * also pins itself and does not depend on this). */
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(srv->worker_cpus[i], &set);
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
 	slots[i].pid = pid;
 	slots[i].last_start_ms = master_now_ms();
 	slots[i].pending_restart = false;
