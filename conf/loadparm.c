@@ -145,6 +145,33 @@ static bool parse_loglevel(const char *s, int *v)
 	return true;
 }
 
+/* A list of enum names (commas or whitespace between them, each name
+ * itself without spaces, as Samba's algorithm lists are written). */
+static bool valid_enum_list(const struct conf_enum_val *enums,
+			    const char *s)
+{
+	char item[64];
+
+	while (*s != '\0') {
+		size_t n = 0;
+
+		while (*s == ',' || isspace((unsigned char)*s)) {
+			s++;
+		}
+		while (*s != '\0' && *s != ',' && !isspace((unsigned char)*s)) {
+			if (n + 1 >= sizeof(item)) {
+				return false;
+			}
+			item[n++] = *s++;
+		}
+		item[n] = '\0';
+		if (n > 0 && conf_enum_find(enums, item) == NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* `smb ports`: TCP ports 1..65535, separated by commas or whitespace. */
 static bool valid_ports(const char *s)
 {
@@ -254,6 +281,9 @@ static bool conf_parse_value(TALLOC_CTX *mem_ctx, enum lp_param id,
 		break;
 	case CONF_T_LIST:
 		if (id == LP_SMB_PORTS && !valid_ports(value)) {
+			goto invalid;
+		}
+		if (def->enums != NULL && !valid_enum_list(def->enums, value)) {
 			goto invalid;
 		}
 		out->str = talloc_strdup(mem_ctx, value);
@@ -798,6 +828,23 @@ bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p)
 int lp_int(const struct lp_ctx *lp, int snum, enum lp_param p)
 {
 	return conf_lookup(lp, snum, p)->ival;
+}
+
+size_t lp_enum_list(const struct lp_ctx *lp, int snum, enum lp_param p,
+		    int *out, size_t max)
+{
+	const char **items = lp_list(NULL, lp, snum, p);
+	const struct conf_enum_val *ev;
+	size_t i, n = 0;
+
+	for (i = 0; items != NULL && items[i] != NULL && n < max; i++) {
+		ev = conf_enum_find(conf_params[p].enums, items[i]);
+		if (ev != NULL) {
+			out[n++] = ev->value;
+		}
+	}
+	talloc_free(items);
+	return n;
 }
 
 /*

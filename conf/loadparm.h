@@ -121,6 +121,8 @@ enum lp_param {
 	LP_SERVER_ROLE,
 	LP_SERVER_SIGNING,
 	LP_SERVER_SMB_ENCRYPT,
+	LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS,
+	LP_SERVER_SMB3_SIGNING_ALGORITHMS,
 	LP_SERVER_STRING,
 	LP_SHORT_PRESERVE_CASE,
 	LP_SMB_PORTS,
@@ -312,6 +314,13 @@ int lp_int(const struct lp_ctx *lp, int snum, enum lp_param p);
  */
 const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 		     enum lp_param p);
+/*
+ * A list whose items name values of the parameter's enum table (`server
+ * smb3 encryption algorithms`): the values in the order written, at most
+ * max of them; returns how many.  Validated when the file was read.
+ */
+size_t lp_enum_list(const struct lp_ctx *lp, int snum, enum lp_param p,
+		    int *out, size_t max);
 /*
  * Parametric options "module:option" (e.g. "acl_xattr:ignore system acls"),
  * looked up case-insensitively in the share, then [global]; def if unset.

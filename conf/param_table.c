@@ -80,6 +80,21 @@ static const struct conf_enum_val encrypt_vals[] = {
 	EV_BOOLS(LP_ENCRYPT_IF_REQUIRED, LP_ENCRYPT_OFF),
 	{NULL, 0, 0}};
 
+/* MS-SMB2 2.2.3.1.2 cipher ids, Samba's names. */
+static const struct conf_enum_val cipher_vals[] = {
+	{"AES-128-GCM", 2, 0},
+	{"AES-128-CCM", 1, 0},
+	{"AES-256-GCM", 4, 0},
+	{"AES-256-CCM", 3, 0},
+	{NULL, 0, 0}};
+
+/* MS-SMB2 2.2.3.1.7 signing algorithm ids, Samba's names. */
+static const struct conf_enum_val sign_algo_vals[] = {
+	{"AES-128-GMAC", 2, 0},
+	{"AES-128-CMAC", 1, 0},
+	{"HMAC-SHA256", 0, 0},
+	{NULL, 0, 0}};
+
 static const struct conf_enum_val io_backend_vals[] = {
 	{"io_uring", LP_IO_URING, 0},
 	{"epoll", LP_IO_EPOLL, 0},
@@ -284,6 +299,11 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  0),
 	P(LP_SERVER_SMB_ENCRYPT, "server smb encrypt", E, S, "default",
 	  encrypt_vals, 0),
+	P(LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS,
+	  "server smb3 encryption algorithms", L, G,
+	  "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM", cipher_vals, 0),
+	P(LP_SERVER_SMB3_SIGNING_ALGORITHMS, "server smb3 signing algorithms",
+	  L, G, "AES-128-GMAC, AES-128-CMAC, HMAC-SHA256", sign_algo_vals, 0),
 	P(LP_SERVER_STRING, "server string", STR, G, "smbd-ng %v", NULL, SUB),
 	P(LP_SHORT_PRESERVE_CASE, "short preserve case", B, S, "yes", NULL, 0),
 	P(LP_SMB_PORTS, "smb ports", L, G, "445 139", NULL, 0),

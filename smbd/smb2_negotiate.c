@@ -72,61 +72,94 @@ static NTSTATUS neg_ctx_preauth(struct wire_cur *c, struct neg_ctx_in *nc)
 	return wire_skip(c, salt_len);
 }
 
-/* 2.2.3.1.2: take the client's most preferred cipher we implement. */
-static NTSTATUS neg_ctx_encryption(struct wire_cur *c, struct neg_ctx_in *nc,
-				   bool allowed)
+/*
+ * The first algorithm of the server's list (`server smb3 encryption
+ * algorithms`, `server smb3 signing algorithms`, Samba's order by
+ * default) that the client offered; -1 when none.  MS-SMB2 3.3.5.4 leaves
+ * the choice to the server.
+ */
+static int neg_pick(const struct lp_ctx *lp, enum lp_param p,
+		    uint32_t offered)
 {
-	uint16_t count, i, cipher;
+	int pref[8];
+	size_t i, n = lp_enum_list(lp, LP_GLOBAL, p, pref, 8);
 
-	if (nc->have_enc) {
+	for (i = 0; i < n; i++) {
+		if (pref[i] >= 0 && pref[i] < 32 && (offered & (1u << pref[i]))) {
+			return pref[i];
+		}
+	}
+	return -1;
+}
+
+/* An algorithm list context (at most one of each type, 3.3.5.4): the
+ * server's pick among the ids it lists (bits past 31 cannot be ours). */
+static NTSTATUS neg_ctx_algos(struct wire_cur *c, bool *seen,
+			      const struct lp_ctx *lp, enum lp_param p,
+			      int *pick)
+{
+	uint32_t offered = 0;
+	uint16_t count, i, id;
+
+	if (*seen) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	nc->have_enc = true;
+	*seen = true;
 	if (!NT_STATUS_IS_OK(wire_pull_le16(c, &count)) || count == 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	for (i = 0; i < count; i++) {
-		if (!NT_STATUS_IS_OK(wire_pull_le16(c, &cipher))) {
+		if (!NT_STATUS_IS_OK(wire_pull_le16(c, &id))) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
-		if (allowed && nc->cipher == 0 &&
-		    cipher >= SMB2_ENCRYPTION_AES128_CCM &&
-		    cipher <= SMB2_ENCRYPTION_AES256_GCM) {
-			nc->cipher = cipher;
+		if (id < 32) {
+			offered |= 1u << id;
 		}
 	}
+	*pick = neg_pick(lp, p, offered);
 	return NT_STATUS_OK;
 }
 
-/* 2.2.3.1.7: the client's most preferred algorithm we implement. */
-static NTSTATUS neg_ctx_signing(struct wire_cur *c, struct neg_ctx_in *nc)
+/* 2.2.3.1.2: a cipher we implement and allow; 0 = none in common. */
+static NTSTATUS neg_ctx_encryption(struct wire_cur *c, struct neg_ctx_in *nc,
+				   const struct lp_ctx *lp, bool allowed)
 {
-	uint16_t count, i, alg;
+	NTSTATUS status;
+	int pick;
 
-	if (nc->have_sign) {
-		return NT_STATUS_INVALID_PARAMETER;
+	status = neg_ctx_algos(c, &nc->have_enc, lp,
+			       LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS, &pick);
+	if (NT_STATUS_IS_OK(status) && allowed &&
+	    pick >= SMB2_ENCRYPTION_AES128_CCM &&
+	    pick <= SMB2_ENCRYPTION_AES256_GCM) {
+		nc->cipher = (uint16_t)pick;
 	}
-	nc->have_sign = true;
-	if (!NT_STATUS_IS_OK(wire_pull_le16(c, &count)) || count == 0) {
-		return NT_STATUS_INVALID_PARAMETER;
+	return status;
+}
+
+/* 2.2.3.1.7: a signing algorithm we implement and allow. */
+static NTSTATUS neg_ctx_signing(struct wire_cur *c, struct neg_ctx_in *nc,
+				const struct lp_ctx *lp)
+{
+	NTSTATUS status;
+	int pick;
+
+	status = neg_ctx_algos(c, &nc->have_sign, lp,
+			       LP_SERVER_SMB3_SIGNING_ALGORITHMS, &pick);
+	if (NT_STATUS_IS_OK(status) && pick >= 0 &&
+	    pick <= SMB2_SIGNING_AES_GMAC) {
+		nc->sign_algo = (uint16_t)pick;
+		nc->sign_algo_set = true;
 	}
-	for (i = 0; i < count; i++) {
-		if (!NT_STATUS_IS_OK(wire_pull_le16(c, &alg))) {
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-		if (!nc->sign_algo_set && alg <= SMB2_SIGNING_AES_GMAC) {
-			nc->sign_algo = alg;
-			nc->sign_algo_set = true;
-		}
-	}
-	return NT_STATUS_OK;
+	return status;
 }
 
 /* 2.2.3.1: contexts start 8-aligned at an offset from the header. */
 static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 				   uint16_t count, struct neg_ctx_in *nc)
 {
-	bool enc_ok = neg_encryption_allowed(req->conn->worker->srv->lp);
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	bool enc_ok = neg_encryption_allowed(lp);
 	uint64_t off = offset;
 	uint16_t i;
 
@@ -154,10 +187,10 @@ static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 			st = neg_ctx_preauth(&data, nc);
 			break;
 		case SMB2_ENCRYPTION_CAPABILITIES:
-			st = neg_ctx_encryption(&data, nc, enc_ok);
+			st = neg_ctx_encryption(&data, nc, lp, enc_ok);
 			break;
 		case SMB2_SIGNING_CAPABILITIES:
-			st = neg_ctx_signing(&data, nc);
+			st = neg_ctx_signing(&data, nc, lp);
 			break;
 		case SMB2_COMPRESSION_CAPABILITIES:
 			/* Not implemented: no reply context (3.3.5.4). */

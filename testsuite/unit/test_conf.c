@@ -402,6 +402,8 @@ static void test_invalid_values(void **state)
 		"smb ports = 445 http",
 		"smb ports = 70000",
 		"smb ports = ",
+		"server smb3 encryption algorithms = AES-128-GCM, ROT13",
+		"server smb3 signing algorithms = MD5",
 	};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct lp_ctx *lp = lp_new(mem);
@@ -606,6 +608,37 @@ static void test_lists(void **state)
 	l = lp_list(mem, lp, 0, LP_INVALID_USERS);
 	assert_non_null(l);
 	assert_null(l[0]);
+	talloc_free(mem);
+}
+
+static void test_enum_lists(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(mem);
+	int v[8];
+
+	/* Samba's default order. */
+	assert_int_equal(lp_enum_list(lp, LP_GLOBAL,
+				      LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS, v,
+				      8),
+			 4);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(v[2], 4);
+	assert_int_equal(v[3], 3);
+	lp = load(mem, "[global]\nserver smb3 encryption algorithms = "
+		       "aes-256-gcm,AES-128-CCM\n");
+	assert_int_equal(lp_enum_list(lp, LP_GLOBAL,
+				      LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS, v,
+				      8),
+			 2);
+	assert_int_equal(v[0], 4);
+	assert_int_equal(v[1], 1);
+	/* max bounds what is returned */
+	assert_int_equal(lp_enum_list(lp, LP_GLOBAL,
+				      LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS, v,
+				      1),
+			 1);
 	talloc_free(mem);
 }
 
@@ -881,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_unknown_and_scope),
 		cmocka_unit_test(test_invalid_values),
+		cmocka_unit_test(test_enum_lists),
 		cmocka_unit_test(test_enums),
 		cmocka_unit_test(test_inheritance),
 		cmocka_unit_test(test_copy),

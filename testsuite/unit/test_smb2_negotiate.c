@@ -181,6 +181,48 @@ static void test_negotiate_311_contexts(void **state)
 	talloc_free(t);
 }
 
+/* One 3.1.1 NEGOTIATE (client offers AES-128-GCM, AES-128-CCM and GMAC,
+ * CMAC) under the given options: the cipher and signing algorithm. */
+static void negotiate_algos(const char *const *options, uint16_t *cipher,
+			    uint16_t *sign)
+{
+	static const uint16_t d[] = {0x0311};
+	struct testconn *t = testconn_new(NULL, options);
+	struct wire_buf b;
+
+	wire_buf_init(&b, t, 256);
+	negotiate_req(&b, 0, d, 1, 1);
+	send_buf(t, &b);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	*cipher = t->conn->cipher;
+	*sign = t->conn->signing_algo;
+	talloc_free(t);
+}
+
+/* The server's preference lists decide, not the client's order. */
+static void test_algorithm_lists(void **state)
+{
+	static const char *const ccm[] = {
+		"server smb3 encryption algorithms", "AES-256-GCM, AES-128-CCM",
+		"server smb3 signing algorithms", "HMAC-SHA256 AES-128-CMAC",
+		NULL};
+	static const char *const none[] = {
+		"server smb3 encryption algorithms", "AES-256-GCM",
+		"server smb3 signing algorithms", "HMAC-SHA256", NULL};
+	uint16_t cipher, sign;
+
+	negotiate_algos(NULL, &cipher, &sign);
+	assert_int_equal(cipher, SMB2_ENCRYPTION_AES128_GCM);
+	assert_int_equal(sign, SMB2_SIGNING_AES_GMAC);
+	negotiate_algos(ccm, &cipher, &sign);
+	assert_int_equal(cipher, SMB2_ENCRYPTION_AES128_CCM);
+	assert_int_equal(sign, SMB2_SIGNING_AES_CMAC);
+	/* Nothing in common: no cipher; signing falls back to AES-CMAC. */
+	negotiate_algos(none, &cipher, &sign);
+	assert_int_equal(cipher, 0);
+	assert_int_equal(sign, SMB2_SIGNING_AES_CMAC);
+}
+
 static void test_negotiate_errors(void **state)
 {
 	static const uint16_t d311[] = {0x0311};
@@ -490,6 +532,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_negotiate_each_dialect),
 		cmocka_unit_test(test_negotiate_311_contexts),
+		cmocka_unit_test(test_algorithm_lists),
 		cmocka_unit_test(test_negotiate_errors),
 		cmocka_unit_test(test_protocol_limits),
 		cmocka_unit_test(test_second_negotiate_drops),
