@@ -178,6 +178,14 @@ static void create_new(struct create_state *st)
 	bool dir = (st->options & FILE_DIRECTORY_FILE) != 0;
 	mode_t mode;
 
+	/* MS-FSA 2.1.5.1.1: a new read-only file cannot be delete-on-close;
+	 * refused before anything is created (smb2.delete-on-close-perms
+	 * READONLY creates the same name again next). */
+	if ((st->options & FILE_DELETE_ON_CLOSE) &&
+	    (st->attrs & FILE_ATTRIBUTE_READONLY)) {
+		st->status = NT_STATUS_CANNOT_DELETE;
+		return;
+	}
 	if (dir) {
 		mode = (0777 & st->share.directory_mask) |
 		       st->share.force_directory_mode;

@@ -126,6 +126,18 @@ static void setinfo_basic(struct setinfo_state *st)
 	}
 }
 
+/* The file (not a stream of it) is FILE_ATTRIBUTE_READONLY. */
+static bool setinfo_readonly(struct setinfo_state *st)
+{
+	struct vfs_file_info fi;
+
+	if (st->is_dir || !NT_STATUS_IS_OK(vfs_fstat_info(st->fd, &fi))) {
+		return false;
+	}
+	vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path, &fi);
+	return (fi.attributes & FILE_ATTRIBUTE_READONLY) != 0;
+}
+
 static bool dir_is_empty(int fd)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -276,6 +288,9 @@ static void setinfo_job(void *p)
 	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
 		if (st->in.delete_pending && st->is_dir && !dir_is_empty(st->fd)) {
 			st->status = NT_STATUS_DIRECTORY_NOT_EMPTY;
+		} else if (st->in.delete_pending && setinfo_readonly(st)) {
+			/* MS-FSA 2.1.5.14.3 */
+			st->status = NT_STATUS_CANNOT_DELETE;
 		}
 		break;
 	case FSCC_FILE_RENAME_INFORMATION:
