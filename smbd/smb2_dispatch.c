@@ -575,6 +575,12 @@ static void frame_send(struct smb2_frame *f)
 	struct smbd_conn *conn = f->conn;
 	size_t i;
 
+	/* The last reply of a compound is padded to 8 bytes as well, as
+	 * Windows does (smbtorture smb2.compound.compound-padding); a lone
+	 * reply is not. */
+	if (f->nrep > 1) {
+		wire_push_align_from(&f->out, 4, 8);
+	}
 	for (i = 0; i < f->nrep && !f->encrypt_out; i++) {
 		size_t end = i + 1 < f->nrep ? f->rs[i + 1].hdr : f->out.len;
 		uint8_t *h = f->out.data + f->rs[i].hdr;
