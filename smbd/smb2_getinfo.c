@@ -87,11 +87,38 @@ static bool getinfo_is_ea(const char *name)
 	       strncmp(name, "user.DosStream.", 15) != 0;
 }
 
+/* flistxattr/fgetxattr that also work on an O_PATH descriptor (an
+ * attribute-only open, e.g. one asking for FILE_READ_EA alone), through
+ * its /proc/self/fd link as dosattrib_fget does. */
+static ssize_t ea_flist(int fd, char *list, size_t size)
+{
+	ssize_t n = flistxattr(fd, list, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = listxattr(proc, list, size);
+	}
+	return n;
+}
+
+static ssize_t ea_fget(int fd, const char *name, void *val, size_t size)
+{
+	ssize_t n = fgetxattr(fd, name, val, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = getxattr(proc, name, val, size);
+	}
+	return n;
+}
+
 /* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION entries, 4-byte aligned. */
 static void getinfo_list_eas(struct getinfo_state *st)
 {
 	char list[4096];
-	ssize_t n = flistxattr(st->fd, list, sizeof(list)), i = 0;
+	ssize_t n = ea_flist(st->fd, list, sizeof(list)), i = 0;
 	size_t prev = (size_t)-1;
 
 	wire_buf_init(&st->eas, st, 256);
@@ -105,7 +132,7 @@ static void getinfo_list_eas(struct getinfo_state *st)
 		if (!getinfo_is_ea(name) || len - 5 > 255) {
 			continue;
 		}
-		v = fgetxattr(st->fd, name, val, sizeof(val));
+		v = ea_fget(st->fd, name, val, sizeof(val));
 		if (v < 0) {
 			continue;
 		}
@@ -129,7 +156,7 @@ static void getinfo_list_eas(struct getinfo_state *st)
 static uint32_t getinfo_ea_size(int fd)
 {
 	char list[4096];
-	ssize_t n = flistxattr(fd, list, sizeof(list));
+	ssize_t n = ea_flist(fd, list, sizeof(list));
 	uint32_t total = 0;
 	ssize_t i = 0;
 
@@ -142,7 +169,7 @@ static uint32_t getinfo_ea_size(int fd)
 			continue;
 		}
 		{
-			ssize_t v = fgetxattr(fd, name, NULL, 0);
+			ssize_t v = ea_fget(fd, name, NULL, 0);
 			uint32_t e = 8 + (uint32_t)(len - 5) + 1 +
 				     (uint32_t)(v > 0 ? v : 0);
 			total += (e + 3) & ~3u;
@@ -170,7 +197,7 @@ static void getinfo_job(void *p)
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
 		}
-		if (!st->opath && st->share.ea_support) {
+		if (st->share.ea_support) {
 			st->ea_size = getinfo_ea_size(st->fd);
 			if (st->want_eas) {
 				getinfo_list_eas(st);
@@ -344,6 +371,11 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 	switch (g->type) {
 	case SMB2_0_INFO_FILE:
 		if (g->cls == FSCC_FILE_FULL_EA_INFORMATION) {
+			/* MS-FSA 2.1.5.12.x: no EAs is an error, not an
+			 * empty list (Samba answers the same). */
+			if (st->eas.len == 0) {
+				return NT_STATUS_NO_EAS_ON_FILE;
+			}
 			if (st->eas.len > g->max_out) {
 				return NT_STATUS_BUFFER_TOO_SMALL;
 			}

@@ -18,6 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 
+from impacket import smb3  # noqa: E402
 from impacket.smb3 import SMB3  # noqa: E402
 from impacket.smbconnection import SMBConnection, SessionError  # noqa: E402
 
@@ -25,6 +26,7 @@ USER = "smbdtest"
 PASSWORD = "Test-Pass-1"
 DIALECTS = (h.DIALECT_202, h.DIALECT_210, h.DIALECT_300, h.DIALECT_302)
 STATUS_ACCESS_DENIED = 0xC0000022
+STATUS_NO_EAS_ON_FILE = 0xC0000052
 
 
 class _Base:
@@ -82,6 +84,43 @@ class Impacket(_Base):
 
     def test_roundtrip_302(self):
         self.roundtrip(h.DIALECT_302)
+
+    def test_full_ea_information(self):
+        """QUERY_INFO FileFullEaInformation: STATUS_NO_EAS_ON_FILE without
+        EAs (MS-FSA, as Samba answers); the EA once the file has a
+        user.* xattr, also through an open asking for FILE_READ_EA only
+        (an attribute-only open on the server)."""
+        conn = self.logon(h.DIALECT_300)
+        sm = conn._SMBConnection
+        path = os.path.join(self.smbd.share, "ea_query.txt")
+        try:
+            tid = conn.connectTree("share")
+            fid = conn.createFile(tid, "ea_query.txt",
+                                  desiredAccess=0x0012019f,
+                                  creationDisposition=5)
+            with self.assertRaises(smb3.SessionError) as cm:
+                sm.queryInfo(tid, fid, inputBlob=b"", infoType=1,
+                             fileInfoClass=15, additionalInformation=0,
+                             flags=0)
+            self.assertEqual(cm.exception.get_error_code(),
+                             STATUS_NO_EAS_ON_FILE)
+            conn.closeFile(tid, fid)
+            os.setxattr(path, "user.EAONE", b"VALUE1")
+            fid = conn.createFile(tid, "ea_query.txt", desiredAccess=0x8,
+                                  creationDisposition=1)
+            r = bytes(sm.queryInfo(tid, fid, inputBlob=b"", infoType=1,
+                                   fileInfoClass=15,
+                                   additionalInformation=0, flags=0))
+            conn.closeFile(tid, fid)
+            # FILE_FULL_EA_INFORMATION: Next, Flags, NameLen, ValueLen
+            self.assertEqual(r[5], len("EAONE"))
+            self.assertEqual(r[8:13], b"EAONE")
+            self.assertEqual(r[14:20], b"VALUE1")
+            conn.deleteFile("share", "ea_query.txt")
+            conn.logoff()
+        finally:
+            conn.close()
+        self.server_alive()
 
     def test_bad_password(self):
         raw = SMB3("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
