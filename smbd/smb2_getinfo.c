@@ -371,8 +371,9 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 	switch (g->type) {
 	case SMB2_0_INFO_FILE:
 		if (g->cls == FSCC_FILE_FULL_EA_INFORMATION) {
-			/* MS-FSA 2.1.5.12.x: no EAs is an error, not an
-			 * empty list (Samba answers the same). */
+			/* A file without EAs is STATUS_NO_EAS_ON_FILE, not
+			 * an empty list (MS-FSA FileFullEaInformation query;
+			 * Samba answers the same). */
 			if (st->eas.len == 0) {
 				return NT_STATUS_NO_EAS_ON_FILE;
 			}

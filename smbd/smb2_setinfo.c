@@ -126,7 +126,8 @@ static void setinfo_basic(struct setinfo_state *st)
 	}
 }
 
-/* The file (not a stream of it) is FILE_ATTRIBUTE_READONLY. */
+/* The file (for a stream open, the file it belongs to) is
+ * FILE_ATTRIBUTE_READONLY; directories are never refused for it. */
 static bool setinfo_readonly(struct setinfo_state *st)
 {
 	struct vfs_file_info fi;
