@@ -3,7 +3,8 @@
 libsmbd_a_SOURCES += \
 	locking/locking.h locking/locking_private.h \
 	locking/locking_rec.h locking/locking_rec.c \
-	locking/locking_db.c locking/share_mode.c locking/brlock.c \
+	locking/locking_db.c locking/share_mode.c locking/oplock.c \
+	locking/brlock.c \
 	locking/smbd_locking.h locking/smbd_locking.c
 
 check_PROGRAMS += testsuite/unit/test_locking

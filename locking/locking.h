@@ -87,6 +87,12 @@ NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
 NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
 			   const struct open_owner *o, bool *last,
 			   bool *delete_now);
+/* The same, and *wake: opens wait for a break of this file (the record
+ * has SHARE_REC_WAITERS): the caller wakes the workers. */
+NTSTATUS share_mode_remove_wake(struct locking_db *db,
+				const struct file_key *k,
+				const struct open_owner *o, bool *last,
+				bool *delete_now, bool *wake);
 /* FileDispositionInformation: the file's delete pending on or off.  The
  * open must be registered (NT_STATUS_NOT_FOUND otherwise). */
 NTSTATUS share_mode_set_delete_on_close(struct locking_db *db,
@@ -115,6 +121,117 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
  * no_share_delete_*); attribute-only opens do not count (msword). */
 NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
 					const struct file_key *k);
+
+/* ---- oplocks and leases (oplock.c) ---- */
+
+#ifndef NT_STATUS_OPLOCK_BREAK_IN_PROGRESS
+#define NT_STATUS_OPLOCK_BREAK_IN_PROGRESS ((NTSTATUS)0x00000108)
+#endif
+#ifndef NT_STATUS_INVALID_OPLOCK_PROTOCOL
+#define NT_STATUS_INVALID_OPLOCK_PROTOCOL ((NTSTATUS)0xC00000E3)
+#endif
+#ifndef NT_STATUS_REQUEST_NOT_ACCEPTED
+#define NT_STATUS_REQUEST_NOT_ACCEPTED ((NTSTATUS)0xC00000D0)
+#endif
+
+/* An open that only reads or sets attributes or security: it breaks no
+ * oplock or lease. */
+bool share_mode_is_stat_open(uint32_t access_mask);
+
+/* What a CREATE asks of the locking DB (caching states as in
+ * locking_rec.h: CACHE_R/H/W; an oplock level maps to batch = RWH,
+ * exclusive = RW, level II = R). */
+struct share_open_req {
+	struct open_owner o;
+	uint16_t worker;		/* where breaks of this open go */
+	uint32_t access_mask, share_access;
+	bool overwrite;		/* OVERWRITE/SUPERSEDE of an existing file */
+	bool is_dir;
+	uint8_t caching;	/* CACHING_NONE, _OPLOCK or _LEASE */
+	uint32_t want;
+	uint8_t lease_version;	/* 1 or 2 */
+	uint16_t epoch;		/* v2: the client's */
+	uint8_t lease_key[16];
+	uint8_t client_guid[16];
+	bool level2_ok;		/* `level2 oplocks` */
+};
+
+/* A break for the worker that holds the open to deliver. */
+struct share_break {
+	uint16_t worker;
+	uint32_t pid;
+	uint64_t open_id;
+	uint8_t caching;
+	uint8_t lease_version;
+	uint32_t from, to;
+	uint16_t epoch;
+	bool ack_required;
+	uint8_t lease_key[16];
+	uint8_t client_guid[16];
+};
+
+struct share_open_res {
+	uint32_t granted;
+	uint16_t epoch;
+	bool breaking;		/* the open's lease is breaking */
+	uint32_t breaking_to;
+	struct share_break *breaks;	/* talloc children of mem_ctx */
+	unsigned nbreaks;
+};
+
+/*
+ * CREATE: in one step under the file's lock, the breaks this open causes
+ * (returned in res->breaks for the caller to deliver), the sharing check
+ * and, when nothing must be waited for, the open's entry with what it is
+ * granted (res->granted, res->epoch).  NT_STATUS_OPLOCK_BREAK_IN_PROGRESS:
+ * a break needs an acknowledgement first; try again when woken.
+ * SHARING_VIOLATION, DELETE_PENDING as share_mode_add().
+ */
+NTSTATUS share_mode_open(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			 const struct file_key *k,
+			 const struct share_open_req *q,
+			 struct share_open_res *res);
+
+struct share_ack_res {
+	uint32_t state;		/* held after the acknowledgement */
+	uint16_t epoch;
+	bool wake;		/* opens wait for this file: wake workers */
+	struct share_break *breaks;	/* a further break to send */
+	unsigned nbreaks;
+};
+
+/* OPLOCK_BREAK acknowledgement (3.3.5.22.1): ack is R (level II) or 0.
+ * NT_STATUS_INVALID_OPLOCK_PROTOCOL when no break is under way or the
+ * level is above what the break said (the oplock is then gone). */
+NTSTATUS share_mode_oplock_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			       const struct file_key *k,
+			       const struct open_owner *o, uint32_t ack,
+			       struct share_ack_res *res);
+/* LEASE_BREAK acknowledgement (3.3.5.22.2): NT_STATUS_NOT_FOUND for no
+ * such lease, INVALID_OPLOCK_PROTOCOL when not breaking,
+ * REQUEST_NOT_ACCEPTED for a state above the break's. */
+NTSTATUS share_mode_lease_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			      const struct file_key *k, const uint8_t guid[16],
+			      const uint8_t key[16], uint32_t ack,
+			      struct share_ack_res *res);
+/* No acknowledgement in time: the holder gets what the break said.  o
+ * for an oplock, else the lease (guid, key). */
+NTSTATUS share_mode_break_timeout(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t guid[16], const uint8_t key[16],
+				  struct share_ack_res *res);
+/* WRITE, a size change or a byte-range lock through o: level II oplocks
+ * and read leases of the other opens are broken to none (MS-FSA
+ * 2.1.4.12; no waiting).  guid/key: o's own lease, spared (may be NULL). */
+NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t *guid, const uint8_t *key,
+				  struct share_break **breaks, unsigned *n);
+/* How many opens of the file hold a caching state (in place, no copy). */
+unsigned share_mode_cached_opens(struct locking_db *db,
+				 const struct file_key *k);
 
 /* ---- byte-range locks (MS-FSA 2.1.5.8, 2.1.5.9, 2.1.4.10) ---- */
 

@@ -43,7 +43,7 @@ NTSTATUS share_mode_rec_iter_init(struct locking_rec_iter *it,
 {
 	return rec_iter_init(it, buf, len, LOCKING_KIND_SHARE,
 			     SHARE_ENTRY_LEN, LOCKING_MAX_OPENS_PER_FILE,
-			     SHARE_REC_DELETE_PENDING);
+			     SHARE_REC_FLAGS);
 }
 
 NTSTATUS brl_rec_iter_init(struct locking_rec_iter *it, const uint8_t *buf,
@@ -53,20 +53,50 @@ NTSTATUS brl_rec_iter_init(struct locking_rec_iter *it, const uint8_t *buf,
 			     LOCKING_MAX_LOCKS_PER_FILE, 0);
 }
 
+/* What a share-mode entry may hold: the encoder refuses what the
+ * decoder would. */
+static bool share_entry_valid(const struct share_mode_entry *e)
+{
+	if ((e->flags & ~(uint32_t)SHARE_ENTRY_FLAGS) != 0 ||
+	    e->caching > CACHING_LEASE || e->lease_version > 2 ||
+	    ((e->state | e->breaking_to | e->notified_to) &
+	     ~(uint32_t)CACHE_RWH) != 0) {
+		return false;
+	}
+	if (e->caching == CACHING_NONE &&
+	    (e->state != 0 || (e->flags & SHARE_ENTRY_BREAKING))) {
+		return false;
+	}
+	return (e->caching == CACHING_LEASE) == (e->lease_version != 0);
+}
+
 NTSTATUS share_mode_rec_iter_next(struct locking_rec_iter *it,
 				  struct share_mode_entry *e)
 {
+	uint16_t reserved = 0;
+
 	if (it->left == 0) {
 		return NT_STATUS_NO_MORE_ENTRIES;
 	}
+	memset(e, 0, sizeof(*e));
 	if (!NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->pid)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->flags)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le64(&it->cur, &e->open_id)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->access_mask)) ||
-	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->share_access))) {
+	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->share_access)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&it->cur, &e->worker)) ||
+	    !NT_STATUS_IS_OK(wire_pull_u8(&it->cur, &e->caching)) ||
+	    !NT_STATUS_IS_OK(wire_pull_u8(&it->cur, &e->lease_version)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->state)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->breaking_to)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&it->cur, &e->notified_to)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&it->cur, &e->epoch)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le16(&it->cur, &reserved)) ||
+	    !NT_STATUS_IS_OK(wire_pull_bytes(&it->cur, e->lease_key, 16)) ||
+	    !NT_STATUS_IS_OK(wire_pull_bytes(&it->cur, e->client_guid, 16))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if ((e->flags & ~(uint32_t)SHARE_ENTRY_DELETE_ON_CLOSE) != 0) {
+	if (reserved != 0 || !share_entry_valid(e)) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	it->left--;
@@ -168,6 +198,16 @@ void share_mode_entry_put(uint8_t *p, const struct share_mode_entry *e)
 	put_le64(p + 8, e->open_id);
 	put_le32(p + 16, e->access_mask);
 	put_le32(p + 20, e->share_access);
+	put_le16(p + 24, e->worker);
+	p[26] = e->caching;
+	p[27] = e->lease_version;
+	put_le32(p + 28, e->state);
+	put_le32(p + 32, e->breaking_to);
+	put_le32(p + 36, e->notified_to);
+	put_le16(p + 40, e->epoch);
+	put_le16(p + 42, 0);
+	memcpy(p + 44, e->lease_key, 16);
+	memcpy(p + 60, e->client_guid, 16);
 }
 
 void brl_entry_put(uint8_t *p, const struct brl_entry *e)
@@ -188,12 +228,11 @@ NTSTATUS share_mode_rec_encode(TALLOC_CTX *mem_ctx,
 	uint32_t i;
 
 	if (r->num > LOCKING_MAX_OPENS_PER_FILE ||
-	    (r->flags & ~(uint16_t)SHARE_REC_DELETE_PENDING) != 0) {
+	    (r->flags & ~(uint16_t)SHARE_REC_FLAGS) != 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	for (i = 0; i < r->num; i++) {
-		if ((r->e[i].flags & ~(uint32_t)SHARE_ENTRY_DELETE_ON_CLOSE) !=
-		    0) {
+		if (!share_entry_valid(&r->e[i])) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
 	}

@@ -9,9 +9,16 @@
  *     u8  kind      'S' share modes, 'B' byte-range locks
  *     u16 flags     'S': SHARE_REC_DELETE_PENDING; 'B': 0
  *     u32 count     number of entries that follow, nothing after them
- *   share-mode entry (24 bytes)
- *     u32 pid, u32 flags (SHARE_ENTRY_DELETE_ON_CLOSE), u64 open_id,
- *     u32 access_mask, u32 share_access
+ *   share-mode entry (76 bytes)
+ *     u32 pid, u32 flags (SHARE_ENTRY_DELETE_ON_CLOSE, _BREAKING),
+ *     u64 open_id, u32 access_mask, u32 share_access,
+ *     u16 worker (the owner's worker index: where breaks are sent),
+ *     u8 caching kind (0 none, 1 oplock, 2 lease), u8 lease version,
+ *     u32 state, u32 breaking_to, u32 notified_to (R|H|W caching bits:
+ *         an oplock is kept as the state it stands for, batch = RWH,
+ *         exclusive = RW, level II = R),
+ *     u16 lease epoch, u16 reserved (0),
+ *     u8 lease_key[16], u8 client_guid[16]
  *   byte-range lock entry (32 bytes)
  *     u32 pid, u32 flags (BRL_ENTRY_EXCLUSIVE), u64 open_id,
  *     u64 offset, u64 length   (offset + length - 1 never wraps unless
@@ -32,15 +39,31 @@
 #include "lib/ntstatus.h"
 #include "lib/wire.h"
 
-#define LOCKING_REC_VERSION 1
+#define LOCKING_REC_VERSION 2
 #define LOCKING_REC_HDR_LEN 8
 #define LOCKING_KIND_SHARE 'S'
 #define LOCKING_KIND_BRL 'B'
-#define SHARE_ENTRY_LEN 24
+#define SHARE_ENTRY_LEN 76
 #define BRL_ENTRY_LEN 32
 
 #define SHARE_REC_DELETE_PENDING 0x0001
+/* An open waits for a break of this file: whoever ends a break (ack,
+ * close, timeout) wakes the workers. */
+#define SHARE_REC_WAITERS 0x0002
+#define SHARE_REC_FLAGS (SHARE_REC_DELETE_PENDING | SHARE_REC_WAITERS)
 #define SHARE_ENTRY_DELETE_ON_CLOSE 0x00000001
+/* A break was sent and needs an acknowledgement (oplock or lease). */
+#define SHARE_ENTRY_BREAKING 0x00000002
+#define SHARE_ENTRY_FLAGS (SHARE_ENTRY_DELETE_ON_CLOSE | SHARE_ENTRY_BREAKING)
+
+/* Caching kinds and states (MS-SMB2 2.2.13.2.8 LeaseState bits). */
+#define CACHING_NONE 0
+#define CACHING_OPLOCK 1
+#define CACHING_LEASE 2
+#define CACHE_R 0x1
+#define CACHE_H 0x2
+#define CACHE_W 0x4
+#define CACHE_RWH (CACHE_R | CACHE_H | CACHE_W)
 #define BRL_ENTRY_EXCLUSIVE 0x00000001
 
 struct share_mode_entry {
@@ -49,6 +72,15 @@ struct share_mode_entry {
 	uint64_t open_id;
 	uint32_t access_mask;
 	uint32_t share_access;
+	uint16_t worker;
+	uint8_t caching;	/* CACHING_* */
+	uint8_t lease_version;	/* 1 or 2 for a lease, else 0 */
+	uint32_t state;		/* CACHE_* bits held now */
+	uint32_t breaking_to;	/* while SHARE_ENTRY_BREAKING */
+	uint32_t notified_to;	/* what the last break notification said */
+	uint16_t epoch;
+	uint8_t lease_key[16];
+	uint8_t client_guid[16];
 };
 
 struct share_mode_rec {

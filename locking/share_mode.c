@@ -183,6 +183,7 @@ struct remove_state {
 	const struct open_owner *o;
 	bool last;
 	bool delete_now;
+	bool wake;
 };
 
 static NTSTATUS remove_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
@@ -209,6 +210,7 @@ static NTSTATUS remove_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		return NT_STATUS_NOT_FOUND;
 	}
 	flags = hdr.flags;
+	r->wake = (flags & SHARE_REC_WAITERS) != 0;
 	if (hdr.left == 1) {
 		r->last = true;
 		r->delete_now = (flags & SHARE_REC_DELETE_PENDING) ||
@@ -237,9 +239,10 @@ static NTSTATUS remove_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
-			   const struct open_owner *o, bool *last,
-			   bool *delete_now)
+NTSTATUS share_mode_remove_wake(struct locking_db *db,
+				const struct file_key *k,
+				const struct open_owner *o, bool *last,
+				bool *delete_now, bool *wake)
 {
 	struct remove_state r = {.o = o};
 	NTSTATUS status;
@@ -247,7 +250,17 @@ NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
 	status = locking_modify(db->share, k, remove_fn, &r);
 	*last = NT_STATUS_IS_OK(status) && r.last;
 	*delete_now = NT_STATUS_IS_OK(status) && r.delete_now;
+	*wake = NT_STATUS_IS_OK(status) && r.wake;
 	return status;
+}
+
+NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
+			   const struct open_owner *o, bool *last,
+			   bool *delete_now)
+{
+	bool wake;
+
+	return share_mode_remove_wake(db, k, o, last, delete_now, &wake);
 }
 
 /* ---- delete on close ---- */

@@ -22,6 +22,7 @@ struct passdb;
 struct tpool;
 struct ev_loop;
 struct ev_stream;
+struct smbd_waiter;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -41,6 +42,11 @@ struct smbd_worker {
 	struct tpool *tpool;		/* file-system calls */
 	struct locking_db *locking;	/* shared DB: locking/smbd_locking.h */
 	bool stopping;
+	/* Opens by FileId.Volatile across connections: breaks name them. */
+#define SMBD_WORKER_OPEN_BUCKETS 1024
+	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
+	struct smbd_waiter *waiters;	/* opens waiting for a break */
+	uint64_t wake_gen;
 };
 
 /* Bits of the message-id window bitmap (MS-SMB2 3.3.1.1): two full credit

@@ -9,6 +9,7 @@
  * crashes at start-up cannot turn the master into a fork loop.
  */
 #include "smbd/smbd.h"
+#include "smbd/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -199,6 +200,9 @@ int smbd_master_run(struct smbd_server *srv)
 		    &srv->locking))) {
 		DBG_ERR("cannot open the locking database in %s\n",
 			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
+		return 1;
+	}
+	if (!smbd_mailboxes_create(srv)) {
 		return 1;
 	}
 	for (i = 0; i < srv->nworkers; i++) {

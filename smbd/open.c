@@ -3,6 +3,7 @@
  */
 #include "smbd/open.h"
 #include "smbd/conn.h"
+#include "smbd/oplock.h"
 #include "smbd/session.h"
 #include "smbd/smb2_server.h"
 #include "lib/log.h"
@@ -21,12 +22,36 @@ static struct smbd_open **open_bucket(struct smbd_conn *conn, uint64_t vid)
 	return &conn->open_hash[vid % SMBD_OPEN_BUCKETS];
 }
 
+static struct smbd_open **worker_bucket(struct smbd_worker *w, uint64_t vid)
+{
+	return &w->open_hash[vid % SMBD_WORKER_OPEN_BUCKETS];
+}
+
+struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id)
+{
+	struct smbd_open *op;
+
+	for (op = *worker_bucket(w, id); op != NULL; op = op->whnext) {
+		if (op->fid_volatile == id) {
+			return op;
+		}
+	}
+	return NULL;
+}
+
 static void open_unhash(struct smbd_open *op)
 {
 	struct smbd_open **pp;
 
 	if (op->conn == NULL) {
 		return;
+	}
+	for (pp = worker_bucket(op->worker, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->whnext) {
+		if (*pp == op) {
+			*pp = op->whnext;
+			break;
+		}
 	}
 	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
 	     pp = &(*pp)->hnext) {
@@ -89,6 +114,10 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->fid_persistent = op->fid_volatile;
 	b = open_bucket(conn, op->fid_volatile);
 	op->hnext = *b;
+	*b = op;
+	op->worker = conn->worker;
+	b = worker_bucket(conn->worker, op->fid_volatile);
+	op->whnext = *b;
 	*b = op;
 	conn->nopens++;
 	talloc_set_destructor(op, open_destructor);
@@ -158,35 +187,13 @@ void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
 	}
 }
 
-NTSTATUS smbd_open_share_mode(struct smbd_open *op)
-{
-	struct locking_db *db = smbd_locking(op->conn->worker);
-	struct file_key k;
-	struct open_owner o;
-	NTSTATUS status;
-
-	if (db == NULL) {
-		return NT_STATUS_INTERNAL_ERROR;
-	}
-	smbd_open_keys(op, &k, &o);
-	status = share_mode_add(db, &k, &o, op->access_mask, op->share_access);
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
-	}
-	op->share_registered = true;
-	if (op->delete_on_close) {
-		(void)share_mode_set_open_delete_on_close(db, &k, &o, true);
-	}
-	return NT_STATUS_OK;
-}
-
 void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 {
 	struct locking_db *db = op->conn ? smbd_locking(op->conn->worker)
 					 : NULL;
 	struct file_key k;
 	struct open_owner o;
-	bool last = false;
+	bool last = false, wake = false;
 
 	*delete_now = false;
 	if (!op->share_registered || db == NULL) {
@@ -194,8 +201,12 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 	}
 	smbd_open_keys(op, &k, &o);
 	brl_remove_owner(db, &k, &o);
-	(void)share_mode_remove(db, &k, &o, &last, delete_now);
+	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
 	op->share_registered = false;
+	if (wake) {
+		/* An open waits for a break this close may have ended. */
+		smbd_breaks_wake(op->conn->worker, &k);
+	}
 }
 
 NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)

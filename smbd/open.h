@@ -53,6 +53,8 @@ struct smb2_request;
 
 struct smbd_open {
 	struct smbd_open *hnext;	/* hash chain in the connection */
+	struct smbd_open *whnext;	/* hash chain in the worker */
+	struct smbd_worker *worker;
 	struct smbd_conn *conn;
 	struct smbd_tcon *tcon;
 	struct smbd_session *session;
@@ -73,9 +75,20 @@ struct smbd_open {
 	uint64_t position;	/* FilePositionInformation */
 	uint32_t mode;		/* FileModeInformation */
 	uint64_t dev, ino;	/* the file's identity for locking/ */
+	/* Oplock or lease (locking/oplock.c keeps the state). */
+	uint8_t caching;	/* CACHING_NONE/_OPLOCK/_LEASE */
+	uint8_t lease_version;
+	uint8_t lease_key[16];
+	uint8_t client_guid[16];
+	uint8_t parent_lease_key[16];
+	bool has_parent_key;
 	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
 	void *pipe;		/* struct rpc_pipe on IPC$ (smb2_pipe.c) */
 };
+
+struct smbd_worker;
+/* The open with this FileId.Volatile on this worker, or NULL. */
+struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id);
 
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
@@ -95,13 +108,8 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);
 
-/*
- * The open's entry in the shared locking DB (locking/): share access
- * against every other open of the file on any worker (SHARING_VIOLATION,
- * DELETE_PENDING), and delete-on-close asked for at create.  Named
- * streams have their own share modes, keyed apart from the file's.
- */
-NTSTATUS smbd_open_share_mode(struct smbd_open *op);
+/* The open's entry in the shared locking DB is made by CREATE
+ * (smb2_create.c, through locking/oplock.c's share_mode_open()). */
 /* Drop the entry and the open's byte-range locks; *delete_now: this was
  * the last open of a file whose delete is pending (the caller deletes). */
 void smbd_open_share_release(struct smbd_open *op, bool *delete_now);

@@ -10,6 +10,11 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
+#include "smbd/oplock.h"
+#include "conf/loadparm.h"
+#include "locking/locking_rec.h"
+#include "locking/smbd_locking.h"
+#include "smbd/smbd.h"
 #include "smbd/create_ctx.h"
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
@@ -70,6 +75,23 @@ struct create_state {
 	char *stream_xattr;	/* out: the xattr that holds it */
 	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
 	size_t sd_len;
+	/* Oplock or lease asked for (2.2.13, 2.2.13.2.8/10). */
+	uint8_t oplock_level;
+	bool lease;
+	uint8_t lease_version;
+	uint8_t lease_key[16];
+	uint32_t lease_state;
+	uint16_t lease_epoch;
+	uint8_t parent_key[16];
+	bool has_parent_key;
+	/* Granted (locking/oplock.c). */
+	uint32_t granted_state;
+	uint16_t granted_epoch;
+	bool lease_breaking;
+	/* Waiting for a break (smbd/oplock.h). */
+	struct smb2_request *req;
+	uint64_t wait_open_id;
+	struct smbd_waiter *waiter;
 	/* out */
 	NTSTATUS status;
 	int fd;
@@ -563,6 +585,31 @@ static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 	return NT_STATUS_OK;
 }
 
+/* 2.2.14.2.10 / 2.2.14.2.11: the lease the open got. */
+#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS 0x02
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
+static void create_push_lease(struct wire_buf *out, size_t base,
+			      size_t *prev, const struct create_state *st)
+{
+	uint8_t l[52];
+	uint32_t flags = st->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
+					    : 0;
+
+	memset(l, 0, sizeof(l));
+	memcpy(l, st->lease_key, 16);
+	put_le32(l + 16, st->granted_state);
+	if (st->lease_version == 2) {
+		if (st->has_parent_key) {
+			flags |= SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET;
+			memcpy(l + 32, st->parent_key, 16);
+		}
+		put_le16(l + 48, st->granted_epoch);
+	}
+	put_le32(l + 20, flags);
+	create_ctx_push(out, base, prev, "RqLs", l,
+			st->lease_version == 2 ? 52 : 32);
+}
+
 static NTSTATUS create_reply(struct smb2_request *req,
 			     struct create_state *st, struct smbd_open *op)
 {
@@ -574,7 +621,9 @@ static NTSTATUS create_reply(struct smb2_request *req,
 
 	/* 2.2.14 CREATE Response */
 	wire_push_le16(out, 89);
-	wire_push_u8(out, 0); /* OplockLevel: none until locking lands */
+	wire_push_u8(out, st->lease ? SMB2_OPLOCK_LEVEL_LEASE
+				    : smbd_oplock_state_to_level(
+					      st->granted_state));
 	wire_push_u8(out, 0);
 	wire_push_le32(out, st->action);
 	create_push_times(out, &st->fi);
@@ -598,6 +647,9 @@ static NTSTATUS create_reply(struct smb2_request *req,
 		put_le64(q, st->fi.ino);
 		put_le64(q + 8, st->fi.dev);
 		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
+	}
+	if (st->lease) {
+		create_push_lease(out, req->out_hdr, &prev, st);
 	}
 	if (prev != (size_t)-1 && !out->failed) {
 		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
@@ -628,6 +680,157 @@ static NTSTATUS create_truncate_done(struct smb2_request *req, void *p)
 		return st->status;
 	}
 	return create_reply(req, st, op);
+}
+
+static NTSTATUS create_after_share(struct smb2_request *req,
+				   struct create_state *st,
+				   struct smbd_open *op, NTSTATUS status);
+
+/*
+ * The locking DB decides (locking/oplock.c): breaks of other holders,
+ * share modes, and the oplock or lease this open gets.  The breaks go out
+ * whatever the outcome; NT_STATUS_OPLOCK_BREAK_IN_PROGRESS means wait.
+ */
+static NTSTATUS create_share(struct smb2_request *req,
+			     struct create_state *st, struct smbd_open *op)
+{
+	struct smbd_worker *w = req->conn->worker;
+	struct locking_db *db = smbd_locking(w);
+	const struct lp_ctx *lp = w->srv->lp;
+	struct share_open_req q;
+	struct share_open_res res;
+	struct file_key k;
+	TALLOC_CTX *tmp;
+	NTSTATUS status;
+
+	if (db == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	memset(&q, 0, sizeof(q));
+	smbd_open_keys(op, &k, &q.o);
+	q.worker = (uint16_t)w->index;
+	q.access_mask = op->access_mask;
+	q.share_access = op->share_access;
+	q.overwrite = st->need_truncate || st->action == FILE_OVERWRITTEN ||
+		      st->action == FILE_SUPERSEDED;
+	q.is_dir = op->is_dir;
+	q.level2_ok = lp_bool(lp, req->tcon->snum, LP_LEVEL2_OPLOCKS);
+	if (st->lease) {
+		q.caching = CACHING_LEASE;
+		q.want = st->lease_state & CACHE_RWH;
+		q.lease_version = st->lease_version;
+		q.epoch = st->lease_epoch;
+		memcpy(q.lease_key, st->lease_key, 16);
+		memcpy(q.client_guid, req->conn->client_guid, 16);
+	} else if (st->oplock_level != SMB2_OPLOCK_LEVEL_NONE &&
+		   lp_bool(lp, req->tcon->snum, LP_OPLOCKS)) {
+		q.caching = CACHING_OPLOCK;
+		q.want = smbd_oplock_level_to_state(st->oplock_level);
+	}
+	tmp = talloc_new(NULL);
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = share_mode_open(db, tmp, &k, &q, &res);
+	smbd_breaks_deliver(w, &k, res.breaks, res.nbreaks);
+	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	op->share_registered = true;
+	if (st->lease) {
+		op->caching = CACHING_LEASE;
+		op->lease_version = st->lease_version;
+		memcpy(op->lease_key, st->lease_key, 16);
+		memcpy(op->client_guid, req->conn->client_guid, 16);
+		memcpy(op->parent_lease_key, st->parent_key, 16);
+		op->has_parent_key = st->has_parent_key;
+	} else if (res.granted != 0) {
+		op->caching = CACHING_OPLOCK;
+	}
+	st->granted_state = res.granted;
+	st->granted_epoch = res.epoch;
+	st->lease_breaking = res.breaking;
+	if (op->delete_on_close) {
+		struct open_owner o;
+
+		smbd_open_keys(op, &k, &o);
+		(void)share_mode_set_open_delete_on_close(db, &k, &o, true);
+	}
+	return NT_STATUS_OK;
+}
+
+static void create_wait_cancel(void *priv)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+	struct smbd_open *op = smbd_open_by_id(req->conn->worker,
+					       st->wait_open_id);
+
+	TALLOC_FREE(st->waiter);
+	talloc_free(op);
+	smb2_frame_resume(req, NT_STATUS_CANCELLED);
+}
+
+static void create_wait_retry(void *priv, bool expired)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+	struct smbd_worker *w = req->conn->worker;
+	struct smbd_open *op = smbd_open_by_id(w, st->wait_open_id);
+	NTSTATUS status;
+
+	if (op == NULL) {
+		/* Its tree or session went away while it waited. */
+		TALLOC_FREE(st->waiter);
+		smb2_frame_resume(req, NT_STATUS_NETWORK_NAME_DELETED);
+		return;
+	}
+	if (expired) {
+		/* 3.3.6.1: the holders did not answer in time; they get
+		 * what the break said and the open goes on. */
+		struct locking_db *db = smbd_locking(w);
+		struct share_ack_res res;
+		struct file_key k;
+		struct open_owner o;
+		TALLOC_CTX *tmp = talloc_new(NULL);
+
+		smbd_open_keys(op, &k, &o);
+		if (db != NULL && tmp != NULL) {
+			(void)share_mode_break_timeout(db, tmp, &k, NULL, NULL,
+						       NULL, &res);
+			smbd_breaks_deliver(w, &k, res.breaks, res.nbreaks);
+		}
+		talloc_free(tmp);
+	}
+	status = create_share(req, st, op);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return;
+	}
+	TALLOC_FREE(st->waiter);
+	status = create_after_share(req, st, op, status);
+	smb2_frame_resume(req, status);
+}
+
+/* MS-SMB2 3.3.5.9: the open waits for the holders to acknowledge (an
+ * interim STATUS_PENDING reply goes out; CANCEL ends the wait). */
+static NTSTATUS create_wait(struct smb2_request *req, struct create_state *st,
+			    struct smbd_open *op)
+{
+	struct file_key k;
+	struct open_owner o;
+
+	smbd_open_keys(op, &k, &o);
+	st->req = req;
+	st->wait_open_id = op->fid_volatile;
+	st->waiter = smbd_waiter_add(st, req->conn->worker, &k,
+				     create_wait_retry, st);
+	if (st->waiter == NULL) {
+		talloc_free(op);
+		return NT_STATUS_NO_MEMORY;
+	}
+	smb2_request_set_cancel(req, create_wait_cancel, st);
+	return SMBD_STATUS_ASYNC;
 }
 
 /*
@@ -667,7 +870,18 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->dev = st->fi.dev;
 	op->ino = st->fi.ino;
 	smbd_open_fid_bytes(op, req->fid);
-	status = smbd_open_share_mode(op);
+	status = create_share(req, st, op);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return create_wait(req, st, op);
+	}
+	return create_after_share(req, st, op, status);
+}
+
+/* The share-mode entry exists (or was refused): finish the CREATE. */
+static NTSTATUS create_after_share(struct smb2_request *req,
+				   struct create_state *st,
+				   struct smbd_open *op, NTSTATUS status)
+{
 	if (!NT_STATUS_IS_OK(status)) {
 		if (st->action == FILE_CREATED && op->stream == NULL) {
 			/* Nobody saw it: undo what this CREATE made. */
@@ -742,6 +956,46 @@ static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
 	return NT_STATUS_OK;
 }
 
+/*
+ * RqLs (2.2.13.2.8 v1, 32 bytes; 2.2.13.2.10 v2, 52 bytes), taken only
+ * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
+ * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
+ */
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET_IN 0x04
+static NTSTATUS create_lease_ctx(struct smb2_request *req,
+				 struct create_state *st,
+				 const struct create_ctx *c)
+{
+	struct smbd_conn *conn = req->conn;
+
+	if (c == NULL || st->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
+	    conn->dialect < 0x0210 ||
+	    !lp_bool(conn->worker->srv->lp, LP_GLOBAL, LP_SMB2_LEASES)) {
+		if (st->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+			st->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+		}
+		return NT_STATUS_OK;
+	}
+	if (c->data_len >= 52 && conn->dialect >= 0x0300) {
+		st->lease_version = 2;
+		st->has_parent_key =
+			(le32(c->data + 20) &
+			 SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET_IN) != 0;
+		if (st->has_parent_key) {
+			memcpy(st->parent_key, c->data + 32, 16);
+		}
+		st->lease_epoch = le16(c->data + 48);
+	} else if (c->data_len >= 32) {
+		st->lease_version = 1;
+	} else {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	st->lease = true;
+	memcpy(st->lease_key, c->data, 16);
+	st->lease_state = le32(c->data + 16) & CACHE_RWH;
+	return NT_STATUS_OK;
+}
+
 /* The contexts we act on; the rest are ignored as 3.3.5.9 allows. */
 static NTSTATUS create_contexts(struct smb2_request *req,
 				struct create_state *st, uint32_t off,
@@ -784,6 +1038,10 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 			}
 		}
 	}
+	status = create_lease_ctx(req, st, create_ctx_find(&l, "RqLs"));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	if (create_ctx_find(&l, "TWrp") != NULL) {
 		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
@@ -804,7 +1062,10 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	char *path = NULL, *stream = NULL;
 	NTSTATUS status;
 
-	(void)wire_skip(b, 4);
+	uint8_t oplock_level = 0;
+
+	(void)wire_skip(b, 3);
+	(void)wire_pull_u8(b, &oplock_level);
 	(void)wire_pull_le32(b, &imp);
 	(void)wire_skip(b, 16); /* SmbCreateFlags, Reserved */
 	(void)wire_pull_le32(b, &access);
@@ -872,6 +1133,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->access = access;
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
+	st->oplock_level = oplock_level;
 	status = create_contexts(req, st, ctx_off, ctx_len);
 	if (st->share.root_fd == -1 || !NT_STATUS_IS_OK(status)) {
 		talloc_free(st);

@@ -46,8 +46,7 @@ static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
 	    smb2_not_implemented),
 	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true, smb2_getinfo),
 	CMD(SMB2_OP_SETINFO, "SET_INFO", 33, true, true, true, smb2_setinfo),
-	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true,
-	    smb2_not_implemented),
+	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true, smb2_break),
 };
 #undef CMD
 
@@ -568,6 +567,39 @@ static bool frame_encrypt(struct smb2_frame *f, uint8_t **data, size_t *len)
 	*data = buf;
 	*len = 4 + SMB2_TRANSFORM_HDR_LEN + msg_len;
 	return true;
+}
+
+void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
+			    uint16_t opcode, const uint8_t *body, size_t len)
+{
+	size_t msg_len = SMB2_HDR_LEN + len;
+	bool enc = s != NULL && s->encrypt && s->has_keys && conn->cipher != 0;
+	size_t hdr = enc ? SMB2_TRANSFORM_HDR_LEN : 0;
+	uint8_t *buf = talloc_zero_size(NULL, 4 + hdr + msg_len), *h;
+	uint8_t nonce[16];
+
+	if (buf == NULL || conn->dead) {
+		talloc_free(buf);
+		return;
+	}
+	h = buf + 4 + hdr;
+	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_MAGIC);
+	put_le16(h + SMB2_HDR_LENGTH, SMB2_HDR_LEN);
+	put_le16(h + SMB2_HDR_OPCODE, opcode);
+	put_le32(h + SMB2_HDR_FLAGS, SMB2_FLAGS_SERVER_TO_REDIR);
+	put_le64(h + SMB2_HDR_MESSAGE_ID, UINT64_MAX);
+	memcpy(h + SMB2_HDR_LEN, body, len);
+	if (enc) {
+		/* 3.3.4.1.4: the session's key encrypts what goes to it. */
+		smb2_next_nonce(conn->worker, nonce);
+		if (!smb2_transform_encrypt(smb2_cipher_of(conn->cipher),
+					    s->keys.encryption, s->id, nonce,
+					    buf + 4, h, msg_len)) {
+			talloc_free(buf);
+			return;
+		}
+	}
+	smbd_conn_send_frame(conn, buf, 4 + hdr + msg_len);
 }
 
 static void frame_send(struct smb2_frame *f)

@@ -31,6 +31,7 @@
 #include "smbd/smb2_lock.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
+#include "smbd/oplock.h"
 #include "smbd/session.h"
 #include "locking/locking.h"
 #include "locking/smbd_locking.h"
@@ -307,6 +308,9 @@ NTSTATUS smb2_lock(struct smb2_request *req)
 	if (!NT_STATUS_IS_OK(status)) {
 		goto done;
 	}
+	/* A byte-range lock ends other opens' read caching (level II
+	 * oplocks and read leases: smb2.oplock.brl*, smb2.lease.lock1). */
+	smbd_break_readers(op);
 	status = brl_lock_many(db, &k, &o, r.ranges, r.count, NULL);
 	if (status == NT_STATUS_LOCK_NOT_GRANTED && r.blocking) {
 		status = lock_wait_start(req, &r.ranges[0]);

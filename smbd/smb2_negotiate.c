@@ -319,6 +319,10 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 	conn->server_caps = 0;
 	if (dialect >= SMB2_DIALECT_0210) {
 		conn->server_caps |= SMB2_GLOBAL_CAP_LARGE_MTU;
+		/* 3.3.5.4: leases from 2.1 on, when `smb2 leases` allows. */
+		if (lp_bool(lp, LP_GLOBAL, LP_SMB2_LEASES)) {
+			conn->server_caps |= SMB2_GLOBAL_CAP_LEASING;
+		}
 	}
 	if (neg_encryption_allowed(lp) &&
 	    (dialect == SMB2_DIALECT_0300 || dialect == SMB2_DIALECT_0302) &&

@@ -106,6 +106,11 @@ void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job);
  * smb2_frame_resume(req, NT_STATUS_CANCELLED). */
 void smb2_request_set_cancel(struct smb2_request *req,
 			     void (*fn)(void *priv), void *priv);
+/* A message the server sends on its own (oplock and lease breaks,
+ * 3.3.4.6, 3.3.4.7): MessageId all ones, encrypted when s (may be NULL)
+ * encrypts. */
+void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
+			    uint16_t opcode, const uint8_t *body, size_t len);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len, uint8_t *owned);
@@ -151,6 +156,7 @@ NTSTATUS smb2_lock(struct smb2_request *req);
 NTSTATUS smb2_getinfo(struct smb2_request *req);
 NTSTATUS smb2_setinfo(struct smb2_request *req);
 NTSTATUS smb2_querydir(struct smb2_request *req);
+NTSTATUS smb2_break(struct smb2_request *req);
 /* 3.3.5.2.5: CreditCharge must cover len bytes (64 KiB per credit). */
 NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len);
 NTSTATUS smb2_not_implemented(struct smb2_request *req);

@@ -7,6 +7,7 @@
 #include "smbd/conn.h"
 #include "smbd/fscc.h"
 #include "smbd/open.h"
+#include "smbd/oplock.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "smbd/auth/auth_str.h"
@@ -413,9 +414,12 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (op->is_dir) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
-		return (a & SEC_FILE_WRITE_DATA) && !op->opath
-			       ? NT_STATUS_OK
-			       : NT_STATUS_ACCESS_DENIED;
+		if (!(a & SEC_FILE_WRITE_DATA) || op->opath) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		/* A size change ends other opens' read caching. */
+		smbd_break_readers(op);
+		return NT_STATUS_OK;
 	case FSCC_FILE_DISPOSITION_INFORMATION:
 	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
 		if (!(a & SEC_STD_DELETE)) {

@@ -6,6 +6,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
+#include "smbd/oplock.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
 #include "vfs/vfs.h"
@@ -170,6 +171,8 @@ NTSTATUS smb2_write(struct smb2_request *req)
 			return status;
 		}
 	}
+	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
+	smbd_break_readers(op);
 	/* The pdu table checked DataOffset/Length lie in the request. */
 	if (!smb2_request_keep_input(req)) {
 		return NT_STATUS_NO_MEMORY;

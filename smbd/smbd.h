@@ -37,6 +37,7 @@ struct smbd_server {
 	size_t ngroups;
 	char *pidfile;
 	struct locking_db *locking;	/* the master's handle (cleanup) */
+	int *mbox;	/* worker i reads mbox[2i], others write mbox[2i+1] */
 };
 
 /* master.c */

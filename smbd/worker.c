@@ -6,6 +6,7 @@
  */
 #include "smbd/smbd.h"
 #include "smbd/conn.h"
+#include "smbd/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/crash.h"
 #include "lib/ev.h"
@@ -139,6 +140,10 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 	w->tpool = tpool_new(w, w->loop, 4);
 	if (w->tpool == NULL) {
 		DBG_ERR("worker %d: no thread pool\n", index);
+		_exit(1);
+	}
+	if (!smbd_mailbox_listen(w)) {
+		DBG_ERR("worker %d: cannot watch its mailbox\n", index);
 		_exit(1);
 	}
 	if (ev_signals(w->loop, sigs, sizeof(sigs) / sizeof(sigs[0]),

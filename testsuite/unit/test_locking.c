@@ -86,11 +86,7 @@ static int teardown(void **state)
 
 static void test_rec_roundtrip(void **state)
 {
-	struct share_mode_entry se[2] = {
-		{.pid = 7, .flags = 1, .open_id = 9, .access_mask = RD,
-		 .share_access = 7},
-		{.pid = 8, .open_id = UINT64_MAX, .access_mask = DE},
-	};
+	struct share_mode_entry se[2];
 	struct share_mode_rec sr = {.flags = 1, .num = 2, .e = se}, sr2;
 	struct brl_entry be = {.pid = 3, .flags = 1, .open_id = 4,
 			       .off = UINT64_MAX, .len = 1};
@@ -99,6 +95,21 @@ static void test_rec_roundtrip(void **state)
 	uint8_t *buf;
 	size_t len;
 
+	/* memset: the entries are compared with memcmp, padding included. */
+	memset(se, 0, sizeof(se));
+	se[0] = (struct share_mode_entry){.pid = 7, .flags = 1, .open_id = 9,
+					  .access_mask = RD, .share_access = 7};
+	se[1] = (struct share_mode_entry){.pid = 8, .open_id = UINT64_MAX,
+					  .access_mask = DE, .worker = 3,
+					  .caching = CACHING_LEASE,
+					  .lease_version = 2,
+					  .flags = SHARE_ENTRY_BREAKING,
+					  .state = CACHE_RWH,
+					  .breaking_to = CACHE_R,
+					  .notified_to = CACHE_R | CACHE_H,
+					  .epoch = 0x4712};
+	memset(se[1].lease_key, 0xab, 16);
+	memset(se[1].client_guid, 0xcd, 16);
 	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
 			 NT_STATUS_OK);
 	assert_int_equal(len, LOCKING_REC_HDR_LEN + 2 * SHARE_ENTRY_LEN);
@@ -108,7 +119,8 @@ static void test_rec_roundtrip(void **state)
 			 NT_STATUS_OK);
 	assert_int_equal(sr2.flags, 1);
 	assert_int_equal(sr2.num, 2);
-	assert_memory_equal(sr2.e, se, sizeof(se));
+	assert_int_equal(memcmp(&sr2.e[0], &se[0], sizeof(se[0])), 0);
+	assert_int_equal(memcmp(&sr2.e[1], &se[1], sizeof(se[1])), 0);
 
 	assert_int_equal(brl_rec_encode(tmp, &br, &buf, &len), NT_STATUS_OK);
 	assert_int_equal(len, LOCKING_REC_HDR_LEN + BRL_ENTRY_LEN);
@@ -120,7 +132,15 @@ static void test_rec_roundtrip(void **state)
 	be.len = 2; /* runs past 2^64-1 */
 	assert_int_equal(brl_rec_encode(tmp, &br, &buf, &len),
 			 NT_STATUS_INVALID_PARAMETER);
-	se[0].flags = 2;
+	se[0].flags = 8;
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* Breaking without anything to break; a lease without a version. */
+	se[0].flags = SHARE_ENTRY_BREAKING;
+	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
+			 NT_STATUS_INVALID_PARAMETER);
+	se[0].flags = 0;
+	se[1].lease_version = 0;
 	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
 			 NT_STATUS_INVALID_PARAMETER);
 	talloc_free(tmp);
@@ -133,7 +153,7 @@ static void test_rec_malformed(void **state)
 	struct share_mode_rec sr = {.num = 1, .e = &se}, out;
 	struct brl_entry be = {.pid = 1, .off = 5, .len = 5};
 	struct brl_rec br = {.num = 1, .e = &be}, bout;
-	uint8_t *buf, bad[64];
+	uint8_t *buf, bad[LOCKING_REC_HDR_LEN + SHARE_ENTRY_LEN + 8];
 	size_t len, i;
 
 	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
@@ -149,7 +169,7 @@ static void test_rec_malformed(void **state)
 			     NT_STATUS_OK);
 	/* Version, kind, header flags, count, entry flags. */
 	memcpy(bad, buf, len);
-	bad[0] = 2;
+	bad[0] = LOCKING_REC_VERSION + 1;
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	memcpy(bad, buf, len);
@@ -157,7 +177,7 @@ static void test_rec_malformed(void **state)
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	memcpy(bad, buf, len);
-	bad[2] = 2;
+	bad[2] = 4;
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	memcpy(bad, buf, len);
@@ -169,7 +189,17 @@ static void test_rec_malformed(void **state)
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	memcpy(bad, buf, len);
-	bad[LOCKING_REC_HDR_LEN + 4] = 2;
+	bad[LOCKING_REC_HDR_LEN + 4] = 4;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	/* A caching state bit past RWH; a non-zero reserved field. */
+	memcpy(bad, buf, len);
+	bad[LOCKING_REC_HDR_LEN + 26] = CACHING_OPLOCK;
+	bad[LOCKING_REC_HDR_LEN + 28] = 8;
+	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
+			     NT_STATUS_OK);
+	memcpy(bad, buf, len);
+	bad[LOCKING_REC_HDR_LEN + 42] = 1;
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 

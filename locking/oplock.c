@@ -1,0 +1,748 @@
+/*
+ * Oplocks and leases on the shared database (MS-SMB2 3.3.5.9.8 and
+ * 3.3.5.9.11 on CREATE, 3.3.5.22 acknowledgements, 3.3.4.6/3.3.4.7 break
+ * notifications; MS-FSA 2.1.4.12 "Check for an Oplock Break on Open" and
+ * 2.1.5.17 "Server Requests an Oplock").
+ *
+ * Both live in the share-mode entries of the file's record, as caching
+ * states: a batch oplock is RWH, exclusive RW, level II R; a lease holds
+ * the R/H/W bits it was granted.  All opens of one lease (same client
+ * GUID and lease key) carry the same state and are updated together.
+ * So one rule set serves both, and an open decides under the file's
+ * chain lock, in one read-modify-write, which breaks it causes, whether
+ * it must wait for them, whether share modes let it in and what it is
+ * granted: no other open can slip in between.
+ *
+ * The breaks are returned to the caller, who delivers them (they may
+ * belong to opens on other workers) after the chain lock is dropped.
+ * A break that needs an acknowledgement (the holder may cache writes or
+ * handles) leaves the entry BREAKING; an open that conflicts with a
+ * BREAKING entry waits (NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) and sets
+ * SHARE_REC_WAITERS, so whoever ends the break wakes the workers.
+ */
+#include "locking/locking_private.h"
+#include "locking/locking_rec.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+#define FILE_SHARE_READ 0x1
+#define FILE_SHARE_WRITE 0x2
+#define FILE_SHARE_DELETE 0x4
+
+#define ACC_READ_DATA 0x00000001
+#define ACC_WRITE_DATA 0x00000002
+#define ACC_APPEND_DATA 0x00000004
+#define ACC_EXECUTE 0x00000020
+#define ACC_DELETE 0x00010000
+#define ACC_READS (ACC_READ_DATA | ACC_EXECUTE)
+#define ACC_WRITES (ACC_WRITE_DATA | ACC_APPEND_DATA)
+#define ACC_DATA (ACC_READS | ACC_WRITES | ACC_DELETE)
+
+/* A "stat open" reads or changes only attributes: it breaks no oplock
+ * or lease (smbtorture smb2.oplock.statopen1: READ_CONTROL is not one). */
+#define ACC_STAT_OPEN                                                         \
+	(0x00000080 /* READ_ATTRIBUTES */ | 0x00000100 /* WRITE_ATTRIBUTES */ \
+	 | 0x00100000 /* SYNCHRONIZE */)
+
+bool share_mode_is_stat_open(uint32_t access_mask)
+{
+	return (access_mask & ~(uint32_t)ACC_STAT_OPEN) == 0;
+}
+
+/* The same test as share_mode.c's (kept private to each file). */
+static bool conflicts(const struct share_mode_entry *e, uint32_t access,
+		      uint32_t share)
+{
+	if ((e->access_mask & ACC_DATA) == 0 || (access & ACC_DATA) == 0) {
+		return false;
+	}
+	if (((access & ACC_READS) && !(e->share_access & FILE_SHARE_READ)) ||
+	    ((access & ACC_WRITES) && !(e->share_access & FILE_SHARE_WRITE)) ||
+	    ((access & ACC_DELETE) && !(e->share_access & FILE_SHARE_DELETE))) {
+		return true;
+	}
+	return ((e->access_mask & ACC_READS) && !(share & FILE_SHARE_READ)) ||
+	       ((e->access_mask & ACC_WRITES) && !(share & FILE_SHARE_WRITE)) ||
+	       ((e->access_mask & ACC_DELETE) && !(share & FILE_SHARE_DELETE));
+}
+
+static bool same_lease(const struct share_mode_entry *e, uint8_t caching,
+		       const uint8_t guid[16], const uint8_t key[16])
+{
+	return e->caching == CACHING_LEASE && caching == CACHING_LEASE &&
+	       memcmp(e->client_guid, guid, 16) == 0 &&
+	       memcmp(e->lease_key, key, 16) == 0;
+}
+
+/* What a state can be broken to: oplocks know only level II and none. */
+static uint32_t break_target(const struct share_mode_entry *e, uint32_t to,
+			     bool level2_ok)
+{
+	if (e->caching == CACHING_OPLOCK) {
+		return ((to & CACHE_R) && level2_ok) ? CACHE_R : 0;
+	}
+	/* A lease never holds H or W without R. */
+	return (to & CACHE_R) ? to : 0;
+}
+
+/* A break of from → to needs an acknowledgement when the holder may
+ * have cached writes or handles (MS-SMB2 3.3.4.6, 3.3.4.7: level II and
+ * R-only are broken to none without one). */
+static bool break_needs_ack(uint32_t from)
+{
+	return (from & (CACHE_W | CACHE_H)) != 0;
+}
+
+struct rec_edit {
+	TALLOC_CTX *mem_ctx;	/* for the breaks array */
+	struct share_mode_rec r;
+	struct share_break *breaks;
+	unsigned nbreaks;
+	bool level2_ok;
+};
+
+static bool add_break(struct rec_edit *ed, const struct share_mode_entry *e,
+		      uint32_t from, uint32_t to, uint16_t epoch, bool ack)
+{
+	struct share_break *b;
+	unsigned i;
+
+	/* One notification per lease, however many opens share it. */
+	for (i = 0; i < ed->nbreaks && e->caching == CACHING_LEASE; i++) {
+		b = &ed->breaks[i];
+		if (b->caching == CACHING_LEASE &&
+		    memcmp(b->lease_key, e->lease_key, 16) == 0 &&
+		    memcmp(b->client_guid, e->client_guid, 16) == 0) {
+			return true;
+		}
+	}
+	b = talloc_realloc(ed->mem_ctx, ed->breaks, struct share_break,
+			   ed->nbreaks + 1);
+	if (b == NULL) {
+		return false;
+	}
+	ed->breaks = b;
+	b = &b[ed->nbreaks++];
+	memset(b, 0, sizeof(*b));
+	b->worker = e->worker;
+	b->pid = e->pid;
+	b->open_id = e->open_id;
+	b->caching = e->caching;
+	b->lease_version = e->lease_version;
+	b->from = from;
+	b->to = to;
+	b->epoch = epoch;
+	b->ack_required = ack;
+	memcpy(b->lease_key, e->lease_key, 16);
+	memcpy(b->client_guid, e->client_guid, 16);
+	return true;
+}
+
+/* Set fields of every entry of e's lease (or e alone for an oplock). */
+static void lease_apply(struct rec_edit *ed, const struct share_mode_entry *e,
+			uint32_t flags_set, uint32_t flags_clear,
+			uint32_t state, uint32_t breaking_to,
+			uint32_t notified_to, uint16_t epoch)
+{
+	uint32_t i;
+
+	for (i = 0; i < ed->r.num; i++) {
+		struct share_mode_entry *x = &ed->r.e[i];
+
+		if (x != e && !same_lease(x, e->caching, e->client_guid,
+					  e->lease_key)) {
+			continue;
+		}
+		x->flags = (x->flags | flags_set) & ~flags_clear;
+		x->state = state;
+		x->breaking_to = breaking_to;
+		x->notified_to = notified_to;
+		x->epoch = epoch;
+		if (state == 0 && !(x->flags & SHARE_ENTRY_BREAKING) &&
+		    x->caching == CACHING_OPLOCK) {
+			x->caching = CACHING_NONE;
+		}
+	}
+}
+
+/*
+ * Ask e to go down to `to`.  A break already under way only lowers its
+ * target (the client hears about the rest after it acknowledges: lease
+ * "breaking" tests).  Returns false on memory shortage.
+ */
+static bool request_break(struct rec_edit *ed, struct share_mode_entry *e,
+			  uint32_t to)
+{
+	uint32_t from = e->state;
+	uint16_t epoch = e->epoch;
+	bool ack;
+
+	to = break_target(e, to, ed->level2_ok);
+	if (e->flags & SHARE_ENTRY_BREAKING) {
+		if ((e->breaking_to & ~to) != 0) {
+			lease_apply(ed, e, 0, 0, e->state, e->breaking_to & to,
+				    e->notified_to, e->epoch);
+		}
+		return true;
+	}
+	if ((from & ~to) == 0) {
+		return true;
+	}
+	ack = break_needs_ack(from);
+	if (e->caching == CACHING_LEASE && e->lease_version == 2) {
+		epoch++;
+	}
+	if (!add_break(ed, e, from, to, epoch, ack)) {
+		return false;
+	}
+	if (ack) {
+		lease_apply(ed, e, SHARE_ENTRY_BREAKING, 0, from, to, to, epoch);
+	} else {
+		lease_apply(ed, e, 0, SHARE_ENTRY_BREAKING, to, 0, 0, epoch);
+	}
+	return true;
+}
+
+static NTSTATUS edit_decode(struct rec_edit *ed, TALLOC_CTX *tmp,
+			    const uint8_t *old, size_t old_len)
+{
+	if (old == NULL) {
+		memset(&ed->r, 0, sizeof(ed->r));
+		ed->r.e = talloc_array(tmp, struct share_mode_entry, 1);
+		return ed->r.e ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(share_mode_rec_decode(tmp, old, old_len,
+						   &ed->r))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS edit_store(struct rec_edit *ed, TALLOC_CTX *tmp,
+			   enum locking_action *action, uint8_t **nb,
+			   size_t *nl)
+{
+	if (ed->r.num == 0) {
+		*action = LOCKING_DELETE;
+		return NT_STATUS_OK;
+	}
+	*action = LOCKING_STORE;
+	return share_mode_rec_encode(tmp, &ed->r, nb, nl);
+}
+
+/* ---- open ---- */
+
+struct open_state {
+	struct rec_edit ed;
+	const struct share_open_req *q;
+	struct share_open_res *res;
+};
+
+/* What the new open may hold next to the others (after their breaks). */
+static uint32_t open_grant(struct open_state *s,
+			   const struct share_mode_entry *same)
+{
+	const struct share_open_req *q = s->q;
+	uint32_t want = q->want, i;
+	bool others = false;
+
+	if (q->caching == CACHING_NONE || q->is_dir) {
+		return 0;
+	}
+	/* A stat open gets an oplock only on a file nobody else has open
+	 * (smbtorture smb2.oplock.exclusive4, batch8, batch9, batch9a). */
+	if (q->caching == CACHING_OPLOCK && s->ed.r.num > 0 &&
+	    share_mode_is_stat_open(q->access_mask) && !q->overwrite) {
+		return 0;
+	}
+	if (q->caching == CACHING_LEASE) {
+		/* 2.2.13.2.8: H and W only with R. */
+		if (!(want & CACHE_R)) {
+			want = 0;
+		}
+	}
+	for (i = 0; i < s->ed.r.num; i++) {
+		const struct share_mode_entry *e = &s->ed.r.e[i];
+
+		if (same_lease(e, q->caching, q->client_guid, q->lease_key)) {
+			continue;
+		}
+		if (!share_mode_is_stat_open(e->access_mask)) {
+			others = true;
+		}
+		/* A batch or exclusive oplock left after its break means
+		 * nothing better than level II for anyone. */
+		if (e->state & CACHE_W) {
+			want &= ~(uint32_t)(CACHE_W | CACHE_H);
+		}
+	}
+	if (others) {
+		/* Write caching only for the only open. */
+		want &= ~(uint32_t)CACHE_W;
+		if (q->caching == CACHING_OPLOCK) {
+			/* An oplock is batch/exclusive alone, else level II. */
+			want &= CACHE_R;
+		}
+	}
+	if (q->caching == CACHING_OPLOCK) {
+		if ((want & CACHE_R) && !(want & (CACHE_W | CACHE_H)) &&
+		    !q->level2_ok) {
+			want = 0;
+		}
+		/* RH is no oplock level: level II. */
+		if ((want & CACHE_H) && !(want & CACHE_W)) {
+			want = CACHE_R;
+		}
+	}
+	if (same != NULL) {
+		/* An open of a lease we hold: the lease may only grow, and
+		 * not while it is breaking. */
+		if (same->flags & SHARE_ENTRY_BREAKING) {
+			return same->state;
+		}
+		if ((want & same->state) != same->state) {
+			/* Cannot have both: keep what it holds. */
+			return same->state;
+		}
+		return want | same->state;
+	}
+	return want;
+}
+
+static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+			enum locking_action *action, uint8_t **nb, size_t *nl,
+			void *priv)
+{
+	struct open_state *s = priv;
+	const struct share_open_req *q = s->q;
+	struct share_mode_entry *same = NULL, *ne;
+	/* An overwrite changes the data whatever the access mask says. */
+	bool stat_open = share_mode_is_stat_open(q->access_mask) &&
+			 !q->overwrite;
+	bool violation = false, wait = false;
+	uint32_t i, granted;
+	NTSTATUS status;
+
+	status = edit_decode(&s->ed, tmp, old, old_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (s->ed.r.flags & SHARE_REC_DELETE_PENDING) {
+		return NT_STATUS_DELETE_PENDING;
+	}
+	if (s->ed.r.num >= LOCKING_MAX_OPENS_PER_FILE) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	for (i = 0; i < s->ed.r.num; i++) {
+		struct share_mode_entry *e = &s->ed.r.e[i];
+		bool is_same = same_lease(e, q->caching, q->client_guid,
+					  q->lease_key);
+
+		if (e->pid == q->o.pid && e->open_id == q->o.open_id) {
+			return NT_STATUS_INTERNAL_ERROR;
+		}
+		if (is_same && same == NULL) {
+			same = e;
+		}
+		if (!conflicts(e, q->access_mask, q->share_access)) {
+			continue;
+		}
+		violation = true;
+		/* MS-FSA 2.1.5.1.2.1: a sharing conflict with a batch
+		 * oplock or a handle-caching lease breaks it first: the
+		 * holder may only keep the handle open for caching. */
+		if (!is_same && ((e->state | e->breaking_to) & CACHE_H)) {
+			if (!request_break(&s->ed, e, e->state & ~CACHE_H &
+							      ~CACHE_W)) {
+				return NT_STATUS_NO_MEMORY;
+			}
+			if (e->flags & SHARE_ENTRY_BREAKING) {
+				wait = true;
+			}
+		}
+	}
+	if (violation && !wait) {
+		/* Keep the no-ack breaks made above? There are none: an
+		 * H break always needs an acknowledgement. */
+		return NT_STATUS_SHARING_VIOLATION;
+	}
+	/* 2.1.4.12: the breaks an open causes on the other holders. */
+	for (i = 0; i < s->ed.r.num && !violation && !stat_open; i++) {
+		struct share_mode_entry *e = &s->ed.r.e[i];
+		uint32_t to;
+
+		if (same_lease(e, q->caching, q->client_guid, q->lease_key) ||
+		    e->state == 0) {
+			continue;
+		}
+		to = e->state & ~(uint32_t)CACHE_W;
+		if (q->overwrite) {
+			/* The data goes: nothing cached of it stays. */
+			to = 0;
+		}
+		if (!request_break(&s->ed, e, to)) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	for (i = 0; i < s->ed.r.num && !stat_open; i++) {
+		const struct share_mode_entry *e = &s->ed.r.e[i];
+
+		if ((e->flags & SHARE_ENTRY_BREAKING) &&
+		    !same_lease(e, q->caching, q->client_guid, q->lease_key) &&
+		    (e->state & ~e->breaking_to & (CACHE_W | CACHE_H))) {
+			wait = true;
+		}
+	}
+	s->res->breaks = s->ed.breaks;
+	s->res->nbreaks = s->ed.nbreaks;
+	if (wait) {
+		s->ed.r.flags |= SHARE_REC_WAITERS;
+		status = edit_store(&s->ed, tmp, action, nb, nl);
+		return NT_STATUS_IS_OK(status) ? NT_STATUS_OPLOCK_BREAK_IN_PROGRESS
+					       : status;
+	}
+	granted = open_grant(s, same);
+	ne = &s->ed.r.e[s->ed.r.num];
+	if (old != NULL) {
+		long same_idx = same ? (long)(same - s->ed.r.e) : -1;
+		struct share_mode_entry *grown = talloc_realloc(
+			tmp, s->ed.r.e, struct share_mode_entry,
+			s->ed.r.num + 1);
+
+		if (grown == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		s->ed.r.e = grown;
+		same = same_idx >= 0 ? &grown[same_idx] : NULL;
+		ne = &grown[s->ed.r.num];
+	}
+	memset(ne, 0, sizeof(*ne));
+	ne->pid = q->o.pid;
+	ne->open_id = q->o.open_id;
+	ne->worker = q->worker;
+	ne->access_mask = q->access_mask;
+	ne->share_access = q->share_access;
+	if (q->caching == CACHING_LEASE) {
+		ne->caching = CACHING_LEASE;
+		ne->lease_version = q->lease_version ? q->lease_version : 1;
+		memcpy(ne->lease_key, q->lease_key, 16);
+		memcpy(ne->client_guid, q->client_guid, 16);
+		if (same != NULL) {
+			ne->flags = same->flags & SHARE_ENTRY_BREAKING;
+			ne->breaking_to = same->breaking_to;
+			ne->notified_to = same->notified_to;
+			ne->epoch = same->epoch;
+			if (granted != same->state && ne->lease_version == 2) {
+				ne->epoch++;
+			}
+		} else {
+			/* 3.3.5.9.11: a new v2 lease starts one past the
+			 * client's epoch. */
+			ne->epoch = ne->lease_version == 2 ? q->epoch + 1 : 0;
+		}
+		ne->state = granted;
+	} else if (granted != 0) {
+		ne->caching = CACHING_OPLOCK;
+		ne->state = granted;
+	}
+	s->ed.r.num++;
+	if (same != NULL && ne->state != same->state) {
+		lease_apply(&s->ed, ne, 0, 0, ne->state, ne->breaking_to,
+			    ne->notified_to, ne->epoch);
+	}
+	s->res->granted = ne->state;
+	s->res->epoch = ne->epoch;
+	s->res->breaking = (ne->flags & SHARE_ENTRY_BREAKING) != 0;
+	s->res->breaking_to = ne->breaking_to;
+	return edit_store(&s->ed, tmp, action, nb, nl);
+}
+
+NTSTATUS share_mode_open(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			 const struct file_key *k,
+			 const struct share_open_req *q,
+			 struct share_open_res *res)
+{
+	struct open_state s = {.q = q, .res = res};
+	NTSTATUS status;
+
+	memset(res, 0, sizeof(*res));
+	s.ed.mem_ctx = mem_ctx;
+	s.ed.level2_ok = q->level2_ok;
+	status = locking_modify(db->share, k, open_fn, &s);
+	if (!NT_STATUS_IS_OK(status) &&
+	    status != NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		/* Nothing was stored: no break may go out. */
+		TALLOC_FREE(s.ed.breaks);
+		res->breaks = NULL;
+		res->nbreaks = 0;
+	}
+	return status;
+}
+
+/* ---- acknowledgements, timeouts, contention ---- */
+
+struct ack_state {
+	struct rec_edit ed;
+	const struct open_owner *o;	/* an oplock's open */
+	const uint8_t *guid, *key;	/* or a lease */
+	uint32_t ack;
+	bool timeout;
+	bool wake;
+	uint32_t state;
+	uint16_t epoch;
+	bool found;
+};
+
+static struct share_mode_entry *ack_find(struct ack_state *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->ed.r.num; i++) {
+		struct share_mode_entry *e = &a->ed.r.e[i];
+
+		if (a->o != NULL ? (e->pid == a->o->pid &&
+				    e->open_id == a->o->open_id)
+				 : same_lease(e, CACHING_LEASE, a->guid,
+					      a->key)) {
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Every break of the file ends as if acknowledged with what it said. */
+static NTSTATUS expire_all(struct ack_state *a, TALLOC_CTX *tmp,
+			   enum locking_action *action, uint8_t **nb,
+			   size_t *nl)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->ed.r.num; i++) {
+		struct share_mode_entry *e = &a->ed.r.e[i];
+
+		if (e->flags & SHARE_ENTRY_BREAKING) {
+			DBG_NOTICE("break of open %u/%llu timed out\n",
+				   (unsigned)e->pid,
+				   (unsigned long long)e->open_id);
+			lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING,
+				    e->breaking_to, 0, 0, e->epoch);
+			a->wake = true;
+		}
+	}
+	if (!a->wake) {
+		*action = LOCKING_KEEP;
+		return NT_STATUS_OK;
+	}
+	return edit_store(&a->ed, tmp, action, nb, nl);
+}
+
+static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		       enum locking_action *action, uint8_t **nb, size_t *nl,
+		       void *priv)
+{
+	struct ack_state *a = priv;
+	struct share_mode_entry *e;
+	NTSTATUS status = NT_STATUS_OK, st;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	st = edit_decode(&a->ed, tmp, old, old_len);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (a->timeout && a->o == NULL && a->guid == NULL) {
+		return expire_all(a, tmp, action, nb, nl);
+	}
+	e = ack_find(a);
+	if (e == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	a->found = true;
+	if (!(e->flags & SHARE_ENTRY_BREAKING)) {
+		a->state = e->state;
+		a->epoch = e->epoch;
+		return a->timeout ? NT_STATUS_OK : NT_STATUS_INVALID_OPLOCK_PROTOCOL;
+	}
+	if (a->timeout) {
+		a->ack = e->breaking_to;
+	} else if ((a->ack & ~e->notified_to) != 0) {
+		/* 3.3.5.22.1/2: more than the break left it. */
+		if (e->caching == CACHING_LEASE) {
+			return NT_STATUS_REQUEST_NOT_ACCEPTED;
+		}
+		a->ack = 0;
+		status = NT_STATUS_INVALID_OPLOCK_PROTOCOL;
+	}
+	if ((a->ack & ~e->breaking_to) != 0 && !a->timeout) {
+		/* Acknowledged what the client was told, but a later open
+		 * wants less: break again (lease "breaking" tests). */
+		uint32_t to = e->breaking_to & a->ack;
+		uint16_t epoch = e->epoch;
+
+		if (e->caching == CACHING_LEASE && e->lease_version == 2) {
+			epoch++;
+		}
+		lease_apply(&a->ed, e, 0, 0, a->ack, to, to, epoch);
+		if (!add_break(&a->ed, e, a->ack, to, epoch,
+			       break_needs_ack(a->ack))) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (!break_needs_ack(a->ack)) {
+			lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING, to, 0,
+				    0, epoch);
+		}
+	} else {
+		lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING, a->ack, 0, 0,
+			    e->epoch);
+	}
+	a->state = a->ack;
+	a->epoch = e->epoch;
+	a->wake = (a->ed.r.flags & SHARE_REC_WAITERS) != 0;
+	st = edit_store(&a->ed, tmp, action, nb, nl);
+	return NT_STATUS_IS_OK(st) ? status : st;
+}
+
+static NTSTATUS ack_run(struct locking_db *db, const struct file_key *k,
+			struct ack_state *a, struct share_ack_res *res)
+{
+	NTSTATUS status = locking_modify(db->share, k, ack_fn, a);
+
+	res->state = a->state;
+	res->epoch = a->epoch;
+	res->wake = a->wake;
+	res->breaks = a->ed.breaks;
+	res->nbreaks = a->ed.nbreaks;
+	return status;
+}
+
+NTSTATUS share_mode_oplock_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			       const struct file_key *k,
+			       const struct open_owner *o, uint32_t ack,
+			       struct share_ack_res *res)
+{
+	struct ack_state a = {.o = o, .ack = ack};
+
+	a.ed.mem_ctx = mem_ctx;
+	a.ed.level2_ok = true;
+	return ack_run(db, k, &a, res);
+}
+
+NTSTATUS share_mode_lease_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
+			      const struct file_key *k, const uint8_t guid[16],
+			      const uint8_t key[16], uint32_t ack,
+			      struct share_ack_res *res)
+{
+	struct ack_state a = {.guid = guid, .key = key, .ack = ack};
+
+	a.ed.mem_ctx = mem_ctx;
+	a.ed.level2_ok = true;
+	return ack_run(db, k, &a, res);
+}
+
+NTSTATUS share_mode_break_timeout(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t guid[16], const uint8_t key[16],
+				  struct share_ack_res *res)
+{
+	struct ack_state a = {.o = o, .guid = guid, .key = key,
+			      .timeout = true};
+
+	a.ed.mem_ctx = mem_ctx;
+	a.ed.level2_ok = true;
+	return ack_run(db, k, &a, res);
+}
+
+struct contend_state {
+	struct rec_edit ed;
+	const struct open_owner *o;
+	const uint8_t *guid, *key;
+};
+
+static NTSTATUS contend_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			   size_t old_len, enum locking_action *action,
+			   uint8_t **nb, size_t *nl, void *priv)
+{
+	struct contend_state *c = priv;
+	NTSTATUS status;
+	uint32_t i;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = edit_decode(&c->ed, tmp, old, old_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	for (i = 0; i < c->ed.r.num; i++) {
+		struct share_mode_entry *e = &c->ed.r.e[i];
+
+		/* The writer's own level II oplock goes too (smbtorture
+		 * smb2.oplock.batch1: "a self break to none"); its own
+		 * lease stays. */
+		if (c->guid != NULL &&
+		    same_lease(e, CACHING_LEASE, c->guid, c->key)) {
+			continue;
+		}
+		/* Only read caching is left to others of a file someone
+		 * writes (W would have been broken at their open). */
+		if ((e->state & CACHE_R) && !(e->state & CACHE_W) &&
+		    !(e->flags & SHARE_ENTRY_BREAKING)) {
+			if (!request_break(&c->ed, e, 0)) {
+				return NT_STATUS_NO_MEMORY;
+			}
+		}
+	}
+	if (c->ed.nbreaks == 0) {
+		*action = LOCKING_KEEP;
+		return NT_STATUS_OK;
+	}
+	return edit_store(&c->ed, tmp, action, nb, nl);
+}
+
+NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t *guid, const uint8_t *key,
+				  struct share_break **breaks, unsigned *n)
+{
+	struct contend_state c = {.o = o, .guid = guid, .key = key};
+	NTSTATUS status;
+
+	c.ed.mem_ctx = mem_ctx;
+	c.ed.level2_ok = true;
+	status = locking_modify(db->share, k, contend_fn, &c);
+	*breaks = c.ed.breaks;
+	*n = c.ed.nbreaks;
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}
+
+/* Whether any open of the file holds something a READ/WRITE elsewhere
+ * must break: a cheap in-place look before share_mode_break_readers. */
+static NTSTATUS has_readers_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct locking_rec_iter it;
+	struct share_mode_entry e;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		if (e.state != 0) {
+			*(unsigned *)priv += 1;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+unsigned share_mode_cached_opens(struct locking_db *db,
+				 const struct file_key *k)
+{
+	unsigned n = 0;
+
+	(void)locking_read(db->share, k, has_readers_fn, &n);
+	return n;
+}

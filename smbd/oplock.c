@@ -1,0 +1,368 @@
+/*
+ * Oplock and lease breaks across workers: mailboxes, notifications,
+ * waiters (see oplock.h).
+ */
+#include "smbd/oplock.h"
+#include "smbd/conn.h"
+#include "smbd/open.h"
+#include "smbd/session.h"
+#include "smbd/smb2.h"
+#include "smbd/smb2_server.h"
+#include "smbd/smbd.h"
+#include "locking/locking_rec.h"
+#include "locking/smbd_locking.h"
+#include "lib/clock.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Waiters look again this often even without a wake-up. */
+#define WAITER_POLL_MS 250
+
+uint32_t smbd_oplock_level_to_state(uint8_t level)
+{
+	switch (level) {
+	case SMB2_OPLOCK_LEVEL_BATCH:
+		return CACHE_RWH;
+	case SMB2_OPLOCK_LEVEL_EXCLUSIVE:
+		return CACHE_R | CACHE_W;
+	case SMB2_OPLOCK_LEVEL_II:
+		return CACHE_R;
+	default:
+		return 0;
+	}
+}
+
+uint8_t smbd_oplock_state_to_level(uint32_t state)
+{
+	if ((state & CACHE_RWH) == CACHE_RWH) {
+		return SMB2_OPLOCK_LEVEL_BATCH;
+	}
+	if (state & CACHE_W) {
+		return SMB2_OPLOCK_LEVEL_EXCLUSIVE;
+	}
+	return (state & CACHE_R) ? SMB2_OPLOCK_LEVEL_II : SMB2_OPLOCK_LEVEL_NONE;
+}
+
+/* ---- mailboxes ---- */
+
+#define MSG_MAGIC 0x4b4f4c4fu /* "OLOK" */
+enum msg_type {
+	MSG_BREAK = 1,
+	MSG_WAKE = 2,
+};
+
+/* Between processes of one server on one host: native layout, checked
+ * on receipt (size, magic, type) all the same. */
+struct smbd_msg {
+	uint32_t magic;
+	uint32_t type;
+	struct file_key key;
+	struct share_break brk;
+};
+
+bool smbd_mailboxes_create(struct smbd_server *srv)
+{
+	int i;
+
+	srv->mbox = talloc_array(srv, int, 2 * srv->nworkers);
+	if (srv->mbox == NULL) {
+		return false;
+	}
+	for (i = 0; i < srv->nworkers; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			       0, sv) != 0) {
+			DBG_ERR("cannot create worker mailboxes: %s\n",
+				strerror(errno));
+			return false;
+		}
+		srv->mbox[2 * i] = sv[0];	/* worker i reads */
+		srv->mbox[2 * i + 1] = sv[1];	/* everyone writes */
+	}
+	return true;
+}
+
+static void waiters_wake(struct smbd_worker *w, const struct file_key *k);
+
+static void mailbox_readable(void *priv)
+{
+	struct smbd_worker *w = priv;
+	int fd = w->srv->mbox[2 * w->index];
+	struct smbd_msg m;
+	int n;
+
+	/* A bounded batch, then back to the loop: connections get their
+	 * turn even when the mailbox is busy. */
+	for (n = 0; n < 64; n++) {
+		ssize_t got = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+
+		if (got < 0) {
+			break;
+		}
+		if ((size_t)got != sizeof(m) || m.magic != MSG_MAGIC) {
+			DBG_WARNING("worker %d: malformed mailbox message "
+				    "(%zd bytes)\n", w->index, got);
+			continue;
+		}
+		switch (m.type) {
+		case MSG_BREAK:
+			if (m.brk.worker == w->index) {
+				smbd_breaks_deliver(w, &m.key, &m.brk, 1);
+			}
+			break;
+		case MSG_WAKE:
+			waiters_wake(w, &m.key);
+			break;
+		default:
+			DBG_WARNING("worker %d: unknown message type %u\n",
+				    w->index, m.type);
+		}
+	}
+}
+
+bool smbd_mailbox_listen(struct smbd_worker *w)
+{
+	if (w->srv->mbox == NULL) {
+		return true;
+	}
+	return ev_watch_fd(w->loop, w, w->srv->mbox[2 * w->index],
+			   mailbox_readable, w) == 0;
+}
+
+static void mailbox_send(struct smbd_worker *w, int to,
+			 const struct smbd_msg *m)
+{
+	if (w->srv->mbox == NULL || to < 0 || to >= w->srv->nworkers) {
+		return;
+	}
+	if (send(w->srv->mbox[2 * to + 1], m, sizeof(*m), MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(*m)) {
+		/* A full mailbox: the waiters' poll still finds the end of
+		 * the break; a lost break notification ends by timeout. */
+		DBG_WARNING("worker %d: message to worker %d lost: %s\n",
+			    w->index, to, strerror(errno));
+	}
+}
+
+/* ---- notifications ---- */
+
+/* 2.2.23.1 Oplock Break Notification. */
+static void send_oplock_break(struct smbd_open *op, uint32_t to)
+{
+	uint8_t body[24];
+
+	memset(body, 0, sizeof(body));
+	put_le16(body, 24);
+	body[2] = smbd_oplock_state_to_level(to);
+	smbd_open_fid_bytes(op, body + 8);
+	smb2_send_notification(op->conn, op->session, SMB2_OP_BREAK, body,
+			       sizeof(body));
+}
+
+/* 2.2.23.2 Lease Break Notification. */
+#define SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED 0x01
+static void send_lease_break(struct smbd_open *op,
+			     const struct share_break *b)
+{
+	uint8_t body[44];
+
+	memset(body, 0, sizeof(body));
+	put_le16(body, 44);
+	put_le16(body + 2, b->lease_version == 2 ? b->epoch : 0);
+	put_le32(body + 4, b->ack_required
+				   ? SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED
+				   : 0);
+	memcpy(body + 8, b->lease_key, 16);
+	put_le32(body + 24, b->from);
+	put_le32(body + 28, b->to);
+	smb2_send_notification(op->conn, op->session, SMB2_OP_BREAK, body,
+			       sizeof(body));
+}
+
+void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
+			 const struct share_break *b, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct smbd_open *op;
+
+		if (b[i].worker != w->index) {
+			struct smbd_msg m = {
+				.magic = MSG_MAGIC, .type = MSG_BREAK,
+				.key = *k, .brk = b[i],
+			};
+
+			mailbox_send(w, b[i].worker, &m);
+			continue;
+		}
+		op = smbd_open_by_id(w, b[i].open_id);
+		if (op == NULL || op->conn == NULL) {
+			/* Closed meanwhile: its close ended the break. */
+			continue;
+		}
+		DBG_DEBUG("break %s of %s: 0x%x -> 0x%x%s\n",
+			  b[i].caching == CACHING_LEASE ? "lease" : "oplock",
+			  op->path, b[i].from, b[i].to,
+			  b[i].ack_required ? " (ack required)" : "");
+		if (b[i].caching == CACHING_LEASE) {
+			send_lease_break(op, &b[i]);
+		} else {
+			send_oplock_break(op, b[i].to);
+		}
+	}
+}
+
+/* ---- waiters ---- */
+
+struct smbd_waiter {
+	struct smbd_waiter *prev, *next;
+	struct smbd_worker *w;
+	struct file_key key;
+	void (*fn)(void *priv, bool expired);
+	void *priv;
+	uint64_t deadline;
+	uint64_t gen;		/* the last wake round that fired it */
+	struct ev_timer *timer;
+};
+
+static void waiter_poll(void *priv);
+
+static int waiter_destructor(struct smbd_waiter *wt)
+{
+	if (wt->prev != NULL) {
+		wt->prev->next = wt->next;
+	} else {
+		wt->w->waiters = wt->next;
+	}
+	if (wt->next != NULL) {
+		wt->next->prev = wt->prev;
+	}
+	return 0;
+}
+
+struct smbd_waiter *smbd_waiter_add(TALLOC_CTX *mem_ctx,
+				    struct smbd_worker *w,
+				    const struct file_key *k,
+				    void (*fn)(void *priv, bool expired),
+				    void *priv)
+{
+	struct smbd_waiter *wt = talloc_zero(mem_ctx, struct smbd_waiter);
+
+	if (wt == NULL) {
+		return NULL;
+	}
+	wt->w = w;
+	wt->key = *k;
+	wt->fn = fn;
+	wt->priv = priv;
+	wt->deadline = clock_mono_ms() + SMBD_BREAK_TIMEOUT_MS;
+	wt->gen = w->wake_gen;
+	wt->timer = ev_timer_add(wt, w->loop, WAITER_POLL_MS, waiter_poll, wt);
+	if (wt->timer == NULL) {
+		talloc_free(wt);
+		return NULL;
+	}
+	wt->next = w->waiters;
+	if (wt->next != NULL) {
+		wt->next->prev = wt;
+	}
+	w->waiters = wt;
+	talloc_set_destructor(wt, waiter_destructor);
+	return wt;
+}
+
+/* fn may free the waiter (and more): call it last. */
+static void waiter_fire(struct smbd_waiter *wt)
+{
+	bool expired = clock_mono_ms() >= wt->deadline;
+
+	wt->fn(wt->priv, expired);
+}
+
+static void waiter_poll(void *priv)
+{
+	struct smbd_waiter *wt = priv;
+
+	/* Re-armed first: fn usually frees wt, and the timer with it. */
+	wt->timer = ev_timer_add(wt, wt->w->loop, WAITER_POLL_MS, waiter_poll,
+				 wt);
+	waiter_fire(wt);
+}
+
+static void waiters_wake(struct smbd_worker *w, const struct file_key *k)
+{
+	uint64_t gen = ++w->wake_gen;
+	struct smbd_waiter *wt;
+
+	/* fn may free any waiter and add new ones: each waiter of k fires
+	 * once per round (its generation says so), starting over after
+	 * every call. */
+	for (;;) {
+		for (wt = w->waiters; wt != NULL; wt = wt->next) {
+			if (wt->key.dev == k->dev && wt->key.ino == k->ino &&
+			    wt->gen != gen) {
+				break;
+			}
+		}
+		if (wt == NULL) {
+			return;
+		}
+		wt->gen = gen;
+		waiter_fire(wt);
+	}
+}
+
+void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k)
+{
+	struct smbd_msg m = {.magic = MSG_MAGIC, .type = MSG_WAKE, .key = *k};
+	int i;
+
+	for (i = 0; w->srv->mbox != NULL && i < w->srv->nworkers; i++) {
+		if (i != w->index) {
+			mailbox_send(w, i, &m);
+		}
+	}
+	waiters_wake(w, k);
+}
+
+/* ---- contention ---- */
+
+void smbd_break_readers(struct smbd_open *op)
+{
+	struct smbd_worker *w = op->conn->worker;
+	struct locking_db *db = smbd_locking(w);
+	struct share_break *b = NULL;
+	struct file_key k;
+	struct open_owner o;
+	unsigned n = 0;
+	TALLOC_CTX *tmp;
+
+	if (db == NULL || !op->share_registered) {
+		return;
+	}
+	smbd_open_keys(op, &k, &o);
+	/* The common case, nobody caches: one in-place read. */
+	if (share_mode_cached_opens(db, &k) == 0) {
+		return;
+	}
+	tmp = talloc_new(NULL);
+	if (tmp == NULL) {
+		return;
+	}
+	if (NT_STATUS_IS_OK(share_mode_break_readers(
+		    db, tmp, &k, &o,
+		    op->caching == CACHING_LEASE ? op->client_guid : NULL,
+		    op->caching == CACHING_LEASE ? op->lease_key : NULL, &b,
+		    &n))) {
+		smbd_breaks_deliver(w, &k, b, n);
+	}
+	talloc_free(tmp);
+}
