@@ -175,6 +175,7 @@ struct share_open_res {
 	uint16_t epoch;
 	bool breaking;		/* the open's lease is breaking */
 	uint32_t breaking_to;
+	uint8_t lease_version;	/* the lease's, set by its first open */
 	struct share_break *breaks;	/* talloc children of mem_ctx */
 	unsigned nbreaks;
 };

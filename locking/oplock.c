@@ -50,6 +50,16 @@ bool share_mode_is_stat_open(uint32_t access_mask)
 	return (access_mask & ~(uint32_t)ACC_STAT_OPEN) == 0;
 }
 
+/* Against a lease, READ_CONTROL does not count either (smbtorture
+ * smb2.lease.statopen4; an oplock is broken by it: oplock.statopen1). */
+static bool stat_open_for(const struct share_mode_entry *e, uint32_t access)
+{
+	if (e->caching == CACHING_LEASE) {
+		access &= ~(uint32_t)0x00020000; /* READ_CONTROL */
+	}
+	return share_mode_is_stat_open(access);
+}
+
 /* The same test as share_mode.c's (kept private to each file). */
 static bool conflicts(const struct share_mode_entry *e, uint32_t access,
 		      uint32_t share)
@@ -244,7 +254,7 @@ static uint32_t open_grant(struct open_state *s,
 			   const struct share_mode_entry *same)
 {
 	const struct share_open_req *q = s->q;
-	uint32_t want = q->want, i;
+	uint32_t want = q->want, asked, i;
 	bool others = false;
 
 	if (q->caching == CACHING_NONE || q->is_dir) {
@@ -262,19 +272,32 @@ static uint32_t open_grant(struct open_state *s,
 			want = 0;
 		}
 	}
+	asked = want;
 	for (i = 0; i < s->ed.r.num; i++) {
 		const struct share_mode_entry *e = &s->ed.r.e[i];
 
 		if (same_lease(e, q->caching, q->client_guid, q->lease_key)) {
 			continue;
 		}
-		if (!share_mode_is_stat_open(e->access_mask)) {
+		/* A stat open counts when it holds a lease (smbtorture
+		 * smb2.lease.statopen: its lease keeps W from others). */
+		if (!share_mode_is_stat_open(e->access_mask) || e->state != 0) {
 			others = true;
 		}
 		/* A batch or exclusive oplock left after its break means
 		 * nothing better than level II for anyone. */
 		if (e->state & CACHE_W) {
 			want &= ~(uint32_t)(CACHE_W | CACHE_H);
+		}
+		/* Oplocks and handle leases do not mix (smbtorture
+		 * smb2.lease.oplock): a lease next to an oplock gets no H,
+		 * an oplock next to a handle lease gets nothing. */
+		if (e->caching == CACHING_OPLOCK && e->state != 0) {
+			want &= ~(uint32_t)CACHE_H;
+		}
+		if (q->caching == CACHING_OPLOCK &&
+		    e->caching == CACHING_LEASE && (e->state & CACHE_H)) {
+			want = 0;
 		}
 	}
 	if (others) {
@@ -301,6 +324,15 @@ static uint32_t open_grant(struct open_state *s,
 		if (same->flags & SHARE_ENTRY_BREAKING) {
 			return same->state;
 		}
+		if (others) {
+			/* smbtorture smb2.lease.upgrade3: next to other opens
+			 * the lease becomes what was asked when that is a
+			 * strict superset and can be held with them. */
+			return ((asked & same->state) == same->state &&
+				asked != same->state && (asked & ~want) == 0)
+				       ? asked
+				       : same->state;
+		}
 		if ((want & same->state) != same->state) {
 			/* Cannot have both: keep what it holds. */
 			return same->state;
@@ -317,9 +349,6 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	struct open_state *s = priv;
 	const struct share_open_req *q = s->q;
 	struct share_mode_entry *same = NULL, *ne;
-	/* An overwrite changes the data whatever the access mask says. */
-	bool stat_open = share_mode_is_stat_open(q->access_mask) &&
-			 !q->overwrite;
 	bool violation = false, wait = false;
 	uint32_t i, granted;
 	NTSTATUS status;
@@ -353,8 +382,9 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		 * oplock or a handle-caching lease breaks it first: the
 		 * holder may only keep the handle open for caching. */
 		if (!is_same && ((e->state | e->breaking_to) & CACHE_H)) {
-			if (!request_break(&s->ed, e, e->state & ~CACHE_H &
-							      ~CACHE_W)) {
+			/* Only H goes here (smbtorture smb2.lease.break_twice:
+			 * RWH -> RW); a batch oplock becomes level II. */
+			if (!request_break(&s->ed, e, e->state & ~CACHE_H)) {
 				return NT_STATUS_NO_MEMORY;
 			}
 			if (e->flags & SHARE_ENTRY_BREAKING) {
@@ -368,12 +398,13 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		return NT_STATUS_SHARING_VIOLATION;
 	}
 	/* 2.1.4.12: the breaks an open causes on the other holders. */
-	for (i = 0; i < s->ed.r.num && !violation && !stat_open; i++) {
+	for (i = 0; i < s->ed.r.num && !violation; i++) {
 		struct share_mode_entry *e = &s->ed.r.e[i];
 		uint32_t to;
 
 		if (same_lease(e, q->caching, q->client_guid, q->lease_key) ||
-		    e->state == 0) {
+		    e->state == 0 ||
+		    (stat_open_for(e, q->access_mask) && !q->overwrite)) {
 			continue;
 		}
 		to = e->state & ~(uint32_t)CACHE_W;
@@ -385,9 +416,12 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
-	for (i = 0; i < s->ed.r.num && !stat_open; i++) {
+	for (i = 0; i < s->ed.r.num; i++) {
 		const struct share_mode_entry *e = &s->ed.r.e[i];
 
+		if (stat_open_for(e, q->access_mask) && !q->overwrite) {
+			continue;
+		}
 		if ((e->flags & SHARE_ENTRY_BREAKING) &&
 		    !same_lease(e, q->caching, q->client_guid, q->lease_key) &&
 		    (e->state & ~e->breaking_to & (CACHE_W | CACHE_H))) {
@@ -425,7 +459,10 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	ne->share_access = q->share_access;
 	if (q->caching == CACHING_LEASE) {
 		ne->caching = CACHING_LEASE;
-		ne->lease_version = q->lease_version ? q->lease_version : 1;
+		/* The lease keeps the version it was created with, whatever
+		 * later opens of it send (smb2.lease.v2_epoch2/3). */
+		ne->lease_version = same != NULL ? same->lease_version
+			: q->lease_version ? q->lease_version : 1;
 		memcpy(ne->lease_key, q->lease_key, 16);
 		memcpy(ne->client_guid, q->client_guid, 16);
 		if (same != NULL) {
@@ -455,6 +492,7 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	s->res->epoch = ne->epoch;
 	s->res->breaking = (ne->flags & SHARE_ENTRY_BREAKING) != 0;
 	s->res->breaking_to = ne->breaking_to;
+	s->res->lease_version = ne->lease_version;
 	return edit_store(&s->ed, tmp, action, nb, nl);
 }
 
@@ -488,6 +526,7 @@ struct ack_state {
 	const uint8_t *guid, *key;	/* or a lease */
 	uint32_t ack;
 	bool timeout;
+	bool proto_error;	/* an oplock acked above its break */
 	bool wake;
 	uint32_t state;
 	uint16_t epoch;
@@ -543,7 +582,7 @@ static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 {
 	struct ack_state *a = priv;
 	struct share_mode_entry *e;
-	NTSTATUS status = NT_STATUS_OK, st;
+	NTSTATUS st;
 
 	if (old == NULL) {
 		return NT_STATUS_NOT_FOUND;
@@ -572,8 +611,10 @@ static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		if (e->caching == CACHING_LEASE) {
 			return NT_STATUS_REQUEST_NOT_ACCEPTED;
 		}
+		/* The oplock is gone and the error is the reply's; the
+		 * record must still change (an error keeps it as it is). */
 		a->ack = 0;
-		status = NT_STATUS_INVALID_OPLOCK_PROTOCOL;
+		a->proto_error = true;
 	}
 	if ((a->ack & ~e->breaking_to) != 0 && !a->timeout) {
 		/* Acknowledged what the client was told, but a later open
@@ -600,8 +641,7 @@ static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	a->state = a->ack;
 	a->epoch = e->epoch;
 	a->wake = (a->ed.r.flags & SHARE_REC_WAITERS) != 0;
-	st = edit_store(&a->ed, tmp, action, nb, nl);
-	return NT_STATUS_IS_OK(st) ? status : st;
+	return edit_store(&a->ed, tmp, action, nb, nl);
 }
 
 static NTSTATUS ack_run(struct locking_db *db, const struct file_key *k,
@@ -609,6 +649,9 @@ static NTSTATUS ack_run(struct locking_db *db, const struct file_key *k,
 {
 	NTSTATUS status = locking_modify(db->share, k, ack_fn, a);
 
+	if (NT_STATUS_IS_OK(status) && a->proto_error) {
+		status = NT_STATUS_INVALID_OPLOCK_PROTOCOL;
+	}
 	res->state = a->state;
 	res->epoch = a->epoch;
 	res->wake = a->wake;

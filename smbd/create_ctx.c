@@ -104,3 +104,35 @@ void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,
 	wire_push_bytes(out, data, data_len);
 	*prev = start;
 }
+
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
+#define SMB2_LEASE_STATE_MASK 0x07
+
+NTSTATUS create_ctx_lease_parse(const struct create_ctx *c, bool v2_ok,
+				struct create_lease *out)
+{
+	struct wire_cur cur;
+	uint64_t duration;
+
+	memset(out, 0, sizeof(*out));
+	wire_cur_init(&cur, c->data, c->data_len);
+	if (!NT_STATUS_IS_OK(wire_pull_bytes(&cur, out->key, 16)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&cur, &out->state)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le32(&cur, &out->flags)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le64(&cur, &duration))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->state &= SMB2_LEASE_STATE_MASK;
+	out->version = 1;
+	if (v2_ok && c->data_len >= 52) {
+		out->version = 2;
+		(void)wire_pull_bytes(&cur, out->parent_key, 16);
+		(void)wire_pull_le16(&cur, &out->epoch);
+		out->has_parent =
+			(out->flags & SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET) != 0;
+		if (!out->has_parent) {
+			memset(out->parent_key, 0, 16);
+		}
+	}
+	return NT_STATUS_OK;
+}

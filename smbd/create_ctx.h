@@ -5,6 +5,7 @@
 #ifndef SMBD_CREATE_CTX_H
 #define SMBD_CREATE_CTX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <talloc.h>
@@ -31,6 +32,24 @@ NTSTATUS create_ctx_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 			  struct create_ctx_list *out);
 const struct create_ctx *create_ctx_find(const struct create_ctx_list *l,
 					 const char *tag);
+
+/*
+ * RqLs (2.2.13.2.8 lease v1, 32 bytes; 2.2.13.2.10 lease v2, 52 bytes).
+ * v2 only when v2_ok (a 3.x dialect); a v2-sized context on 2.1 reads as
+ * v1 (its first 32 bytes are the v1 layout).  INVALID_PARAMETER when
+ * shorter than 32 bytes.  state keeps only the R/H/W bits.
+ */
+struct create_lease {
+	uint8_t version;	/* 1 or 2 */
+	uint8_t key[16];
+	uint32_t state;
+	uint32_t flags;
+	bool has_parent;	/* v2 with PARENT_LEASE_KEY_SET */
+	uint8_t parent_key[16];
+	uint16_t epoch;
+};
+NTSTATUS create_ctx_lease_parse(const struct create_ctx *c, bool v2_ok,
+				struct create_lease *out);
 
 /* Append one reply context (8-aligned from base, chaining *prev's Next). */
 void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,

@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 #include "locking/locking.h"
+#include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
@@ -66,6 +67,7 @@ static void open_unhash(struct smbd_open *op)
 
 static int open_destructor(struct smbd_open *op)
 {
+	smbd_notify_close(op);
 	if (op->share_registered) {
 		bool delete_now = false;
 
@@ -161,6 +163,26 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 	return NT_STATUS_OK;
 }
 
+struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
+				       const uint8_t key[16])
+{
+	unsigned i;
+
+	for (i = 0; i < SMBD_OPEN_BUCKETS; i++) {
+		struct smbd_open *op;
+
+		for (op = conn->open_hash[i]; op != NULL; op = op->hnext) {
+			if (op->caching == CACHING_LEASE &&
+			    memcmp(op->lease_key, key, 16) == 0 &&
+			    memcmp(op->client_guid, conn->client_guid, 16) ==
+				    0) {
+				return op;
+			}
+		}
+	}
+	return NULL;
+}
+
 int smbd_open_detach(struct smbd_open *op)
 {
 	int fd = op->fd;
@@ -203,6 +225,10 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 	brl_remove_owner(db, &k, &o);
 	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
 	op->share_registered = false;
+	if (op->is_dir && op->delete_on_close && !last) {
+		/* MS-FSA 2.1.5.4: the directory's delete is pending now. */
+		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+	}
 	if (wake) {
 		/* An open waits for a break this close may have ended. */
 		smbd_breaks_wake(op->conn->worker, &k);
@@ -214,12 +240,17 @@ NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
 	struct locking_db *db = smbd_locking(op->conn->worker);
 	struct file_key k;
 	struct open_owner o;
+	NTSTATUS status;
 
 	if (db == NULL || !op->share_registered) {
 		return NT_STATUS_INTERNAL_ERROR;
 	}
 	smbd_open_keys(op, &k, &o);
-	return share_mode_set_delete_on_close(db, &k, &o, on);
+	status = share_mode_set_delete_on_close(db, &k, &o, on);
+	if (NT_STATUS_IS_OK(status) && on && op->is_dir) {
+		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+	}
+	return status;
 }
 
 NTSTATUS smbd_open_check_delete(struct smbd_open *op)

@@ -83,12 +83,21 @@ struct smbd_open {
 	uint8_t parent_lease_key[16];
 	bool has_parent_key;
 	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
+	void *notify;		/* CHANGE_NOTIFY state (smb2_notify.c) */
 	void *pipe;		/* struct rpc_pipe on IPC$ (smb2_pipe.c) */
 };
 
 struct smbd_worker;
 /* The open with this FileId.Volatile on this worker, or NULL. */
 struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id);
+
+/* smb2_notify.c: the open goes; a waiting CHANGE_NOTIFY completes with
+ * STATUS_NOTIFY_CLEANUP. */
+void smbd_notify_close(struct smbd_open *op);
+/* The directory (dev, ino) is to be deleted: this worker's waiting
+ * CHANGE_NOTIFYs on it end with STATUS_DELETE_PENDING. */
+void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
+				uint64_t ino);
 
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
@@ -104,6 +113,11 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
  */
 NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 			  struct smbd_open **out);
+/* An open of this connection's client that holds the lease with this
+ * key (a lease names no file; its opens do), or NULL.  Walks the
+ * connection's table: lease acknowledgements and lease creates only. */
+struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
+				       const uint8_t key[16]);
 /* Remove from the table (further lookups fail) and take the fd away:
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);

@@ -83,28 +83,6 @@ static NTSTATUS oplock_ack(struct smb2_request *req)
 	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
-/* An open of this connection's client holding the lease: the lease
- * names no file, the open does. */
-static struct smbd_open *lease_open(struct smbd_conn *conn,
-				    const uint8_t key[16])
-{
-	unsigned i;
-
-	for (i = 0; i < SMBD_OPEN_BUCKETS; i++) {
-		struct smbd_open *op;
-
-		for (op = conn->open_hash[i]; op != NULL; op = op->hnext) {
-			if (op->caching == CACHING_LEASE &&
-			    memcmp(op->lease_key, key, 16) == 0 &&
-			    memcmp(op->client_guid, conn->client_guid, 16) ==
-				    0) {
-				return op;
-			}
-		}
-	}
-	return NULL;
-}
-
 /* 3.3.5.22.2 */
 static NTSTATUS lease_ack(struct smb2_request *req)
 {
@@ -126,7 +104,7 @@ static NTSTATUS lease_ack(struct smb2_request *req)
 	if (req->conn->dialect < 0x0210) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	op = lease_open(req->conn, key);
+	op = smbd_open_find_lease(req->conn, key);
 	if (op == NULL || db == NULL) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}

@@ -727,6 +727,26 @@ static NTSTATUS create_share(struct smb2_request *req,
 		q.caching = CACHING_OPLOCK;
 		q.want = smbd_oplock_level_to_state(st->oplock_level);
 	}
+	if (st->lease) {
+		/* 3.3.5.9.8: a lease key names one file of the client. */
+		struct smbd_open *other = smbd_open_find_lease(req->conn,
+							       st->lease_key);
+		struct file_key ok;
+		struct open_owner oo;
+
+		if (other != NULL) {
+			smbd_open_keys(other, &ok, &oo);
+			if (ok.dev != k.dev || ok.ino != k.ino) {
+				return NT_STATUS_INVALID_PARAMETER;
+			}
+		}
+	}
+	if (st->lease && op->is_dir) {
+		/* No directory leases (no SMB2_GLOBAL_CAP_DIRECTORY_LEASING):
+		 * the reply carries no lease (smb2.lease.request). */
+		st->lease = false;
+		q.caching = CACHING_NONE;
+	}
 	tmp = talloc_new(NULL);
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -739,6 +759,8 @@ static NTSTATUS create_share(struct smb2_request *req,
 	}
 	op->share_registered = true;
 	if (st->lease) {
+		/* The lease's version is its first open's. */
+		st->lease_version = res.lease_version;
 		op->caching = CACHING_LEASE;
 		op->lease_version = st->lease_version;
 		memcpy(op->lease_key, st->lease_key, 16);
@@ -961,12 +983,13 @@ static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
  * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
  * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
  */
-#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET_IN 0x04
 static NTSTATUS create_lease_ctx(struct smb2_request *req,
 				 struct create_state *st,
 				 const struct create_ctx *c)
 {
 	struct smbd_conn *conn = req->conn;
+	struct create_lease l;
+	NTSTATUS status;
 
 	if (c == NULL || st->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
 	    conn->dialect < 0x0210 ||
@@ -976,23 +999,17 @@ static NTSTATUS create_lease_ctx(struct smb2_request *req,
 		}
 		return NT_STATUS_OK;
 	}
-	if (c->data_len >= 52 && conn->dialect >= 0x0300) {
-		st->lease_version = 2;
-		st->has_parent_key =
-			(le32(c->data + 20) &
-			 SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET_IN) != 0;
-		if (st->has_parent_key) {
-			memcpy(st->parent_key, c->data + 32, 16);
-		}
-		st->lease_epoch = le16(c->data + 48);
-	} else if (c->data_len >= 32) {
-		st->lease_version = 1;
-	} else {
-		return NT_STATUS_INVALID_PARAMETER;
+	status = create_ctx_lease_parse(c, conn->dialect >= 0x0300, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	st->lease = true;
-	memcpy(st->lease_key, c->data, 16);
-	st->lease_state = le32(c->data + 16) & CACHE_RWH;
+	st->lease_version = l.version;
+	memcpy(st->lease_key, l.key, 16);
+	st->lease_state = l.state;
+	st->lease_epoch = l.epoch;
+	st->has_parent_key = l.has_parent;
+	memcpy(st->parent_key, l.parent_key, 16);
 	return NT_STATUS_OK;
 }
 

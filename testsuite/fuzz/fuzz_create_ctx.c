@@ -9,6 +9,8 @@
 #include "smbd/create_ctx.h"
 #include "smbd/secdesc.h"
 
+#include <stdlib.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +30,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sink ^= l.ctx[i].data[j];
 			}
 			(void)sink;
+			/* Any context body as a lease request, both ways. */
+			{
+				struct create_lease ls;
+
+				if (NT_STATUS_IS_OK(create_ctx_lease_parse(
+					    &l.ctx[i], true, &ls)) &&
+				    ((ls.state & ~7u) != 0 ||
+				     (ls.version != 1 && ls.version != 2))) {
+					abort();
+				}
+				(void)create_ctx_lease_parse(&l.ctx[i], false,
+							     &ls);
+			}
 		}
 	}
 	(void)secdesc_to_mode(data, size, SECINFO_DACL | SECINFO_OWNER, 1000,

@@ -126,6 +126,47 @@ static void sd_build(struct wire_buf *b, bool null_dacl, int n,
 	put_le16(b->data + acl + 2, (uint16_t)(b->len - acl));
 }
 
+/* RqLs v1 and v2 (MS-SMB2 2.2.13.2.8, 2.2.13.2.10). */
+static void test_lease_parse(void **state)
+{
+	uint8_t v2[52];
+	struct create_ctx c = {.data = v2, .data_len = 52};
+	struct create_lease l;
+
+	memset(v2, 0, sizeof(v2));
+	memset(v2, 0xab, 16);
+	v2[16] = 0x0f;		/* R|H|W and a bit that is not a state */
+	v2[20] = 0x04;		/* PARENT_LEASE_KEY_SET */
+	memset(v2 + 32, 0xcd, 16);
+	v2[48] = 0x11;
+	v2[49] = 0x47;
+	assert_int_equal(create_ctx_lease_parse(&c, true, &l), NT_STATUS_OK);
+	assert_int_equal(l.version, 2);
+	assert_int_equal(l.state, 7);
+	assert_true(l.has_parent);
+	assert_int_equal(l.parent_key[15], 0xcd);
+	assert_int_equal(l.epoch, 0x4711);
+	/* The same bytes on 2.1 are a v1 request. */
+	assert_int_equal(create_ctx_lease_parse(&c, false, &l), NT_STATUS_OK);
+	assert_int_equal(l.version, 1);
+	assert_false(l.has_parent);
+	assert_int_equal(l.epoch, 0);
+	assert_int_equal(l.key[0], 0xab);
+	/* v1 size; too short. */
+	c.data_len = 32;
+	assert_int_equal(create_ctx_lease_parse(&c, true, &l), NT_STATUS_OK);
+	assert_int_equal(l.version, 1);
+	c.data_len = 31;
+	assert_int_equal(create_ctx_lease_parse(&c, true, &l),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* v2 without the flag: no parent key. */
+	v2[20] = 0;
+	c.data_len = 52;
+	assert_int_equal(create_ctx_lease_parse(&c, true, &l), NT_STATUS_OK);
+	assert_false(l.has_parent);
+	assert_int_equal(l.parent_key[0], 0);
+}
+
 static void test_sd_to_mode(void **state)
 {
 	TALLOC_CTX *t = talloc_new(NULL);
@@ -190,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_chain),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_lease_parse),
 		cmocka_unit_test(test_sd_to_mode),
 		cmocka_unit_test(test_sd_from_mode_roundtrip),
 	};

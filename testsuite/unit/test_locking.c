@@ -1034,6 +1034,181 @@ static void test_open_errors(void **state)
 	assert_null(d2);
 }
 
+/* ---- oplocks and leases (locking/oplock.c) ---- */
+
+static struct share_open_req oreq(uint64_t id, uint32_t access,
+				  uint32_t share, uint8_t caching,
+				  uint32_t want)
+{
+	struct share_open_req q;
+
+	memset(&q, 0, sizeof(q));
+	q.o = own(id);
+	q.worker = 1;
+	q.access_mask = access;
+	q.share_access = share;
+	q.caching = caching;
+	q.want = want;
+	q.level2_ok = true;
+	return q;
+}
+
+static struct share_open_req lreq(uint64_t id, uint8_t key, uint32_t want)
+{
+	struct share_open_req q = oreq(id, RD | WR, SR | SW | SD,
+				       CACHING_LEASE, want);
+
+	q.lease_version = 2;
+	q.epoch = 0x10;
+	memset(q.lease_key, key, 16);
+	memset(q.client_guid, 0x77, 16);
+	return q;
+}
+
+/* MS-FSA 2.1.4.12 for oplocks: batch alone, level II after a break that
+ * waits for the acknowledgement; a stat open neither breaks nor gets. */
+static void test_oplock_batch_break(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct file_key k = new_key();
+	struct share_open_req q1 = oreq(1, RD | WR, SR | SW, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_req q2 = oreq(2, RD | WR, SR | SW, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_req qs = oreq(3, RA, SR | SW | SD, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_res r;
+	struct share_ack_res a;
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	bool last, del, wake;
+
+	assert_int_equal(share_mode_open(db, tmp, &k, &q1, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_RWH);
+	assert_int_equal(r.nbreaks, 0);
+	/* A stat open: no break, no oplock. */
+	assert_int_equal(share_mode_open(db, tmp, &k, &qs, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, 0);
+	assert_int_equal(r.nbreaks, 0);
+	/* The second real open breaks batch to level II and waits. */
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r),
+			 NT_STATUS_OPLOCK_BREAK_IN_PROGRESS);
+	assert_int_equal(r.nbreaks, 1);
+	assert_int_equal(r.breaks[0].open_id, 1);
+	assert_int_equal(r.breaks[0].to, CACHE_R);
+	assert_true(r.breaks[0].ack_required);
+	/* Trying again before the ack: still waiting, no second break. */
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r),
+			 NT_STATUS_OPLOCK_BREAK_IN_PROGRESS);
+	assert_int_equal(r.nbreaks, 0);
+	/* Acknowledging more than level II is a protocol error. */
+	assert_int_equal(share_mode_oplock_ack(db, tmp, &k, &o1, CACHE_RWH, &a),
+			 NT_STATUS_INVALID_OPLOCK_PROTOCOL);
+	/* The failed ack left no oplock; the waiter is let in with II. */
+	assert_int_equal(a.state, 0);
+	assert_true(a.wake);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_R);
+	/* A write through open 2 breaks level II (its own too), no ack. */
+	{
+		struct share_break *b;
+		unsigned n;
+
+		assert_int_equal(share_mode_break_readers(db, tmp, &k, &o2,
+							  NULL, NULL, &b, &n),
+				 NT_STATUS_OK);
+		assert_int_equal(n, 1);
+		assert_int_equal(b[0].open_id, 2);
+		assert_false(b[0].ack_required);
+		assert_int_equal(share_mode_cached_opens(db, &k), 0);
+	}
+	assert_int_equal(share_mode_remove_wake(db, &k, &o3, &last, &del,
+						&wake), NT_STATUS_OK);
+	assert_true(wake);
+	(void)share_mode_remove(db, &k, &o2, &last, &del);
+	(void)share_mode_remove(db, &k, &o1, &last, &del);
+	assert_true(last);
+	talloc_free(tmp);
+}
+
+/* A sharing conflict with a batch oplock breaks it first; after the ack
+ * the conflict stands. */
+static void test_oplock_share_conflict(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct file_key k = new_key();
+	struct share_open_req q1 = oreq(1, RD | WR, 0, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_req q2 = oreq(2, RD, SR | SW, CACHING_NONE, 0);
+	struct share_open_res r;
+	struct share_ack_res a;
+	struct open_owner o1 = own(1);
+	bool last, del;
+
+	assert_int_equal(share_mode_open(db, tmp, &k, &q1, &r), NT_STATUS_OK);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r),
+			 NT_STATUS_OPLOCK_BREAK_IN_PROGRESS);
+	assert_int_equal(r.breaks[0].to, CACHE_R);
+	assert_int_equal(share_mode_oplock_ack(db, tmp, &k, &o1, CACHE_R, &a),
+			 NT_STATUS_OK);
+	assert_int_equal(a.state, CACHE_R);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r),
+			 NT_STATUS_SHARING_VIOLATION);
+	(void)share_mode_remove(db, &k, &o1, &last, &del);
+	talloc_free(tmp);
+}
+
+/* Leases: W goes to the first holder's break, the second key gets RH;
+ * epochs count; an upgrade next to another lease only to a superset that
+ * both can hold; the timeout gives the holder what the break said. */
+static void test_lease_break_upgrade(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct file_key k = new_key();
+	struct share_open_req q1 = lreq(1, 0x11, CACHE_RWH);
+	struct share_open_req q2 = lreq(2, 0x22, CACHE_RWH);
+	struct share_open_req q3 = lreq(3, 0x11, CACHE_RWH);
+	struct share_open_res r;
+	struct share_ack_res a;
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	uint8_t key1[16], guid[16];
+	bool last, del;
+
+	memset(key1, 0x11, 16);
+	memset(guid, 0x77, 16);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q1, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_RWH);
+	assert_int_equal(r.epoch, 0x11);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r),
+			 NT_STATUS_OPLOCK_BREAK_IN_PROGRESS);
+	assert_int_equal(r.nbreaks, 1);
+	assert_int_equal(r.breaks[0].from, CACHE_RWH);
+	assert_int_equal(r.breaks[0].to, CACHE_R | CACHE_H);
+	assert_int_equal(r.breaks[0].epoch, 0x12);
+	/* An ack with more than the break said is refused. */
+	assert_int_equal(share_mode_lease_ack(db, tmp, &k, guid, key1,
+					      CACHE_RWH, &a),
+			 NT_STATUS_REQUEST_NOT_ACCEPTED);
+	/* No ack: the timeout ends the break. */
+	assert_int_equal(share_mode_break_timeout(db, tmp, &k, NULL, NULL,
+						  NULL, &a),
+			 NT_STATUS_OK);
+	assert_true(a.wake);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_R | CACHE_H);
+	/* A late ack: no break under way. */
+	assert_int_equal(share_mode_lease_ack(db, tmp, &k, guid, key1,
+					      CACHE_R | CACHE_H, &a),
+			 NT_STATUS_INVALID_OPLOCK_PROTOCOL);
+	/* Lease 1 asks for RWH again: W cannot be held next to lease 2. */
+	assert_int_equal(share_mode_open(db, tmp, &k, &q3, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_R | CACHE_H);
+	(void)share_mode_remove(db, &k, &o3, &last, &del);
+	(void)share_mode_remove(db, &k, &o2, &last, &del);
+	(void)share_mode_remove(db, &k, &o1, &last, &del);
+	assert_true(last);
+	talloc_free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1058,6 +1233,9 @@ int main(void)
 		cmocka_unit_test(test_cleanup_mixed),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_oplock_batch_break),
+		cmocka_unit_test(test_oplock_share_conflict),
+		cmocka_unit_test(test_lease_break_upgrade),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
