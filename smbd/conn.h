@@ -46,6 +46,7 @@ struct smbd_worker {
 #define SMBD_WORKER_OPEN_BUCKETS 1024
 	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
+	void *notify;			/* inotify state (smb2_notify.c) */
 	uint64_t wake_gen;
 };
 

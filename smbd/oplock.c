@@ -9,6 +9,7 @@
 #include "smbd/smb2.h"
 #include "smbd/smb2_server.h"
 #include "smbd/smbd.h"
+#include "conf/loadparm.h"
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "lib/clock.h"
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -55,6 +57,8 @@ uint8_t smbd_oplock_state_to_level(uint32_t state)
 enum msg_type {
 	MSG_BREAK = 1,
 	MSG_WAKE = 2,
+	MSG_CONN = 3,	/* a connection's fd rides along (SCM_RIGHTS) */
+	MSG_DIR_DELETE_PENDING = 4,	/* CHANGE_NOTIFYs on key end */
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -69,6 +73,18 @@ struct smbd_msg {
 bool smbd_mailboxes_create(struct smbd_server *srv)
 {
 	int i;
+
+	if (lp_bool(srv->lp, LP_GLOBAL, LP_SMBD_SPREAD_CONNECTIONS)) {
+		void *p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED) {
+			DBG_ERR("smbd spread connections: %s\n",
+				strerror(errno));
+			return false;
+		}
+		srv->spread_ctr = p;
+	}
 
 	srv->mbox = talloc_array(srv, int, 2 * srv->nworkers);
 	if (srv->mbox == NULL) {
@@ -91,6 +107,36 @@ bool smbd_mailboxes_create(struct smbd_server *srv)
 
 static void waiters_wake(struct smbd_worker *w, const struct file_key *k);
 
+/* One datagram, and the descriptor it carries if any. */
+static ssize_t mailbox_recv(int fd, struct smbd_msg *m, int *passed)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cm.buf, .msg_controllen = sizeof(cm.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t got = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (got < 0) {
+		return got;
+	}
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			memcpy(passed, CMSG_DATA(c), sizeof(int));
+		}
+	}
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		return (ssize_t)sizeof(*m) + 1; /* refused as malformed */
+	}
+	return got;
+}
+
 static void mailbox_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
@@ -101,17 +147,27 @@ static void mailbox_readable(void *priv)
 	/* A bounded batch, then back to the loop: connections get their
 	 * turn even when the mailbox is busy. */
 	for (n = 0; n < 64; n++) {
-		ssize_t got = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+		int passed = -1;
+		ssize_t got = mailbox_recv(fd, &m, &passed);
 
 		if (got < 0) {
 			break;
 		}
-		if ((size_t)got != sizeof(m) || m.magic != MSG_MAGIC) {
+		if ((size_t)got != sizeof(m) || m.magic != MSG_MAGIC ||
+		    (passed != -1 && m.type != MSG_CONN)) {
 			DBG_WARNING("worker %d: malformed mailbox message "
 				    "(%zd bytes)\n", w->index, got);
+			if (passed != -1) {
+				close(passed);
+			}
 			continue;
 		}
 		switch (m.type) {
+		case MSG_CONN:
+			if (passed != -1) {
+				smbd_conn_accept(w, passed);
+			}
+			break;
 		case MSG_BREAK:
 			if (m.brk.worker == w->index) {
 				smbd_breaks_deliver(w, &m.key, &m.brk, 1);
@@ -119,6 +175,9 @@ static void mailbox_readable(void *priv)
 			break;
 		case MSG_WAKE:
 			waiters_wake(w, &m.key);
+			break;
+		case MSG_DIR_DELETE_PENDING:
+			smbd_notify_delete_pending(w, m.key.dev, m.key.ino);
 			break;
 		default:
 			DBG_WARNING("worker %d: unknown message type %u\n",
@@ -149,6 +208,47 @@ static void mailbox_send(struct smbd_worker *w, int to,
 		DBG_WARNING("worker %d: message to worker %d lost: %s\n",
 			    w->index, to, strerror(errno));
 	}
+}
+
+void smbd_spread_accept(struct smbd_worker *w, int fd)
+{
+	struct smbd_server *srv = w->srv;
+	struct smbd_msg m = {.magic = MSG_MAGIC, .type = MSG_CONN};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cm.buf, .msg_controllen = sizeof(cm.buf),
+	};
+	struct cmsghdr *c;
+	int to;
+
+	if (srv->spread_ctr == NULL || srv->mbox == NULL) {
+		smbd_conn_accept(w, fd);
+		return;
+	}
+	to = (int)(__atomic_fetch_add(srv->spread_ctr, 1, __ATOMIC_RELAXED) %
+		   (uint64_t)srv->nworkers);
+	if (to == w->index) {
+		smbd_conn_accept(w, fd);
+		return;
+	}
+	memset(cm.buf, 0, sizeof(cm.buf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(srv->mbox[2 * to + 1], &mh, MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(m)) {
+		/* Serve it here rather than lose it. */
+		smbd_conn_accept(w, fd);
+		return;
+	}
+	close(fd);
 }
 
 /* ---- notifications ---- */
@@ -318,6 +418,22 @@ static void waiters_wake(struct smbd_worker *w, const struct file_key *k)
 		wt->gen = gen;
 		waiter_fire(wt);
 	}
+}
+
+void smbd_dir_delete_pending(struct smbd_worker *w, uint64_t dev,
+			     uint64_t ino)
+{
+	struct smbd_msg m = {.magic = MSG_MAGIC,
+			     .type = MSG_DIR_DELETE_PENDING,
+			     .key = {.dev = dev, .ino = ino}};
+	int i;
+
+	for (i = 0; w->srv->mbox != NULL && i < w->srv->nworkers; i++) {
+		if (i != w->index) {
+			mailbox_send(w, i, &m);
+		}
+	}
+	smbd_notify_delete_pending(w, dev, ino);
 }
 
 void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k)

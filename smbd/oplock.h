@@ -49,9 +49,17 @@ bool smbd_mailboxes_create(struct smbd_server *srv);
 /* Worker, after its loop exists: watch its own mailbox. */
 bool smbd_mailbox_listen(struct smbd_worker *w);
 
+/* `smbd spread connections`: accept fd here or hand it to the next
+ * worker in turn (tests of cross-worker behaviour). */
+void smbd_spread_accept(struct smbd_worker *w, int fd);
+
 /* Deliver breaks the locking DB handed out, here or on their worker. */
 void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
 			 const struct share_break *b, unsigned n);
+/* A directory's delete became pending: every worker's CHANGE_NOTIFYs on
+ * it end (smb2_notify.c). */
+void smbd_dir_delete_pending(struct smbd_worker *w, uint64_t dev,
+			     uint64_t ino);
 /* A break of k ended: wake the waiters of every worker. */
 void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k);
 

@@ -43,7 +43,7 @@ static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
 	CMD(SMB2_OP_QUERY_DIRECTORY, "QUERY_DIRECTORY", 33, true, true, true,
 	    smb2_querydir),
 	CMD(SMB2_OP_NOTIFY, "CHANGE_NOTIFY", 32, true, true, true,
-	    smb2_not_implemented),
+	    smb2_notify),
 	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true, smb2_getinfo),
 	CMD(SMB2_OP_SETINFO, "SET_INFO", 33, true, true, true, smb2_setinfo),
 	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true, smb2_break),

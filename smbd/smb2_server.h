@@ -157,6 +157,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req);
 NTSTATUS smb2_setinfo(struct smb2_request *req);
 NTSTATUS smb2_querydir(struct smb2_request *req);
 NTSTATUS smb2_break(struct smb2_request *req);
+NTSTATUS smb2_notify(struct smb2_request *req);
 /* 3.3.5.2.5: CreditCharge must cover len bytes (64 KiB per credit). */
 NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len);
 NTSTATUS smb2_not_implemented(struct smb2_request *req);

@@ -1,0 +1,759 @@
+/*
+ * CHANGE_NOTIFY (MS-SMB2 2.2.35, 2.2.36, 3.3.5.19; MS-FSCC 2.4.42
+ * FILE_NOTIFY_INFORMATION; MS-FSA 2.1.5.10).
+ *
+ * Changes come from the kernel: each watched directory (and, for
+ * WATCH_TREE, each directory below it) gets an inotify watch on the
+ * worker's one inotify descriptor, so a change made through any worker,
+ * or by a local process, reaches every watcher.  A directory open
+ * collects changes from its first CHANGE_NOTIFY on (MS-FSA: the
+ * notification list lives as long as the open), so nothing is lost
+ * between two requests; a request completes at once when changes are
+ * queued, or waits (interim STATUS_PENDING) until some arrive, its handle
+ * is closed (STATUS_NOTIFY_CLEANUP) or it is cancelled.  More changes than
+ * the client's buffer holds, or than we queue, answer
+ * STATUS_NOTIFY_ENUM_DIR: the client then lists the directory again.
+ */
+#include "smbd/smb2_server.h"
+#include "smbd/conn.h"
+#include "smbd/open.h"
+#include "smbd/session.h"
+#include "smbd/smbd.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#define SMB2_WATCH_TREE 0x0001
+
+/* CompletionFilter bits (2.2.35). */
+#define FILE_NOTIFY_CHANGE_FILE_NAME 0x0001
+#define FILE_NOTIFY_CHANGE_DIR_NAME 0x0002
+#define FILE_NOTIFY_CHANGE_ATTRIBUTES 0x0004
+#define FILE_NOTIFY_CHANGE_SIZE 0x0008
+#define FILE_NOTIFY_CHANGE_LAST_WRITE 0x0010
+#define FILE_NOTIFY_CHANGE_LAST_ACCESS 0x0020
+#define FILE_NOTIFY_CHANGE_CREATION 0x0040
+#define FILE_NOTIFY_CHANGE_EA 0x0080
+#define FILE_NOTIFY_CHANGE_SECURITY 0x0100
+#define FILE_NOTIFY_CHANGE_VALID 0x0fff
+
+/* Actions (MS-FSCC 2.4.42). */
+#define FILE_ACTION_ADDED 1
+#define FILE_ACTION_REMOVED 2
+#define FILE_ACTION_MODIFIED 3
+#define FILE_ACTION_RENAMED_OLD_NAME 4
+#define FILE_ACTION_RENAMED_NEW_NAME 5
+
+/* Bounds: queued changes per open, directories watched per tree. */
+#define NOTIFY_MAX_QUEUED 1024
+#define NOTIFY_MAX_TREE_DIRS 4096
+
+#define IN_MASK                                                               \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |    \
+	 IN_MODIFY | IN_DELETE_SELF | IN_ONLYDIR)
+
+struct notify_change {
+	uint32_t action;
+	char *name;		/* relative to the watched directory, '\\' */
+};
+
+struct notify_wd {
+	int wd;
+	char *prefix;		/* "" or "sub\\dir\\" */
+};
+
+struct notify_state {
+	struct smbd_open *op;
+	struct smbd_worker *w;
+	struct notify_state *prev, *next;	/* the worker's watchers */
+	uint32_t filter;
+	bool tree;
+	struct notify_wd *wds;
+	unsigned nwds;
+	struct notify_change *q;
+	unsigned nq;
+	bool overflow;
+	bool gone;		/* the directory was removed */
+	struct notify_pending *pending;	/* waiting requests, oldest first */
+	struct ev_timer *cleanup;	/* completes them after the close */
+};
+
+/* A waiting CHANGE_NOTIFY: a child of its request's frame, so a frame
+ * freed with its connection unlinks itself. */
+struct notify_pending {
+	struct notify_pending *next;
+	struct notify_state *ns;
+	struct smb2_request *req;
+	uint32_t out_len;
+};
+
+static void notify_unlink(struct notify_pending *p)
+{
+	struct notify_pending **pp;
+
+	if (p->ns == NULL) {
+		return;
+	}
+	for (pp = &p->ns->pending; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	p->ns = NULL;
+}
+
+static int notify_pending_destructor(struct notify_pending *p)
+{
+	notify_unlink(p);
+	return 0;
+}
+
+/* The worker's inotify descriptor (opened on first use) and watchers. */
+struct notify_ctx {
+	int fd;
+	struct notify_state *list;
+};
+
+static void notify_readable(void *priv);
+
+static struct notify_ctx *notify_ctx(struct smbd_worker *w)
+{
+	struct notify_ctx *nc = w->notify;
+
+	if (nc != NULL) {
+		return nc->fd == -1 ? NULL : nc;
+	}
+	nc = talloc_zero(w, struct notify_ctx);
+	if (nc == NULL) {
+		return NULL;
+	}
+	w->notify = nc;
+	nc->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (nc->fd == -1 ||
+	    ev_watch_fd(w->loop, nc, nc->fd, notify_readable, w) != 0) {
+		DBG_ERR("worker %d: no inotify: %s\n", w->index,
+			strerror(errno));
+		if (nc->fd != -1) {
+			close(nc->fd);
+		}
+		nc->fd = -1;
+		return NULL;
+	}
+	return nc;
+}
+
+/* ---- the reply ---- */
+
+/* 2.2.36 with FILE_NOTIFY_INFORMATION entries; false when they do not
+ * fit in the client's buffer. */
+static bool notify_encode(struct notify_state *ns, struct wire_buf *out,
+			  size_t hdr, uint32_t out_len)
+{
+	size_t body = out->len, start, prev = (size_t)-1;
+	unsigned i;
+
+	wire_push_le16(out, 9);
+	wire_push_le16(out, (uint16_t)(body + 8 - hdr));
+	wire_push_le32(out, 0);
+	start = out->len;
+	for (i = 0; i < ns->nq; i++) {
+		size_t at, nlen_at;
+		uint16_t u16[1024];
+		size_t n = 0;
+		const unsigned char *p = (const unsigned char *)ns->q[i].name;
+
+		wire_push_align_from(out, start, 4);
+		at = out->len;
+		if (prev != (size_t)-1) {
+			put_le32(out->data + prev, (uint32_t)(at - prev));
+		}
+		prev = at;
+		wire_push_le32(out, 0);
+		wire_push_le32(out, ns->q[i].action);
+		nlen_at = out->len;
+		wire_push_le32(out, 0);
+		/* UTF-8 to UTF-16LE (names are valid UTF-8 on disk here:
+		 * vfs/name.c wrote them). */
+		while (*p != '\0' && n < 1022) {
+			uint32_t c = *p++;
+
+			if (c >= 0xf0 && p[0] && p[1] && p[2]) {
+				c = ((c & 7) << 18) | ((p[0] & 0x3fu) << 12) |
+				    ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+				p += 3;
+				c -= 0x10000;
+				u16[n++] = (uint16_t)(0xd800 | (c >> 10));
+				u16[n++] = (uint16_t)(0xdc00 | (c & 0x3ff));
+				continue;
+			}
+			if (c >= 0xe0 && p[0] && p[1]) {
+				c = ((c & 0xf) << 12) | ((p[0] & 0x3fu) << 6) |
+				    (p[1] & 0x3fu);
+				p += 2;
+			} else if (c >= 0xc0 && p[0]) {
+				c = ((c & 0x1f) << 6) | (p[0] & 0x3fu);
+				p += 1;
+			}
+			u16[n++] = (uint16_t)c;
+		}
+		for (size_t j = 0; j < n; j++) {
+			wire_push_le16(out, u16[j]);
+		}
+		put_le32(out->data + nlen_at, (uint32_t)(2 * n));
+	}
+	if (out->failed || out->len - start > out_len) {
+		out->len = body;
+		out->failed = false;
+		return false;
+	}
+	put_le32(out->data + body + 4, (uint32_t)(out->len - start));
+	return true;
+}
+
+static void notify_clear(struct notify_state *ns)
+{
+	unsigned i;
+
+	for (i = 0; i < ns->nq; i++) {
+		talloc_free(ns->q[i].name);
+	}
+	TALLOC_FREE(ns->q);
+	ns->nq = 0;
+	ns->overflow = false;
+}
+
+/* 2.2.36 without entries: byte for byte the 9-byte error body. */
+static void notify_push_empty(struct smb2_request *req)
+{
+	wire_push_le16(req->out, 9);
+	wire_push_le16(req->out, 0);
+	wire_push_le32(req->out, 0);
+	wire_push_u8(req->out, 0);
+}
+
+/* Build a reply from the queue (the caller resumes the request). */
+static NTSTATUS notify_reply(struct notify_state *ns, struct smb2_request *req,
+			     uint32_t out_len)
+{
+	NTSTATUS status = NT_STATUS_OK;
+
+	if (ns->overflow ||
+	    !notify_encode(ns, req->out, req->out_hdr, out_len)) {
+		/* 3.3.5.19: the changes do not fit: the client lists the
+		 * directory again. */
+		status = STATUS_NOTIFY_ENUM_DIR;
+		notify_push_empty(req);
+	}
+	notify_clear(ns);
+	return status;
+}
+
+/* Complete one waiting request: with the queued changes (OK) or a
+ * status. */
+static void notify_finish(struct notify_pending *p, NTSTATUS status)
+{
+	struct notify_state *ns = p->ns;
+	struct smb2_request *req = p->req;
+	uint32_t out_len = p->out_len;
+
+	notify_unlink(p);
+	talloc_set_destructor(p, NULL);
+	talloc_free(p);
+	if (NT_STATUS_IS_OK(status) && ns != NULL) {
+		status = notify_reply(ns, req, out_len);
+	} else if (!NT_STATUS_IS_ERR(status)) {
+		/* NOTIFY_CLEANUP: a success code with the empty body. */
+		notify_push_empty(req);
+	}
+	smb2_frame_resume(req, status);
+}
+
+static void notify_cancel(void *priv)
+{
+	notify_finish(priv, NT_STATUS_CANCELLED);
+}
+
+/* ---- watches ---- */
+
+static bool notify_add_wd(struct notify_state *ns, int dirfd,
+			  const char *prefix)
+{
+	struct notify_ctx *nc = notify_ctx(ns->w);
+	struct notify_wd *n;
+	char path[64];
+	int wd;
+
+	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+	wd = inotify_add_watch(nc->fd, path, IN_MASK);
+	if (wd == -1) {
+		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
+		return false;
+	}
+	n = talloc_realloc(ns, ns->wds, struct notify_wd, ns->nwds + 1);
+	if (n == NULL) {
+		return false;
+	}
+	ns->wds = n;
+	n[ns->nwds].wd = wd;
+	n[ns->nwds].prefix = talloc_strdup(ns->wds, prefix);
+	ns->nwds++;
+	return true;
+}
+
+/* WATCH_TREE: every directory below, depth first, bounded. */
+static void notify_add_tree(struct notify_state *ns, int parent,
+			    const char *prefix, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd == -1 || depth > 32) {
+		if (fd != -1) {
+			close(fd);
+		}
+		return;
+	}
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL && ns->nwds < NOTIFY_MAX_TREE_DIRS) {
+		char *sub;
+		int sfd;
+
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0) {
+			continue;
+		}
+		sfd = openat(dirfd(d), de->d_name,
+			     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd == -1) {
+			continue;
+		}
+		sub = talloc_asprintf(ns, "%s%s\\", prefix, de->d_name);
+		if (sub != NULL && notify_add_wd(ns, sfd, sub)) {
+			notify_add_tree(ns, sfd, sub, depth + 1);
+		}
+		talloc_free(sub);
+		close(sfd);
+	}
+	closedir(d);
+}
+
+static int notify_state_destructor(struct notify_state *ns)
+{
+	struct notify_ctx *nc = ns->w->notify;
+	unsigned i;
+
+	while (ns->pending != NULL) {
+		notify_unlink(ns->pending);
+	}
+	if (ns->prev != NULL) {
+		ns->prev->next = ns->next;
+	} else if (nc != NULL) {
+		nc->list = ns->next;
+	}
+	if (ns->next != NULL) {
+		ns->next->prev = ns->prev;
+	}
+	/* The kernel shares one wd per directory among watchers: drop it
+	 * only when no other watcher uses it. */
+	for (i = 0; nc != NULL && nc->fd != -1 && i < ns->nwds; i++) {
+		struct notify_state *o;
+		bool used = false;
+		unsigned j;
+
+		for (o = nc->list; o != NULL && !used; o = o->next) {
+			for (j = 0; j < o->nwds; j++) {
+				if (o->wds[j].wd == ns->wds[i].wd) {
+					used = true;
+					break;
+				}
+			}
+		}
+		if (!used) {
+			(void)inotify_rm_watch(nc->fd, ns->wds[i].wd);
+		}
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+static uint32_t event_filter(const struct inotify_event *ev)
+{
+	bool dir = (ev->mask & IN_ISDIR) != 0;
+	uint32_t name = dir ? FILE_NOTIFY_CHANGE_DIR_NAME
+			    : FILE_NOTIFY_CHANGE_FILE_NAME;
+
+	if (ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) {
+		return name;
+	}
+	if (ev->mask & IN_MODIFY) {
+		return FILE_NOTIFY_CHANGE_SIZE | FILE_NOTIFY_CHANGE_LAST_WRITE;
+	}
+	/* IN_ATTRIB: mode, times, ownership, xattrs (DOS attributes, EAs,
+	 * the ACL). */
+	return FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_LAST_WRITE |
+	       FILE_NOTIFY_CHANGE_LAST_ACCESS | FILE_NOTIFY_CHANGE_CREATION |
+	       FILE_NOTIFY_CHANGE_EA | FILE_NOTIFY_CHANGE_SECURITY;
+}
+
+static uint32_t event_action(uint32_t mask)
+{
+	if (mask & IN_CREATE) {
+		return FILE_ACTION_ADDED;
+	}
+	if (mask & IN_DELETE) {
+		return FILE_ACTION_REMOVED;
+	}
+	if (mask & IN_MOVED_FROM) {
+		return FILE_ACTION_RENAMED_OLD_NAME;
+	}
+	if (mask & IN_MOVED_TO) {
+		return FILE_ACTION_RENAMED_NEW_NAME;
+	}
+	return FILE_ACTION_MODIFIED;
+}
+
+static void notify_queue(struct notify_state *ns, uint32_t action,
+			 const char *prefix, const char *name)
+{
+	struct notify_change *q;
+	char *full;
+	unsigned i;
+
+	if (ns->overflow) {
+		return;
+	}
+	full = talloc_asprintf(ns, "%s%s", prefix, name);
+	if (full == NULL) {
+		ns->overflow = true;
+		return;
+	}
+	for (i = 0; i < ns->nq; i++) {
+		/* A change already queued for the name says it (the xattrs
+		 * a create writes are part of the create). */
+		if (strcmp(ns->q[i].name, full) == 0 &&
+		    action == FILE_ACTION_MODIFIED &&
+		    (ns->q[i].action == FILE_ACTION_MODIFIED ||
+		     ns->q[i].action == FILE_ACTION_ADDED ||
+		     ns->q[i].action == FILE_ACTION_RENAMED_NEW_NAME)) {
+			talloc_free(full);
+			return;
+		}
+	}
+	if (ns->nq >= NOTIFY_MAX_QUEUED) {
+		talloc_free(full);
+		notify_clear(ns);
+		ns->overflow = true;
+		return;
+	}
+	q = talloc_realloc(ns, ns->q, struct notify_change, ns->nq + 1);
+	if (q == NULL) {
+		talloc_free(full);
+		ns->overflow = true;
+		return;
+	}
+	ns->q = q;
+	q[ns->nq].action = action;
+	q[ns->nq].name = full;
+	ns->nq++;
+}
+
+/* A new directory under a WATCH_TREE watch is watched too. */
+static void notify_tree_grow(struct notify_state *ns, const char *prefix,
+			     const char *name)
+{
+	char *rel, *p;
+	int fd;
+
+	if (ns->op == NULL || ns->op->fd == -1) {
+		return;
+	}
+	rel = talloc_asprintf(ns, "%s%s", prefix, name);
+	if (rel == NULL) {
+		return;
+	}
+	for (p = rel; *p != '\0'; p++) {
+		if (*p == '\\') {
+			*p = '/';
+		}
+	}
+	fd = openat(ns->op->fd, rel,
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd != -1) {
+		char *sub = talloc_asprintf(ns, "%s%s\\", prefix, name);
+
+		if (sub != NULL) {
+			(void)notify_add_wd(ns, fd, sub);
+		}
+		talloc_free(sub);
+		close(fd);
+	}
+	talloc_free(rel);
+}
+
+static void notify_event(struct smbd_worker *w, const struct inotify_event *ev)
+{
+	struct notify_ctx *nc = w->notify;
+	struct notify_state *ns, *next;
+	uint32_t filter = event_filter(ev), action = event_action(ev->mask);
+
+	if (ev->len == 0 || ev->name[0] == '\0') {
+		return; /* the directory itself */
+	}
+	for (ns = nc->list; ns != NULL; ns = next) {
+		unsigned i;
+
+		next = ns->next;
+		for (i = 0; i < ns->nwds; i++) {
+			if (ns->wds[i].wd != ev->wd) {
+				continue;
+			}
+			if (ns->tree && (ev->mask & IN_ISDIR) &&
+			    (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
+				notify_tree_grow(ns, ns->wds[i].prefix,
+						 ev->name);
+			}
+			if ((ns->filter & filter) == 0) {
+				break;
+			}
+			notify_queue(ns, action, ns->wds[i].prefix, ev->name);
+			if (ns->pending != NULL) {
+				notify_finish(ns->pending, NT_STATUS_OK);
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * The watched directory itself was removed (delete-on-close of another
+ * handle, rmdir): waiting requests end with STATUS_DELETE_PENDING and so
+ * do later ones (smbtorture smb2.notify.rmdir1-4).
+ */
+static void notify_gone(struct smbd_worker *w, int wd)
+{
+	struct notify_ctx *nc = w->notify;
+	struct notify_state *ns;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (ns = nc->list; ns != NULL; ns = ns->next) {
+			if (ns->nwds == 0 || ns->wds[0].wd != wd) {
+				continue;
+			}
+			ns->gone = true;
+			if (ns->pending != NULL) {
+				notify_finish(ns->pending,
+					      NT_STATUS_DELETE_PENDING);
+				again = true;
+				break;
+			}
+		}
+	}
+}
+
+void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
+				uint64_t ino)
+{
+	struct notify_ctx *nc = w->notify;
+	struct notify_state *ns;
+	bool again = true;
+
+	while (nc != NULL && again) {
+		again = false;
+		for (ns = nc->list; ns != NULL; ns = ns->next) {
+			if (ns->op == NULL || ns->op->dev != dev ||
+			    ns->op->ino != ino) {
+				continue;
+			}
+			ns->gone = true;
+			if (ns->pending != NULL) {
+				notify_finish(ns->pending,
+					      NT_STATUS_DELETE_PENDING);
+				again = true;
+				break;
+			}
+		}
+	}
+}
+
+static void notify_readable(void *priv)
+{
+	struct smbd_worker *w = priv;
+	struct notify_ctx *nc = w->notify;
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(nc->fd, buf, sizeof(buf))) > 0) {
+		ssize_t off = 0;
+
+		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
+			const struct inotify_event *ev =
+				(const struct inotify_event *)(buf + off);
+
+			if (ev->mask & (IN_DELETE_SELF | IN_IGNORED)) {
+				notify_gone(w, ev->wd);
+			} else if (ev->mask & IN_Q_OVERFLOW) {
+				struct notify_state *ns;
+
+				/* The kernel lost events: every watcher is
+				 * told to look again. */
+				for (ns = nc->list; ns != NULL; ns = ns->next) {
+					notify_clear(ns);
+					ns->overflow = true;
+				}
+			} else {
+				notify_event(w, ev);
+			}
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+/* ---- the request ---- */
+
+static void notify_cleanup_fire(void *priv)
+{
+	struct notify_state *ns = priv;
+
+	ns->cleanup = NULL;
+	while (ns->pending != NULL) {
+		notify_finish(ns->pending, NT_STATUS_NOTIFY_CLEANUP);
+	}
+	talloc_free(ns);
+}
+
+/*
+ * The open goes (CLOSE, TREE_DISCONNECT, LOGOFF): waiting requests
+ * complete with STATUS_NOTIFY_CLEANUP (smbtorture smb2.notify.close,
+ * tdis, logoff), from a timer: the open is being freed right now.  The
+ * state outlives the open (its own talloc parent); a request whose frame
+ * goes first unlinks itself.
+ */
+void smbd_notify_close(struct smbd_open *op)
+{
+	struct notify_state *ns = op->notify;
+
+	if (ns == NULL) {
+		return;
+	}
+	op->notify = NULL;
+	ns->op = NULL;
+	if (ns->pending == NULL) {
+		talloc_free(ns);
+		return;
+	}
+	(void)talloc_steal(ns->w, ns);
+	ns->cleanup = ev_timer_add(ns, ns->w->loop, 0, notify_cleanup_fire, ns);
+	if (ns->cleanup == NULL) {
+		notify_cleanup_fire(ns);
+	}
+}
+
+NTSTATUS smb2_notify(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct smbd_worker *w = req->conn->worker;
+	struct notify_state *ns;
+	struct notify_pending *p;
+	struct smbd_open *op;
+	uint16_t flags;
+	uint32_t out_len, filter;
+	uint8_t fid[16];
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le16(b, &flags);
+	(void)wire_pull_le32(b, &out_len);
+	(void)wire_pull_bytes(b, fid, 16);
+	(void)wire_pull_le32(b, &filter);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	/* 3.3.5.19: a directory, opened with FILE_LIST_DIRECTORY. */
+	if (!op->is_dir || op->pipe != NULL) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!(op->access_mask & SEC_FILE_READ_DATA)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (out_len > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	ns = op->notify;
+	if (ns == NULL) {
+		struct notify_ctx *nc = notify_ctx(w);
+
+		if (nc == NULL) {
+			return NT_STATUS_NOT_SUPPORTED;
+		}
+		ns = talloc_zero(op, struct notify_state);
+		if (ns == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		ns->op = op;
+		ns->w = w;
+		ns->filter = filter;
+		ns->tree = (flags & SMB2_WATCH_TREE) != 0;
+		ns->next = nc->list;
+		if (ns->next != NULL) {
+			ns->next->prev = ns;
+		}
+		nc->list = ns;
+		talloc_set_destructor(ns, notify_state_destructor);
+		op->notify = ns;
+		if (!notify_add_wd(ns, op->fd, "")) {
+			TALLOC_FREE(op->notify);
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+		if (ns->tree) {
+			notify_add_tree(ns, op->fd, "", 0);
+		}
+	}
+	ns->filter = filter;
+	if (ns->gone) {
+		return NT_STATUS_DELETE_PENDING;
+	}
+	if (ns->pending == NULL && (ns->nq > 0 || ns->overflow)) {
+		/* Changes since the last request: at once. */
+		return notify_reply(ns, req, out_len);
+	}
+	p = talloc_zero(req->mem_ctx, struct notify_pending);
+	if (p == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	p->ns = ns;
+	p->req = req;
+	p->out_len = out_len;
+	talloc_set_destructor(p, notify_pending_destructor);
+	/* Oldest first: changes go to the request that waited longest. */
+	{
+		struct notify_pending **pp = &ns->pending;
+
+		while (*pp != NULL) {
+			pp = &(*pp)->next;
+		}
+		*pp = p;
+	}
+	smb2_request_set_cancel(req, notify_cancel, p);
+	return SMBD_STATUS_ASYNC;
+}
