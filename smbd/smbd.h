@@ -38,6 +38,9 @@ struct smbd_server {
 	char *pidfile;
 	struct locking_db *locking;	/* the master's handle (cleanup) */
 	int *mbox;	/* worker i reads mbox[2i], others write mbox[2i+1] */
+	/* `smbd spread connections`: a counter shared by the workers
+	 * (MAP_SHARED), NULL when off. */
+	uint64_t *spread_ctr;
 };
 
 /* master.c */

@@ -24,7 +24,7 @@
 
 static void worker_on_accept(void *priv, int fd)
 {
-	smbd_conn_accept(priv, fd);
+	smbd_spread_accept(priv, fd);
 }
 
 static void worker_on_signal(void *priv, int signo)

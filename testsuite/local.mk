@@ -26,6 +26,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/torture/run_torture.py \
 	testsuite/torture/suites.txt \
 	testsuite/torture/known-failures.txt \
+	testsuite/torture/suites-workers.txt \
+	testsuite/torture/known-failures-workers.txt \
 	testsuite/run-tests.sh
 
 # smbtorture against this build's smbd with the known-failures list
@@ -33,4 +35,9 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 torture: all
 	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
 		--builddir $(abs_top_builddir) $(TORTURE_ARGS)
-.PHONY: torture
+# The locking suites again with 2 workers and successive connections on
+# different workers (issue 6: every cross-connection case crosses workers).
+torture-workers: all
+	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
+		--builddir $(abs_top_builddir) --cross-workers $(TORTURE_ARGS)
+.PHONY: torture torture-workers

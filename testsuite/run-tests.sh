@@ -82,7 +82,7 @@ do_check() {
 }
 
 do_torture() {
-	(cd "$BUILD" && make torture)
+	(cd "$BUILD" && make torture && make torture-workers)
 }
 
 do_fuzz() {

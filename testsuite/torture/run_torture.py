@@ -28,6 +28,12 @@ crashed or a sanitizer fired: restarted for the next entry) and SUITE itself whe
 reporting a result.  Globs never match TIMEOUT/SERVER-DIED: a crash or a
 hang must be listed by its exact name to be tolerated.
 
+--cross-workers (make torture-workers): our server runs with `smbd
+workers = 2` and `smbd spread connections = yes`, so successive
+connections are served by different workers and every two-connection
+test (oplock and lease breaks, share modes, locks) crosses workers; it
+reads suites-workers.txt and known-failures-workers.txt by default.
+
 Exit status: 0 when there is no regression and no unexpected pass.
 """
 
@@ -62,6 +68,12 @@ GLOBAL_OPTIONS = [
     ("posix locking", "no"),
     ("smb2 leases", "yes"),
     ("durable handles", "yes"),
+]
+
+# --cross-workers: two workers, each new connection on the next one.
+CROSS_WORKER_OPTIONS = [
+    ("smbd workers", "2"),
+    ("smbd spread connections", "yes"),
 ]
 
 RESULT = re.compile(r"^(success|successful|failure|fail|error|skip|xfail|"
@@ -186,8 +198,12 @@ class Runner:
         self.logdir = args.logdir
 
     def start_server(self):
-        self.srv = h.Smbd(global_options=GLOBAL_OPTIONS,
-                          io_backend=self.args.io_backend)
+        opts = list(GLOBAL_OPTIONS)
+        if self.args.cross_workers:
+            opts += CROSS_WORKER_OPTIONS
+        self.srv = h.Smbd(global_options=opts,
+                          io_backend=self.args.io_backend,
+                          debug=int(os.environ.get("SMBD_DEBUG", "3")))
         self.srv.start()
         self.srv.create_user(USER, PASSWORD)
 
@@ -344,9 +360,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("entries", nargs="*",
                     help="suites/tests to run instead of suites.txt")
-    ap.add_argument("--suites", default=os.path.join(HERE, "suites.txt"))
-    ap.add_argument("--known-failures",
-                    default=os.path.join(HERE, "known-failures.txt"))
+    ap.add_argument("--suites", default=None,
+                    help="default: suites.txt (suites-workers.txt with "
+                    "--cross-workers)")
+    ap.add_argument("--known-failures", default=None,
+                    help="default: known-failures.txt "
+                    "(known-failures-workers.txt with --cross-workers)")
+    ap.add_argument("--cross-workers", action="store_true",
+                    help="2 workers, successive connections on different "
+                    "ones (our server only)")
     ap.add_argument("--limit", type=int, default=None,
                     help="time limit per entry (default: suites.txt)")
     ap.add_argument("--io-backend", default=None,
@@ -365,6 +387,12 @@ def main():
                     help="copy the server log here at the end")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    sfx = "-workers" if args.cross_workers else ""
+    if args.suites is None:
+        args.suites = os.path.join(HERE, "suites%s.txt" % sfx)
+    if args.known_failures is None:
+        args.known_failures = os.path.join(HERE,
+                                           "known-failures%s.txt" % sfx)
 
     if args.entries:
         entries = [(e, args.limit or DEFAULT_LIMIT) for e in args.entries]
