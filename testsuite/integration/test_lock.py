@@ -274,6 +274,85 @@ class LockTests:
             self.smbd.log_text())) >= 3, 5.0))
 
 
+    def test_kill_under_lock_load(self):
+        """Issue 6: a worker SIGKILLed in the middle of a lock-heavy load.
+        The files its client held (a share-none open, a locked range)
+        can be opened and locked again at once, and the client of the
+        other worker, locking and unlocking all along, never notices."""
+        if self.WORKERS != 2:
+            self.skipTest("needs two workers")
+        (c1, smb1, tid1), (c2, smb2, tid2) = self.two_conns()
+        x = EXCLUSIVE | FAIL_IMMEDIATELY
+        held = smb1.create(tid1, "held.dat",
+                           s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, 0,
+                           s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
+        self.assertTrue(held)
+        hl = self.open(smb1, tid1, "held-lock.dat")
+        self.assertEqual(lock(smb1, tid1, hl, [(0, 4096, x)]), 0)
+        fa = self.open(smb1, tid1, "load-a.dat")
+        fb = self.open(smb2, tid2, "load-b.dat")
+        stop = threading.Event()
+        killed = threading.Event()
+        b_errors, b_after = [], [0]
+
+        def load_a():
+            i = 0
+            try:
+                while not stop.is_set():
+                    off = (i % 64) * 10
+                    lock(smb1, tid1, fa, [(off, 10, x)])
+                    lock(smb1, tid1, fa, [(off, 10, UNLOCK)])
+                    i += 1
+            except Exception:
+                pass  # its worker is gone: expected
+
+        def load_b():
+            i = 0
+            while not stop.is_set():
+                off = (i % 64) * 10
+                for el in ([(off, 10, x)], [(off, 10, UNLOCK)]):
+                    st = lock(smb2, tid2, fb, el)
+                    if st != 0:
+                        b_errors.append(st)
+                if killed.is_set():
+                    b_after[0] += 1
+                i += 1
+
+        ta = threading.Thread(target=load_a)
+        tb = threading.Thread(target=load_b)
+        ta.start()
+        tb.start()
+        time.sleep(0.5)
+        pid = {int(m.group(1)): int(m.group(2)) for m in
+               STARTED.finditer(self.smbd.log_text())}[0]
+        os.kill(pid, signal.SIGKILL)
+        killed.set()
+        # What the dead worker's client held is free at once.
+        self.assertTrue(h.wait_until(
+            lambda: lock(smb2, tid2, self.open(smb2, tid2,
+                                               "held-lock.dat"),
+                         [(0, 4096, x)]) == 0, 5.0),
+            self.smbd.log_tail())
+        again = smb2.create(tid2, "held.dat",
+                            s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, 0,
+                            s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+        self.assertTrue(again)
+        time.sleep(1.0)
+        stop.set()
+        ta.join(NET_TIMEOUT)
+        tb.join(NET_TIMEOUT)
+        self.assertFalse(tb.is_alive())
+        self.assertEqual(b_errors, [])
+        self.assertGreater(b_after[0], 10,
+                           "the other worker's client stalled")
+        # And a new connection works (the master restarted the worker).
+        self.assertTrue(h.wait_until(lambda: len(STARTED.findall(
+            self.smbd.log_text())) >= 3, 5.0))
+        c3, smb3, tid3 = self.connect()
+        f3 = self.open(smb3, tid3, "load-a.dat")
+        self.assertEqual(lock(smb3, tid3, f3, [(0, 640, x)]), 0)
+
+
 class LockDefault(LockTests, unittest.TestCase):
     WORKERS = None
 

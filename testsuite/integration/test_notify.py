@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""CHANGE_NOTIFY (smbd/smb2_notify.c) with impacket, on two workers.
+
+smbtorture's smb2.notify drives the protocol from one client; here: a
+change made by a local process straight in the share directory reaches
+a waiting CHANGE_NOTIFY (inotify, not only SMB operations), a change
+made through a connection served by the other worker does too
+(`smbd spread connections` puts successive connections on different
+workers), and closing the watched handle ends the wait with
+STATUS_NOTIFY_CLEANUP.  impacket has no CHANGE_NOTIFY call: the request
+is built from its structures and the reply parsed here.
+"""
+
+import os
+import struct
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+from impacket.smbconnection import SMBConnection  # noqa: E402
+from impacket import smb3structs as s3  # noqa: E402
+
+USER = "smbdtest"
+PASSWORD = "Test-Pass-1"
+NET_TIMEOUT = 20
+STATUS_NOTIFY_CLEANUP = 0x0000010B
+FILE_ACTION_ADDED = 1
+FILE_ACTION_REMOVED = 2
+
+
+def notify_send(smb, tid, fid, flt, tree=False, size=4096):
+    req = s3.SMB2ChangeNotify()
+    req["Flags"] = 1 if tree else 0
+    req["OutputBufferLength"] = size
+    req["FileID"] = fid
+    req["CompletionFilter"] = flt
+    packet = smb.SMB_PACKET()
+    packet["Command"] = s3.SMB2_CHANGE_NOTIFY
+    packet["TreeID"] = tid
+    packet["Data"] = req
+    mid = smb.sendSMB(packet)
+    # The watch exists once the server has handled the request (it
+    # answers STATUS_PENDING); changes before that are not ours to see.
+    time.sleep(0.3)
+    return mid
+
+
+def parse_changes(body):
+    """[(action, name)] from a CHANGE_NOTIFY response body (2.2.36)."""
+    off, length = struct.unpack_from("<HI", body, 2)
+    buf = body[off - 64:off - 64 + length]
+    out, pos = [], 0
+    while pos < len(buf):
+        nxt, action, nlen = struct.unpack_from("<III", buf, pos)
+        out.append((action, buf[pos + 12:pos + 12 + nlen].decode(
+            "utf-16-le")))
+        if nxt == 0:
+            break
+        pos += nxt
+    return out
+
+
+class NotifyTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(workers=2, global_options=[
+            ("smbd spread connections", "yes")])
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def tearDown(self):
+        self.assertTrue(self.smbd.running(), self.smbd.log_tail())
+
+    def connect(self):
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                          timeout=NET_TIMEOUT,
+                          preferredDialect=s3.SMB2_DIALECT_30)
+        c.login(USER, PASSWORD)
+        self.addCleanup(c.close)
+        return c, c.getSMBServer(), c.connectTree("share")
+
+    def mkdir(self, *parts):
+        """A directory made locally that the test user may write."""
+        path = os.path.join(self.smbd.share, *parts)
+        os.makedirs(path, exist_ok=True)
+        os.chmod(path, 0o777)
+
+    def open_dir(self, smb, tid, name):
+        self.mkdir(name)
+        return smb.create(tid, name,
+                          s3.FILE_READ_DATA | s3.FILE_READ_ATTRIBUTES |
+                          s3.SYNCHRONIZE,
+                          s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE |
+                          s3.FILE_SHARE_DELETE,
+                          s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+
+    def wait_reply(self, smb, mid):
+        """recvSMB in a thread, so a server that never answers fails the
+        test instead of hanging it."""
+        box = []
+        t = threading.Thread(target=lambda: box.append(smb.recvSMB(mid)))
+        t.daemon = True
+        t.start()
+        t.join(NET_TIMEOUT)
+        self.assertTrue(box, "no CHANGE_NOTIFY reply")
+        return box[0]
+
+    def test_local_change(self):
+        """A file made by a local process, not through SMB."""
+        _, smb, tid = self.connect()
+        d = self.open_dir(smb, tid, "local")
+        mid = notify_send(smb, tid, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME)
+        with open(os.path.join(self.smbd.share, "local", "made-here.txt"),
+                  "w") as f:
+            f.write("x")
+        ans = self.wait_reply(smb, mid)
+        self.assertEqual(ans["Status"], 0)
+        self.assertEqual(parse_changes(ans["Data"]),
+                         [(FILE_ACTION_ADDED, "made-here.txt")])
+
+    def test_other_worker_and_tree(self):
+        """A change through a connection of the other worker, below a
+        WATCH_TREE directory, then a removal."""
+        _, smb1, tid1 = self.connect()
+        _, smb2, tid2 = self.connect()  # the next worker
+        d = self.open_dir(smb1, tid1, "tree")
+        self.mkdir("tree", "sub")
+        mid = notify_send(smb1, tid1, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME,
+                          tree=True)
+        f = smb2.create(tid2, "tree\\sub\\remote.txt",
+                        s3.FILE_READ_DATA | s3.FILE_WRITE_DATA | s3.DELETE,
+                        s3.FILE_SHARE_READ | s3.FILE_SHARE_DELETE,
+                        s3.FILE_NON_DIRECTORY_FILE, s3.FILE_CREATE, 0)
+        ans = self.wait_reply(smb1, mid)
+        self.assertEqual(ans["Status"], 0)
+        self.assertEqual(parse_changes(ans["Data"]),
+                         [(FILE_ACTION_ADDED, "sub\\remote.txt")])
+        smb2.close(tid2, f)
+        os.unlink(os.path.join(self.smbd.share, "tree", "sub",
+                               "remote.txt"))
+        mid = notify_send(smb1, tid1, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME,
+                          tree=True)
+        ans = self.wait_reply(smb1, mid)
+        self.assertEqual(parse_changes(ans["Data"]),
+                         [(FILE_ACTION_REMOVED, "sub\\remote.txt")])
+
+    def test_close_cleanup(self):
+        _, smb, tid = self.connect()
+        d = self.open_dir(smb, tid, "closing")
+        mid = notify_send(smb, tid, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME)
+        smb.close(tid, d)
+        ans = self.wait_reply(smb, mid)
+        self.assertEqual(ans["Status"], STATUS_NOTIFY_CLEANUP)
+
+
+if __name__ == "__main__":
+    unittest.main()
