@@ -154,6 +154,8 @@ struct share_open_req {
 	uint8_t lease_key[16];
 	uint8_t client_guid[16];
 	bool level2_ok;		/* `level2 oplocks` */
+	bool retry;		/* it waited already: wait for the whole
+				 * break, not only for the write cache */
 };
 
 /* A break for the worker that holds the open to deliver. */
@@ -215,8 +217,9 @@ NTSTATUS share_mode_lease_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
 			      const struct file_key *k, const uint8_t guid[16],
 			      const uint8_t key[16], uint32_t ack,
 			      struct share_ack_res *res);
-/* No acknowledgement in time: the holder gets what the break said.  o
- * for an oplock, else the lease (guid, key). */
+/* No acknowledgement in time: the holder is left with nothing cached
+ * (MS-SMB2 3.3.6.1, 3.3.6.5).  o for an oplock, else the lease (guid,
+ * key); all NULL: every break of the file. */
 NTSTATUS share_mode_break_timeout(struct locking_db *db, TALLOC_CTX *mem_ctx,
 				  const struct file_key *k,
 				  const struct open_owner *o,
@@ -230,6 +233,16 @@ NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
 				  const struct open_owner *o,
 				  const uint8_t *guid, const uint8_t *key,
 				  struct share_break **breaks, unsigned *n);
+/* Rename through o (MS-FSA 2.1.5.14.11): the other leases of the file
+ * lose handle caching (the client must close what it cached under the
+ * old name).  NT_STATUS_OPLOCK_BREAK_IN_PROGRESS: wait for their
+ * acknowledgements, then call again with retry.  guid/key: o's lease. */
+NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t *guid, const uint8_t *key,
+				  bool retry, struct share_break **breaks,
+				  unsigned *n);
 /* How many opens of the file hold a caching state (in place, no copy). */
 unsigned share_mode_cached_opens(struct locking_db *db,
 				 const struct file_key *k);

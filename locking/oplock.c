@@ -422,9 +422,18 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		if (stat_open_for(e, q->access_mask) && !q->overwrite) {
 			continue;
 		}
-		if ((e->flags & SHARE_ENTRY_BREAKING) &&
-		    !same_lease(e, q->caching, q->client_guid, q->lease_key) &&
-		    (e->state & ~e->breaking_to & (CACHE_W | CACHE_H))) {
+		uint32_t going;
+
+		if (!(e->flags & SHARE_ENTRY_BREAKING) ||
+		    same_lease(e, q->caching, q->client_guid, q->lease_key)) {
+			continue;
+		}
+		/* An open waits for the write cache to be flushed (H only
+		 * matters for a sharing conflict, handled above); once it
+		 * waits, it waits until the holder's break is over, steps
+		 * and all (smbtorture smb2.lease.breaking3 and 4). */
+		going = e->state & ~e->breaking_to;
+		if (q->retry ? going != 0 : (going & CACHE_W) != 0) {
 			wait = true;
 		}
 	}
@@ -564,8 +573,10 @@ static NTSTATUS expire_all(struct ack_state *a, TALLOC_CTX *tmp,
 			DBG_NOTICE("break of open %u/%llu timed out\n",
 				   (unsigned)e->pid,
 				   (unsigned long long)e->open_id);
-			lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING,
-				    e->breaking_to, 0, 0, e->epoch);
+			/* MS-SMB2 3.3.6.1 (oplocks), 3.3.6.5 (leases): an
+			 * unanswered break leaves nothing cached. */
+			lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING, 0, 0,
+				    0, e->epoch);
 			a->wake = true;
 		}
 	}
@@ -618,8 +629,14 @@ static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	}
 	if ((a->ack & ~e->breaking_to) != 0 && !a->timeout) {
 		/* Acknowledged what the client was told, but a later open
-		 * wants less: break again (lease "breaking" tests). */
+		 * wants less: break again, H and W first, R after
+		 * (smbtorture smb2.lease.breaking3: RH, then R, then none). */
 		uint32_t to = e->breaking_to & a->ack;
+
+		if ((a->ack & (CACHE_H | CACHE_W) & ~to) &&
+		    (a->ack & CACHE_R)) {
+			to |= CACHE_R;
+		}
 		uint16_t epoch = e->epoch;
 
 		if (e->caching == CACHING_LEASE && e->lease_version == 2) {
@@ -788,4 +805,84 @@ unsigned share_mode_cached_opens(struct locking_db *db,
 
 	(void)locking_read(db->share, k, has_readers_fn, &n);
 	return n;
+}
+
+/* ---- rename: handle caching of the other opens ---- */
+
+struct handles_state {
+	struct rec_edit ed;
+	const struct open_owner *o;
+	const uint8_t *guid, *key;
+	bool retry;
+	bool wait;
+};
+
+static NTSTATUS handles_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			   size_t old_len, enum locking_action *action,
+			   uint8_t **nb, size_t *nl, void *priv)
+{
+	struct handles_state *h = priv;
+	NTSTATUS status;
+	uint32_t i;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = edit_decode(&h->ed, tmp, old, old_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	for (i = 0; i < h->ed.r.num; i++) {
+		struct share_mode_entry *e = &h->ed.r.e[i];
+
+		if ((e->pid == h->o->pid && e->open_id == h->o->open_id) ||
+		    (h->guid != NULL &&
+		     same_lease(e, CACHING_LEASE, h->guid, h->key)) ||
+		    e->caching != CACHING_LEASE) {
+			continue;
+		}
+		if ((e->state & CACHE_H) &&
+		    !request_break(&h->ed, e, e->state & ~CACHE_H)) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (e->flags & SHARE_ENTRY_BREAKING) {
+			uint32_t going = e->state & ~e->breaking_to;
+
+			if (h->retry ? going != 0 : (going & CACHE_H) != 0) {
+				h->wait = true;
+			}
+		}
+	}
+	if (h->wait) {
+		h->ed.r.flags |= SHARE_REC_WAITERS;
+	} else if (h->ed.nbreaks == 0) {
+		*action = LOCKING_KEEP;
+		return NT_STATUS_OK;
+	}
+	return edit_store(&h->ed, tmp, action, nb, nl);
+}
+
+NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
+				  const struct file_key *k,
+				  const struct open_owner *o,
+				  const uint8_t *guid, const uint8_t *key,
+				  bool retry, struct share_break **breaks,
+				  unsigned *n)
+{
+	struct handles_state h = {.o = o, .guid = guid, .key = key,
+				  .retry = retry};
+	NTSTATUS status;
+
+	h.ed.mem_ctx = mem_ctx;
+	h.ed.level2_ok = true;
+	status = locking_modify(db->share, k, handles_fn, &h);
+	*breaks = h.ed.breaks;
+	*n = h.ed.nbreaks;
+	if (status == NT_STATUS_NOT_FOUND) {
+		return NT_STATUS_OK;
+	}
+	if (NT_STATUS_IS_OK(status) && h.wait) {
+		return NT_STATUS_OPLOCK_BREAK_IN_PROGRESS;
+	}
+	return status;
 }

@@ -166,12 +166,15 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 				       const uint8_t key[16])
 {
+	struct smbd_worker *w = conn->worker;
 	unsigned i;
 
-	for (i = 0; i < SMBD_OPEN_BUCKETS; i++) {
+	/* Every open of the worker: a client may acknowledge a lease break
+	 * on another of its connections (smbtorture v2_complex2). */
+	for (i = 0; i < SMBD_WORKER_OPEN_BUCKETS; i++) {
 		struct smbd_open *op;
 
-		for (op = conn->open_hash[i]; op != NULL; op = op->hnext) {
+		for (op = w->open_hash[i]; op != NULL; op = op->whnext) {
 			if (op->caching == CACHING_LEASE &&
 			    memcmp(op->lease_key, key, 16) == 0 &&
 			    memcmp(op->client_guid, conn->client_guid, 16) ==

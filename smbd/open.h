@@ -113,9 +113,10 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
  */
 NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 			  struct smbd_open **out);
-/* An open of this connection's client that holds the lease with this
- * key (a lease names no file; its opens do), or NULL.  Walks the
- * connection's table: lease acknowledgements and lease creates only. */
+/* An open of this connection's client (its ClientGuid, on any of its
+ * connections to this worker) that holds the lease with this key (a
+ * lease names no file; its opens do), or NULL.  Walks the worker's
+ * table: lease acknowledgements and lease creates only. */
 struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 				       const uint8_t key[16]);
 /* Remove from the table (further lookups fail) and take the fd away:

@@ -715,6 +715,7 @@ static NTSTATUS create_share(struct smb2_request *req,
 		      st->action == FILE_SUPERSEDED;
 	q.is_dir = op->is_dir;
 	q.level2_ok = lp_bool(lp, req->tcon->snum, LP_LEVEL2_OPLOCKS);
+	q.retry = st->waiter != NULL;
 	if (st->lease) {
 		q.caching = CACHING_LEASE;
 		q.want = st->lease_state & CACHE_RWH;

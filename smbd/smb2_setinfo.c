@@ -8,6 +8,8 @@
 #include "smbd/fscc.h"
 #include "smbd/open.h"
 #include "smbd/oplock.h"
+#include "locking/locking_rec.h"
+#include "locking/smbd_locking.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "smbd/auth/auth_str.h"
@@ -469,6 +471,128 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 	}
 }
 
+/*
+ * A rename first takes handle caching away from the other leases of the
+ * file and waits for their acknowledgements (smbtorture
+ * smb2.lease.v2_rename, rename_wait), like a CREATE waits for its breaks.
+ */
+struct setinfo_wait {
+	struct smb2_request *req;
+	struct setinfo_state *st;
+	uint64_t open_id;
+	struct smbd_waiter *waiter;
+};
+
+static NTSTATUS setinfo_break_handles(struct smb2_request *req,
+				      struct smbd_open *op,
+				      struct setinfo_state *st, bool retry)
+{
+	struct smbd_worker *w = req->conn->worker;
+	struct locking_db *db = smbd_locking(w);
+	struct share_break *b = NULL;
+	struct file_key k;
+	struct open_owner o;
+	unsigned n = 0;
+	NTSTATUS status;
+	TALLOC_CTX *tmp;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	if (share_mode_cached_opens(db, &k) == 0) {
+		return NT_STATUS_OK; /* nobody caches: no record change */
+	}
+	tmp = talloc_new(st);
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = share_mode_break_handles(
+		db, tmp, &k, &o,
+		op->caching == CACHING_LEASE ? op->client_guid : NULL,
+		op->caching == CACHING_LEASE ? op->lease_key : NULL, retry, &b,
+		&n);
+	smbd_breaks_deliver(w, &k, b, n);
+	talloc_free(tmp);
+	return status;
+}
+
+static void setinfo_wait_cancel(void *priv)
+{
+	struct setinfo_wait *sw = priv;
+	struct smb2_request *req = sw->req;
+
+	talloc_free(sw->st);
+	smb2_frame_resume(req, NT_STATUS_CANCELLED);
+}
+
+static void setinfo_wait_retry(void *priv, bool expired)
+{
+	struct setinfo_wait *sw = priv;
+	struct smb2_request *req = sw->req;
+	struct smbd_open *op = smbd_open_by_id(req->conn->worker, sw->open_id);
+	struct setinfo_state *st = sw->st;
+	NTSTATUS status;
+
+	if (op == NULL) {
+		talloc_free(st);
+		smb2_frame_resume(req, NT_STATUS_FILE_CLOSED);
+		return;
+	}
+	if (expired) {
+		struct locking_db *db = smbd_locking(req->conn->worker);
+		struct share_ack_res res;
+		struct file_key k;
+		struct open_owner o;
+
+		smbd_open_keys(op, &k, &o);
+		if (db != NULL) {
+			(void)share_mode_break_timeout(db, st, &k, NULL, NULL,
+						       NULL, &res);
+		}
+	}
+	status = setinfo_break_handles(req, op, st, true);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return;
+	}
+	/* sw is a child of st: the job owns both from here. */
+	TALLOC_FREE(sw->waiter);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		smb2_frame_resume(req, status);
+		return;
+	}
+	smb2_frame_resume(req, smb2_job_run(req, st, setinfo_job, setinfo_done,
+					    setinfo_orphan));
+}
+
+static NTSTATUS setinfo_wait(struct smb2_request *req, struct smbd_open *op,
+			     struct setinfo_state *st)
+{
+	struct setinfo_wait *sw = talloc_zero(st, struct setinfo_wait);
+	struct file_key k;
+	struct open_owner o;
+
+	if (sw == NULL || !smb2_request_keep_input(req)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	/* The state lives with the request's frame while it waits. */
+	(void)talloc_steal(req->mem_ctx, st);
+	smbd_open_keys(op, &k, &o);
+	sw->req = req;
+	sw->st = st;
+	sw->open_id = op->fid_volatile;
+	sw->waiter = smbd_waiter_add(sw, req->conn->worker, &k,
+				     setinfo_wait_retry, sw);
+	if (sw->waiter == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	smb2_request_set_cancel(req, setinfo_wait_cancel, sw);
+	return SMBD_STATUS_ASYNC;
+}
+
 NTSTATUS smb2_setinfo(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;
@@ -547,6 +671,13 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	}
 	if (cls == FSCC_FILE_BASIC_INFORMATION && st->in.basic.write_time != 0) {
 		op->written = false; /* an explicit write time wins on close */
+	}
+	if (cls == FSCC_FILE_RENAME_INFORMATION ||
+	    cls == FSCC_FILE_RENAME_INFORMATION_EX) {
+		status = setinfo_break_handles(req, op, st, false);
+		if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+			return setinfo_wait(req, op, st);
+		}
 	}
 	return smb2_job_run(req, st, setinfo_job, setinfo_done,
 			    setinfo_orphan);

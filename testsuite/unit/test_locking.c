@@ -1188,7 +1188,7 @@ static void test_lease_break_upgrade(void **state)
 	assert_int_equal(share_mode_lease_ack(db, tmp, &k, guid, key1,
 					      CACHE_RWH, &a),
 			 NT_STATUS_REQUEST_NOT_ACCEPTED);
-	/* No ack: the timeout ends the break. */
+	/* No ack: the timeout ends the break, and the lease. */
 	assert_int_equal(share_mode_break_timeout(db, tmp, &k, NULL, NULL,
 						  NULL, &a),
 			 NT_STATUS_OK);
@@ -1199,9 +1199,20 @@ static void test_lease_break_upgrade(void **state)
 	assert_int_equal(share_mode_lease_ack(db, tmp, &k, guid, key1,
 					      CACHE_R | CACHE_H, &a),
 			 NT_STATUS_INVALID_OPLOCK_PROTOCOL);
-	/* Lease 1 asks for RWH again: W cannot be held next to lease 2. */
+	/* The timeout left lease 1 with nothing; asking for RWH again next
+	 * to lease 2 changes nothing (W cannot be held with it), asking
+	 * for RH does (upgrade3). */
 	assert_int_equal(share_mode_open(db, tmp, &k, &q3, &r), NT_STATUS_OK);
-	assert_int_equal(r.granted, CACHE_R | CACHE_H);
+	assert_int_equal(r.granted, 0);
+	{
+		struct share_open_req q4 = lreq(4, 0x11, CACHE_R | CACHE_H);
+		struct open_owner o4 = own(4);
+
+		assert_int_equal(share_mode_open(db, tmp, &k, &q4, &r),
+				 NT_STATUS_OK);
+		assert_int_equal(r.granted, CACHE_R | CACHE_H);
+		(void)share_mode_remove(db, &k, &o4, &last, &del);
+	}
 	(void)share_mode_remove(db, &k, &o3, &last, &del);
 	(void)share_mode_remove(db, &k, &o2, &last, &del);
 	(void)share_mode_remove(db, &k, &o1, &last, &del);
