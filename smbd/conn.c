@@ -52,7 +52,26 @@ static int conn_destructor(struct smbd_conn *conn)
 		conn->stream = NULL;
 	}
 	conn->worker->nconns--;
+	if (conn->wprev != NULL) {
+		conn->wprev->wnext = conn->wnext;
+	} else if (conn->worker->conns == conn) {
+		conn->worker->conns = conn->wnext;
+	}
+	if (conn->wnext != NULL) {
+		conn->wnext->wprev = conn->wprev;
+	}
 	return 0;
+}
+
+static void conn_link(struct smbd_conn *conn)
+{
+	struct smbd_worker *w = conn->worker;
+
+	conn->wnext = w->conns;
+	if (w->conns != NULL) {
+		w->conns->wprev = conn;
+	}
+	w->conns = conn;
 }
 
 static void conn_addr_str(const struct sockaddr_storage *ss, char *addr,
@@ -85,6 +104,7 @@ struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
 	conn->id = ++w->conn_seq;
 	conn->sink = sink;
 	w->nconns++;
+	conn_link(conn);
 	talloc_set_destructor(conn, conn_destructor);
 	snprintf(conn->remote, sizeof(conn->remote), "test");
 	snprintf(conn->remote_addr, sizeof(conn->remote_addr), "127.0.0.1");
@@ -117,6 +137,7 @@ void smbd_conn_accept(struct smbd_worker *w, int fd)
 	conn->worker = w;
 	conn->id = ++w->conn_seq;
 	w->nconns++;
+	conn_link(conn);
 	talloc_set_destructor(conn, conn_destructor);
 
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {

@@ -47,6 +47,7 @@ struct smbd_worker {
 	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
+	struct smbd_conn *conns;	/* every connection of the worker */
 	uint64_t wake_gen;
 };
 
@@ -56,6 +57,7 @@ struct smbd_worker {
 
 struct smbd_conn {
 	struct smbd_worker *worker;
+	struct smbd_conn *wprev, *wnext;	/* worker->conns */
 	struct ev_stream *stream;
 	uint64_t id;
 	char remote[64];	/* "addr:port" for logs */
@@ -108,6 +110,10 @@ struct smbd_conn {
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);
+/* 3.3.5.5.3 PreviousSessionId: log off the session id of this worker if
+ * account (its user) owns it, on whichever connection it lives. */
+void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
+				  const char *account);
 /* Bytes from the socket (also the entry point for tests and fuzzers). */
 void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len);
 /* A connection without a socket, for tests and fuzzers. */

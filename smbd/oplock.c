@@ -59,6 +59,7 @@ enum msg_type {
 	MSG_WAKE = 2,
 	MSG_CONN = 3,	/* a connection's fd rides along (SCM_RIGHTS) */
 	MSG_DIR_DELETE_PENDING = 4,	/* CHANGE_NOTIFYs on key end */
+	MSG_SESSION_PREVIOUS = 5,	/* log off a replaced session */
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -68,6 +69,8 @@ struct smbd_msg {
 	uint32_t type;
 	struct file_key key;
 	struct share_break brk;
+	uint64_t session_id;
+	char account[64];	/* NUL-terminated (checked on receipt) */
 };
 
 bool smbd_mailboxes_create(struct smbd_server *srv)
@@ -178,6 +181,12 @@ static void mailbox_readable(void *priv)
 			break;
 		case MSG_DIR_DELETE_PENDING:
 			smbd_notify_delete_pending(w, m.key.dev, m.key.ino);
+			break;
+		case MSG_SESSION_PREVIOUS:
+			if (memchr(m.account, '\0', sizeof(m.account)) != NULL) {
+				smbd_session_logoff_previous(w, m.session_id,
+							     m.account);
+			}
 			break;
 		default:
 			DBG_WARNING("worker %d: unknown message type %u\n",
@@ -434,6 +443,25 @@ void smbd_dir_delete_pending(struct smbd_worker *w, uint64_t dev,
 		}
 	}
 	smbd_notify_delete_pending(w, dev, ino);
+}
+
+void smbd_session_previous(struct smbd_worker *w, uint64_t id,
+			   const char *account)
+{
+	/* session_new(): bits 18-23 are the index of the worker. */
+	int to = (int)((id >> 18) & 0x3f);
+	struct smbd_msg m = {.magic = MSG_MAGIC, .type = MSG_SESSION_PREVIOUS,
+			     .session_id = id};
+
+	if (to == w->index || w->srv->mbox == NULL) {
+		smbd_session_logoff_previous(w, id, account);
+		return;
+	}
+	if (strlen(account) >= sizeof(m.account)) {
+		return;
+	}
+	memcpy(m.account, account, strlen(account) + 1);
+	mailbox_send(w, to, &m);
 }
 
 void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k)

@@ -60,6 +60,10 @@ void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
  * it end (smb2_notify.c). */
 void smbd_dir_delete_pending(struct smbd_worker *w, uint64_t dev,
 			     uint64_t ino);
+/* 3.3.5.5.3 PreviousSessionId: the worker that holds session id logs it
+ * off if account owns it. */
+void smbd_session_previous(struct smbd_worker *w, uint64_t id,
+			   const char *account);
 /* A break of k ended: wake the waiters of every worker. */
 void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k);
 

@@ -12,6 +12,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/session.h"
+#include "smbd/oplock.h"
 #include "smbd/smbd.h"
 #include "smbd/smb2_transform.h"
 #include "smbd/auth/gensec.h"
@@ -293,6 +294,24 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
+void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
+				  const char *account)
+{
+	struct smbd_conn *c;
+
+	for (c = w->conns; c != NULL; c = c->wnext) {
+		struct smbd_session *old = smbd_session_find(c, id);
+
+		if (old != NULL && old->account_name != NULL &&
+		    strcasecmp(old->account_name, account) == 0) {
+			DBG_INFO("%s: session %llx replaced by a reconnect\n",
+				 c->remote, (unsigned long long)id);
+			talloc_free(old);
+			return;
+		}
+	}
+}
+
 NTSTATUS smb2_sesssetup(struct smb2_request *req)
 {
 	struct smbd_conn *conn = req->conn;
@@ -364,16 +383,11 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 		talloc_free(s);
 		return st;
 	}
-	if (prev_id != 0 && prev_id != s->id) {
+	if (prev_id != 0 && prev_id != s->id && s->account_name != NULL) {
 		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
-		 * the same user; only this connection's are reachable until
-		 * the shared session table lands (issue 6). */
-		struct smbd_session *old = smbd_session_find(conn, prev_id);
-		if (old != NULL && old->account_name != NULL &&
-		    s->account_name != NULL &&
-		    strcasecmp(old->account_name, s->account_name) == 0) {
-			talloc_free(old);
-		}
+		 * the same user, on any connection: the session id names
+		 * the worker that holds it (session_new). */
+		smbd_session_previous(conn->worker, prev_id, s->account_name);
 	}
 	return sesssetup_reply(req, out_flags, out, out_len);
 }
