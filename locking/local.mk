@@ -4,6 +4,7 @@ libsmbd_a_SOURCES += \
 	locking/locking.h locking/locking_private.h \
 	locking/locking_rec.h locking/locking_rec.c \
 	locking/locking_db.c locking/share_mode.c locking/oplock.c \
+	locking/status_db.c \
 	locking/brlock.c \
 	locking/smbd_locking.h locking/smbd_locking.c
 
@@ -19,3 +20,9 @@ TESTS += testsuite/unit/test_locking_smb2
 testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c
 testsuite_unit_test_locking_smb2_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbstatus: sessions, shares, open files and locks of the running smbd.
+bin_PROGRAMS += locking/smbstatus
+locking_smbstatus_SOURCES = locking/smbstatus.c
+locking_smbstatus_LDADD = $(SMBD_LIBS)
+dist_man_MANS += man/smbstatus.1

@@ -287,6 +287,35 @@ void brl_remove_owner(struct locking_db *db, const struct file_key *k,
 /* How many locks the file has (tests, diagnostics). */
 unsigned brl_count(struct locking_db *db, const struct file_key *k);
 
+/* ---- smbstatus's view (status_db.c) ---- */
+
+/* Kinds of records: a session (a = session id), a tree connect
+ * (a = session id, b = tree id), an open (a = open id). */
+#define STATUS_SESSION 'S'
+#define STATUS_TCON 'T'
+#define STATUS_OPEN 'O'
+/* text: "key=value\n" lines, written by the worker pid. */
+void status_db_put(struct locking_db *db, char kind, uint32_t pid,
+		   uint64_t a, uint64_t b, const char *text);
+void status_db_del(struct locking_db *db, char kind, uint32_t pid,
+		   uint64_t a, uint64_t b);
+typedef void (*status_db_fn)(char kind, uint32_t pid, uint64_t a, uint64_t b,
+			     const char *text, void *priv);
+/* Every record, read-only; -1 when there is no status database. */
+int status_db_walk(struct locking_db *db, status_db_fn fn, void *priv);
+void status_db_cleanup_pid(struct locking_db *db, uint32_t pid);
+
+/* Every share-mode entry and lock, read-only (smbstatus). */
+struct share_mode_entry;
+typedef void (*share_mode_walk_fn)(const struct file_key *k, uint16_t flags,
+				   const struct share_mode_entry *e,
+				   void *priv);
+int share_mode_walk(struct locking_db *db, share_mode_walk_fn fn, void *priv);
+typedef void (*brl_walk_fn)(const struct file_key *k, uint32_t pid,
+			    uint64_t open_id, uint64_t off, uint64_t len,
+			    bool exclusive, void *priv);
+int brl_walk(struct locking_db *db, brl_walk_fn fn, void *priv);
+
 /*
  * The master after a worker died: drop all its entries (share modes and
  * locks), so its files can be opened and locked again at once.  A file

@@ -72,6 +72,10 @@ static int locking_db_destructor(struct locking_db *db)
 		tdb_close(db->brl);
 		db->brl = NULL;
 	}
+	if (db->status != NULL) {
+		tdb_close(db->status);
+		db->status = NULL;
+	}
 	return 0;
 }
 
@@ -105,7 +109,9 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 	db->share_path = talloc_asprintf(db, "%s/smbd_share_modes.tdb",
 					 lock_dir);
 	db->brl_path = talloc_asprintf(db, "%s/smbd_brlock.tdb", lock_dir);
-	if (db->share_path == NULL || db->brl_path == NULL) {
+	db->status_path = talloc_asprintf(db, "%s/smbd_status.tdb", lock_dir);
+	if (db->share_path == NULL || db->brl_path == NULL ||
+	    db->status_path == NULL) {
 		talloc_free(db);
 		return NT_STATUS_NO_MEMORY;
 	}
@@ -124,6 +130,12 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 		talloc_free(db);
 		return LOCKING_STATUS_DB_ERROR;
 	}
+	/* smbstatus's view only: the server works without it. */
+	db->status = locking_tdb_open(db->status_path, db->mutexes);
+	if (db->status == NULL) {
+		DBG_WARNING("cannot open %s: %s (smbstatus will not list "
+			    "sessions)\n", db->status_path, strerror(errno));
+	}
 	DBG_INFO("%s locking database in %s (%s)\n",
 		 master ? "created" : "opened", lock_dir,
 		 db->mutexes ? "robust mutexes" : "fcntl locks");
@@ -139,6 +151,9 @@ NTSTATUS locking_db_reopen(struct locking_db *db)
 	}
 	if (db->brl != NULL && tdb_reopen(db->brl) != 0) {
 		db->brl = NULL;
+	}
+	if (db->status != NULL && tdb_reopen(db->status) != 0) {
+		db->status = NULL; /* optional: smbstatus loses sessions */
 	}
 	if (db->share == NULL || db->brl == NULL) {
 		DBG_ERR("cannot reopen the locking database: %s\n",
@@ -375,6 +390,7 @@ void locking_cleanup_pid(struct locking_db *db, uint32_t pid)
 	if (db->brl != NULL && tdb_traverse(db->brl, cleanup_brl_fn, &cs) < 0) {
 		DBG_ERR("traverse of %s failed\n", db->brl_path);
 	}
+	status_db_cleanup_pid(db, pid);
 	if (cs.dropped > 0) {
 		DBG_NOTICE("dropped %u share-mode and lock entries of dead "
 			   "process %u\n", cs.dropped, (unsigned)pid);

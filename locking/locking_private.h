@@ -28,12 +28,16 @@
 struct locking_db {
 	struct tdb_context *share;	/* smbd_share_modes.tdb */
 	struct tdb_context *brl;	/* smbd_brlock.tdb */
+	struct tdb_context *status;	/* smbd_status.tdb (may be NULL) */
 	char *share_path;
 	char *brl_path;
+	char *status_path;
 	bool mutexes;
 };
 
 #define LOCKING_KEY_LEN 16
+/* smbd_status.tdb keys: kind, pid, two ids (status_db.c). */
+#define STATUS_KEY_LEN 21
 
 /* The record key: device then inode, little-endian. */
 static inline TDB_DATA locking_key(const struct file_key *k,

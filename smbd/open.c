@@ -3,6 +3,7 @@
  */
 #include "smbd/open.h"
 #include "smbd/conn.h"
+#include "smbd/status.h"
 #include "smbd/oplock.h"
 #include "smbd/session.h"
 #include "smbd/smb2_server.h"
@@ -224,6 +225,7 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 	if (!op->share_registered || db == NULL) {
 		return;
 	}
+	smbd_status_open(op, false);
 	smbd_open_keys(op, &k, &o);
 	brl_remove_owner(db, &k, &o);
 	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);

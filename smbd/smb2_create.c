@@ -10,6 +10,7 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
+#include "smbd/status.h"
 #include "smbd/oplock.h"
 #include "conf/loadparm.h"
 #include "locking/locking_rec.h"
@@ -759,6 +760,7 @@ static NTSTATUS create_share(struct smb2_request *req,
 		return status;
 	}
 	op->share_registered = true;
+	smbd_status_open(op, true);
 	if (st->lease) {
 		/* The lease's version is its first open's. */
 		st->lease_version = res.lease_version;

@@ -11,6 +11,7 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
+#include "smbd/status.h"
 #include "smbd/session.h"
 #include "smbd/oplock.h"
 #include "smbd/smbd.h"
@@ -51,6 +52,9 @@ static int session_destructor(struct smbd_session *s)
 	}
 	if (s->next != NULL) {
 		s->next->prev = s->prev;
+	}
+	if (s->state == SMBD_SESSION_VALID) {
+		smbd_status_session(s, false);
 	}
 	explicit_bzero(s->session_key, sizeof(s->session_key));
 	explicit_bzero(&s->keys, sizeof(s->keys));
@@ -280,6 +284,7 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	s->state = SMBD_SESSION_VALID;
+	smbd_status_session(s, true);
 	/* 3.3.4.1.1: the final response is signed when the session signs,
 	 * and always for 3.1.1 (it authenticates the preauth hash). */
 	if (s->has_keys && (s->signing_required ||

@@ -7,6 +7,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/access.h"
 #include "smbd/conn.h"
+#include "smbd/status.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/auth_str.h"
@@ -48,6 +49,9 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
 
 static int tcon_destructor(struct smbd_tcon *t)
 {
+	if (t->id != 0) {
+		smbd_status_tcon(t, false);
+	}
 	if (t->prev != NULL) {
 		t->prev->next = t->next;
 	} else if (t->session->tcons == t) {
@@ -328,6 +332,7 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 		t->next->prev = t;
 	}
 	s->tcons = t;
+	smbd_status_tcon(t, true);
 	req->tree_id = t->id;
 	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,
 		 s->anonymous ? "anonymous" : s->account_name, t->share_name,

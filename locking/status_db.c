@@ -1,0 +1,204 @@
+/*
+ * What smbstatus shows beyond share modes and locks: sessions, tree
+ * connects and the names of open files, in smbd_status.tdb next to the
+ * other two (same flags: robust mutexes, cleared at start).
+ *
+ * Each worker writes its own records, keyed by its pid first, so the
+ * master drops a dead worker's records with one traverse
+ * (locking_cleanup_pid) and smbstatus reads a consistent snapshot of
+ * each.  Values are small text records ("key=value\n" lines): written
+ * once per session, tree connect or open, read only by the tool, and
+ * readable with tdbdump when something looks wrong.
+ */
+#include "locking/locking_private.h"
+#include "locking/locking_rec.h"
+#include "lib/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static TDB_DATA status_key(uint8_t buf[STATUS_KEY_LEN], char kind,
+			   uint32_t pid, uint64_t a, uint64_t b)
+{
+	TDB_DATA k = {.dptr = buf, .dsize = STATUS_KEY_LEN};
+	int i;
+
+	buf[0] = (uint8_t)kind;
+	for (i = 0; i < 4; i++) {
+		buf[1 + i] = (uint8_t)(pid >> (8 * i));
+	}
+	for (i = 0; i < 8; i++) {
+		buf[5 + i] = (uint8_t)(a >> (8 * i));
+		buf[13 + i] = (uint8_t)(b >> (8 * i));
+	}
+	return k;
+}
+
+void status_db_put(struct locking_db *db, char kind, uint32_t pid,
+		   uint64_t a, uint64_t b, const char *text)
+{
+	uint8_t kb[STATUS_KEY_LEN];
+	TDB_DATA val = {.dptr = (uint8_t *)text, .dsize = strlen(text)};
+
+	if (db == NULL || db->status == NULL) {
+		return;
+	}
+	if (tdb_store(db->status, status_key(kb, kind, pid, a, b), val,
+		      TDB_REPLACE) != 0) {
+		DBG_NOTICE("status record: %s\n", tdb_errorstr(db->status));
+	}
+}
+
+void status_db_del(struct locking_db *db, char kind, uint32_t pid,
+		   uint64_t a, uint64_t b)
+{
+	uint8_t kb[STATUS_KEY_LEN];
+
+	if (db == NULL || db->status == NULL) {
+		return;
+	}
+	(void)tdb_delete(db->status, status_key(kb, kind, pid, a, b));
+}
+
+struct status_walk {
+	status_db_fn fn;
+	void *priv;
+};
+
+static int status_walk_fn(struct tdb_context *tdb, TDB_DATA key,
+			  TDB_DATA val, void *priv)
+{
+	struct status_walk *sw = priv;
+	uint32_t pid = 0;
+	uint64_t a = 0, b = 0;
+	char text[1024];
+	size_t n;
+	int i;
+
+	if (key.dsize != STATUS_KEY_LEN) {
+		return 0;
+	}
+	for (i = 0; i < 4; i++) {
+		pid |= (uint32_t)key.dptr[1 + i] << (8 * i);
+	}
+	for (i = 0; i < 8; i++) {
+		a |= (uint64_t)key.dptr[5 + i] << (8 * i);
+		b |= (uint64_t)key.dptr[13 + i] << (8 * i);
+	}
+	n = val.dsize < sizeof(text) - 1 ? val.dsize : sizeof(text) - 1;
+	memcpy(text, val.dptr, n);
+	text[n] = '\0';
+	sw->fn((char)key.dptr[0], pid, a, b, text, sw->priv);
+	return 0;
+}
+
+int status_db_walk(struct locking_db *db, status_db_fn fn, void *priv)
+{
+	struct status_walk sw = {.fn = fn, .priv = priv};
+
+	if (db == NULL || db->status == NULL) {
+		return -1;
+	}
+	return tdb_traverse_read(db->status, status_walk_fn, &sw);
+}
+
+static int status_cleanup_fn(struct tdb_context *tdb, TDB_DATA key,
+			     TDB_DATA val, void *priv)
+{
+	uint32_t pid = *(uint32_t *)priv, kp = 0;
+	int i;
+
+	if (key.dsize != STATUS_KEY_LEN) {
+		return 0;
+	}
+	for (i = 0; i < 4; i++) {
+		kp |= (uint32_t)key.dptr[1 + i] << (8 * i);
+	}
+	if (kp == pid) {
+		(void)tdb_delete(tdb, key);
+	}
+	return 0;
+}
+
+void status_db_cleanup_pid(struct locking_db *db, uint32_t pid)
+{
+	if (db != NULL && db->status != NULL &&
+	    tdb_traverse(db->status, status_cleanup_fn, &pid) < 0) {
+		DBG_ERR("traverse of %s failed\n", db->status_path);
+	}
+}
+
+/* ---- share modes and locks for the tool ---- */
+
+struct walk_state {
+	share_mode_walk_fn sfn;
+	brl_walk_fn bfn;
+	void *priv;
+};
+
+static bool walk_key(TDB_DATA key, struct file_key *k)
+{
+	int i;
+
+	if (key.dsize != LOCKING_KEY_LEN) {
+		return false;
+	}
+	k->dev = k->ino = 0;
+	for (i = 0; i < 8; i++) {
+		k->dev |= (uint64_t)key.dptr[i] << (8 * i);
+		k->ino |= (uint64_t)key.dptr[8 + i] << (8 * i);
+	}
+	return true;
+}
+
+static int share_walk_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
+			 void *priv)
+{
+	struct walk_state *ws = priv;
+	struct locking_rec_iter it;
+	struct share_mode_entry e;
+	struct file_key k;
+
+	if (!walk_key(key, &k) ||
+	    !NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, val.dptr,
+						      val.dsize))) {
+		return 0;
+	}
+	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
+		ws->sfn(&k, it.flags, &e, ws->priv);
+	}
+	return 0;
+}
+
+int share_mode_walk(struct locking_db *db, share_mode_walk_fn fn, void *priv)
+{
+	struct walk_state ws = {.sfn = fn, .priv = priv};
+
+	return tdb_traverse_read(db->share, share_walk_fn, &ws);
+}
+
+static int brl_walk_fn_tdb(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
+			   void *priv)
+{
+	struct walk_state *ws = priv;
+	struct locking_rec_iter it;
+	struct brl_entry e;
+	struct file_key k;
+
+	if (!walk_key(key, &k) ||
+	    !NT_STATUS_IS_OK(brl_rec_iter_init(&it, val.dptr, val.dsize))) {
+		return 0;
+	}
+	while (NT_STATUS_IS_OK(brl_rec_iter_next(&it, &e))) {
+		ws->bfn(&k, e.pid, e.open_id, e.off, e.len,
+			(e.flags & BRL_ENTRY_EXCLUSIVE) != 0, ws->priv);
+	}
+	return 0;
+}
+
+int brl_walk(struct locking_db *db, brl_walk_fn fn, void *priv)
+{
+	struct walk_state ws = {.bfn = fn, .priv = priv};
+
+	return tdb_traverse_read(db->brl, brl_walk_fn_tdb, &ws);
+}

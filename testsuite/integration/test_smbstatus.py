@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""smbstatus (locking/smbstatus.c) against a running server.
+
+A client logs on, connects the share, holds a file open with a batch
+oplock and a share mode, and a byte-range lock: smbstatus lists the
+session (user, dialect), the tree connect, the open file with its deny
+mode and oplock, and the lock; after the client leaves, nothing of it is
+listed any more.
+"""
+
+import os
+import struct
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+from impacket.smbconnection import SMBConnection  # noqa: E402
+from impacket import smb3structs as s3  # noqa: E402
+
+USER = "smbdtest"
+PASSWORD = "Test-Pass-1"
+NET_TIMEOUT = 20
+
+
+def smbstatus_binary():
+    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "locking",
+                        "smbstatus")
+
+
+class SmbstatusTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd()
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def status(self, *args):
+        out = subprocess.run([smbstatus_binary(), "-s", self.smbd.conf] +
+                             list(args), capture_output=True, text=True,
+                             timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout
+
+    def test_session_share_open_lock(self):
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                          timeout=NET_TIMEOUT,
+                          preferredDialect=s3.SMB2_DIALECT_30)
+        c.login(USER, PASSWORD)
+        smb = c.getSMBServer()
+        tid = c.connectTree("share")
+        fid = smb.create(tid, "status-file.txt",
+                         s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                         s3.FILE_SHARE_READ, s3.FILE_NON_DIRECTORY_FILE,
+                         s3.FILE_OPEN_IF, 0,
+                         oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH)
+        lock = s3.SMB2Lock()
+        lock["FileID"] = fid
+        lock["LockCount"] = 1
+        lock["LockSequence"] = 0
+        lock["Locks"] = struct.pack("<QQII", 100, 10, 0x12, 0)
+        packet = smb.SMB_PACKET()
+        packet["Command"] = s3.SMB2_LOCK
+        packet["TreeID"] = tid
+        packet["Data"] = lock
+        self.assertEqual(smb.recvSMB(smb.sendSMB(packet))["Status"], 0)
+
+        out = self.status("-B")
+        self.assertIn(USER, out)
+        self.assertIn("SMB3_00", out)
+        self.assertRegex(out, r"\nshare\s+\d+")
+        self.assertRegex(out, r"DENY_WRITE\s+0x\w+\s+RDWR\s+BATCH\s+.*"
+                              r"status-file\.txt")
+        self.assertRegex(out, r"WRITE\s+100\s+10\s+status-file\.txt")
+        self.assertNotIn(USER, self.status("-L"))
+        c.close()
+        self.assertTrue(h.wait_until(
+            lambda: "status-file.txt" not in self.status("-B") and
+            USER not in self.status(), 5.0), self.status("-B"))
+
+
+if __name__ == "__main__":
+    unittest.main()
