@@ -55,6 +55,12 @@ static inline TDB_DATA locking_key(const struct file_key *k,
 	return key;
 }
 
+/* MS-FSA 2.1.5.1.2: whether an open with access/share conflicts with the
+ * existing entry e (share_mode.c; oplock.c uses it too). */
+struct share_mode_entry;
+bool share_conflict(const struct share_mode_entry *e, uint32_t access,
+		    uint32_t share);
+
 /* Called with the record in place; its status is locking_read()'s. */
 typedef NTSTATUS (*locking_read_fn)(const uint8_t *buf, size_t len,
 				    void *priv);

@@ -26,19 +26,6 @@
 
 #include <string.h>
 
-#define FILE_SHARE_READ 0x1
-#define FILE_SHARE_WRITE 0x2
-#define FILE_SHARE_DELETE 0x4
-
-#define ACC_READ_DATA 0x00000001
-#define ACC_WRITE_DATA 0x00000002
-#define ACC_APPEND_DATA 0x00000004
-#define ACC_EXECUTE 0x00000020
-#define ACC_DELETE 0x00010000
-#define ACC_READS (ACC_READ_DATA | ACC_EXECUTE)
-#define ACC_WRITES (ACC_WRITE_DATA | ACC_APPEND_DATA)
-#define ACC_DATA (ACC_READS | ACC_WRITES | ACC_DELETE)
-
 /* A "stat open" reads or changes only attributes: it breaks no oplock
  * or lease (smbtorture smb2.oplock.statopen1: READ_CONTROL is not one). */
 #define ACC_STAT_OPEN                                                         \
@@ -58,23 +45,6 @@ static bool stat_open_for(const struct share_mode_entry *e, uint32_t access)
 		access &= ~(uint32_t)0x00020000; /* READ_CONTROL */
 	}
 	return share_mode_is_stat_open(access);
-}
-
-/* The same test as share_mode.c's (kept private to each file). */
-static bool conflicts(const struct share_mode_entry *e, uint32_t access,
-		      uint32_t share)
-{
-	if ((e->access_mask & ACC_DATA) == 0 || (access & ACC_DATA) == 0) {
-		return false;
-	}
-	if (((access & ACC_READS) && !(e->share_access & FILE_SHARE_READ)) ||
-	    ((access & ACC_WRITES) && !(e->share_access & FILE_SHARE_WRITE)) ||
-	    ((access & ACC_DELETE) && !(e->share_access & FILE_SHARE_DELETE))) {
-		return true;
-	}
-	return ((e->access_mask & ACC_READS) && !(share & FILE_SHARE_READ)) ||
-	       ((e->access_mask & ACC_WRITES) && !(share & FILE_SHARE_WRITE)) ||
-	       ((e->access_mask & ACC_DELETE) && !(share & FILE_SHARE_DELETE));
 }
 
 static bool same_lease(const struct share_mode_entry *e, uint8_t caching,
@@ -374,7 +344,7 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		if (is_same && same == NULL) {
 			same = e;
 		}
-		if (!conflicts(e, q->access_mask, q->share_access)) {
+		if (!share_conflict(e, q->access_mask, q->share_access)) {
 			continue;
 		}
 		violation = true;

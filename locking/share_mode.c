@@ -43,8 +43,8 @@ static bool owner_is(const struct share_mode_entry *e,
  * the share access of every open that has data access, and must itself
  * share what they use.
  */
-static bool share_conflict(const struct share_mode_entry *e,
-			   uint32_t access, uint32_t share)
+bool share_conflict(const struct share_mode_entry *e, uint32_t access,
+		    uint32_t share)
 {
 	if ((e->access_mask & ACC_DATA) == 0 || (access & ACC_DATA) == 0) {
 		return false;

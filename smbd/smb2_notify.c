@@ -542,21 +542,22 @@ static void notify_event(struct smbd_worker *w, const struct inotify_event *ev)
 	}
 }
 
-/*
- * The watched directory itself was removed (delete-on-close of another
- * handle, rmdir): waiting requests end with STATUS_DELETE_PENDING and so
- * do later ones (smbtorture smb2.notify.rmdir1-4).
- */
-static void notify_gone(struct smbd_worker *w, int wd)
+/* End the waiting requests of every watcher match() picks with
+ * STATUS_DELETE_PENDING, and the later ones too: its directory is gone or
+ * going (smbtorture smb2.notify.rmdir1-4). */
+static void notify_end_deleted(struct smbd_worker *w,
+			       bool (*match)(const struct notify_state *ns,
+					     const void *arg),
+			       const void *arg)
 {
 	struct notify_ctx *nc = w->notify;
 	struct notify_state *ns;
 	bool again = true;
 
-	while (again) {
+	while (nc != NULL && again) {
 		again = false;
 		for (ns = nc->list; ns != NULL; ns = ns->next) {
-			if (ns->nwds == 0 || ns->wds[0].wd != wd) {
+			if (!match(ns, arg)) {
 				continue;
 			}
 			ns->gone = true;
@@ -570,29 +571,31 @@ static void notify_gone(struct smbd_worker *w, int wd)
 	}
 }
 
+/* The watched directory itself was removed (IN_DELETE_SELF). */
+static bool match_wd(const struct notify_state *ns, const void *arg)
+{
+	return ns->nwds > 0 && ns->wds[0].wd == *(const int *)arg;
+}
+
+static void notify_gone(struct smbd_worker *w, int wd)
+{
+	notify_end_deleted(w, match_wd, &wd);
+}
+
+/* Its delete is pending (another handle set delete-on-close). */
+static bool match_file(const struct notify_state *ns, const void *arg)
+{
+	const uint64_t *di = arg;
+
+	return ns->op != NULL && ns->op->dev == di[0] && ns->op->ino == di[1];
+}
+
 void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
 				uint64_t ino)
 {
-	struct notify_ctx *nc = w->notify;
-	struct notify_state *ns;
-	bool again = true;
+	uint64_t di[2] = {dev, ino};
 
-	while (nc != NULL && again) {
-		again = false;
-		for (ns = nc->list; ns != NULL; ns = ns->next) {
-			if (ns->op == NULL || ns->op->dev != dev ||
-			    ns->op->ino != ino) {
-				continue;
-			}
-			ns->gone = true;
-			if (ns->pending != NULL) {
-				notify_finish(ns->pending,
-					      NT_STATUS_DELETE_PENDING);
-				again = true;
-				break;
-			}
-		}
-	}
+	notify_end_deleted(w, match_file, di);
 }
 
 static void notify_readable(void *priv)
