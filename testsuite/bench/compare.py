@@ -525,7 +525,29 @@ class Bench:
                 f.write(text.replace(self.password, "***"))
             out[t] = parse_torture(t, text)
             s.settle()
+        out["lockpairs"] = self.lockpairs(s)
         return out
+
+    def lockpairs(self, s):
+        """lockpairs.py: lock/unlock pairs per second, two processes on
+        one file (the same impacket client against both servers)."""
+        cmd = ["/usr/bin/python3",
+               os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "lockpairs.py"),
+               str(s.port), self.a.user, self.password,
+               str(self.a.torture_time), "2"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=self.a.torture_time + 120)
+            text = r.stdout + r.stderr
+        except subprocess.TimeoutExpired:
+            text = "timeout"
+        with open(os.path.join(self.logs, "lockpairs-%s.txt" % s.name),
+                  "w") as f:
+            f.write(text.replace(self.password, "***"))
+        m = re.search(r"pairs/s ([0-9.]+)", text)
+        s.settle()
+        return {"pairs_s": float(m.group(1)) if m else None}
 
     @staticmethod
     def tcp_limit(nbytes):
@@ -728,6 +750,8 @@ def format_table(d, a):
         lambda s: s["torture"]["path-contention-shared"]["open_per_s"], ".0f")
     row("smb2.bench.oplock1, ops/s",
         lambda s: s["torture"]["oplock1"]["ops_s"], ".0f")
+    row("lock/unlock pairs/s, 2 processes (lockpairs.py)",
+        lambda s: s["torture"]["lockpairs"]["pairs_s"], ".0f")
     notes = ["%s, %s clients: %s (%s)" %
              (n, c, p.get("error") or p.get("warning"), p.get("log", ""))
              for n in names for c, p in d["servers"][n]["points"].items()

@@ -31,7 +31,8 @@ testsuite_unit_test_nbench_stats_SOURCES = testsuite/unit/test_nbench_stats.c \
 testsuite_unit_test_nbench_stats_LDADD = $(CMOCKA_LIBS) -lm
 testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py
+EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
+	testsuite/bench/lockpairs.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
 BENCH_ARGS =
