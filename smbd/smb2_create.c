@@ -298,6 +298,18 @@ static void create_existing(struct create_state *st, bool is_dir)
 		flags = O_RDWR;
 		st->need_truncate = true;
 	}
+	if (!is_dir && flags == O_RDONLY && !st->read_only_share &&
+	    (st->access & SEC_FLAG_MAXIMUM_ALLOWED)) {
+		/* MAXIMUM_ALLOWED may grant write access: open for writing
+		 * when the permissions allow it, or a later SET_INFO EOF or
+		 * WRITE through it would fail (smb2.oplock.batch11's
+		 * setpathinfo). */
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path, O_RDWR, 0);
+		if (st->fd != -1) {
+			goto opened;
+		}
+	}
 	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
 				    st->real_path, flags, 0);
 	if (st->fd == -1 && errno == EACCES && !overwrite &&
@@ -312,6 +324,7 @@ static void create_existing(struct create_state *st, bool is_dir)
 		st->status = vfs_map_errno(errno);
 		return;
 	}
+opened:
 	st->action = st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
 		     : overwrite			 ? FILE_OVERWRITTEN
 							 : FILE_OPENED;

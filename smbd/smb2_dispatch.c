@@ -463,6 +463,8 @@ static NTSTATUS smb2_check_session(struct smb2_request *req,
 		if (s == NULL && req->related && !req->first_in_chain) {
 			/* Inherited ids that name no session: the chain is
 			 * broken, not the session (what Samba answers). */
+			DBG_DEBUG("related %s: no session %llx\n", cmd->name,
+				  (unsigned long long)req->session_id);
 			return NT_STATUS_INVALID_PARAMETER;
 		}
 		if (s == NULL || s->state != SMBD_SESSION_VALID) {

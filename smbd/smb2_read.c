@@ -1,8 +1,11 @@
 /*
  * READ (MS-SMB2 2.2.19, 2.2.20, 3.3.5.12).  The pread runs in the pool
- * as the session's user, straight into the reply's buffer space, which
- * the job owns until it is done (so a dropped connection never leaves a
- * thread writing into freed memory).
+ * as the session's user, straight into a buffer laid out as the reply
+ * (room for the transport and SMB2 headers and the response body in
+ * front), which the job owns until it is done, so a dropped connection
+ * never leaves a thread writing into freed memory.  When the READ is the
+ * first reply of its frame that buffer becomes the frame's output and
+ * the data is never copied in user space; otherwise it is appended.
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
@@ -20,6 +23,9 @@
 #include <unistd.h>
 
 #define SMB2_READFLAG_READ_UNBUFFERED 0x01
+/* Transport header, SMB2 header and READ response body in front of the
+ * data, so a lone READ's reply can be sent from the job's buffer. */
+#define READ_REPLY_ROOM (4 + SMB2_HDR_LEN + 16)
 
 struct read_state {
 	int fd;
@@ -27,7 +33,8 @@ struct read_state {
 	uint64_t offset;
 	uint32_t length;
 	uint32_t min_count;
-	uint8_t *buf;
+	uint8_t *base;		/* READ_REPLY_ROOM bytes, then the data */
+	uint8_t *buf;		/* base + READ_REPLY_ROOM */
 	ssize_t got;
 	int err;
 };
@@ -74,6 +81,17 @@ static void read_orphan(void *p)
 {
 }
 
+/* 2.2.20 READ Response: the data right after the 16-byte body. */
+static void read_push_body(struct wire_buf *out, uint32_t got)
+{
+	wire_push_le16(out, 17);
+	wire_push_u8(out, SMB2_HDR_LEN + 16);
+	wire_push_u8(out, 0);
+	wire_push_le32(out, got);
+	wire_push_le32(out, 0); /* DataRemaining */
+	wire_push_le32(out, 0);
+}
+
 static NTSTATUS read_done(struct smb2_request *req, void *p)
 {
 	struct read_state *st = p;
@@ -85,13 +103,22 @@ static NTSTATUS read_done(struct smb2_request *req, void *p)
 	if (st->got == 0 || (uint32_t)st->got < st->min_count) {
 		return NT_STATUS_END_OF_FILE;
 	}
-	/* 2.2.20 READ Response: data right after the 16-byte body. */
-	wire_push_le16(out, 17);
-	wire_push_u8(out, SMB2_HDR_LEN + 16);
-	wire_push_u8(out, 0);
-	wire_push_le32(out, (uint32_t)st->got);
-	wire_push_le32(out, 0); /* DataRemaining */
-	wire_push_le32(out, 0);
+	if (req->out_hdr == 4 && out->len == 4 + SMB2_HDR_LEN && !out->failed) {
+		/* The first reply of its frame: the data is already where
+		 * the reply needs it; take the job's buffer as the frame's
+		 * (one copy of 84 bytes instead of one of the data). */
+		uint8_t *old = out->data;
+
+		memcpy(st->base, old, 4 + SMB2_HDR_LEN);
+		out->data = talloc_steal(talloc_parent(old), st->base);
+		out->len = 4 + SMB2_HDR_LEN;
+		out->cap = READ_REPLY_ROOM + st->length;
+		talloc_free(old);
+		read_push_body(out, (uint32_t)st->got);
+		out->len += (size_t)st->got;
+		return NT_STATUS_OK;
+	}
+	read_push_body(out, (uint32_t)st->got);
 	wire_push_bytes(out, st->buf, (size_t)st->got);
 	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
@@ -167,7 +194,8 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->buf = talloc_size(st, length);
+	st->base = talloc_size(st, READ_REPLY_ROOM + (size_t)length);
+	st->buf = st->base ? st->base + READ_REPLY_ROOM : NULL;
 	/* Our own fd: a CLOSE racing this read must not pull it away. */
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->buf == NULL || st->fd == -1) {

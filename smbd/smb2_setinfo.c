@@ -654,6 +654,9 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		if (NT_STATUS_IS_OK(status)) {
 			status = setinfo_check(req, op, st, &sync_done);
 		}
+		DBG_DEBUG("%s: SET_INFO class %u len %u on '%s': %s\n",
+			  req->conn->remote, cls, len, op->path,
+			  nt_errstr(status));
 	}
 	if (!NT_STATUS_IS_OK(status) || sync_done) {
 		talloc_free(st);
