@@ -243,6 +243,11 @@ NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
 				  const uint8_t *guid, const uint8_t *key,
 				  bool retry, struct share_break **breaks,
 				  unsigned *n);
+/* The file a lease (client GUID, key) is held on, found by walking every
+ * record: for an acknowledgement that arrives on a connection of another
+ * worker than the lease's opens (rare; a traverse). */
+bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
+			   const uint8_t key[16], struct file_key *k);
 /* How many opens of the file hold a caching state (in place, no copy). */
 unsigned share_mode_cached_opens(struct locking_db *db,
 				 const struct file_key *k);

@@ -104,22 +104,30 @@ static NTSTATUS lease_ack(struct smb2_request *req)
 	if (req->conn->dialect < 0x0210) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	if (db == NULL) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
 	op = smbd_open_find_lease(req->conn, key);
-	if (op == NULL || db == NULL) {
+	if (op != NULL) {
+		smbd_open_keys(op, &k, &o);
+	} else if (!share_mode_find_lease(db, req->conn->client_guid, key,
+					  &k)) {
+		/* The client's opens of the lease live on another worker,
+		 * or there are none: the database knows. */
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	tmp = talloc_new(NULL);
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	smbd_open_keys(op, &k, &o);
 	memset(&res, 0, sizeof(res));
 	status = share_mode_lease_ack(db, tmp, &k, req->conn->client_guid, key,
 				      state, &res);
 	break_after(w, &k, &res);
 	talloc_free(tmp);
 	DBG_DEBUG("%s: lease ack of %s to 0x%x: %s\n", req->conn->remote,
-		  op->path, state, nt_errstr(status));
+		  op ? op->path : "(another worker's)", state,
+		  nt_errstr(status));
 	if (status == NT_STATUS_INVALID_OPLOCK_PROTOCOL) {
 		/* No break under way for this lease. */
 		return NT_STATUS_UNSUCCESSFUL;

@@ -225,6 +225,10 @@ struct smb2_frame {
 	enum crypto_cipher enc_cipher;
 	uint8_t enc_key[32];
 	uint64_t async_id;	/* 3.3.4.2: sent in the interim reply */
+	/* How the waiting request's reply is signed, decided when it went
+	 * async: a LOGOFF meanwhile takes the session and its key, yet the
+	 * final reply (STATUS_NOTIFY_CLEANUP, ...) must still be signed. */
+	struct smb2_reply_sign wait_sign;
 	/* Frames waiting on something (a lock) are listed in their
 	 * connection, so a CANCEL can find them (3.3.5.16). */
 	struct smb2_frame *wait_prev, *wait_next;
@@ -305,6 +309,7 @@ void smb2_request_set_cancel(struct smb2_request *req,
 {
 	struct smb2_frame *f = req->frame;
 
+	smb2_decide_signing(req, &f->wait_sign);
 	if (f->async_id == 0 && f->n == 1) {
 		frame_send_interim(f);
 	}
@@ -321,14 +326,22 @@ void smb2_request_set_cancel(struct smb2_request *req,
 	}
 }
 
-/* 3.3.5.16: CANCEL names the request by MessageId (sync) or AsyncId;
- * we never hand out async ids, so the MessageId it is. */
-static void smb2_cancel(struct smbd_conn *conn, uint64_t mid)
+/* 3.3.5.16: CANCEL names the request by its AsyncId once the request
+ * went async (interim reply sent, SMB2_FLAGS_ASYNC_COMMAND in the CANCEL)
+ * and by its MessageId before that. */
+static void smb2_cancel(struct smbd_conn *conn, const struct smb2_request *c)
 {
+	bool by_async = (c->flags & SMB2_FLAGS_ASYNC_COMMAND) != 0;
+	uint64_t async_id = le64(c->in + SMB2_HDR_ASYNC_ID);
 	struct smb2_frame *f;
 
 	for (f = conn->waiting_frames; f != NULL; f = f->wait_next) {
-		if (f->req.mid == mid && f->cancel_fn != NULL) {
+		if (f->cancel_fn == NULL ||
+		    (by_async ? f->async_id == 0 || f->async_id != async_id
+			      : f->req.mid != c->mid)) {
+			continue;
+		}
+		{
 			void (*fn)(void *) = f->cancel_fn;
 			void *priv = f->cancel_priv;
 
@@ -338,8 +351,6 @@ static void smb2_cancel(struct smbd_conn *conn, uint64_t mid)
 		}
 	}
 }
-
-
 
 /* Remember the session's server-to-client key and a fresh nonce. */
 static void smb2_frame_encrypt_with(struct smb2_frame *f,
@@ -493,7 +504,7 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	if (req->opcode == SMB2_OP_CANCEL) {
 		/* Cancels use no message id and get no reply (3.3.5.16). */
 		req->no_reply = true;
-		smb2_cancel(conn, req->mid);
+		smb2_cancel(conn, req);
 		return NT_STATUS_OK;
 	}
 	/* 2.0.2 has no CreditCharge (3.3.5.2.5): every request costs 1. */
@@ -763,11 +774,24 @@ static void frame_run(struct smb2_frame *f)
 void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 {
 	struct smb2_frame *f = req->frame;
+	bool waited = f->waiting;
 
 	f->job = NULL;
 	frame_unwait(f);
 	if (status == SMBD_STATUS_ASYNC) {
 		return; /* the handler started another job */
+	}
+	/* A LOGOFF or TREE_DISCONNECT while it waited may have freed what
+	 * the request was dispatched with: look them up again. */
+	req->session = smbd_session_find(req->conn, req->session_id);
+	req->tcon = req->session != NULL
+			    ? smbd_tcon_find(req->session, req->tree_id)
+			    : NULL;
+	if (req->session == NULL && waited && f->wait_sign.sign &&
+	    !req->sign_after_free) {
+		req->sign_after_free = true;
+		req->sign_algo = f->wait_sign.algo;
+		memcpy(req->sign_key, f->wait_sign.key, 16);
 	}
 	if (!frame_reply(f, status)) {
 		smbd_conn_disconnect(f->conn, req->disconnect

@@ -62,6 +62,7 @@
 
 struct notify_change {
 	uint32_t action;
+	bool absorbed;		/* ADDED: the create's own attribute write */
 	char *name;		/* relative to the watched directory, '\\' */
 };
 
@@ -82,6 +83,7 @@ struct notify_state {
 	unsigned nq;
 	bool overflow;
 	bool gone;		/* the directory was removed */
+	uint32_t buf_size;	/* the first request's OutputBufferLength */
 	struct notify_pending *pending;	/* waiting requests, oldest first */
 	struct ev_timer *cleanup;	/* completes them after the close */
 };
@@ -246,6 +248,13 @@ static NTSTATUS notify_reply(struct notify_state *ns, struct smb2_request *req,
 {
 	NTSTATUS status = NT_STATUS_OK;
 
+	/* Windows sizes the change buffer by the open's first request:
+	 * a later, larger request does not make room (smbtorture
+	 * smb2.notify.valid-req: "if the first notify returns
+	 * NOTIFY_ENUM_DIR, all do"). */
+	if (ns->buf_size < out_len) {
+		out_len = ns->buf_size;
+	}
 	if (ns->overflow ||
 	    !notify_encode(ns, req->out, req->out_hdr, out_len)) {
 		/* 3.3.5.19: the changes do not fit: the client lists the
@@ -445,17 +454,28 @@ static void notify_queue(struct notify_state *ns, uint32_t action,
 		ns->overflow = true;
 		return;
 	}
-	for (i = 0; i < ns->nq; i++) {
-		/* A change already queued for the name says it (the xattrs
-		 * a create writes are part of the create). */
-		if (strcmp(ns->q[i].name, full) == 0 &&
-		    action == FILE_ACTION_MODIFIED &&
-		    (ns->q[i].action == FILE_ACTION_MODIFIED ||
-		     ns->q[i].action == FILE_ACTION_ADDED ||
-		     ns->q[i].action == FILE_ACTION_RENAMED_NEW_NAME)) {
+	for (i = ns->nq; i-- > 0 && action == FILE_ACTION_MODIFIED;) {
+		struct notify_change *c = &ns->q[i];
+
+		if (strcmp(c->name, full) != 0) {
+			continue;
+		}
+		/* The first attribute change right after a create is the
+		 * create's own (DOS attributes, create time): part of ADDED.
+		 * Later ones are one MODIFIED (smbtorture
+		 * smb2.notify.valid-req). */
+		if ((c->action == FILE_ACTION_ADDED ||
+		     c->action == FILE_ACTION_RENAMED_NEW_NAME) &&
+		    !c->absorbed) {
+			c->absorbed = true;
 			talloc_free(full);
 			return;
 		}
+		if (c->action == FILE_ACTION_MODIFIED) {
+			talloc_free(full);
+			return;
+		}
+		break;
 	}
 	if (ns->nq >= NOTIFY_MAX_QUEUED) {
 		talloc_free(full);
@@ -471,6 +491,7 @@ static void notify_queue(struct notify_state *ns, uint32_t action,
 	}
 	ns->q = q;
 	q[ns->nq].action = action;
+	q[ns->nq].absorbed = false;
 	q[ns->nq].name = full;
 	ns->nq++;
 }
@@ -716,6 +737,7 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 		ns->op = op;
 		ns->w = w;
 		ns->filter = filter;
+		ns->buf_size = out_len;
 		ns->tree = (flags & SMB2_WATCH_TREE) != 0;
 		ns->next = nc->list;
 		if (ns->next != NULL) {
