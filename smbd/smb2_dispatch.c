@@ -240,6 +240,7 @@ struct smb2_frame {
 static void smb2_decide_signing(struct smb2_request *req,
 				struct smb2_reply_sign *rs);
 static bool frame_encrypt(struct smb2_frame *f, uint8_t **data, size_t *len);
+static void frame_flush_before_wait(struct smb2_frame *f);
 
 static void frame_unwait(struct smb2_frame *f)
 {
@@ -310,7 +311,13 @@ void smb2_request_set_cancel(struct smb2_request *req,
 	struct smb2_frame *f = req->frame;
 
 	smb2_decide_signing(req, &f->wait_sign);
-	if (f->async_id == 0 && f->n == 1) {
+	if (f->async_id == 0 && f->n > 1 && f->next == f->n) {
+		/* The last of a compound: the others' replies go first. */
+		frame_flush_before_wait(f);
+		if (f->nrep == 0) {
+			frame_send_interim(f);
+		}
+	} else if (f->async_id == 0 && f->n == 1) {
 		frame_send_interim(f);
 	}
 	f->cancel_fn = fn;
@@ -615,9 +622,9 @@ void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
 	smbd_conn_send_frame(conn, buf, 4 + hdr + msg_len);
 }
 
-static void frame_send(struct smb2_frame *f)
+/* Pad, sign and encrypt the replies f->rs[0..nrep) in f->out. */
+static bool frame_seal(struct smb2_frame *f)
 {
-	struct smbd_conn *conn = f->conn;
 	size_t i;
 
 	/* The last reply of a compound is padded to 8 bytes as well, as
@@ -637,8 +644,51 @@ static void frame_send(struct smb2_frame *f)
 			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
 		smb2_sign(f->rs[i].algo, f->rs[i].key, h, end - f->rs[i].hdr);
 	}
-	if (f->out.len > 4 && f->encrypt_out &&
-	    !frame_encrypt(f, &f->out.data, &f->out.len)) {
+	return !(f->out.len > 4 && f->encrypt_out &&
+		 !frame_encrypt(f, &f->out.data, &f->out.len));
+}
+
+/*
+ * The last request of a compound will wait (CHANGE_NOTIFY, a lock, an
+ * open waiting for a break): the replies before it go now, as their own
+ * compound, and the waiting one gets its interim reply and later its
+ * final reply alone (smbtorture smb2.compound.interim1, interim3).
+ */
+static void frame_flush_before_wait(struct smb2_frame *f)
+{
+	struct smb2_request *req = &f->req;
+	struct wire_buf rest;
+	size_t hdr_len = req->out_hdr + SMB2_HDR_LEN;
+
+	if (f->nrep == 0) {
+		return;
+	}
+	/* This request's header space moves to a buffer of its own. */
+	wire_buf_init(&rest, f, 4 + SMB2_HDR_LEN + 256);
+	wire_push_zero(&rest, 4);
+	wire_push_bytes(&rest, f->out.data + req->out_hdr, SMB2_HDR_LEN);
+	if (rest.failed || f->out.len != hdr_len) {
+		return; /* a body was pushed already: keep them together */
+	}
+	f->out.len = req->out_before;
+	if (!frame_seal(f)) {
+		smbd_conn_disconnect(f->conn, "cannot encrypt a reply");
+		return;
+	}
+	smbd_conn_send_frame(f->conn, talloc_steal(NULL, f->out.data),
+			     f->out.len);
+	f->out = rest;
+	f->nrep = 0;
+	f->prev_hdr = (size_t)-1;
+	req->out_before = 4;
+	req->out_hdr = 4;
+}
+
+static void frame_send(struct smb2_frame *f)
+{
+	struct smbd_conn *conn = f->conn;
+
+	if (!frame_seal(f)) {
 		smbd_conn_disconnect(conn, "cannot encrypt a reply");
 		return;
 	}
@@ -662,7 +712,7 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	f->prev_sid = req->session_id;
 	f->prev_tid = req->tree_id;
 	memcpy(f->prev_fid, req->fid, 16);
-	f->prev_status = status;
+	f->prev_status = req->chain_ok ? NT_STATUS_OK : status;
 	if (req->disconnect || f->out.failed) {
 		return false;
 	}
@@ -805,6 +855,11 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job)
 {
 	req->frame->job = job;
+}
+
+bool smb2_request_is_last(const struct smb2_request *req)
+{
+	return req->frame->next == req->frame->n;
 }
 
 bool smb2_request_keep_input(struct smb2_request *req)

@@ -723,6 +723,13 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 	if (out_len > req->conn->max_trans) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	/* Windows answers a CHANGE_NOTIFY in the middle of a compound
+	 * with INTERNAL_ERROR (MS-SMB2 <159>; smbtorture
+	 * smb2.compound.interim2); the last one of a compound waits. */
+	if (!smb2_request_is_last(req)) {
+		req->chain_ok = true; /* the handle stays good for the rest */
+		return NT_STATUS_INTERNAL_ERROR;
+	}
 	ns = op->notify;
 	if (ns == NULL) {
 		struct notify_ctx *nc = notify_ctx(w);

@@ -68,6 +68,9 @@ struct smb2_request {
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
 	bool no_reply;		/* CANCEL: nothing goes back */
+	bool chain_ok;		/* an error that does not fail the related
+				 * requests after it (CHANGE_NOTIFY in a
+				 * compound's middle) */
 	bool sign_reply;	/* sign even if the session does not require
 				 * it (final SESSION_SETUP) */
 	bool sign_after_free;	/* LOGOFF: sign with the copy below */
@@ -111,6 +114,8 @@ void smb2_request_set_cancel(struct smb2_request *req,
  * encrypts. */
 void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
 			    uint16_t opcode, const uint8_t *body, size_t len);
+/* Whether req is the last request of its frame (alone or compound). */
+bool smb2_request_is_last(const struct smb2_request *req);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len, uint8_t *owned);
