@@ -309,6 +309,8 @@ typedef void (*status_db_fn)(char kind, uint32_t pid, uint64_t a, uint64_t b,
 /* Every record, read-only; -1 when there is no status database. */
 int status_db_walk(struct locking_db *db, status_db_fn fn, void *priv);
 void status_db_cleanup_pid(struct locking_db *db, uint32_t pid);
+/* Tree connects to the share (any worker; a traverse): `max connections`. */
+unsigned status_db_count_tcons(struct locking_db *db, const char *share);
 
 /* Every share-mode entry and lock, read-only (smbstatus). */
 struct share_mode_entry;

@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static TDB_DATA status_key(uint8_t buf[STATUS_KEY_LEN], char kind,
 			   uint32_t pid, uint64_t a, uint64_t b)
@@ -243,4 +244,38 @@ bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
 
 	(void)tdb_traverse_read(db->share, find_lease_fn, &fs);
 	return fs.found;
+}
+
+/* ---- `max connections`: tree connects of one share, all workers ---- */
+
+struct count_state {
+	const char *line;	/* "share=NAME\n" */
+	unsigned n;
+};
+
+static int count_tcon_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
+			 void *priv)
+{
+	struct count_state *cs = priv;
+	size_t ll = strlen(cs->line);
+
+	if (key.dsize == STATUS_KEY_LEN && key.dptr[0] == STATUS_TCON &&
+	    val.dsize >= ll && strncasecmp((const char *)val.dptr, cs->line,
+					   ll) == 0) {
+		cs->n++;
+	}
+	return 0;
+}
+
+unsigned status_db_count_tcons(struct locking_db *db, const char *share)
+{
+	char line[300];
+	struct count_state cs = {.line = line};
+
+	if (db == NULL || db->status == NULL) {
+		return 0;
+	}
+	snprintf(line, sizeof(line), "share=%s\n", share);
+	(void)tdb_traverse_read(db->status, count_tcon_fn, &cs);
+	return cs.n;
 }

@@ -8,6 +8,8 @@
 #include "smbd/access.h"
 #include "smbd/conn.h"
 #include "smbd/status.h"
+#include "locking/smbd_locking.h"
+#include "locking/locking.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/auth_str.h"
@@ -306,6 +308,15 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_INFO("%s: no share [%s]\n", req->conn->remote, name);
 		return st;
+	}
+	if (snum >= 0 && lp_int(lp, snum, LP_MAX_CONNECTIONS) > 0 &&
+	    status_db_count_tcons(smbd_locking(req->conn->worker), name) >=
+		    (unsigned)lp_int(lp, snum, LP_MAX_CONNECTIONS)) {
+		/* Counted across workers in smbd_status.tdb; as Samba. */
+		DBG_WARNING("%s: max connections (%d) reached for [%s]\n",
+			    req->conn->remote,
+			    lp_int(lp, snum, LP_MAX_CONNECTIONS), name);
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	t = talloc_zero(s, struct smbd_tcon);
 	if (t == NULL) {

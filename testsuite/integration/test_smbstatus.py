@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""smbstatus (locking/smbstatus.c) against a running server.
+"""smbd_status.tdb's users: smbstatus and `max connections`.
+
+smbstatus (locking/smbstatus.c) against a running server.
 
 A client logs on, connects the share, holds a file open with a batch
 oplock and a share mode, and a byte-range lock: smbstatus lists the
@@ -85,6 +87,50 @@ class SmbstatusTests(unittest.TestCase):
         self.assertTrue(h.wait_until(
             lambda: "status-file.txt" not in self.status("-B") and
             USER not in self.status(), 5.0), self.status("-B"))
+
+
+class MaxConnectionsTests(unittest.TestCase):
+    """`max connections = 1`: a second tree connect to the share, from
+    another connection (maybe another worker), is refused with
+    STATUS_INSUFFICIENT_RESOURCES until the first goes."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(workers=2, share_options=[("max connections",
+                                                      "1")])
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def connect(self):
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                          timeout=NET_TIMEOUT)
+        c.login(USER, PASSWORD)
+        return c
+
+    def test_limit(self):
+        c1 = self.connect()
+        c1.connectTree("share")
+        c2 = self.connect()
+        with self.assertRaises(Exception) as e:
+            c2.connectTree("share")
+        self.assertIn("STATUS_INSUFFICIENT_RESOURCES", str(e.exception))
+        c1.close()
+        self.assertTrue(h.wait_until(lambda: self._try(c2), 5.0))
+        c2.close()
+
+    @staticmethod
+    def _try(c):
+        try:
+            c.connectTree("share")
+            return True
+        except Exception:
+            return False
 
 
 if __name__ == "__main__":
