@@ -47,6 +47,7 @@ static struct {
 	OSSL_PROVIDER *default_prov;
 	EVP_MD *md4, *md5, *sha256, *sha512;
 	EVP_CIPHER *rc4;
+	EVP_CIPHER *des;	/* DES-ECB, NTLMv1 only (may be NULL) */
 	EVP_CIPHER *aead[N_AEAD];
 	EVP_MAC *hmac, *cmac;
 	pthread_key_t tls_key;
@@ -136,6 +137,11 @@ static bool load_legacy(void)
 	}
 	g.md4 = EVP_MD_fetch(g.legacy_ctx, "MD4", NULL);
 	g.rc4 = EVP_CIPHER_fetch(g.legacy_ctx, "RC4", NULL);
+	/* Optional: without it NTLMv1 logons are refused. */
+	g.des = EVP_CIPHER_fetch(g.legacy_ctx, "DES-ECB", NULL);
+	if (g.des == NULL) {
+		ERR_clear_error();
+	}
 	if (g.md4 == NULL || g.rc4 == NULL) {
 		log_openssl_errors("fetch MD4/RC4");
 		return false;
@@ -468,6 +474,45 @@ void crypto_rc4_oneshot(const uint8_t *key, size_t keylen, uint8_t *data,
 		crypto_fatal("RC4 init");
 	}
 	rc4_xor(t->rc4, data, len);
+}
+
+/* ---- DES (NTLMv1) ------------------------------------------------------- */
+
+/* MS-NLMP 6 (DES with a 7-byte key): 56 key bits spread over 8 bytes,
+ * the low bit of each (parity) left to DES. */
+static void des_key56(const uint8_t k7[7], uint8_t k8[8])
+{
+	int i;
+
+	k8[0] = k7[0];
+	for (i = 1; i < 7; i++) {
+		k8[i] = (uint8_t)((k7[i - 1] << (8 - i)) | (k7[i] >> i));
+	}
+	k8[7] = (uint8_t)(k7[6] << 1);
+}
+
+bool crypto_des_ecb7(const uint8_t key7[7], const uint8_t in[8],
+		     uint8_t out[8])
+{
+	EVP_CIPHER_CTX *c;
+	uint8_t k8[8];
+	int n = 0, ok;
+
+	tls_get();
+	if (!g.legacy_ok || g.des == NULL) {
+		return false;
+	}
+	des_key56(key7, k8);
+	c = EVP_CIPHER_CTX_new();
+	if (c == NULL) {
+		return false;
+	}
+	ok = EVP_EncryptInit_ex2(c, g.des, k8, NULL, NULL) &&
+	     EVP_CIPHER_CTX_set_padding(c, 0) &&
+	     EVP_EncryptUpdate(c, out, &n, in, 8) && n == 8;
+	EVP_CIPHER_CTX_free(c);
+	OPENSSL_cleanse(k8, sizeof(k8));
+	return ok;
 }
 
 /* ---- KDF -------------------------------------------------------------- */

@@ -88,6 +88,11 @@ void crypto_rc4_update(struct crypto_rc4 *st, uint8_t *data, size_t len);
 void crypto_rc4_oneshot(const uint8_t *key, size_t keylen, uint8_t *data,
 			size_t len);
 
+/* One DES-ECB block with a 7-byte (56-bit) key, as NTLMv1 uses it
+ * (MS-NLMP 6).  false when the legacy provider has no DES-ECB. */
+bool crypto_des_ecb7(const uint8_t key7[7], const uint8_t in[8],
+		     uint8_t out[8]);
+
 /*
  * SP800-108 KDF in counter mode, PRF HMAC-SHA256, r = 32 (MS-SMB2 3.1.4.2):
  *   K(i) = HMAC(key, [i]_4 || label || 0x00 || context || [L]_4)

@@ -6,10 +6,11 @@
  * keeps copies of NEGOTIATE and CHALLENGE because the MIC (3.1.5.1.2) is an
  * HMAC over all three messages.
  *
- * Only NTLMv2 responses are verified: NTLMv1 would need DES, which
- * lib/crypto.h does not offer, so it is refused whatever "ntlm auth" says
- * (logged).  LMv2 is ignored, as Windows servers do when an NTLMv2 response
- * is present.
+ * NTLMv2 responses are verified; NTLMv1 (with or without extended
+ * session security) only where "ntlm auth = ntlmv1-permitted" (or "yes")
+ * allows it, as Samba 4.17, and refused with a log line otherwise.  LM
+ * responses are never checked (no LM hashes are stored), and LMv2 is
+ * ignored, as Windows servers do when an NTLMv2 response is present.
  *
  * Unknown users and wrong passwords give the same status and the same log
  * line, and cost the same HMAC work, so the reply says nothing about which
@@ -670,6 +671,104 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 	return status;
 }
 
+/* MS-NLMP 6 DESL(): the 16-byte key as three DES keys over one block. */
+static bool desl(const uint8_t k[16], const uint8_t d[8], uint8_t out[24])
+{
+	uint8_t k3[7] = {k[14], k[15], 0, 0, 0, 0, 0};
+
+	return crypto_des_ecb7(k, d, out) && crypto_des_ecb7(k + 7, d, out + 8) &&
+	       crypto_des_ecb7(k3, d, out + 16);
+}
+
+bool ntlmssp_v1_response(const uint8_t nt_hash[16],
+			 const uint8_t server_chal[8],
+			 const uint8_t *client_chal, uint8_t out[24])
+{
+	uint8_t both[16], digest[16];
+
+	if (client_chal == NULL) {
+		return desl(nt_hash, server_chal, out);
+	}
+	/* 3.3.1 with NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY. */
+	memcpy(both, server_chal, 8);
+	memcpy(both + 8, client_chal, 8);
+	crypto_md5(both, 16, digest);
+	return desl(nt_hash, digest, out);
+}
+
+void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
+		     const uint8_t *client_chal, uint8_t base[16],
+		     uint8_t kxkey[16])
+{
+	crypto_md4(nt_hash, 16, base);
+	if (client_chal == NULL) {
+		memcpy(kxkey, base, 16);
+		return;
+	}
+	/* 3.4.5.1 KXKEY with extended session security. */
+	{
+		uint8_t both[16];
+		struct crypto_iov iov = {both, 16};
+
+		memcpy(both, server_chal, 8);
+		memcpy(both + 8, client_chal, 8);
+		crypto_hmac_md5(base, 16, &iov, 1, kxkey);
+	}
+}
+
+/*
+ * NTLMv1 (3.3.1), only when "ntlm auth" permits it.  Unknown users are
+ * checked against a dummy hash, as for v2.
+ */
+static NTSTATUS auth_user_v1(struct ntlmssp_server *s,
+			     const struct ntlmssp_auth_msg *am,
+			     struct auth_user_info *info)
+{
+	static const uint8_t dummy_hash[16];
+	const uint8_t *cchal = NULL;
+	uint8_t want[24], base[16], key[16];
+	bool ok;
+	NTSTATUS status;
+
+	if (s->flags & NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY) {
+		/* The client challenge is the LM response's first half. */
+		if (am->lm.len != 24) {
+			return NT_STATUS_LOGON_FAILURE;
+		}
+		cchal = am->lm.data;
+	}
+	if (!ntlmssp_v1_response(info != NULL && info->has_nt_hash
+					 ? info->nt_hash
+					 : dummy_hash,
+				 s->challenge, cchal, want)) {
+		DBG_WARNING("NTLMv1 logon refused: no DES in the OpenSSL "
+			    "legacy provider\n");
+		return NT_STATUS_LOGON_FAILURE;
+	}
+	ok = crypto_memeq(want, am->nt.data, 24);
+	if (info == NULL || !info->has_nt_hash || !ok) {
+		return NT_STATUS_LOGON_FAILURE;
+	}
+	ntlmssp_v1_keys(info->nt_hash, s->challenge, cchal, base, key);
+	if (s->flags & NTLMSSP_NEGOTIATE_KEY_EXCH) {
+		uint8_t kx[16];
+
+		if (am->enc_key.len != 16) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		memcpy(kx, key, 16);
+		memcpy(key, am->enc_key.data, 16);
+		crypto_rc4_oneshot(kx, 16, key, 16);
+		memset(kx, 0, sizeof(kx));
+	}
+	memcpy(s->result.session_key, key, 16);
+	s->result.has_session_key = true;
+	status = derive_keys(s, key);
+	memset(base, 0, sizeof(base));
+	memset(key, 0, sizeof(key));
+	return status;
+}
+
 /* Account state is only revealed once the password was proven. */
 static NTSTATUS check_account(const struct auth_user_info *info)
 {
@@ -730,13 +829,36 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 		return NT_STATUS_LOGON_FAILURE;
 	}
 	if (am.nt.len == 24) {
-		/* NTLMv1 (3.3.1): needs DES, which lib/crypto.h lacks. */
-		DBG_NOTICE("NTLMv1 logon for [%s] from %s refused (%s)\n",
-			   s->result.client_user, s->remote_addr,
-			   s->cfg->ntlm_auth == AUTH_NTLM_NTLMV1_PERMITTED
-				   ? "not implemented"
-				   : "ntlm auth = ntlmv2-only");
-		return NT_STATUS_LOGON_FAILURE;
+		if (s->cfg->ntlm_auth != AUTH_NTLM_NTLMV1_PERMITTED) {
+			DBG_NOTICE("NTLMv1 logon for [%s] from %s refused "
+				   "(ntlm auth = ntlmv2-only)\n",
+				   s->result.client_user, s->remote_addr);
+			return NT_STATUS_LOGON_FAILURE;
+		}
+		status = s->lookup(s->priv, s, s->result.client_user,
+				   s->result.client_domain, &info);
+		if (status == NT_STATUS_NO_SUCH_USER) {
+			info = NULL;
+		} else if (!NT_STATUS_IS_OK(status)) {
+			return NT_STATUS_LOGON_FAILURE;
+		}
+		status = auth_user_v1(s, &am, info);
+		if (info == NULL && s->cfg->map_to_guest_bad_user &&
+		    status == NT_STATUS_LOGON_FAILURE) {
+			return finish_guest(s);
+		}
+		if (NT_STATUS_IS_OK(status)) {
+			status = check_account(info);
+		}
+		if (!NT_STATUS_IS_OK(status)) {
+			log_failure(s, status);
+			return status;
+		}
+		s->result.user = info;
+		DBG_INFO("user [%s]\\[%s] authenticated with NTLMv1 from %s\n",
+			 s->result.client_domain, s->result.client_user,
+			 s->remote_addr);
+		return NT_STATUS_OK;
 	}
 	/* NTProofStr (16) + the 28-byte fixed part + AV pairs (>= 4). */
 	if (am.nt.len < 48 || am.nt.data[16] != 1 || am.nt.data[17] != 1) {

@@ -90,6 +90,16 @@ struct ntlmssp_server *ntlmssp_server_new(TALLOC_CTX *mem_ctx,
 					  auth_lookup_fn lookup, void *priv,
 					  const char *remote_addr);
 
+/* NTLMv1 (MS-NLMP 3.3.1): the 24-byte NtChallengeResponse, with extended
+ * session security when client_chal (8 bytes) is given; false when DES is
+ * not available.  And the SessionBaseKey and KXKEY (3.4.5.1). */
+bool ntlmssp_v1_response(const uint8_t nt_hash[16],
+			 const uint8_t server_chal[8],
+			 const uint8_t *client_chal, uint8_t out[24]);
+void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
+		     const uint8_t *client_chal, uint8_t base[16],
+		     uint8_t kxkey[16]);
+
 /* Tests and fuzzers only: a fixed challenge and timestamp. */
 void ntlmssp_server_fix_challenge(struct ntlmssp_server *s,
 				  const uint8_t challenge[8],

@@ -1001,10 +1001,38 @@ static void test_strings(void **state)
 	talloc_free(mem_ctx);
 }
 
+/* MS-NLMP 4.2.2 (NTLMv1) and 4.2.3 (NTLMv1 with client challenge). */
+static void test_v1_vectors(void **state)
+{
+	static const uint8_t server_chal[8] = {0x01, 0x23, 0x45, 0x67,
+					       0x89, 0xab, 0xcd, 0xef};
+	static const uint8_t client_chal[8] = {0xaa, 0xaa, 0xaa, 0xaa,
+					       0xaa, 0xaa, 0xaa, 0xaa};
+	uint8_t nt_hash[16], resp[24], base[16], kx[16];
+
+	assert_int_equal(unhex("a4f49c406510bdcab6824ee7c30fd852", nt_hash,
+			       16),
+			 16);
+	assert_true(ntlmssp_v1_response(nt_hash, server_chal, NULL, resp));
+	assert_hex(resp, 24,
+		   "67c43011f30298a2ad35ece64f16331c44bdbed927841f94");
+	ntlmssp_v1_keys(nt_hash, server_chal, NULL, base, kx);
+	assert_hex(base, 16, "d87262b0cde4b1cb7499becccdf10784");
+	assert_hex(kx, 16, "d87262b0cde4b1cb7499becccdf10784");
+
+	assert_true(ntlmssp_v1_response(nt_hash, server_chal, client_chal,
+					resp));
+	assert_hex(resp, 24,
+		   "7537f803ae367128ca458204bde7caf81e97ed2683267232");
+	ntlmssp_v1_keys(nt_hash, server_chal, client_chal, base, kx);
+	assert_hex(kx, 16, "eb93429a8bd952f8b89c55b87f475edc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_v1_vectors),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_v2_vector_exchange),
 		cmocka_unit_test(test_full_exchange_mic),
