@@ -784,12 +784,49 @@ static NTSTATUS check_account(const struct auth_user_info *info)
 	return NT_STATUS_OK;
 }
 
+/* Look the user up, check the response (v1 or v2), map a bad user to
+ * guest where configured, check the account, log the outcome. */
+static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
+				  size_t in_len,
+				  const struct ntlmssp_auth_msg *am, bool v1)
+{
+	struct auth_user_info *info = NULL;
+	NTSTATUS status;
+
+	status = s->lookup(s->priv, s, s->result.client_user,
+			   s->result.client_domain, &info);
+	if (status == NT_STATUS_NO_SUCH_USER) {
+		info = NULL;
+	} else if (!NT_STATUS_IS_OK(status)) {
+		DBG_WARNING("user lookup for [%s] failed: %s\n",
+			    s->result.client_user, nt_errstr(status));
+		return NT_STATUS_LOGON_FAILURE;
+	}
+	status = v1 ? auth_user_v1(s, am, info)
+		    : auth_user_v2(s, in, in_len, am, info);
+	if (info == NULL && s->cfg->map_to_guest_bad_user &&
+	    status == NT_STATUS_LOGON_FAILURE) {
+		return finish_guest(s);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_account(info);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		log_failure(s, status);
+		return status;
+	}
+	s->result.user = info;
+	DBG_INFO("user [%s]\\[%s] authenticated%s from %s\n",
+		 s->result.client_domain, s->result.client_user,
+		 v1 ? " with NTLMv1" : "", s->remote_addr);
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 				    const uint8_t *in, size_t in_len)
 {
 	bool unicode = s->flags & NTLMSSP_NEGOTIATE_UNICODE;
 	struct ntlmssp_auth_msg am;
-	struct auth_user_info *info = NULL;
 	NTSTATUS status;
 
 	status = ntlmssp_parse_authenticate(in, in_len, &am);
@@ -835,30 +872,7 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 				   s->result.client_user, s->remote_addr);
 			return NT_STATUS_LOGON_FAILURE;
 		}
-		status = s->lookup(s->priv, s, s->result.client_user,
-				   s->result.client_domain, &info);
-		if (status == NT_STATUS_NO_SUCH_USER) {
-			info = NULL;
-		} else if (!NT_STATUS_IS_OK(status)) {
-			return NT_STATUS_LOGON_FAILURE;
-		}
-		status = auth_user_v1(s, &am, info);
-		if (info == NULL && s->cfg->map_to_guest_bad_user &&
-		    status == NT_STATUS_LOGON_FAILURE) {
-			return finish_guest(s);
-		}
-		if (NT_STATUS_IS_OK(status)) {
-			status = check_account(info);
-		}
-		if (!NT_STATUS_IS_OK(status)) {
-			log_failure(s, status);
-			return status;
-		}
-		s->result.user = info;
-		DBG_INFO("user [%s]\\[%s] authenticated with NTLMv1 from %s\n",
-			 s->result.client_domain, s->result.client_user,
-			 s->remote_addr);
-		return NT_STATUS_OK;
+		return authenticate_user(s, in, in_len, &am, true);
 	}
 	/* NTProofStr (16) + the 28-byte fixed part + AV pairs (>= 4). */
 	if (am.nt.len < 48 || am.nt.data[16] != 1 || am.nt.data[17] != 1) {
@@ -866,32 +880,7 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 		return NT_STATUS_LOGON_FAILURE;
 	}
 
-	status = s->lookup(s->priv, s, s->result.client_user,
-			   s->result.client_domain, &info);
-	if (status == NT_STATUS_NO_SUCH_USER) {
-		info = NULL;
-	} else if (!NT_STATUS_IS_OK(status)) {
-		DBG_WARNING("user lookup for [%s] failed: %s\n",
-			    s->result.client_user, nt_errstr(status));
-		return NT_STATUS_LOGON_FAILURE;
-	}
-	status = auth_user_v2(s, in, in_len, &am, info);
-	if (info == NULL && s->cfg->map_to_guest_bad_user &&
-	    status == NT_STATUS_LOGON_FAILURE) {
-		return finish_guest(s);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = check_account(info);
-	}
-	if (!NT_STATUS_IS_OK(status)) {
-		log_failure(s, status);
-		return status;
-	}
-	s->result.user = info;
-	DBG_INFO("user [%s]\\[%s] authenticated from %s\n",
-		 s->result.client_domain, s->result.client_user,
-		 s->remote_addr);
-	return NT_STATUS_OK;
+	return authenticate_user(s, in, in_len, &am, false);
 }
 
 NTSTATUS ntlmssp_server_update(struct ntlmssp_server *s, TALLOC_CTX *mem_ctx,
