@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_notify.py \
 	testsuite/integration/test_smbstatus.py \
 	testsuite/integration/test_ntlmv1.py \
+	testsuite/integration/test_guest.py \
 	testsuite/integration/test_crash.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
