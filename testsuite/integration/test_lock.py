@@ -282,6 +282,10 @@ class LockTests:
         if self.WORKERS != 2:
             self.skipTest("needs two workers")
         (c1, smb1, tid1), (c2, smb2, tid2) = self.two_conns()
+        # The checks after the kill go through a connection of their own
+        # on the surviving worker: impacket connections are not shared
+        # between threads (load_b uses smb2).
+        _, smb3c, tid3c = self.connect_on_worker(1)
         x = EXCLUSIVE | FAIL_IMMEDIATELY
         held = smb1.create(tid1, "held.dat",
                            s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, 0,
@@ -329,11 +333,11 @@ class LockTests:
         killed.set()
         # What the dead worker's client held is free at once.
         self.assertTrue(h.wait_until(
-            lambda: lock(smb2, tid2, self.open(smb2, tid2,
-                                               "held-lock.dat"),
+            lambda: lock(smb3c, tid3c, self.open(smb3c, tid3c,
+                                                 "held-lock.dat"),
                          [(0, 4096, x)]) == 0, 5.0),
             self.smbd.log_tail())
-        again = smb2.create(tid2, "held.dat",
+        again = smb3c.create(tid3c, "held.dat",
                             s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, 0,
                             s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
         self.assertTrue(again)
