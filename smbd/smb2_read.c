@@ -84,15 +84,16 @@ static void read_orphan(void *p)
 
 /*
  * A read the page cache can serve whole is done here, on the loop
- * thread: preadv2(RWF_NOWAIT) never blocks on the disk (EAGAIN, or a
+ * thread, straight from the open's fd (nothing can close it meanwhile):
+ * preadv2(RWF_NOWAIT) never blocks on the disk (EAGAIN, or a
  * short count, when a page is not cached; the pool then does it).  The
  * fd was opened with the session user's rights, so reading it as the
  * daemon changes nothing about who may read what.
  */
-static bool read_cached(struct read_state *st)
+static bool read_cached(struct read_state *st, int fd)
 {
 	struct iovec iov = {.iov_base = st->buf, .iov_len = st->length};
-	ssize_t n = preadv2(st->fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
+	ssize_t n = preadv2(fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
 
 	if (n < 0 || (size_t)n != st->length) {
 		return false;
@@ -216,27 +217,28 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	}
 	st->base = talloc_size(st, READ_REPLY_ROOM + (size_t)length);
 	st->buf = st->base ? st->base + READ_REPLY_ROOM : NULL;
-	/* Our own fd: a CLOSE racing this read must not pull it away. */
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->buf == NULL || st->fd == -1) {
-		if (st->fd != -1) {
-			close(st->fd);
-		}
-		talloc_free(st);
-		return NT_STATUS_NO_MEMORY;
-	}
+	st->fd = -1;
 	st->offset = offset;
 	st->length = length;
 	st->min_count = min_count;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	if (st->buf == NULL || (op->stream != NULL && st->stream == NULL)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
 	op->position = offset + length;
-	if (st->stream == NULL && read_cached(st)) {
+	if (st->stream == NULL && read_cached(st, op->fd)) {
 		/* Served from the page cache on the loop thread: no hop
 		 * through the pool.  st belongs to the request now. */
-		close(st->fd);
-		st->fd = -1;
 		(void)talloc_steal(req->mem_ctx, st);
 		return read_done(req, st);
+	}
+	/* Our own fd for the pool: a CLOSE racing this read must not pull
+	 * it away. */
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
 	}
 	return smb2_job_run(req, st, read_job, read_done, read_orphan);
 }
