@@ -212,29 +212,17 @@ struct find_lease_state {
 	bool found;
 };
 
-static int find_lease_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
-			 void *priv)
+static void find_lease_fn(const struct file_key *k, uint16_t flags,
+			  const struct share_mode_entry *e, void *priv)
 {
 	struct find_lease_state *fs = priv;
-	struct locking_rec_iter it;
-	struct share_mode_entry e;
-	struct file_key k;
 
-	if (!walk_key(key, &k) ||
-	    !NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, val.dptr,
-						      val.dsize))) {
-		return 0;
+	if (!fs->found && e->caching == CACHING_LEASE &&
+	    memcmp(e->client_guid, fs->guid, 16) == 0 &&
+	    memcmp(e->lease_key, fs->key, 16) == 0) {
+		*fs->k = *k;
+		fs->found = true;
 	}
-	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
-		if (e.caching == CACHING_LEASE &&
-		    memcmp(e.client_guid, fs->guid, 16) == 0 &&
-		    memcmp(e.lease_key, fs->key, 16) == 0) {
-			*fs->k = k;
-			fs->found = true;
-			return 1; /* stop */
-		}
-	}
-	return 0;
 }
 
 bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
@@ -242,7 +230,7 @@ bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
 {
 	struct find_lease_state fs = {.guid = guid, .key = key, .k = k};
 
-	(void)tdb_traverse_read(db->share, find_lease_fn, &fs);
+	(void)share_mode_walk(db, find_lease_fn, &fs);
 	return fs.found;
 }
 

@@ -45,6 +45,9 @@ struct smbd_worker {
 	/* Opens by FileId.Volatile across connections: breaks name them. */
 #define SMBD_WORKER_OPEN_BUCKETS 1024
 	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
+	/* Opens holding a lease, by lease key: lease creates and acks. */
+#define SMBD_WORKER_LEASE_BUCKETS 256
+	struct smbd_open *lease_hash[SMBD_WORKER_LEASE_BUCKETS];
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */

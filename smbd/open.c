@@ -41,6 +41,13 @@ struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id)
 	return NULL;
 }
 
+static struct smbd_open **lease_bucket(struct smbd_worker *w,
+				       const uint8_t key[16])
+{
+	return &w->lease_hash[(le64(key) ^ le64(key + 8)) %
+			      SMBD_WORKER_LEASE_BUCKETS];
+}
+
 static void open_unhash(struct smbd_open *op)
 {
 	struct smbd_open **pp;
@@ -55,6 +62,14 @@ static void open_unhash(struct smbd_open *op)
 			break;
 		}
 	}
+	for (pp = lease_bucket(op->worker, op->lease_key);
+	     op->lease_linked && *pp != NULL; pp = &(*pp)->lhnext) {
+		if (*pp == op) {
+			*pp = op->lhnext;
+			break;
+		}
+	}
+	op->lease_linked = false;
 	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
 	     pp = &(*pp)->hnext) {
 		if (*pp == op) {
@@ -164,24 +179,28 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 	return NT_STATUS_OK;
 }
 
+void smbd_open_lease_link(struct smbd_open *op)
+{
+	struct smbd_open **b = lease_bucket(op->worker, op->lease_key);
+
+	op->lhnext = *b;
+	*b = op;
+	op->lease_linked = true;
+}
+
 struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 				       const uint8_t key[16])
 {
-	struct smbd_worker *w = conn->worker;
-	unsigned i;
+	struct smbd_open *op;
 
-	/* Every open of the worker: a client may acknowledge a lease break
-	 * on another of its connections (smbtorture v2_complex2). */
-	for (i = 0; i < SMBD_WORKER_OPEN_BUCKETS; i++) {
-		struct smbd_open *op;
-
-		for (op = w->open_hash[i]; op != NULL; op = op->whnext) {
-			if (op->caching == CACHING_LEASE &&
-			    memcmp(op->lease_key, key, 16) == 0 &&
-			    memcmp(op->client_guid, conn->client_guid, 16) ==
-				    0) {
-				return op;
-			}
+	/* Any connection of the client: a lease break may be acknowledged
+	 * on another one (smbtorture v2_complex2). */
+	for (op = *lease_bucket(conn->worker, key); op != NULL;
+	     op = op->lhnext) {
+		if (op->caching == CACHING_LEASE &&
+		    memcmp(op->lease_key, key, 16) == 0 &&
+		    memcmp(op->client_guid, conn->client_guid, 16) == 0) {
+			return op;
 		}
 	}
 	return NULL;

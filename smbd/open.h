@@ -54,6 +54,8 @@ struct smb2_request;
 struct smbd_open {
 	struct smbd_open *hnext;	/* hash chain in the connection */
 	struct smbd_open *whnext;	/* hash chain in the worker */
+	struct smbd_open *lhnext;	/* worker->lease_hash chain */
+	bool lease_linked;
 	struct smbd_worker *worker;
 	struct smbd_conn *conn;
 	struct smbd_tcon *tcon;
@@ -115,10 +117,13 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 			  struct smbd_open **out);
 /* An open of this connection's client (its ClientGuid, on any of its
  * connections to this worker) that holds the lease with this key (a
- * lease names no file; its opens do), or NULL.  Walks the worker's
- * table: lease acknowledgements and lease creates only. */
+ * lease names no file; its opens do), or NULL.  One bucket of the
+ * worker's lease table. */
 struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 				       const uint8_t key[16]);
+/* Enter op (caching CACHING_LEASE, key and client GUID set) in the
+ * worker's lease table; it leaves with the open. */
+void smbd_open_lease_link(struct smbd_open *op);
 /* Remove from the table (further lookups fail) and take the fd away:
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);

@@ -783,6 +783,7 @@ static NTSTATUS create_share(struct smb2_request *req,
 		memcpy(op->client_guid, req->conn->client_guid, 16);
 		memcpy(op->parent_lease_key, st->parent_key, 16);
 		op->has_parent_key = st->has_parent_key;
+		smbd_open_lease_link(op);
 	} else if (res.granted != 0) {
 		op->caching = CACHING_OPLOCK;
 	}
