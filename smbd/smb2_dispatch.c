@@ -214,6 +214,7 @@ struct smb2_frame {
 	uint32_t prev_tid;
 	uint8_t prev_fid[16];
 	NTSTATUS prev_status;
+	bool chain_broken;	/* its first request was marked related */
 	struct smb2_request req;	/* the request being handled */
 	struct smb2_job *job;		/* in the pool, if any */
 	/* Encryption of the reply (3.3.4.1.4): the request came encrypted,
@@ -530,7 +531,14 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	}
 	req->credit_charge = charge;
 	if (req->related && req->first_in_chain) {
-		/* 3.3.5.2.7.2: the first request has nothing to relate to. */
+		/* 3.3.5.2.7.2: the first request has nothing to relate to,
+		 * and the related ones after it inherit nothing usable:
+		 * Windows fails them all alike, whatever FileId they name
+		 * (smbtorture compound.related9). */
+		req->frame->chain_broken = true;
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (req->related && req->frame->chain_broken) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	cmd = smb2_cmd_lookup(req->opcode);
@@ -712,7 +720,14 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	f->prev_sid = req->session_id;
 	f->prev_tid = req->tree_id;
 	memcpy(f->prev_fid, req->fid, 16);
-	f->prev_status = req->chain_ok ? NT_STATUS_OK : status;
+	if (req->opcode == SMB2_OP_CREATE) {
+		/* 3.3.5.2.7.2: the FileId a related request inherits comes
+		 * from the last CREATE; when that failed, the requests using
+		 * it fail the same way.  Windows lets other failures (a
+		 * WRITE without access) leave the handle usable for the
+		 * rest (smbtorture compound.related6). */
+		f->prev_status = status;
+	}
 	if (req->disconnect || f->out.failed) {
 		return false;
 	}

@@ -727,7 +727,6 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 	 * with INTERNAL_ERROR (MS-SMB2 <159>; smbtorture
 	 * smb2.compound.interim2); the last one of a compound waits. */
 	if (!smb2_request_is_last(req)) {
-		req->chain_ok = true; /* the handle stays good for the rest */
 		return NT_STATUS_INTERNAL_ERROR;
 	}
 	ns = op->notify;

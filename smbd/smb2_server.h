@@ -68,9 +68,6 @@ struct smb2_request {
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
 	bool no_reply;		/* CANCEL: nothing goes back */
-	bool chain_ok;		/* an error that does not fail the related
-				 * requests after it (CHANGE_NOTIFY in a
-				 * compound's middle) */
 	bool sign_reply;	/* sign even if the session does not require
 				 * it (final SESSION_SETUP) */
 	bool sign_after_free;	/* LOGOFF: sign with the copy below */
