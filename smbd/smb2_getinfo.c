@@ -317,6 +317,16 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	if (g->cls == FSCC_FILE_ALL_INFORMATION) {
 		/* FileAllInformation's name starts with a backslash. */
 		name = talloc_asprintf(req->mem_ctx, "\\%s", name);
+	} else if (g->cls == FSCC_FILE_NORMALIZED_NAME_INFORMATION &&
+		   op->stream != NULL) {
+		/* MS-FSCC 2.4.28: the normalized name of a stream open
+		 * names the stream too ("dir\\file:stream"). */
+		char *sname = vfs_stream_name(req->mem_ctx, op->stream);
+
+		if (sname != NULL) {
+			name = talloc_asprintf(req->mem_ctx, "%s:%s", name,
+					       sname);
+		}
 	}
 	c.name = name;
 	base = strrchr(op->path, '/');

@@ -28,6 +28,14 @@ static char *stream_of_xattr(char *x)
 	return x + prefix_len;
 }
 
+char *vfs_stream_name(TALLOC_CTX *mem_ctx, const char *xattr)
+{
+	char *x = talloc_strdup(mem_ctx, xattr);
+	char *name = x ? stream_of_xattr(x) : NULL;
+
+	return name ? talloc_strdup(mem_ctx, name) : NULL;
+}
+
 static NTSTATUS stream_listxattr(TALLOC_CTX *mem_ctx, int fd, char **buf,
 				 ssize_t *len)
 {

@@ -21,6 +21,9 @@
 /* An xattr value is at most 64 KiB on Linux (XATTR_SIZE_MAX). */
 #define VFS_STREAM_MAX (65536 - 1)
 
+/* The stream name ("NAME") an xattr holds, or NULL when it is not one
+ * of ours. */
+char *vfs_stream_name(TALLOC_CTX *mem_ctx, const char *xattr);
 /* The xattr holding stream `name` on fd (case-insensitive lookup of an
  * existing one; else the name a new one gets).  *exists tells which. */
 NTSTATUS vfs_stream_xattr(TALLOC_CTX *mem_ctx, int fd, const char *name,

@@ -87,10 +87,27 @@ static void test_roundtrip(void **state)
 	talloc_free(t);
 }
 
+/* The stream name back from its xattr; other xattrs are not streams. */
+static void test_stream_name(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	char *n;
+
+	(void)state;
+	n = vfs_stream_name(t, "user.DosStream.sTrEaM3:$DATA");
+	assert_non_null(n);
+	assert_string_equal(n, "sTrEaM3");
+	assert_null(vfs_stream_name(t, "user.DOSATTRIB"));
+	assert_null(vfs_stream_name(t, "user.DosStream.:$DATA"));
+	assert_null(vfs_stream_name(t, "user.DosStream.x"));
+	talloc_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_stream_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
