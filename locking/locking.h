@@ -311,6 +311,10 @@ int status_db_walk(struct locking_db *db, status_db_fn fn, void *priv);
 void status_db_cleanup_pid(struct locking_db *db, uint32_t pid);
 /* Tree connects to the share (any worker; a traverse): `max connections`. */
 unsigned status_db_count_tcons(struct locking_db *db, const char *share);
+/* Whether a file below share-relative directory dir (of the share at
+ * sharepath) is open on any worker (a directory rename refuses then). */
+bool status_db_open_below(struct locking_db *db, const char *sharepath,
+			  const char *dir);
 
 /* Every share-mode entry and lock, read-only (smbstatus). */
 struct share_mode_entry;

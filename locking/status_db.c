@@ -267,3 +267,69 @@ unsigned status_db_count_tcons(struct locking_db *db, const char *share)
 	(void)tdb_traverse_read(db->status, count_tcon_fn, &cs);
 	return cs.n;
 }
+
+/* ---- a directory rename: is anything below it open? ---- */
+
+struct below_state {
+	const char *sharepath;
+	const char *dir;
+	bool found;
+};
+
+/* The value of "\nKEY=" in a status text record (not terminated: up to
+ * the next newline), or NULL. */
+static const char *status_field(TDB_DATA val, const char *key, size_t *len)
+{
+	const char *p = (const char *)val.dptr, *end = p + val.dsize;
+	size_t kl = strlen(key);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		if ((size_t)(le - p) > kl && memcmp(p, key, kl) == 0 &&
+		    p[kl] == '=') {
+			*len = (size_t)(le - p) - kl - 1;
+			return p + kl + 1;
+		}
+		p = le + 1;
+	}
+	return NULL;
+}
+
+static int open_below_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
+			 void *priv)
+{
+	struct below_state *bs = priv;
+	size_t sl, nl, dl = strlen(bs->dir);
+	const char *sp, *name;
+
+	if (key.dsize != STATUS_KEY_LEN || key.dptr[0] != STATUS_OPEN) {
+		return 0;
+	}
+	sp = status_field(val, "sharepath", &sl);
+	name = status_field(val, "name", &nl);
+	if (sp == NULL || name == NULL || sl != strlen(bs->sharepath) ||
+	    memcmp(sp, bs->sharepath, sl) != 0) {
+		return 0;
+	}
+	if ((dl == 0 && nl > 0) ||
+	    (nl > dl + 1 && memcmp(name, bs->dir, dl) == 0 &&
+	     name[dl] == '/')) {
+		bs->found = true;
+		return -1; /* stop the traverse */
+	}
+	return 0;
+}
+
+bool status_db_open_below(struct locking_db *db, const char *sharepath,
+			  const char *dir)
+{
+	struct below_state bs = {.sharepath = sharepath, .dir = dir};
+
+	if (db == NULL || db->status == NULL) {
+		return false;
+	}
+	(void)tdb_traverse_read(db->status, open_below_fn, &bs);
+	return bs.found;
+}

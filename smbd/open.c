@@ -328,6 +328,19 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	return share_mode_check_rename_parent(db, &k);
 }
 
+NTSTATUS smbd_open_check_open_below(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+
+	if (db == NULL || !op->is_dir || op->path == NULL ||
+	    op->tcon->path == NULL) {
+		return NT_STATUS_OK;
+	}
+	return status_db_open_below(db, op->tcon->path, op->path)
+		       ? NT_STATUS_ACCESS_DENIED
+		       : NT_STATUS_OK;
+}
+
 NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,
 			    bool write)
 {

@@ -128,6 +128,12 @@ void smbd_open_lease_link(struct smbd_open *op);
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);
 
+/* A directory is not renamed while a file below it is open, on any
+ * worker (MS-FSA 2.1.5.14.11; Windows answers ACCESS_DENIED: smbtorture
+ * smb2.rename.rename_dir_openfile).  The names come from the status
+ * records every open writes. */
+NTSTATUS smbd_open_check_open_below(struct smbd_open *op);
+
 /* The open's entry in the shared locking DB is made by CREATE
  * (smb2_create.c, through locking/oplock.c's share_mode_open()). */
 /* Drop the entry and the open's byte-range locks; *delete_now: this was

@@ -12,6 +12,7 @@
 #include "locking/smbd_locking.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
+#include "smbd/status.h"
 #include "smbd/auth/auth_str.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
@@ -350,6 +351,7 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		case FSCC_FILE_RENAME_INFORMATION_EX:
 			talloc_free(op->path);
 			op->path = talloc_strdup(op, st->new_path);
+			smbd_status_open(op, true); /* smbstatus, open-below */
 			break;
 		default:
 			break;
@@ -441,6 +443,10 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 			return s2;
 		}
 		s2 = smbd_open_check_rename_parent(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
+		s2 = smbd_open_check_open_below(op);
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
 		}

@@ -78,6 +78,8 @@ static int teardown(void **state)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/smbd_brlock.tdb", lockdir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/smbd_status.tdb", lockdir);
+	unlink(path);
 	rmdir(lockdir);
 	return 0;
 }
@@ -502,6 +504,26 @@ static void test_rename_parent(void **state)
 	assert_int_equal(share_mode_remove(db, &d, &o1, &last, &del),
 			 NT_STATUS_OK);
 	assert_true(last);
+}
+
+/* A directory rename asks whether anything below it is open. */
+static void test_open_below(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	const char *rec = "session=1\nshare=s\nsharepath=/srv/s\n"
+			  "name=a/b/file.txt\nstream=\n";
+
+	status_db_put(db, STATUS_OPEN, pid, 77, 0, rec);
+	assert_true(status_db_open_below(db, "/srv/s", "a"));
+	assert_true(status_db_open_below(db, "/srv/s", "a/b"));
+	assert_true(status_db_open_below(db, "/srv/s", ""));
+	/* not the file itself, not a sibling with a longer name, not
+	 * another share */
+	assert_false(status_db_open_below(db, "/srv/s", "a/b/file.txt"));
+	assert_false(status_db_open_below(db, "/srv/s", "a/bb"));
+	assert_false(status_db_open_below(db, "/srv/t", "a"));
+	status_db_del(db, STATUS_OPEN, pid, 77, 0);
+	assert_false(status_db_open_below(db, "/srv/s", "a"));
 }
 
 /* ---- byte-range locks ---- */
@@ -1231,6 +1253,7 @@ int main(void)
 		cmocka_unit_test(test_open_delete_on_close),
 		cmocka_unit_test(test_check_delete),
 		cmocka_unit_test(test_rename_parent),
+		cmocka_unit_test(test_open_below),
 		cmocka_unit_test(test_brl_basic),
 		cmocka_unit_test(test_brl_stacking),
 		cmocka_unit_test(test_brl_unlock),
