@@ -607,19 +607,17 @@ static NTSTATUS ack_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		    (a->ack & CACHE_R)) {
 			to |= CACHE_R;
 		}
-		uint16_t epoch = e->epoch;
-
-		if (e->caching == CACHING_LEASE && e->lease_version == 2) {
-			epoch++;
-		}
-		lease_apply(&a->ed, e, 0, 0, a->ack, to, to, epoch);
-		if (!add_break(&a->ed, e, a->ack, to, epoch,
+		/* The next step of a break already counted: a v2 lease's
+		 * epoch went up when the break began and stays (Windows:
+		 * smb2.lease.v2_breaking3). */
+		lease_apply(&a->ed, e, 0, 0, a->ack, to, to, e->epoch);
+		if (!add_break(&a->ed, e, a->ack, to, e->epoch,
 			       break_needs_ack(a->ack))) {
 			return NT_STATUS_NO_MEMORY;
 		}
 		if (!break_needs_ack(a->ack)) {
 			lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING, to, 0,
-				    0, epoch);
+				    0, e->epoch);
 		}
 	} else {
 		lease_apply(&a->ed, e, 0, SHARE_ENTRY_BREAKING, a->ack, 0, 0,

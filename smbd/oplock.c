@@ -291,6 +291,9 @@ static void send_lease_break(struct smbd_open *op,
 	memcpy(body + 8, b->lease_key, 16);
 	put_le32(body + 24, b->from);
 	put_le32(body + 28, b->to);
+	DBG_DEBUG("%s: lease break 0x%x -> 0x%x epoch %u%s\n",
+		  op->conn->remote, b->from, b->to, b->epoch,
+		  b->ack_required ? " (ack required)" : "");
 	smb2_send_notification(op->conn, op->session, SMB2_OP_BREAK, body,
 			       sizeof(body));
 }
