@@ -8,6 +8,7 @@
  */
 #include "smbd/smb2_server.h"
 #include "smbd/smb2_ioctl.h"
+#include "smbd/fsctl_wire.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
@@ -106,6 +107,9 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_VALIDATE_NEGOTIATE_INFO, false, fsctl_validate_negotiate},
 	{FSCTL_PIPE_TRANSCEIVE, true, fsctl_pipe_transceive},
 	{FSCTL_PIPE_WAIT, false, fsctl_pipe_wait},
+	{FSCTL_SRV_REQUEST_RESUME_KEY, true, smb2_fsctl_request_resume_key},
+	{FSCTL_SRV_COPYCHUNK, true, smb2_fsctl_copychunk},
+	{FSCTL_SRV_COPYCHUNK_WRITE, true, smb2_fsctl_copychunk},
 };
 
 #define SMB2_NUM_FSCTLS (sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]))

@@ -44,4 +44,8 @@ NTSTATUS smb2_ioctl_reply(struct smb2_request *req,
 			  const struct smb2_ioctl_call *call, NTSTATUS status,
 			  const struct wire_buf *out);
 
+/* smb2_copychunk.c: server-side copy (3.3.5.15.6, 3.3.5.15.3). */
+NTSTATUS smb2_fsctl_request_resume_key(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_copychunk(struct smb2_ioctl_state *st);
+
 #endif
