@@ -13,7 +13,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \
 	smbd/fsctl_wire.c smbd/fsctl_wire.h smbd/smb2_ioctl.h \
-	smbd/smb2_copychunk.c
+	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c

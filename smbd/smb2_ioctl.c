@@ -110,6 +110,14 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_SRV_REQUEST_RESUME_KEY, true, smb2_fsctl_request_resume_key},
 	{FSCTL_SRV_COPYCHUNK, true, smb2_fsctl_copychunk},
 	{FSCTL_SRV_COPYCHUNK_WRITE, true, smb2_fsctl_copychunk},
+	{FSCTL_SET_SPARSE, true, smb2_fsctl_set_sparse},
+	{FSCTL_SET_ZERO_DATA, true, smb2_fsctl_set_zero_data},
+	{FSCTL_QUERY_ALLOCATED_RANGES, true,
+	 smb2_fsctl_query_allocated_ranges},
+	{FSCTL_GET_COMPRESSION, true, smb2_fsctl_get_compression},
+	{FSCTL_SET_COMPRESSION, true, smb2_fsctl_set_compression},
+	{FSCTL_CREATE_OR_GET_OBJECT_ID, true, smb2_fsctl_object_id},
+	{FSCTL_GET_OBJECT_ID, true, smb2_fsctl_object_id},
 };
 
 #define SMB2_NUM_FSCTLS (sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]))

@@ -48,4 +48,12 @@ NTSTATUS smb2_ioctl_reply(struct smb2_request *req,
 NTSTATUS smb2_fsctl_request_resume_key(struct smb2_ioctl_state *st);
 NTSTATUS smb2_fsctl_copychunk(struct smb2_ioctl_state *st);
 
+/* smb2_fsctl_fs.c: sparse files, compression, object ids. */
+NTSTATUS smb2_fsctl_set_sparse(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_set_zero_data(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_query_allocated_ranges(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_get_compression(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_set_compression(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_object_id(struct smb2_ioctl_state *st);
+
 #endif
