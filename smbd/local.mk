@@ -12,8 +12,8 @@ libsmbd_a_SOURCES += \
 	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \
-	smbd/fsctl_wire.c smbd/fsctl_wire.h smbd/smb2_ioctl.h \
-	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c
+	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
+	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c

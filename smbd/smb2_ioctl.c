@@ -107,6 +107,8 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_VALIDATE_NEGOTIATE_INFO, false, fsctl_validate_negotiate},
 	{FSCTL_PIPE_TRANSCEIVE, true, fsctl_pipe_transceive},
 	{FSCTL_PIPE_WAIT, false, fsctl_pipe_wait},
+	{FSCTL_QUERY_NETWORK_INTERFACE_INFO, false,
+	 smb2_fsctl_network_interface_info},
 	{FSCTL_SRV_REQUEST_RESUME_KEY, true, smb2_fsctl_request_resume_key},
 	{FSCTL_SRV_COPYCHUNK, true, smb2_fsctl_copychunk},
 	{FSCTL_SRV_COPYCHUNK_WRITE, true, smb2_fsctl_copychunk},
