@@ -11,7 +11,9 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_write.c smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
 	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
-	smbd/smb2_notify.c smbd/status.c smbd/status.h
+	smbd/smb2_notify.c smbd/status.c smbd/status.h \
+	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
+	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c
@@ -35,3 +37,9 @@ TESTS += testsuite/unit/test_create_ctx
 testsuite_unit_test_create_ctx_SOURCES = testsuite/unit/test_create_ctx.c
 testsuite_unit_test_create_ctx_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_create_ctx_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_fsctl_wire
+TESTS += testsuite/unit/test_fsctl_wire
+testsuite_unit_test_fsctl_wire_SOURCES = testsuite/unit/test_fsctl_wire.c
+testsuite_unit_test_fsctl_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_fsctl_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

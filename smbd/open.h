@@ -76,6 +76,8 @@ struct smbd_open {
 	bool written;		/* update the write time on close */
 	uint64_t position;	/* FilePositionInformation */
 	uint32_t mode;		/* FileModeInformation */
+	uint64_t resume_tag;	/* FSCTL_SRV_REQUEST_RESUME_KEY: random,
+				 * 0 until a key was asked for */
 	uint64_t dev, ino;	/* the file's identity for locking/ */
 	/* Oplock or lease (locking/oplock.c keeps the state). */
 	uint8_t caching;	/* CACHING_NONE/_OPLOCK/_LEASE */

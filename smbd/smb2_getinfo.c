@@ -33,6 +33,7 @@
 #define FILE_CASE_PRESERVED_NAMES 0x00000002
 #define FILE_UNICODE_ON_DISK 0x00000004
 #define FILE_PERSISTENT_ACLS 0x00000008
+#define FILE_SUPPORTS_SPARSE_FILES 0x00000040
 
 struct getinfo_state {
 	int fd;
@@ -286,7 +287,12 @@ static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
 	c.fs_attributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
 			  FILE_PERSISTENT_ACLS |
 			  (t->share.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH
-						   : 0);
+						   : 0) |
+			  /* The attribute lives in user.DOSATTRIB
+			   * (smb2_fsctl_fs.c). */
+			  (t->share.store_dos_attributes
+				   ? FILE_SUPPORTS_SPARSE_FILES
+				   : 0);
 	c.max_name_len = 255;
 	c.device_characteristics = FSCC_FILE_DEVICE_IS_MOUNTED;
 	memcpy(c.object_id, req->conn->worker->srv->server_guid, 16);

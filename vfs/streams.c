@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 static const size_t prefix_len = sizeof(VFS_STREAM_PREFIX) - 1;
@@ -129,6 +130,20 @@ NTSTATUS vfs_stream_size(int fd, const char *xattr, uint64_t *size)
 					: vfs_map_errno(errno);
 	}
 	*size = n > 0 ? (uint64_t)n - 1 : 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_data_size(int fd, const char *xattr, uint64_t *size)
+{
+	struct stat sb;
+
+	if (xattr != NULL) {
+		return vfs_stream_size(fd, xattr, size);
+	}
+	if (fstat(fd, &sb) != 0) {
+		return vfs_map_errno(errno);
+	}
+	*size = (uint64_t)sb.st_size;
 	return NT_STATUS_OK;
 }
 

@@ -31,6 +31,8 @@ NTSTATUS vfs_stream_xattr(TALLOC_CTX *mem_ctx, int fd, const char *name,
 /* Create (empty) or truncate to zero. */
 NTSTATUS vfs_stream_reset(int fd, const char *xattr);
 NTSTATUS vfs_stream_size(int fd, const char *xattr, uint64_t *size);
+/* The size of stream xattr of fd, or with xattr NULL of fd's own data. */
+NTSTATUS vfs_data_size(int fd, const char *xattr, uint64_t *size);
 NTSTATUS vfs_stream_pread(int fd, const char *xattr, uint8_t *buf,
 			  size_t len, uint64_t off, size_t *got);
 NTSTATUS vfs_stream_pwrite(int fd, const char *xattr, const uint8_t *data,

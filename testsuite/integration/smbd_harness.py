@@ -51,6 +51,10 @@ START_TIMEOUT = 20.0     # seconds until the port must accept
 STOP_TIMEOUT = 10.0      # seconds between SIGTERM and SIGKILL
 NET_TIMEOUT = 10.0       # every socket operation
 
+# The user TestUser adds (the name and password the other tests use).
+TEST_USER = "smbdtest"
+TEST_PASSWORD = "Test-Pass-1"
+
 
 def smbd_binary():
     """The server under test: $SMBD, else BUILDDIR's, else a guess."""
@@ -789,6 +793,50 @@ def _as_pairs(opts):
     if isinstance(opts, dict):
         return list(opts.items())
     return list(opts)
+
+
+class TestUser:
+    """Test mixin, listed before SmbdTestCase: the class's server gets the
+    user TEST_USER (adding it needs root: the class is skipped otherwise)
+    and cls.client_conf, an empty smb.conf for smbclient's -s;
+    impacket_logon() logs on with impacket (every call with NET_TIMEOUT)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        super().setUpClass()
+        cls.smbd.create_user(TEST_USER, TEST_PASSWORD)
+        cls.client_conf = os.path.join(cls.smbd.tmp, "client.conf")
+        with open(cls.client_conf, "w") as f:
+            f.write("[global]\n")
+
+    def smbclient(self, *args, share="share", timeout=60):
+        """smbclient //127.0.0.1/SHARE ARGS... as TEST_USER: (rc, output);
+        fails the test if it hangs."""
+        cmd = ["smbclient", "//127.0.0.1/%s" % share,
+               "-p", str(self.smbd.port), "-s", self.client_conf,
+               "-U", "%s%%%s" % (TEST_USER, TEST_PASSWORD),
+               "-t", str(timeout)] + list(args)
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            self.fail("smbclient hung for %d s" % timeout)
+        return r.returncode, r.stdout + r.stderr
+
+    def impacket_logon(self, dialect=DIALECT_302):
+        from impacket.smb3 import SMB3
+        from impacket.smbconnection import SMBConnection
+        raw = SMB3("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                   timeout=NET_TIMEOUT, preferredDialect=dialect)
+        conn = SMBConnection(existingConnection=raw)
+        try:
+            conn.login(TEST_USER, TEST_PASSWORD)
+        except Exception:
+            raw.close_session()
+            raise
+        return conn
 
 
 def backend_variants(namespace, mixin, backends=IO_BACKENDS):
