@@ -118,7 +118,7 @@ class _ZeroCopy(_Base):
         conn = self.logon(self.dialect)
         try:
             tid = conn.connectTree("share")
-            fid = conn.openFile(tid, "f%d" % n, desiredAccess=0x80089)
+            fid = conn.openFile(tid, "f%d" % n, desiredAccess=0x120089)
             for off, length in ((0, 65536), (4095, 65537), (n - 40000, 65536),
                                 (n - 20000, 20000), (n - 3, 65536)):
                 with self.subTest(off=off, length=length):
