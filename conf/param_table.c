@@ -325,6 +325,9 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_STRICT_SYNC, "strict sync", B, S, "yes", NULL, 0),
 	P(LP_SYNC_ALWAYS, "sync always", B, S, "no", NULL, 0),
 	P(LP_UNIX_CHARSET, "unix charset", STR, G, "UTF-8", NULL, C),
+	/* Samba's default is no; ours is yes: signed, encrypted and
+	 * compounded replies fall back to a copy by themselves. */
+	P(LP_USE_SENDFILE, "use sendfile", B, S, "yes", NULL, 0),
 	P(LP_USERNAME_MAP, "username map", STR, G, NULL, NULL, 0),
 	P(LP_VALID_USERS, "valid users", L, S, NULL, NULL, 0),
 	P(LP_VETO_FILES, "veto files", STR, S, NULL, NULL, 0),

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -153,34 +154,69 @@ void ev_stream_drained(struct ev_stream *st)
 	}
 }
 
-void ev_stream_send(struct ev_stream *st, void *buf, size_t len)
+static int ev_sendq_destructor(struct ev_sendq *q)
+{
+	if (q->file_fd != -1) {
+		close(q->file_fd);
+	}
+	return 0;
+}
+
+/* Append an entry: buf (len bytes) then, when fd != -1, flen bytes of
+ * that file; takes buf and fd on every path. */
+static void ev_stream_enqueue(struct ev_stream *st, void *buf, size_t len,
+			      int fd, uint64_t off, size_t flen)
 {
 	struct ev_sendq *q;
 
-	if (st->closing || len == 0) {
-		talloc_free(buf);
-		return;
+	if (st->closing || len + flen == 0) {
+		goto drop;
 	}
 	q = talloc(st, struct ev_sendq);
 	if (q == NULL) {
-		talloc_free(buf);
 		ev_stream_failed(st, ENOMEM);
-		return;
+		goto drop;
 	}
 	q->next = NULL;
 	q->buf = talloc_steal(q, buf);
 	q->len = len;
 	q->off = 0;
+	q->file_fd = fd;
+	q->file_off = off;
+	q->file_left = flen;
+	q->file_short = false;
+	talloc_set_destructor(q, ev_sendq_destructor);
 	if (st->sendq_tail != NULL) {
 		st->sendq_tail->next = q;
 	} else {
 		st->sendq_head = q;
 	}
 	st->sendq_tail = q;
-	st->queued += len;
+	st->queued += len + flen;
 	if (!st->sending) {
 		st->loop->ops->stream_kick_send(st);
 	}
+	return;
+drop:
+	talloc_free(buf);
+	if (fd != -1) {
+		close(fd);
+	}
+}
+
+void ev_stream_send(struct ev_stream *st, void *buf, size_t len)
+{
+	ev_stream_enqueue(st, buf, len, -1, 0, 0);
+}
+
+void ev_stream_send_file(struct ev_stream *st, void *buf, size_t len, int fd,
+			 uint64_t off, size_t flen)
+{
+	if (flen == 0 && fd != -1) {
+		close(fd);
+		fd = -1;
+	}
+	ev_stream_enqueue(st, buf, len, fd, off, flen);
 }
 
 int ev_stream_fill_iov(struct ev_stream *st)
@@ -189,6 +225,9 @@ int ev_stream_fill_iov(struct ev_stream *st)
 	int n = 0;
 
 	for (q = st->sendq_head; q != NULL && n < EV_SEND_IOV_MAX; q = q->next) {
+		if (q->file_fd != -1) {
+			break; /* ev_stream_send_files() once at the head */
+		}
 		st->iov[n].iov_base = q->buf + q->off;
 		st->iov[n].iov_len = q->len - q->off;
 		n++;
@@ -199,18 +238,84 @@ int ev_stream_fill_iov(struct ev_stream *st)
 	return n;
 }
 
+/* What the padding of a file that ended early is sent from. */
+static const uint8_t ev_zeros[16384];
+
+/*
+ * One syscall's worth of the file entry q: its header bytes, then the
+ * file data, then zeros for what a file truncated since the caller took
+ * its size no longer has.  The receiver already holds a length that
+ * counts those bytes (for SMB2, the NetBIOS header and DataLength), and a
+ * byte stream cannot be resynchronised, so short data would corrupt
+ * every later reply on the connection; zeros only spoil this one read,
+ * which raced a truncate anyway.  MSG_MORE on the header keeps it in
+ * the segment of the data that follows (sockets have TCP_NODELAY).
+ */
+static ssize_t ev_sendq_push_file(int sock, struct ev_sendq *q)
+{
+	size_t n;
+
+	if (q->off < q->len) {
+		return send(sock, q->buf + q->off, q->len - q->off,
+			    MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE);
+	}
+	if (!q->file_short) {
+		off_t off = (off_t)q->file_off;
+		ssize_t sent = sendfile(sock, q->file_fd, &off, q->file_left);
+
+		if (sent != 0) {
+			return sent;
+		}
+		q->file_short = true;
+		DBG_DEBUG("file shorter than announced (truncated?): "
+			  "%zu bytes sent as zeros\n", q->file_left);
+	}
+	n = q->file_left < sizeof(ev_zeros) ? q->file_left : sizeof(ev_zeros);
+	return send(sock, ev_zeros, n,
+		    MSG_NOSIGNAL | MSG_DONTWAIT |
+			    (n < q->file_left ? MSG_MORE : 0));
+}
+
+int ev_stream_send_files(struct ev_stream *st)
+{
+	struct ev_sendq *q;
+
+	while (!st->closing && (q = st->sendq_head) != NULL &&
+	       q->file_fd != -1) {
+		ssize_t n = ev_sendq_push_file(st->fd, q);
+
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		}
+		ev_stream_sent(st, (size_t)n);
+	}
+	return 0;
+}
+
 void ev_stream_sent(struct ev_stream *st, size_t n)
 {
 	st->queued -= n;
 	while (n > 0 && st->sendq_head != NULL) {
 		struct ev_sendq *q = st->sendq_head;
-		size_t left = q->len - q->off;
+		size_t take = q->len - q->off;
 
-		if (n < left) {
+		if (n < take) {
 			q->off += n;
 			return;
 		}
-		n -= left;
+		q->off = q->len;
+		n -= take;
+		/* A file part follows its header bytes. */
+		take = n < q->file_left ? n : q->file_left;
+		q->file_left -= take;
+		q->file_off += take;
+		n -= take;
+		if (q->file_left > 0) {
+			return;
+		}
 		st->sendq_head = q->next;
 		if (st->sendq_head == NULL) {
 			st->sendq_tail = NULL;

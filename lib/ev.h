@@ -64,6 +64,18 @@ struct ev_stream *ev_stream_new(struct ev_loop *loop, int fd,
  * ownership of buf and frees it once sent.  Sends keep their order.
  */
 void ev_stream_send(struct ev_stream *st, void *buf, size_t len);
+/*
+ * As ev_stream_send, then flen bytes of the file fd from offset off,
+ * which go to the socket without a copy through user space (sendfile
+ * from the loop thread, in queue order).  The stream takes fd and
+ * closes it once sent or dropped.  The caller makes sure the range is
+ * in the page cache (or accepts that the loop waits for the disk); if
+ * the file got shorter meanwhile, the missing bytes go as zeros so the
+ * framing the caller announced holds.  Needs the stream's socket to be
+ * non-blocking, as accepted sockets are in both backends.
+ */
+void ev_stream_send_file(struct ev_stream *st, void *buf, size_t len, int fd,
+			 uint64_t off, size_t flen);
 /* Close now; on_close is not called. Pending sends are dropped. */
 void ev_stream_close(struct ev_stream *st);
 /* Stop reading after the queued sends went out, then close (on_close is

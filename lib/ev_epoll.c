@@ -2,7 +2,9 @@
  * epoll backend: the fallback where io_uring cannot be set up (old kernels,
  * seccomp profiles that block it) or when `smbd io backend = epoll` forces
  * it.  Same semantics as ev_uring.c: edge-triggered readiness, reads into
- * one loop-wide buffer handed to on_data, writev of the send queue.
+ * one loop-wide buffer handed to on_data, writev of the send queue and
+ * sendfile of its file parts; sockets are accepted non-blocking, so both
+ * stop at EAGAIN and EPOLLOUT resumes them.
  */
 #include "lib/ev_internal.h"
 #include "lib/log.h"
@@ -100,24 +102,46 @@ static int eve_stream_start(struct ev_stream *st)
 		       EVE_STREAM, st, st);
 }
 
+/* One step of a flush: the file parts at the head of the queue, else one
+ * sendmsg of the buffers before the next file part.  0: go on, 1: the
+ * queue is empty, -EAGAIN: wait for EPOLLOUT, else -errno. */
+static int eve_send_some(struct ev_stream *st)
+{
+	int ret = ev_stream_send_files(st);
+	ssize_t n;
+
+	if (ret != 0) {
+		return ret;
+	}
+	if (ev_stream_fill_iov(st) == 0) {
+		return 1;
+	}
+	n = sendmsg(st->fd, &st->msg, MSG_NOSIGNAL);
+	if (n < 0) {
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	}
+	ev_stream_sent(st, (size_t)n);
+	return 0;
+}
+
 static void eve_flush(struct ev_stream *st)
 {
-	while (!st->closing && ev_stream_fill_iov(st) > 0) {
-		ssize_t n = sendmsg(st->fd, &st->msg, MSG_NOSIGNAL);
+	while (!st->closing) {
+		int ret = eve_send_some(st);
 
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			if (errno == EAGAIN) {
-				/* EPOLLOUT (edge) tells us when to go on. */
-				st->sending = true;
-				return;
-			}
-			ev_stream_failed(st, errno);
+		if (ret == 0 || ret == -EINTR) {
+			continue;
+		}
+		if (ret == -EAGAIN) {
+			/* EPOLLOUT (edge) tells us when to go on. */
+			st->sending = true;
 			return;
 		}
-		ev_stream_sent(st, (size_t)n);
+		if (ret < 0) {
+			ev_stream_failed(st, -ret);
+			return;
+		}
+		break;
 	}
 	st->sending = false;
 	if (!st->closing) {

@@ -20,6 +20,12 @@ struct ev_sendq {
 	uint8_t *buf;
 	size_t len;
 	size_t off;
+	/* A file part after buf (ev_stream_send_file), -1 when none; the
+	 * entry owns the fd and closes it when freed. */
+	int file_fd;
+	uint64_t file_off;	/* the next byte of the file to send */
+	size_t file_left;	/* bytes of the part not sent yet */
+	bool file_short;	/* the file ended early: the rest is zeros */
 };
 
 #define EV_SEND_IOV_MAX 16
@@ -97,8 +103,14 @@ extern const struct ev_backend_ops ev_epoll_ops;
 /* Helpers the backends call. */
 void ev_stream_deliver(struct ev_stream *st, const uint8_t *data, size_t len);
 void ev_stream_failed(struct ev_stream *st, int err);
-/* Build st->iov/msg from the queue head; returns the iov count. */
+/* Build st->iov/msg from the queue head, up to the first entry with a
+ * file part; returns the iov count. */
 int ev_stream_fill_iov(struct ev_stream *st);
+/* Send the entries with a file part at the head of the queue from this
+ * thread (send + sendfile on the non-blocking socket).  0 when the head
+ * is a plain buffer or the queue is empty, -EAGAIN when the socket is
+ * full (wait until writable, then call again), else -errno. */
+int ev_stream_send_files(struct ev_stream *st);
 /* Account n sent bytes: frees finished buffers. */
 void ev_stream_sent(struct ev_stream *st, size_t n);
 /* After a send completed and the queue is empty. */

@@ -1,7 +1,7 @@
 /*
  * io_uring backend: multishot accept, multishot recv into a ring of
- * provided buffers, sendmsg gathering the send queue, multishot poll on
- * signalfd.  One ring per worker; user_data points at a struct ev_uop.
+ * provided buffers, sendmsg gathering the send queue (sendfile and a
+ * POLLOUT poll for its file parts), multishot poll on signalfd.  One ring per worker; user_data points at a struct ev_uop.
  *
  * Provided buffers: the kernel picks a free buffer for each receive, so a
  * worker with thousands of idle connections holds no per-connection receive
@@ -275,11 +275,47 @@ static int evu_stream_start(struct ev_stream *st)
 }
 
 static void evu_send_done(struct ev_uop *op, int res, unsigned flags);
+static void evu_writable(struct ev_uop *op, int res, unsigned flags);
 
+/* The socket is full under a file part: poll for POLLOUT (one shot) with
+ * the send record, as a sendmsg would hold it. */
+static void evu_wait_writable(struct ev_stream *st)
+{
+	struct io_uring_sqe *sqe = evu_sqe(st->loop);
+
+	if (sqe == NULL) {
+		st->sending = false;
+		ev_stream_failed(st, ENOMEM);
+		return;
+	}
+	io_uring_prep_poll_add(sqe, st->fd, POLLOUT);
+	st->send_op.cb = evu_writable;
+	io_uring_sqe_set_data(sqe, &st->send_op);
+	st->inflight++;
+	st->sending = true;
+}
+
+/*
+ * File parts go with sendfile() from this thread on the non-blocking
+ * socket (accepted with SOCK_NONBLOCK): the ring has no sendfile, and its
+ * splice needs a pipe per stream; the data is in the page cache (the
+ * caller's job), so the call only moves page references.  Buffers go
+ * through the ring as one sendmsg, up to the next file part.
+ */
 static void evu_submit_send(struct ev_stream *st)
 {
 	struct io_uring_sqe *sqe;
+	int ret = ev_stream_send_files(st);
 
+	if (ret == -EAGAIN) {
+		evu_wait_writable(st);
+		return;
+	}
+	if (ret < 0) {
+		st->sending = false;
+		ev_stream_failed(st, -ret);
+		return;
+	}
 	if (ev_stream_fill_iov(st) == 0) {
 		st->sending = false;
 		ev_stream_drained(st);
@@ -297,25 +333,34 @@ static void evu_submit_send(struct ev_stream *st)
 	st->sending = true;
 }
 
-static void evu_send_done(struct ev_uop *op, int res, unsigned flags)
+/* The send record completed: a sendmsg (res: bytes sent) or the POLLOUT
+ * poll (res: the poll mask; on POLLERR/POLLHUP the next send says which
+ * error).  Go on with the queue unless it failed. */
+static void evu_send_finish(struct ev_stream *st, int res, bool sendmsg_op)
 {
-	struct ev_stream *st = ST_FROM(op, send_op);
-
 	st->inflight--;
 	st->sending = false;
 	if (st->closing) {
 		return;
 	}
-	if (res < 0) {
-		if (res == -EINTR || res == -EAGAIN) {
-			evu_submit_send(st);
-			return;
-		}
+	if (res < 0 && res != -EINTR && res != -EAGAIN) {
 		ev_stream_failed(st, -res);
 		return;
 	}
-	ev_stream_sent(st, (size_t)res);
+	if (res > 0 && sendmsg_op) {
+		ev_stream_sent(st, (size_t)res);
+	}
 	evu_submit_send(st);
+}
+
+static void evu_send_done(struct ev_uop *op, int res, unsigned flags)
+{
+	evu_send_finish(ST_FROM(op, send_op), res, true);
+}
+
+static void evu_writable(struct ev_uop *op, int res, unsigned flags)
+{
+	evu_send_finish(ST_FROM(op, send_op), res, false);
 }
 
 static void evu_stream_kick_send(struct ev_stream *st)

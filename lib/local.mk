@@ -8,3 +8,9 @@ libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
 	lib/tpool.c lib/tpool.h
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h
+
+check_PROGRAMS += testsuite/unit/test_ev_sendfile
+TESTS += testsuite/unit/test_ev_sendfile
+testsuite_unit_test_ev_sendfile_SOURCES = testsuite/unit/test_ev_sendfile.c
+testsuite_unit_test_ev_sendfile_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ev_sendfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -208,18 +208,29 @@ static void conn_on_close(void *priv, int err)
 
 void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len)
 {
-	size_t payload = len - 4;
+	smbd_conn_send_frame_file(conn, buf, len, -1, 0, 0);
+}
+
+void smbd_conn_send_frame_file(struct smbd_conn *conn, uint8_t *buf,
+			       size_t len, int fd, uint64_t off, size_t flen)
+{
+	size_t payload = len - 4 + flen;
 
 	put_be32(buf, (uint32_t)payload); /* type 0, 24-bit length */
-	if (conn->sink != NULL) {
+	if (conn->sink != NULL && fd == -1) {
 		conn->sink(conn, buf, len);
 		return;
 	}
-	if (conn->stream == NULL) {
+	if (conn->stream == NULL || conn->sink != NULL) {
+		/* A sink never gets a file part: its captured frames would
+		 * lack the data (smb2_reply_can_send_file refuses). */
 		talloc_free(buf);
+		if (fd != -1) {
+			close(fd);
+		}
 		return;
 	}
-	ev_stream_send(conn->stream, buf, len);
+	ev_stream_send_file(conn->stream, buf, len, fd, off, flen);
 }
 
 /*

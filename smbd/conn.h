@@ -126,6 +126,11 @@ struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
 /* Send one frame: buf starts with 4 bytes the function fills with the
  * NetBIOS session-message header; it takes ownership of buf. */
 void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len);
+/* The same, the frame's payload continuing with flen bytes of the file
+ * fd from off, sent from the page cache without a copy (zero-copy READ);
+ * takes fd.  Only for a connection with a socket (conn->sink == NULL). */
+void smbd_conn_send_frame_file(struct smbd_conn *conn, uint8_t *buf,
+			       size_t len, int fd, uint64_t off, size_t flen);
 /* Drop the connection (logged at level 3 with the reason). */
 void smbd_conn_disconnect(struct smbd_conn *conn, const char *why);
 

@@ -66,6 +66,7 @@ struct smbd_tcon {
 	bool ipc;
 	bool read_only;
 	uint32_t maximal_access;
+	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
 	struct vfs_share share;	/* root fd and options, for vfs/ */
 };
 

@@ -13,6 +13,7 @@
 #include "lib/log.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #define CMD(op, n, size, neg, sess, tree, handler)                             \
 	[op] = {.name = n,                                                    \
@@ -236,6 +237,11 @@ struct smb2_frame {
 	bool waiting;
 	void (*cancel_fn)(void *priv);
 	void *cancel_priv;
+	/* A zero-copy READ's data: file_len bytes of file_fd (ours, -1
+	 * when none) from file_off, sent after out by the loop. */
+	int file_fd;
+	uint64_t file_off;
+	size_t file_len;
 };
 
 static void smb2_decide_signing(struct smb2_request *req,
@@ -568,6 +574,9 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 static int frame_destructor(struct smb2_frame *f)
 {
 	frame_unwait(f);
+	if (f->file_fd != -1) {
+		close(f->file_fd);
+	}
 	if (f->job != NULL) {
 		smb2_job_orphan(f->job);
 	}
@@ -692,20 +701,58 @@ static void frame_flush_before_wait(struct smb2_frame *f)
 	req->out_hdr = 4;
 }
 
+bool smb2_reply_can_send_file(struct smb2_request *req)
+{
+	struct smb2_frame *f = req->frame;
+	struct smb2_reply_sign rs;
+
+	if (req->conn->sink != NULL || req->conn->stream == NULL || f->n != 1) {
+		return false;
+	}
+	/* What frame_reply will decide for this reply (it may mark the
+	 * frame for encryption, as frame_reply would). */
+	smb2_decide_signing(req, &rs);
+	return !rs.sign && !f->encrypt_out;
+}
+
+void smb2_request_send_file(struct smb2_request *req, int fd, uint64_t off,
+			    size_t flen)
+{
+	struct smb2_frame *f = req->frame;
+
+	if (f->file_fd != -1) {
+		close(f->file_fd);
+	}
+	f->file_fd = fd;
+	f->file_off = off;
+	f->file_len = flen;
+}
+
 static void frame_send(struct smb2_frame *f)
 {
 	struct smbd_conn *conn = f->conn;
 
+	if (f->file_fd != -1 &&
+	    (f->nrep != 1 || f->encrypt_out || f->rs[0].sign)) {
+		/* smb2_reply_can_send_file refused all of these; sending the
+		 * data unsealed would be worse than dropping the client. */
+		smbd_conn_disconnect(conn, "zero-copy reply must be sealed");
+		return;
+	}
 	if (!frame_seal(f)) {
 		smbd_conn_disconnect(conn, "cannot encrypt a reply");
 		return;
 	}
 	if (f->out.len > 4) {
 		uint8_t *frame = talloc_steal(NULL, f->out.data);
-		size_t flen = f->out.len;
+		size_t flen = f->out.len, file_len = f->file_len;
+		uint64_t file_off = f->file_off;
+		int fd = f->file_fd;
 
+		f->file_fd = -1;
 		talloc_free(f);
-		smbd_conn_send_frame(conn, frame, flen);
+		smbd_conn_send_frame_file(conn, frame, flen, fd, file_off,
+					  file_len);
 		return;
 	}
 	talloc_free(f);
@@ -901,6 +948,7 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 		smbd_conn_disconnect(conn, "malformed SMB2 header or compound");
 		return;
 	}
+	f->file_fd = -1;
 	talloc_set_destructor(f, frame_destructor);
 	f->conn = conn;
 	f->buf = buf;

@@ -111,6 +111,18 @@ void smb2_request_set_cancel(struct smb2_request *req,
  * encrypts. */
 void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
 			    uint16_t opcode, const uint8_t *body, size_t len);
+/*
+ * Zero-copy READ (smb2_read.c).  Whether req's reply goes out as plain
+ * bytes to a socket: alone in its frame (3.3.4.1.3: a compound's replies
+ * are one message, padded and signed together), neither signed nor
+ * encrypted (3.3.4.1.1, 3.3.4.1.4: the signature or the AEAD covers the
+ * data, which must then pass through our hands), not to a test sink.
+ */
+bool smb2_reply_can_send_file(struct smb2_request *req);
+/* req's reply (its body ends where the data starts) continues with flen
+ * bytes of the file fd from off; the frame owns fd from now on. */
+void smb2_request_send_file(struct smb2_request *req, int fd, uint64_t off,
+			    size_t flen);
 /* Whether req is the last request of its frame (alone or compound). */
 bool smb2_request_is_last(const struct smb2_request *req);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */

@@ -231,6 +231,7 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
 	sh->map_readonly = lp_int(lp, snum, LP_MAP_READONLY) != LP_MAP_READONLY_NO;
 	sh->hide_dot_files = lp_bool(lp, snum, LP_HIDE_DOT_FILES);
 	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
+	t->use_sendfile = lp_bool(lp, snum, LP_USE_SENDFILE);
 	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
 	sh->directory_mask = (mode_t)lp_int(lp, snum, LP_DIRECTORY_MASK);
 	sh->force_create_mode = (mode_t)lp_int(lp, snum, LP_FORCE_CREATE_MODE);
