@@ -672,8 +672,10 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (cls == FSCC_FILE_BASIC_INFORMATION && st->in.basic.write_time != 0) {
-		op->written = false; /* an explicit write time wins on close */
+	if (cls == FSCC_FILE_BASIC_INFORMATION) {
+		/* Before the job: a delayed update must not overwrite the
+		 * time it sets (write_time.h). */
+		smbd_wt_set_basic(op, st->in.basic.write_time);
 	}
 	if (cls == FSCC_FILE_RENAME_INFORMATION ||
 	    cls == FSCC_FILE_RENAME_INFORMATION_EX) {
