@@ -289,6 +289,9 @@ NTSTATUS smb2_flush(struct smb2_request *req)
 		wire_push_le16(req->out, 0);
 		return NT_STATUS_OK;
 	}
+	/* smb2.timestamps.delayed-write-vs-flush: a pending write time
+	 * update happens now. */
+	smbd_wt_flush(op);
 	st = talloc_zero(NULL, struct flush_state);
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
