@@ -45,6 +45,8 @@ struct setinfo_state {
 	char *path;			/* the open's path */
 	char *new_path;			/* rename/link target (resolved) */
 	NTSTATUS status;
+	bool have_mtime;		/* mtime: the file's before a truncate */
+	struct timespec mtime;
 	char *stream;			/* the open is this stream (xattr) */
 	/* security: the descriptor, applied as a mode */
 	bool security;
@@ -254,6 +256,20 @@ static void setinfo_eas(struct setinfo_state *st)
 	}
 }
 
+/* The mtime before is kept for an open whose write time is sticky. */
+static void setinfo_end_of_file(struct setinfo_state *st)
+{
+	struct stat sb;
+
+	if (fstat(st->fd, &sb) == 0) {
+		st->have_mtime = true;
+		st->mtime = sb.st_mtim;
+	}
+	if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
 static void setinfo_job(void *p)
 {
 	struct setinfo_state *st = p;
@@ -273,9 +289,7 @@ static void setinfo_job(void *p)
 							 st->in.end_of_file);
 			break;
 		}
-		if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
-			st->status = vfs_map_errno(errno);
-		}
+		setinfo_end_of_file(st);
 		break;
 	case FSCC_FILE_ALLOCATION_INFORMATION: {
 		struct stat sb;
@@ -350,6 +364,11 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		case FSCC_FILE_RENAME_INFORMATION_EX:
 			talloc_free(op->path);
 			op->path = talloc_strdup(op, st->new_path);
+			break;
+		case FSCC_FILE_END_OF_FILE_INFORMATION:
+			/* smb2.timestamps.delayed-write-vs-seteof: the
+			 * write time moves now, pending update or not. */
+			smbd_wt_resized(op, st->have_mtime ? &st->mtime : NULL);
 			break;
 		default:
 			break;
