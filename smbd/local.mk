@@ -8,7 +8,8 @@ libsmbd_a_SOURCES += \
 	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
 	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/create_ctx.c \
 	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_read.c \
-	smbd/smb2_write.c smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
+	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
+	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
 	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \
@@ -43,3 +44,9 @@ TESTS += testsuite/unit/test_fsctl_wire
 testsuite_unit_test_fsctl_wire_SOURCES = testsuite/unit/test_fsctl_wire.c
 testsuite_unit_test_fsctl_wire_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_fsctl_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_write_time
+TESTS += testsuite/unit/test_write_time
+testsuite_unit_test_write_time_SOURCES = testsuite/unit/test_write_time.c
+testsuite_unit_test_write_time_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_write_time_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -83,6 +83,9 @@ static void open_unhash(struct smbd_open *op)
 
 static int open_destructor(struct smbd_open *op)
 {
+	/* A dropped connection closes its opens too (a CLOSE did this
+	 * already and gave the fd away). */
+	smbd_wt_close(op);
 	smbd_notify_close(op);
 	if (op->share_registered) {
 		bool delete_now = false;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lib/ntstatus.h"
+#include "smbd/write_time.h"
 #include "vfs/vfs.h"
 
 struct smbd_conn;
@@ -73,7 +74,7 @@ struct smbd_open {
 	uint32_t create_disposition;
 	bool delete_on_close;
 	bool share_registered;	/* has a share-mode entry in locking/ */
-	bool written;		/* update the write time on close */
+	struct smbd_write_time wt;	/* delayed write time (write_time.c) */
 	uint64_t position;	/* FilePositionInformation */
 	uint32_t mode;		/* FileModeInformation */
 	uint64_t resume_tag;	/* FSCTL_SRV_REQUEST_RESUME_KEY: random,

@@ -381,7 +381,6 @@ static NTSTATUS copychunk_start(struct smb2_ioctl_state *st,
 	}
 	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
 	smbd_break_readers(st->op);
-	st->op->written = true;
 	return SMBD_STATUS_ASYNC;
 }
 

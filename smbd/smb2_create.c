@@ -1281,6 +1281,9 @@ NTSTATUS smb2_close(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->want_info = (flags & SMB2_CLOSE_FLAGS_FULL_INFORMATION) != 0;
+	/* Before the attributes are read: a write since the last write
+	 * time update sets it now (write_time.h). */
+	smbd_wt_close(op);
 	/* The locking DB knows whether this close deletes the file: the
 	 * last open of one whose delete is pending. */
 	smbd_open_share_release(op, &st->delete_on_close);

@@ -416,7 +416,6 @@ NTSTATUS smb2_fsctl_set_zero_data(struct smb2_ioctl_state *st)
 	}
 	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
 	smbd_break_readers(st->op);
-	st->op->written = true;
 	return fs_job_start(st, job);
 }
 

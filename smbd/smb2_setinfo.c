@@ -46,6 +46,8 @@ struct setinfo_state {
 	char *path;			/* the open's path */
 	char *new_path;			/* rename/link target (resolved) */
 	NTSTATUS status;
+	bool have_mtime;		/* mtime: the file's before a truncate */
+	struct timespec mtime;
 	char *stream;			/* the open is this stream (xattr) */
 	/* security: the descriptor, applied as a mode */
 	bool security;
@@ -255,6 +257,20 @@ static void setinfo_eas(struct setinfo_state *st)
 	}
 }
 
+/* The mtime before is kept for an open whose write time is sticky. */
+static void setinfo_end_of_file(struct setinfo_state *st)
+{
+	struct stat sb;
+
+	if (fstat(st->fd, &sb) == 0) {
+		st->have_mtime = true;
+		st->mtime = sb.st_mtim;
+	}
+	if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
 static void setinfo_job(void *p)
 {
 	struct setinfo_state *st = p;
@@ -274,9 +290,7 @@ static void setinfo_job(void *p)
 							 st->in.end_of_file);
 			break;
 		}
-		if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
-			st->status = vfs_map_errno(errno);
-		}
+		setinfo_end_of_file(st);
 		break;
 	case FSCC_FILE_ALLOCATION_INFORMATION: {
 		struct stat sb;
@@ -352,6 +366,11 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 			talloc_free(op->path);
 			op->path = talloc_strdup(op, st->new_path);
 			smbd_status_open(op, true); /* smbstatus, open-below */
+			break;
+		case FSCC_FILE_END_OF_FILE_INFORMATION:
+			/* smb2.timestamps.delayed-write-vs-seteof: the
+			 * write time moves now, pending update or not. */
+			smbd_wt_resized(op, st->have_mtime ? &st->mtime : NULL);
 			break;
 		default:
 			break;
@@ -678,8 +697,10 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (cls == FSCC_FILE_BASIC_INFORMATION && st->in.basic.write_time != 0) {
-		op->written = false; /* an explicit write time wins on close */
+	if (cls == FSCC_FILE_BASIC_INFORMATION) {
+		/* Before the job: a delayed update must not overwrite the
+		 * time it sets (write_time.h). */
+		smbd_wt_set_basic(op, st->in.basic.write_time);
 	}
 	if (cls == FSCC_FILE_RENAME_INFORMATION ||
 	    cls == FSCC_FILE_RENAME_INFORMATION_EX) {

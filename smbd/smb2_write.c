@@ -27,6 +27,9 @@
 #define SMBD_MAX_FILE_SIZE 0xfffffff0000ULL
 
 struct write_state {
+	struct smbd_worker *worker;
+	uint64_t open_id;	/* the open's FileId.Volatile */
+	bool wt_begun;		/* counted by smbd_wt_write_begin */
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
 	bool append;
@@ -85,6 +88,32 @@ static void write_job(void *p)
 	st->fd = -1;
 }
 
+/*
+ * The write is over for the open's write time (write_time.h), once:
+ * write_done calls this before the answer goes out; a write that is
+ * orphaned, refused or never run ends when its state is freed.  The open
+ * may be gone by then, so it is looked up by its id.
+ */
+static void write_finished(struct write_state *st)
+{
+	struct smbd_open *op;
+
+	if (!st->wt_begun) {
+		return;
+	}
+	st->wt_begun = false;
+	op = smbd_open_by_id(st->worker, st->open_id);
+	if (op != NULL) {
+		smbd_wt_write_end(op);
+	}
+}
+
+static int write_state_destructor(struct write_state *st)
+{
+	write_finished(st);
+	return 0;
+}
+
 static void write_orphan(void *p)
 {
 }
@@ -94,6 +123,7 @@ static NTSTATUS write_done(struct smb2_request *req, void *p)
 	struct write_state *st = p;
 	struct wire_buf *out = req->out;
 
+	write_finished(st);
 	if (st->err != 0 && st->written == 0) {
 		return vfs_map_errno(st->err);
 	}
@@ -195,10 +225,13 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	st->length = length;
 	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
 		   (op->create_options & 0x00000002 /* WRITE_THROUGH */);
-	op->written = true;
+	st->worker = op->worker;
+	st->open_id = op->fid_volatile;
 	if (!st->append) {
 		op->position = offset + length;
 	}
+	st->wt_begun = smbd_wt_write_begin(op);
+	talloc_set_destructor(st, write_state_destructor);
 	return smb2_job_run(req, st, write_job, write_done, write_orphan);
 }
 
@@ -256,6 +289,9 @@ NTSTATUS smb2_flush(struct smb2_request *req)
 		wire_push_le16(req->out, 0);
 		return NT_STATUS_OK;
 	}
+	/* smb2.timestamps.delayed-write-vs-flush: a pending write time
+	 * update happens now. */
+	smbd_wt_flush(op);
 	st = talloc_zero(NULL, struct flush_state);
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
