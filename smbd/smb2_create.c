@@ -141,6 +141,18 @@ static int create_state_destructor(struct create_state *st)
 	return 0;
 }
 
+/* Changing the permissions (WRITE_DAC) or owner (WRITE_OWNER) of a file
+ * maps to chmod/chown, which Unix leaves to the owner (and root): the
+ * job runs with the session user's effective ids (lib/tpool.c). */
+static bool create_may_chmod(int dirfd, const char *name)
+{
+	struct stat sb;
+	uid_t me = geteuid();
+
+	return me == 0 || (fstatat(dirfd, name, &sb, 0) == 0 &&
+			   sb.st_uid == me);
+}
+
 /* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
  * Unix permissions as the job's credentials see them. */
 static uint32_t create_max_access(struct create_state *st, int dirfd,
@@ -158,8 +170,10 @@ static uint32_t create_max_access(struct create_state *st, int dirfd,
 		 * Windows and Samba report it (0x1f01ff = FILE_ALL_ACCESS). */
 		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
 		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
-		     SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER |
 		     SEC_DIR_DELETE_CHILD;
+	}
+	if (!st->read_only_share && create_may_chmod(dirfd, name)) {
+		a |= SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER;
 	}
 	if (!st->read_only_share) {
 		/* Deleting needs write access to the parent directory. */
@@ -575,7 +589,8 @@ static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 		uint32_t need = want & (SEC_RIGHTS_FILE_READ |
 					SEC_RIGHTS_FILE_WRITE |
 					SEC_RIGHTS_FILE_EXECUTE |
-					SEC_STD_DELETE);
+					SEC_STD_DELETE | SEC_STD_WRITE_DAC |
+					SEC_STD_WRITE_OWNER);
 
 		if ((st->options & FILE_DELETE_ON_CLOSE)) {
 			need |= SEC_STD_DELETE;
