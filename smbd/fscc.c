@@ -605,8 +605,8 @@ static NTSTATUS fscc_walk_eas(const uint8_t *buf, size_t len,
 	return NT_STATUS_OK;
 }
 
-static NTSTATUS fscc_pull_eas(TALLOC_CTX *mem_ctx, const uint8_t *buf,
-			      size_t len, struct fscc_set_info *out)
+NTSTATUS fscc_ea_list_pull(TALLOC_CTX *mem_ctx, const uint8_t *buf,
+			   size_t len, struct fscc_ea **eas, size_t *count)
 {
 	size_t n;
 	NTSTATUS status;
@@ -620,16 +620,22 @@ static NTSTATUS fscc_pull_eas(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	out->eas = talloc_zero_array(mem_ctx, struct fscc_ea, n);
-	if (out->eas == NULL) {
+	*eas = talloc_zero_array(mem_ctx, struct fscc_ea, n);
+	if (*eas == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = fscc_walk_eas(buf, len, out->eas, &n);
+	status = fscc_walk_eas(buf, len, *eas, &n);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	out->num_eas = n;
+	*count = n;
 	return NT_STATUS_OK;
+}
+
+static NTSTATUS fscc_pull_eas(TALLOC_CTX *mem_ctx, const uint8_t *buf,
+			      size_t len, struct fscc_set_info *out)
+{
+	return fscc_ea_list_pull(mem_ctx, buf, len, &out->eas, &out->num_eas);
 }
 
 /* Fixed sizes of the SET_INFO classes; 0 for the others. */

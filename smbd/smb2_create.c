@@ -17,6 +17,7 @@
 #include "locking/smbd_locking.h"
 #include "smbd/smbd.h"
 #include "smbd/create_ctx.h"
+#include "smbd/fscc.h"
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/secdesc.h"
@@ -76,6 +77,8 @@ struct create_state {
 	char *stream_xattr;	/* out: the xattr that holds it */
 	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
 	size_t sd_len;
+	struct fscc_ea *eas;	/* ExtA (2.2.13.2.1): set on a new or */
+	size_t num_eas;		/* overwritten file */
 	/* Oplock or lease asked for (2.2.13, 2.2.13.2.8/10). */
 	uint8_t oplock_level;
 	bool lease;
@@ -209,6 +212,16 @@ static int create_open_flags(const struct create_state *st, bool is_dir)
 	return O_RDONLY;
 }
 
+/* MS-SMB2 3.3.5.9.2: the EAs of an ExtA context go on the file the
+ * CREATE made or overwrote; a failure fails the CREATE (the new file is
+ * then removed by the caller's cleanup like any failed create). */
+static void create_set_eas(struct create_state *st)
+{
+	if (st->num_eas > 0 && NT_STATUS_IS_OK(st->status)) {
+		st->status = smbd_eas_set(st, st->fd, st->eas, st->num_eas);
+	}
+}
+
 /* Create a new file or directory (the name does not exist). */
 static void create_new(struct create_state *st)
 {
@@ -270,6 +283,7 @@ static void create_new(struct create_state *st)
 				: FILE_ATTRIBUTE_ARCHIVE);
 		(void)dosattrib_fset(st->fd, &di);
 	}
+	create_set_eas(st);
 }
 
 /* Open an existing name, with the disposition's truncation. */
@@ -366,6 +380,7 @@ static void create_truncate_job(void *p)
 		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
 				(off_t)st->alloc_size);
 	}
+	create_set_eas(st);
 	if (NT_STATUS_IS_OK(st->status)) {
 		st->status = vfs_fstat_info(st->fd, &st->fi);
 	}
@@ -1015,6 +1030,28 @@ static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
  * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
  * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
  */
+/* ExtA (MS-SMB2 2.2.13.2.1): a FILE_FULL_EA_INFORMATION list, checked
+ * here so a malformed one fails the CREATE before anything is made. */
+static NTSTATUS create_eas_ctx(struct smb2_request *req,
+			       struct create_state *st,
+			       const struct create_ctx *c)
+{
+	NTSTATUS status;
+
+	if (c == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!req->tcon->share.ea_support) {
+		return NT_STATUS_EAS_NOT_SUPPORTED;
+	}
+	status = fscc_ea_list_pull(st, c->data, c->data_len, &st->eas,
+				   &st->num_eas);
+	if (status == NT_STATUS_INFO_LENGTH_MISMATCH) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return status;
+}
+
 static NTSTATUS create_lease_ctx(struct smb2_request *req,
 				 struct create_state *st,
 				 const struct create_ctx *c)
@@ -1087,6 +1124,10 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 			}
 		}
 	}
+	status = create_eas_ctx(req, st, create_ctx_find(&l, "ExtA"));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	status = create_lease_ctx(req, st, create_ctx_find(&l, "RqLs"));
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -1095,8 +1136,8 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	/* DHnQ, DH2Q, RqLs, AlSi, ExtA, SecD: not granted / not applied
-	 * yet: a reply without the context tells the client so. */
+	/* DHnQ, DH2Q: not granted yet: a reply without the context tells
+	 * the client so. */
 	return NT_STATUS_OK;
 }
 

@@ -226,35 +226,42 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
  * an empty value removes the EA.  Samba's own metadata names are not EAs
  * and cannot be written this way.
  */
-static void setinfo_eas(struct setinfo_state *st)
+NTSTATUS smbd_eas_set(TALLOC_CTX *mem_ctx, int fd, const struct fscc_ea *eas,
+		      size_t count)
 {
+	NTSTATUS status = NT_STATUS_OK;
 	size_t i;
 
-	for (i = 0; i < st->in.num_eas && NT_STATUS_IS_OK(st->status); i++) {
-		const struct fscc_ea *ea = &st->in.eas[i];
-		char *x = talloc_asprintf(st, "user.%s", ea->name);
+	for (i = 0; i < count && NT_STATUS_IS_OK(status); i++) {
+		const struct fscc_ea *ea = &eas[i];
+		char *x = talloc_asprintf(mem_ctx, "user.%s", ea->name);
 
 		if (x == NULL) {
-			st->status = NT_STATUS_NO_MEMORY;
-			break;
+			return NT_STATUS_NO_MEMORY;
 		}
 		if (strcasecmp(ea->name, "DOSATTRIB") == 0 ||
 		    strncasecmp(ea->name, "DosStream.", 10) == 0) {
-			st->status = NT_STATUS_ACCESS_DENIED;
-			break;
+			talloc_free(x);
+			return NT_STATUS_ACCESS_DENIED;
 		}
 		if (ea->value_len == 0) {
-			if (fremovexattr(st->fd, x) != 0 && errno != ENODATA) {
-				st->status = vfs_map_errno(errno);
+			if (fremovexattr(fd, x) != 0 && errno != ENODATA) {
+				status = vfs_map_errno(errno);
 			}
-		} else if (fsetxattr(st->fd, x, ea->value, ea->value_len,
-				     0) != 0) {
-			st->status = errno == E2BIG || errno == ERANGE
-					     ? NT_STATUS_EA_TOO_LARGE
-					     : vfs_map_errno(errno);
+		} else if (fsetxattr(fd, x, ea->value, ea->value_len, 0) !=
+			   0) {
+			status = errno == E2BIG || errno == ERANGE
+					 ? NT_STATUS_EA_TOO_LARGE
+					 : vfs_map_errno(errno);
 		}
 		talloc_free(x);
 	}
+	return status;
+}
+
+static void setinfo_eas(struct setinfo_state *st)
+{
+	st->status = smbd_eas_set(st, st->fd, st->in.eas, st->in.num_eas);
 }
 
 /* The mtime before is kept for an open whose write time is sticky. */
