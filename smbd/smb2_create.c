@@ -74,6 +74,7 @@ struct create_state {
 	bool need_truncate;	/* overwrite: truncated once share modes
 				 * allow it (create_truncate_job) */
 	char *stream;		/* the stream name asked for, or NULL */
+	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
 	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
 	size_t sd_len;
@@ -521,6 +522,11 @@ static void create_job(void *p)
 			return;
 		}
 		is_dir = S_ISDIR(sb.st_mode);
+		if (is_dir && st->data_stream) {
+			/* A directory has no unnamed data stream. */
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return;
+		}
 		if (st->disposition == FILE_CREATE) {
 			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
 			return;
@@ -1141,6 +1147,20 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
+/* Whether the UTF-16LE name names a stream (a ':' anywhere, "::$DATA"
+ * included: MS-FSCC 2.1.5 stream names). */
+static bool name_has_stream_syntax(const uint8_t *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		if (name[i] == ':' && name[i + 1] == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 NTSTATUS smb2_create(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;
@@ -1202,6 +1222,12 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return status;
 	}
 
+	if (name_has_stream_syntax(req->in + name_off, name_len) &&
+	    (options & FILE_DIRECTORY_FILE)) {
+		/* A data stream is never a directory (MS-FSA 2.1.5.1:
+		 * smbtorture smb2.streams.dir). */
+		return NT_STATUS_NOT_A_DIRECTORY;
+	}
 	access = create_map_generic(access);
 	if (t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
 	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
@@ -1217,6 +1243,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	talloc_set_destructor(st, create_state_destructor);
 	st->path = talloc_steal(st, path);
 	st->stream = talloc_steal(st, stream);
+	st->data_stream = stream == NULL &&
+			  name_has_stream_syntax(req->in + name_off, name_len);
 	st->disposition = disposition;
 	st->options = options;
 	st->share_access = share_access;
