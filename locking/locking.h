@@ -77,6 +77,15 @@ NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
 			const struct open_owner *o, uint32_t access_mask,
 			uint32_t share_access);
 /*
+ * An open of a named stream of the file k stands in the file's own record
+ * too (SHARE_ENTRY_STREAM): DELETE_PENDING when the file's delete is
+ * pending; removed with share_mode_remove() when the stream open ends.
+ */
+NTSTATUS share_mode_add_stream_ref(struct locking_db *db,
+				   const struct file_key *k,
+				   const struct open_owner *o,
+				   uint32_t share_access);
+/*
  * Remove the open.  *last: no other open of the file remains.
  * *delete_now: delete-on-close was set on the file or on this open and
  * this was the last open: the caller deletes the file.  An open's own

@@ -54,7 +54,14 @@
 #define SHARE_ENTRY_DELETE_ON_CLOSE 0x00000001
 /* A break was sent and needs an acknowledgement (oplock or lease). */
 #define SHARE_ENTRY_BREAKING 0x00000002
-#define SHARE_ENTRY_FLAGS (SHARE_ENTRY_DELETE_ON_CLOSE | SHARE_ENTRY_BREAKING)
+/* In a file's record, stands for an open of one of its named streams:
+ * no access of its own; it refuses DELETE to others unless the stream
+ * open shares delete, and keeps the file (a pending delete happens when
+ * the last stream open closes too): MS-FSA 2.1.5.1.2, smbtorture
+ * smb2.streams.delete. */
+#define SHARE_ENTRY_STREAM 0x00000004
+#define SHARE_ENTRY_FLAGS (SHARE_ENTRY_DELETE_ON_CLOSE | SHARE_ENTRY_BREAKING | \
+			   SHARE_ENTRY_STREAM)
 
 /* Caching kinds and states (MS-SMB2 2.2.13.2.8 LeaseState bits). */
 #define CACHING_NONE 0

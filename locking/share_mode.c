@@ -46,6 +46,10 @@ static bool owner_is(const struct share_mode_entry *e,
 bool share_conflict(const struct share_mode_entry *e, uint32_t access,
 		    uint32_t share)
 {
+	if (e->flags & SHARE_ENTRY_STREAM) {
+		return (access & ACC_DELETE) &&
+		       !(e->share_access & FILE_SHARE_DELETE);
+	}
 	if ((e->access_mask & ACC_DATA) == 0 || (access & ACC_DATA) == 0) {
 		return false;
 	}
@@ -68,6 +72,7 @@ struct add_state {
 	const struct open_owner *o;
 	uint32_t access;
 	uint32_t share;
+	uint32_t flags;		/* SHARE_ENTRY_STREAM or 0 */
 };
 
 static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
@@ -124,6 +129,7 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
 	e = (struct share_mode_entry){
 		.pid = a->o->pid,
+		.flags = a->flags,
 		.open_id = a->o->open_id,
 		.access_mask = a->access,
 		.share_access = a->share,
@@ -143,6 +149,18 @@ NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
 {
 	struct add_state a = {
 		.o = o, .access = access_mask, .share = share_access,
+	};
+
+	return locking_modify(db->share, k, add_fn, &a);
+}
+
+NTSTATUS share_mode_add_stream_ref(struct locking_db *db,
+				   const struct file_key *k,
+				   const struct open_owner *o,
+				   uint32_t share_access)
+{
+	struct add_state a = {
+		.o = o, .share = share_access, .flags = SHARE_ENTRY_STREAM,
 	};
 
 	return locking_modify(db->share, k, add_fn, &a);
@@ -377,7 +395,8 @@ static NTSTATUS check_delete_fn(const uint8_t *buf, size_t len, void *priv)
 	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
 		/* Attribute-only opens took no part in the sharing check
 		 * and do not stop a rename or delete either. */
-		if (owner_is(&e, o) || (e.access_mask & ACC_DATA) == 0) {
+		if (owner_is(&e, o) || ((e.access_mask & ACC_DATA) == 0 &&
+					!(e.flags & SHARE_ENTRY_STREAM))) {
 			continue;
 		}
 		if (!(e.share_access & FILE_SHARE_DELETE)) {

@@ -88,16 +88,19 @@ static int open_destructor(struct smbd_open *op)
 	smbd_wt_close(op);
 	smbd_notify_close(op);
 	if (op->share_registered) {
-		bool delete_now = false;
+		bool delete_now = false, delete_base = false;
 
 		/* An open ended by TREE_DISCONNECT, LOGOFF or a dropped
 		 * connection still completes a pending delete. */
-		smbd_open_share_release(op, &delete_now);
+		smbd_open_share_release(op, &delete_now, &delete_base);
 		if (delete_now && op->stream != NULL && op->fd != -1) {
 			(void)vfs_stream_delete(op->fd, op->stream);
 		} else if (delete_now && op->path[0] != '\0') {
 			(void)unlinkat(op->tcon->share.root_fd, op->path,
 				       op->is_dir ? AT_REMOVEDIR : 0);
+		}
+		if (delete_base && op->path[0] != '\0') {
+			(void)unlinkat(op->tcon->share.root_fd, op->path, 0);
 		}
 	}
 	open_unhash(op);
@@ -235,7 +238,8 @@ void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
 	}
 }
 
-void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
+void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
+			     bool *delete_base)
 {
 	struct locking_db *db = op->conn ? smbd_locking(op->conn->worker)
 					 : NULL;
@@ -244,6 +248,7 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 	bool last = false, wake = false;
 
 	*delete_now = false;
+	*delete_base = false;
 	if (!op->share_registered || db == NULL) {
 		return;
 	}
@@ -252,6 +257,13 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now)
 	brl_remove_owner(db, &k, &o);
 	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
 	op->share_registered = false;
+	if (op->stream_ref) {
+		bool base_last = false;
+
+		smbd_open_locking_ids(op, &k, &o);
+		(void)share_mode_remove(db, &k, &o, &base_last, delete_base);
+		op->stream_ref = false;
+	}
 	if (op->is_dir && op->delete_on_close && !last) {
 		/* MS-FSA 2.1.5.4: the directory's delete is pending now. */
 		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);

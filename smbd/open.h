@@ -74,6 +74,8 @@ struct smbd_open {
 	uint32_t create_disposition;
 	bool delete_on_close;
 	bool share_registered;	/* has a share-mode entry in locking/ */
+	bool stream_ref;	/* a stream open: stands in the file's
+				 * record too (SHARE_ENTRY_STREAM) */
 	struct smbd_write_time wt;	/* delayed write time (write_time.c) */
 	uint64_t position;	/* FilePositionInformation */
 	uint32_t mode;		/* FileModeInformation */
@@ -140,8 +142,11 @@ NTSTATUS smbd_open_check_open_below(struct smbd_open *op);
 /* The open's entry in the shared locking DB is made by CREATE
  * (smb2_create.c, through locking/oplock.c's share_mode_open()). */
 /* Drop the entry and the open's byte-range locks; *delete_now: this was
- * the last open of a file whose delete is pending (the caller deletes). */
-void smbd_open_share_release(struct smbd_open *op, bool *delete_now);
+ * the last open of a file whose delete is pending (the caller deletes).
+ * *delete_base: a stream open was the last open of its file, whose
+ * delete is pending: the caller deletes the file itself. */
+void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
+			     bool *delete_base);
 /* FileDispositionInformation through the locking DB. */
 NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on);
 /* Rename/delete: SHARING_VIOLATION if another open lacks SHARE_DELETE. */

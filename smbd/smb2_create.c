@@ -809,6 +809,22 @@ static NTSTATUS create_share(struct smb2_request *req,
 		return status;
 	}
 	op->share_registered = true;
+	if (op->stream != NULL) {
+		struct file_key bk;
+		struct open_owner bo;
+
+		/* The file's own record hears of the stream open too. */
+		smbd_open_locking_ids(op, &bk, &bo);
+		status = share_mode_add_stream_ref(db, &bk, &bo,
+						   st->share_access);
+		if (!NT_STATUS_IS_OK(status)) {
+			bool dn, db2;
+
+			smbd_open_share_release(op, &dn, &db2);
+			return status;
+		}
+		op->stream_ref = true;
+	}
 	smbd_status_open(op, true);
 	if (st->lease) {
 		/* The lease's version is its first open's. */
@@ -1270,6 +1286,7 @@ struct close_state {
 	char *path;
 	bool is_dir;
 	bool delete_on_close;
+	bool delete_base;	/* the stream's file goes too */
 	bool want_info;
 	struct vfs_share share;
 	NTSTATUS status;
@@ -1298,7 +1315,9 @@ static void close_job(void *p)
 		if (st->delete_on_close && st->fd != -1) {
 			(void)vfs_stream_delete(st->fd, st->stream);
 		}
-		st->delete_on_close = false;
+		/* The file itself goes when this stream open was the last
+		 * thing keeping its pending delete. */
+		st->delete_on_close = st->delete_base;
 	}
 	if (st->fd != -1) {
 		close(st->fd);
@@ -1370,7 +1389,7 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	smbd_wt_close(op);
 	/* The locking DB knows whether this close deletes the file: the
 	 * last open of one whose delete is pending. */
-	smbd_open_share_release(op, &st->delete_on_close);
+	smbd_open_share_release(op, &st->delete_on_close, &st->delete_base);
 	st->is_dir = op->is_dir;
 	st->share = op->tcon->share;
 	st->path = talloc_strdup(st, op->path);

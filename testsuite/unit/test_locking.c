@@ -191,7 +191,7 @@ static void test_rec_malformed(void **state)
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	memcpy(bad, buf, len);
-	bad[LOCKING_REC_HDR_LEN + 4] = 4;
+	bad[LOCKING_REC_HDR_LEN + 4] = 8; /* past SHARE_ENTRY_FLAGS */
 	assert_int_not_equal(share_mode_rec_decode(tmp, bad, len, &out),
 			     NT_STATUS_OK);
 	/* A caching state bit past RWH; a non-zero reserved field. */
@@ -504,6 +504,48 @@ static void test_rename_parent(void **state)
 	assert_int_equal(share_mode_remove(db, &d, &o1, &last, &del),
 			 NT_STATUS_OK);
 	assert_true(last);
+}
+
+/* Stream opens stand in the file's record: they refuse DELETE unless
+ * shared, see a pending delete, and the last of them deletes the file. */
+static void test_stream_ref(void **state)
+{
+	struct file_key f = new_key();
+	struct open_owner s1 = own(1), b = own(2);
+	bool last, del;
+
+	assert_int_equal(share_mode_add_stream_ref(db, &f, &s1, SR | SW),
+			 NT_STATUS_OK);
+	/* the file may be read and written, not deleted */
+	assert_int_equal(share_mode_add(db, &f, &b, RD | WR, 0), NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &f, &b, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_int_equal(share_mode_add(db, &f, &b, DE, SR | SW | SD),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_check_delete(db, &f, &b),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &f, &s1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	/* shared delete: the file's delete goes pending, the stream's ref
+	 * refuses new ones and its removal deletes the file */
+	assert_int_equal(share_mode_add_stream_ref(db, &f, &s1, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &f, &b, DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_set_delete_on_close(db, &f, &b, true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &f, &b, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_false(del);
+	assert_int_equal(share_mode_add_stream_ref(db, &f, &b, SR | SW | SD),
+			 NT_STATUS_DELETE_PENDING);
+	assert_int_equal(share_mode_remove(db, &f, &s1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_true(del);
 }
 
 /* A directory rename asks whether anything below it is open. */
@@ -1254,6 +1296,7 @@ int main(void)
 		cmocka_unit_test(test_check_delete),
 		cmocka_unit_test(test_rename_parent),
 		cmocka_unit_test(test_open_below),
+		cmocka_unit_test(test_stream_ref),
 		cmocka_unit_test(test_brl_basic),
 		cmocka_unit_test(test_brl_stacking),
 		cmocka_unit_test(test_brl_unlock),
