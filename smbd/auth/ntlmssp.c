@@ -630,6 +630,15 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 	bool ok;
 	NTSTATUS status;
 
+	/* 2.2.2.7 NTLMv2_CLIENT_CHALLENGE: AvPairs start at 28 + 16.  A
+	 * list that runs past the response or lacks MsvAvEOL is a malformed
+	 * message (INVALID_PARAMETER, as Windows answers), found before any
+	 * password check: smbtorture smb2.session.ntlmssp_bug14932. */
+	status = ntlmssp_av_flags(am->nt.data + 44, am->nt.len - 44,
+				  &av_flags);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	domains[0] = client_dom;
 	domains[1] = auth_strupper(s, client_dom);
 	domains[2] = "";
@@ -640,12 +649,6 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 		       s->result.client_user, domains, 4, &am->nt, base);
 	if (info == NULL || !info->has_nt_hash || !ok) {
 		return NT_STATUS_LOGON_FAILURE;
-	}
-	/* 2.2.2.7 NTLMv2_CLIENT_CHALLENGE: AvPairs start at 28 + 16. */
-	status = ntlmssp_av_flags(am->nt.data + 44, am->nt.len - 44,
-				  &av_flags);
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
 	}
 	/* 3.4.5.1 KXKEY is the session base key for NTLMv2. */
 	memcpy(key, base, 16);

@@ -454,6 +454,42 @@ static void test_failures(void **state)
 	talloc_free(mem_ctx);
 }
 
+/* An NTLMv2 blob whose AV pair list runs out before MsvAvEOL is a
+ * malformed message, refused as such before any password check, even
+ * when its NTProofStr is right (smbtorture smb2.session.ntlmssp_bug14932). */
+static void test_v2_blob_malformed(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	uint8_t temp[28 + 8] = {1, 1};
+	struct topts o = {.user = "alice", .domain = "WORKGROUP",
+			  .password = "s3cr3t-\xc3\xa9t\xc3\xa9",
+			  .temp = temp, .temp_len = sizeof(temp)};
+	struct ntlmssp_server *s;
+
+	(void)state;
+	/* one MsvAvNbDomainName pair, no EOL after it */
+	put_le16(temp + 28, 2);
+	put_le16(temp + 30, 4);
+	memcpy(temp + 32, "D\0O\0", 4);
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	o.password = "wrong";
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* a pair whose length runs past the blob */
+	put_le16(temp + 30, 40);
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* the same blob with EOL where the pair was: a plain wrong password */
+	memset(temp + 28, 0, 8);
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s),
+			 NT_STATUS_LOGON_FAILURE);
+	/* ...and with the right one, a logon */
+	o.password = "s3cr3t-\xc3\xa9t\xc3\xa9";
+	assert_int_equal(run_raw(mem_ctx, &tcfg, &o, &s), NT_STATUS_OK);
+	talloc_free(mem_ctx);
+}
+
 /* Wrong password and unknown user log the same line (user, address). */
 static void test_failure_log(void **state)
 {
@@ -1038,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_full_exchange_mic),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_failure_log),
+		cmocka_unit_test(test_v2_blob_malformed),
 		cmocka_unit_test(test_anonymous),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_spnego_exchange),
