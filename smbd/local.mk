@@ -10,7 +10,8 @@ libsmbd_a_SOURCES += \
 	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_read.c \
 	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
 	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
-	smbd/secdesc.c smbd/secdesc.h smbd/smb2_querydir.c smbd/smb2_lock.c \
+	smbd/secdesc.c smbd/secdesc.h smbd/sd.c smbd/sd.h \
+	smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \
 	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
@@ -50,3 +51,11 @@ TESTS += testsuite/unit/test_write_time
 testsuite_unit_test_write_time_SOURCES = testsuite/unit/test_write_time.c
 testsuite_unit_test_write_time_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_write_time_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/sd: self-relative security descriptors and Samba's security.NTACL.
+check_PROGRAMS += testsuite/unit/test_sd
+TESTS += testsuite/unit/test_sd
+testsuite_unit_test_sd_SOURCES = testsuite/unit/test_sd.c
+testsuite_unit_test_sd_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_sd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_ntacl.c testsuite/fuzz/corpus/fuzz_ntacl

@@ -7,6 +7,7 @@
 #include "smbd/fscc.h"
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
+#include "smbd/sd.h"
 #include "smbd/secdesc.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
@@ -52,6 +53,9 @@ struct getinfo_state {
 	char **stream_names;	/* FileStreamInformation, ::$DATA first */
 	uint64_t *stream_sizes;
 	size_t nstreams;
+	bool want_ntacl;	/* security class on an acl_xattr share */
+	uint8_t *ntacl;		/* the security.NTACL value, if any */
+	size_t ntacl_len;
 };
 
 /* FileStreamInformation: the data stream (files only), then the rest. */
@@ -113,6 +117,22 @@ static ssize_t ea_fget(int fd, const char *name, void *val, size_t size)
 		n = getxattr(proc, name, val, size);
 	}
 	return n;
+}
+
+/* The file's security.NTACL (Samba's acl_xattr), left NULL if none. */
+static void getinfo_read_ntacl(struct getinfo_state *st)
+{
+	ssize_t n = ea_fget(st->fd, "security.NTACL", NULL, 0);
+
+	if (n <= 0 || n > 65536) {
+		return;
+	}
+	st->ntacl = talloc_size(st, (size_t)n);
+	if (st->ntacl == NULL) {
+		return;
+	}
+	n = ea_fget(st->fd, "security.NTACL", st->ntacl, (size_t)n);
+	st->ntacl_len = n > 0 ? (size_t)n : 0;
 }
 
 /* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION entries, 4-byte aligned. */
@@ -198,6 +218,9 @@ static void getinfo_job(void *p)
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
 		}
+		if (st->want_ntacl) {
+			getinfo_read_ntacl(st);
+		}
 		if (st->share.ea_support) {
 			st->ea_size = getinfo_ea_size(st->fd);
 			if (st->want_eas) {
@@ -249,6 +272,24 @@ static bool getinfo_too_small(uint8_t type, uint8_t cls, uint32_t max_out)
 		}
 	}
 	return false;
+}
+
+/* `vfs objects` of the share names acl_xattr: NT ACLs live in xattrs. */
+static bool getinfo_share_has_acl_xattr(struct smb2_request *req)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	const char **l = lp_list(tmp, req->conn->worker->srv->lp,
+				 req->tcon->snum, LP_VFS_OBJECTS);
+	bool found = false;
+
+	for (; l != NULL && *l != NULL; l++) {
+		if (strcmp(*l, "acl_xattr") == 0) {
+			found = true;
+			break;
+		}
+	}
+	talloc_free(tmp);
+	return found;
 }
 
 struct getinfo_req {
@@ -357,6 +398,41 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	return fscc_file_info_push(req->out, g->cls, &c, g->max_out);
 }
 
+/*
+ * The stored NT ACL's descriptor, with the parts secinfo asks for
+ * (MS-SMB2 3.3.5.20.3); false when there is none or it does not parse,
+ * and the Unix mode's descriptor is used instead.
+ */
+static bool getinfo_push_ntacl(struct smb2_request *req,
+			       struct getinfo_state *st,
+			       const struct getinfo_req *g)
+{
+	struct sd *sd;
+	uint16_t ver;
+
+	if (st->ntacl == NULL ||
+	    !NT_STATUS_IS_OK(ntacl_blob_parse(req->mem_ctx, st->ntacl,
+					      st->ntacl_len, &sd, &ver))) {
+		return false;
+	}
+	if (!(g->secinfo & SECINFO_OWNER)) {
+		sd->owner = NULL;
+	}
+	if (!(g->secinfo & SECINFO_GROUP)) {
+		sd->group = NULL;
+	}
+	if (!(g->secinfo & SECINFO_DACL)) {
+		sd->dacl = NULL;
+		sd->control &= (uint16_t)~SD_SE_DACL_PRESENT;
+	}
+	if (!(g->secinfo & SECINFO_SACL)) {
+		sd->sacl = NULL;
+		sd->control &= (uint16_t)~SD_SE_SACL_PRESENT;
+	}
+	sd_push(req->out, sd, 0);
+	return true;
+}
+
 static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 {
 	struct getinfo_state *st = p;
@@ -406,8 +482,11 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 		status = getinfo_fs(req, st, g);
 		break;
 	case SMB2_0_INFO_SECURITY:
-		secdesc_from_mode(out, g->secinfo, st->fi.uid, st->fi.gid,
-				  st->fi.mode, st->fi.is_dir);
+		if (!getinfo_push_ntacl(req, st, g)) {
+			secdesc_from_mode(out, g->secinfo, st->fi.uid,
+					  st->fi.gid, st->fi.mode,
+					  st->fi.is_dir);
+		}
 		status = out->len - data > g->max_out
 				 ? NT_STATUS_BUFFER_TOO_SMALL
 				 : NT_STATUS_OK;
@@ -509,6 +588,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		       cls == FSCC_FILE_FULL_EA_INFORMATION;
 	st->want_streams = type == SMB2_0_INFO_FILE &&
 			   cls == FSCC_FILE_STREAM_INFORMATION;
+	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
+			 getinfo_share_has_acl_xattr(req);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);

@@ -27,6 +27,11 @@ PASSWORD = "Test-Pass-1"
 DIALECTS = (h.DIALECT_202, h.DIALECT_210, h.DIALECT_300, h.DIALECT_302)
 STATUS_ACCESS_DENIED = 0xC0000022
 STATUS_NO_EAS_ON_FILE = 0xC0000052
+# security.NTACL v4 as Samba 4.17 wrote it (see testsuite/unit/test_sd.c)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "fuzz", "corpus", "fuzz_ntacl",
+                       "samba417_file_v4"), "rb") as _f:
+    SAMBA_NTACL_V4 = _f.read()
 
 
 class _Base:
@@ -164,9 +169,57 @@ class ImpacketEncrypted(_Base):
         self.server_alive()
 
 
+class ImpacketNtacl(_Base):
+    """QUERY_INFO security on a share with `vfs objects = acl_xattr`
+    returns the descriptor stored in security.NTACL (MS-SMB2 3.3.5.20.3),
+    only the parts AdditionalInformation asks for; without the xattr the
+    descriptor still comes from the Unix mode."""
+    share_options = {"vfs objects": "acl_xattr"}
+
+    def query_sd(self, conn, tid, name, secinfo):
+        fid = conn.createFile(tid, name, desiredAccess=0x00020000,
+                              creationDisposition=1)
+        try:
+            return bytes(conn._SMBConnection.queryInfo(
+                tid, fid, inputBlob=b"", infoType=3, fileInfoClass=0,
+                additionalInformation=secinfo, flags=0))
+        finally:
+            conn.closeFile(tid, fid)
+
+    def test_stored_ntacl(self):
+        for name in ("with_acl.txt", "no_acl.txt"):
+            with open(os.path.join(self.smbd.share, name), "wb") as f:
+                f.write(b"x")
+        os.setxattr(os.path.join(self.smbd.share, "with_acl.txt"),
+                    "security.NTACL", SAMBA_NTACL_V4)
+        sd = SAMBA_NTACL_V4[160:]
+        # the same descriptor, offsets counted from itself
+        want = (sd[:4] + (20).to_bytes(4, "little") +
+                (48).to_bytes(4, "little") + bytes(4) +
+                (76).to_bytes(4, "little") + sd[20:])
+        conn = self.logon(h.DIALECT_300)
+        try:
+            tid = conn.connectTree("share")
+            self.assertEqual(self.query_sd(conn, tid, "with_acl.txt", 7),
+                             want)
+            # DACL alone: no owner or group, the DACL right after the header
+            r = self.query_sd(conn, tid, "with_acl.txt", 4)
+            self.assertEqual(r[:20], sd[:4] + bytes(12) +
+                             (20).to_bytes(4, "little"))
+            self.assertEqual(r[20:], sd[76:])
+            # no xattr: the owner is the Unix one (S-1-22-1-uid)
+            r = self.query_sd(conn, tid, "no_acl.txt", 1)
+            self.assertEqual(r[20:28], bytes([1, 2, 0, 0, 0, 0, 0, 22]))
+            conn.logoff()
+        finally:
+            conn.close()
+        self.server_alive()
+
+
 h.backend_variants(globals(), Impacket)
 h.backend_variants(globals(), ImpacketSigning)
 h.backend_variants(globals(), ImpacketEncrypted)
+h.backend_variants(globals(), ImpacketNtacl)
 
 if __name__ == "__main__":
     h.main()
