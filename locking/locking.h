@@ -257,6 +257,12 @@ NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
  * worker than the lease's opens (rare; a traverse). */
 bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
 			   const uint8_t key[16], struct file_key *k);
+/* The entry of open o (its caching state, for a durable reconnect's
+ * reply, MS-SMB2 3.3.5.9.7); NT_STATUS_NOT_FOUND when it has none. */
+struct share_mode_entry;
+NTSTATUS share_mode_get_entry(struct locking_db *db, const struct file_key *k,
+			      const struct open_owner *o,
+			      struct share_mode_entry *out);
 /* How many opens of the file hold a caching state (in place, no copy). */
 unsigned share_mode_cached_opens(struct locking_db *db,
 				 const struct file_key *k);

@@ -51,6 +51,9 @@ struct smbd_worker {
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */
+	/* Holds the disconnected durable opens (smbd/durable.c): no socket,
+	 * no session; made on first use. */
+	struct smbd_conn *durable_conn;
 	uint64_t wake_gen;
 };
 

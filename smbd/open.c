@@ -212,6 +212,25 @@ struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 	return NULL;
 }
 
+void smbd_open_move(struct smbd_open *op, struct smbd_conn *to)
+{
+	struct smbd_open **pp;
+
+	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == op) {
+			*pp = op->hnext;
+			break;
+		}
+	}
+	op->conn->nopens--;
+	pp = open_bucket(to, op->fid_volatile);
+	op->hnext = *pp;
+	*pp = op;
+	to->nopens++;
+	op->conn = to;
+}
+
 int smbd_open_detach(struct smbd_open *op)
 {
 	int fd = op->fd;

@@ -3,6 +3,7 @@
  * waiters (see oplock.h).
  */
 #include "smbd/oplock.h"
+#include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
 #include "smbd/session.h"
@@ -318,6 +319,11 @@ void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
 		op = smbd_open_by_id(w, b[i].open_id);
 		if (op == NULL || op->conn == NULL) {
 			/* Closed meanwhile: its close ended the break. */
+			continue;
+		}
+		if (smbd_durable_break(op)) {
+			/* Disconnected durable open: closed instead
+			 * (nobody could answer the break). */
 			continue;
 		}
 		DBG_DEBUG("break %s of %s: 0x%x -> 0x%x%s\n",
