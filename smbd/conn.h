@@ -23,6 +23,7 @@ struct tpool;
 struct ev_loop;
 struct ev_stream;
 struct smbd_waiter;
+struct durable_wait;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -54,6 +55,7 @@ struct smbd_worker {
 	/* Holds the disconnected durable opens (smbd/durable.c): no socket,
 	 * no session; made on first use. */
 	struct smbd_conn *durable_conn;
+	struct durable_wait *durable_waits;	/* reclaims asked of others */
 	uint64_t wake_gen;
 };
 

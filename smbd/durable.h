@@ -64,13 +64,71 @@ struct smbd_open *smbd_durable_find_guid(struct smbd_worker *w,
 /*
  * 3.3.5.9.7 / 3.3.5.9.12: reclaim the open d names for req's session and
  * tree.  path is the CREATE's name, lease_key the RqLs key (NULL without
- * one).  NT_STATUS_OBJECT_NAME_NOT_FOUND when there is no such
- * disconnected open or it is not the client's, ACCESS_DENIED for another
- * user, INVALID_PARAMETER for another name.
+ * one).  NT_STATUS_NOT_FOUND: this worker has no durable open of that
+ * FileId (ask the others: smbd_durable_reclaim_remote());
+ * NT_STATUS_OBJECT_NAME_NOT_FOUND when it is not disconnected or not the
+ * client's, ACCESS_DENIED for another user, INVALID_PARAMETER for
+ * another name.
  */
 NTSTATUS smbd_durable_reconnect(struct smb2_request *req,
 				const struct create_durable *d,
 				const char *path, const uint8_t *lease_key,
 				struct smbd_open **out);
+
+/*
+ * Reclaim on another worker (the reconnect landed elsewhere).  The
+ * worker of the CREATE asks the others (MSG_DURABLE_REQ, checked there
+ * as 3.3.5.9.7 says); the holder sends the open's state with its fd
+ * (MSG_DURABLE_GIVE, SCM_RIGHTS) and forgets the open without touching
+ * the locking DB; the new worker then moves the share-mode entry and the
+ * byte-range locks to itself.  A worker dying on either side leaves only
+ * entries of its own pid, which the master cleans.
+ */
+#define SMBD_DURABLE_XFER_PATH 1024
+struct smbd_durable_xfer {
+	uint64_t token;		/* the asking worker's wait */
+	uint16_t from_worker;	/* the asking worker (REQ) */
+	uint32_t status;	/* NACK: why */
+	/* The claim (REQ): what 3.3.5.9.7/3.3.5.9.12 check. */
+	uint64_t fid_persistent, fid_volatile;
+	uint8_t v2;
+	uint8_t has_lease;
+	uint8_t create_guid[16];
+	uint8_t lease_key[16];
+	uint8_t client_guid[16];
+	uint32_t uid;
+	/* The open (GIVE). */
+	uint32_t old_pid;
+	uint64_t old_open_id;
+	uint64_t dev, ino;
+	uint32_t access_mask, share_access, create_options;
+	uint32_t create_disposition, create_action;
+	uint8_t is_dir, opath, delete_on_close;
+	uint8_t caching, lease_version, has_parent_key, durable_v2;
+	uint8_t parent_lease_key[16];
+	uint32_t durable_timeout_ms;
+	uint8_t lock_seq[64];
+	uint64_t position;
+	uint32_t mode;
+	char path[SMBD_DURABLE_XFER_PATH];	/* NUL-terminated */
+};
+void smbd_durable_msg_req(struct smbd_worker *w,
+			  const struct smbd_durable_xfer *x);
+void smbd_durable_msg_give(struct smbd_worker *w,
+			   const struct smbd_durable_xfer *x, int fd);
+void smbd_durable_msg_nack(struct smbd_worker *w,
+			   const struct smbd_durable_xfer *x);
+
+/* After smbd_durable_reconnect() found nothing here: ask the other
+ * workers.  SMBD_STATUS_ASYNC: done(priv, op, status) follows (op NULL
+ * unless status is OK); NT_STATUS_OBJECT_NAME_NOT_FOUND: no other worker
+ * has an open of that id. */
+typedef void (*smbd_durable_done_fn)(void *priv, struct smbd_open *op,
+				     NTSTATUS status);
+NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
+				     const struct create_durable *d,
+				     const char *path,
+				     const uint8_t *lease_key,
+				     smbd_durable_done_fn done, void *priv);
 
 #endif

@@ -111,6 +111,8 @@ struct smbd_open {
 };
 
 struct smbd_worker;
+/* FileId.Volatile carries its worker's index + 1 from this bit up. */
+#define SMBD_OPEN_ID_WORKER_SHIFT 40
 /* The open with this FileId.Volatile on this worker, or NULL. */
 struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id);
 

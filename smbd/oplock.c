@@ -61,6 +61,9 @@ enum msg_type {
 	MSG_CONN = 3,	/* a connection's fd rides along (SCM_RIGHTS) */
 	MSG_DIR_DELETE_PENDING = 4,	/* CHANGE_NOTIFYs on key end */
 	MSG_SESSION_PREVIOUS = 5,	/* log off a replaced session */
+	MSG_DURABLE_REQ = 6,	/* reclaim of a durable open (durable.c) */
+	MSG_DURABLE_GIVE = 7,	/* its hand-over; its fd rides along */
+	MSG_DURABLE_NACK = 8,	/* refused */
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -72,6 +75,7 @@ struct smbd_msg {
 	struct share_break brk;
 	uint64_t session_id;
 	char account[64];	/* NUL-terminated (checked on receipt) */
+	struct smbd_durable_xfer dh;	/* MSG_DURABLE_* */
 };
 
 bool smbd_mailboxes_create(struct smbd_server *srv)
@@ -158,7 +162,8 @@ static void mailbox_readable(void *priv)
 			break;
 		}
 		if ((size_t)got != sizeof(m) || m.magic != MSG_MAGIC ||
-		    (passed != -1 && m.type != MSG_CONN)) {
+		    (passed != -1 && m.type != MSG_CONN &&
+		     m.type != MSG_DURABLE_GIVE)) {
 			DBG_WARNING("worker %d: malformed mailbox message "
 				    "(%zd bytes)\n", w->index, got);
 			if (passed != -1) {
@@ -179,6 +184,15 @@ static void mailbox_readable(void *priv)
 			break;
 		case MSG_WAKE:
 			waiters_wake(w, &m.key);
+			break;
+		case MSG_DURABLE_REQ:
+			smbd_durable_msg_req(w, &m.dh);
+			break;
+		case MSG_DURABLE_GIVE:
+			smbd_durable_msg_give(w, &m.dh, passed);
+			break;
+		case MSG_DURABLE_NACK:
+			smbd_durable_msg_nack(w, &m.dh);
 			break;
 		case MSG_DIR_DELETE_PENDING:
 			smbd_notify_delete_pending(w, m.key.dev, m.key.ino);
@@ -259,6 +273,57 @@ void smbd_spread_accept(struct smbd_worker *w, int fd)
 		return;
 	}
 	close(fd);
+}
+
+bool smbd_mailbox_send_durable(struct smbd_worker *w, int to, bool give,
+			       bool nack, const struct smbd_durable_xfer *x,
+			       int fd)
+{
+	struct smbd_server *srv = w->srv;
+	struct smbd_msg *m;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	bool ok;
+
+	if (srv->mbox == NULL || to < 0 || to >= srv->nworkers) {
+		return false;
+	}
+	m = talloc_zero(NULL, struct smbd_msg);
+	if (m == NULL) {
+		return false;
+	}
+	m->magic = MSG_MAGIC;
+	m->type = give ? MSG_DURABLE_GIVE
+		       : nack ? MSG_DURABLE_NACK : MSG_DURABLE_REQ;
+	m->dh = *x;
+	iov.iov_base = m;
+	iov.iov_len = sizeof(*m);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd != -1) {
+		memset(cm.buf, 0, sizeof(cm.buf));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ok = sendmsg(srv->mbox[2 * to + 1], &mh, MSG_DONTWAIT) ==
+	     (ssize_t)sizeof(*m);
+	if (!ok) {
+		DBG_WARNING("worker %d: durable message to worker %d lost: "
+			    "%s\n", w->index, to, strerror(errno));
+	}
+	talloc_free(m);
+	return ok;
 }
 
 /* ---- notifications ---- */

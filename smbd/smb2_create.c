@@ -1252,10 +1252,11 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 }
 
 /* The CREATE response for an open that exists already: a reclaimed
- * durable open or a replayed DH2Q.  Consumes st. */
+ * durable open or a replayed DH2Q (replay: st holds what the replay asked
+ * for).  Consumes st. */
 static NTSTATUS create_reply_existing(struct smb2_request *req,
 				      struct create_state *st,
-				      struct smbd_open *op)
+				      struct smbd_open *op, bool replay)
 {
 	struct locking_db *db = smbd_locking(req->conn->worker);
 	struct share_mode_entry e;
@@ -1279,12 +1280,38 @@ static NTSTATUS create_reply_existing(struct smb2_request *req,
 		st->has_parent_key = op->has_parent_key;
 		st->granted_state = e.state;
 		st->granted_epoch = e.epoch;
+		if (replay && !st->lease) {
+			/* 3.3.5.9.10: a replay answers with the oplock it
+			 * asks for, as far as the open holds it, and is
+			 * durable only if that level would make it so. */
+			st->granted_state &=
+				smbd_oplock_level_to_state(st->oplock_level);
+		}
+		if (replay) {
+			st->durable_granted = smbd_durable_grantable(
+				op, st->lease, st->granted_state);
+		}
 		st->lease_breaking = (e.flags & SHARE_ENTRY_BREAKING) != 0;
 		smbd_open_fid_bytes(op, req->fid);
 		status = create_reply(req, st, op);
 	}
 	talloc_free(st);
 	return status;
+}
+
+/* The open came from another worker (or did not). */
+static void create_reclaimed(void *priv, struct smbd_open *op,
+			     NTSTATUS status)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_reply_existing(req, st, op, false);
+	} else {
+		talloc_free(st);
+	}
+	smb2_frame_resume(req, status);
 }
 
 /* DHnC / DH2C: reclaim a disconnected durable open (durable.c). */
@@ -1294,16 +1321,27 @@ static NTSTATUS create_reconnect(struct smb2_request *req,
 	struct smbd_open *op;
 	NTSTATUS status;
 
+	/* 3.3.5.9.7: the open as it is; no durable context in the reply. */
+	st->action = FILE_OPENED;
+	st->durable_granted = false;
 	status = smbd_durable_reconnect(req, &st->durable, st->path,
 					st->lease ? st->lease_key : NULL, &op);
+	if (status == NT_STATUS_NOT_FOUND) {
+		/* Kept by another worker, maybe. */
+		st->req = req;
+		(void)talloc_steal(req->mem_ctx, st);
+		status = smbd_durable_reclaim_remote(
+			req, &st->durable, st->path,
+			st->lease ? st->lease_key : NULL, create_reclaimed, st);
+		if (status == SMBD_STATUS_ASYNC) {
+			return status;
+		}
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
 		return status;
 	}
-	/* 3.3.5.9.7: the open as it is; no durable context in the reply. */
-	st->action = FILE_OPENED;
-	st->durable_granted = false;
-	return create_reply_existing(req, st, op);
+	return create_reply_existing(req, st, op, false);
 }
 
 /*
@@ -1326,9 +1364,15 @@ static NTSTATUS create_replay(struct smb2_request *req,
 		talloc_free(st);
 		return NT_STATUS_DUPLICATE_OBJECTID;
 	}
+	if ((op->caching == CACHING_LEASE) != st->lease ||
+	    (st->lease && memcmp(op->lease_key, st->lease_key, 16) != 0)) {
+		/* Replayed with a lease for an oplock open, or the other
+		 * way round, or another lease (Windows: ACCESS_DENIED). */
+		talloc_free(st);
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	st->action = op->create_action;
-	st->durable_granted = true;
-	return create_reply_existing(req, st, op);
+	return create_reply_existing(req, st, op, true);
 }
 
 /* Whether the UTF-16LE name names a stream (a ':' anywhere, "::$DATA"
