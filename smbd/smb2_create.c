@@ -21,6 +21,7 @@
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/secdesc.h"
+#include "smbd/ntacl.h"
 #include "smbd/session.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
@@ -107,25 +108,6 @@ struct create_state {
 	char *real_path;
 	struct vfs_file_info fi;
 };
-
-/* MS-SMB2 3.3.5.9: GENERIC_* and MAXIMUM_ALLOWED mapped for files. */
-static uint32_t create_map_generic(uint32_t a)
-{
-	if (a & SEC_GENERIC_READ) {
-		a |= SEC_RIGHTS_FILE_READ;
-	}
-	if (a & SEC_GENERIC_WRITE) {
-		a |= SEC_RIGHTS_FILE_WRITE;
-	}
-	if (a & SEC_GENERIC_EXECUTE) {
-		a |= SEC_RIGHTS_FILE_EXECUTE;
-	}
-	if (a & SEC_GENERIC_ALL) {
-		a |= SEC_FILE_ALL;
-	}
-	return a & ~(SEC_GENERIC_READ | SEC_GENERIC_WRITE |
-		     SEC_GENERIC_EXECUTE | SEC_GENERIC_ALL);
-}
 
 static void create_orphan(void *p)
 {
@@ -1215,7 +1197,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	if (t->ipc) {
 		return smb2_pipe_create(req,
 					name_len ? req->in + name_off : NULL,
-					name_len, create_map_generic(access));
+					name_len, ntacl_map_generic(access));
 	}
 	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
 							   : NULL,
@@ -1244,7 +1226,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		 * smbtorture smb2.streams.dir). */
 		return NT_STATUS_NOT_A_DIRECTORY;
 	}
-	access = create_map_generic(access);
+	access = ntacl_map_generic(access);
 	if (t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
 	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
 		return NT_STATUS_ACCESS_DENIED;
