@@ -11,7 +11,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
 	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
 	smbd/secdesc.c smbd/secdesc.h smbd/sd.c smbd/sd.h \
-	smbd/ntacl.c smbd/ntacl.h \
+	smbd/ntacl.c smbd/ntacl.h smbd/ntacl_file.c smbd/ntacl_file.h \
 	smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \

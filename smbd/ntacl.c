@@ -86,7 +86,7 @@ NTSTATUS ntacl_token_unix(TALLOC_CTX *mem_ctx, uid_t uid, gid_t gid,
 	return NT_STATUS_OK;
 }
 
-static bool token_has(const struct ntacl_token *tok, const struct sd_sid *s)
+bool ntacl_token_has(const struct ntacl_token *tok, const struct sd_sid *s)
 {
 	size_t i;
 
@@ -136,7 +136,7 @@ uint32_t ntacl_max_access(const struct sd *sd, const struct ntacl_token *tok)
 	if (tok->root || sd->dacl == NULL) {
 		return SEC_FILE_ALL;
 	}
-	is_owner = sd->owner != NULL && token_has(tok, sd->owner);
+	is_owner = sd->owner != NULL && ntacl_token_has(tok, sd->owner);
 	for (i = 0; i < sd->dacl->num_aces; i++) {
 		const struct sd_ace *a = &sd->dacl->aces[i];
 
@@ -155,8 +155,9 @@ uint32_t ntacl_max_access(const struct sd *sd, const struct ntacl_token *tok)
 		if (!ace_effective(a)) {
 			continue;
 		}
-		match = SID_IS_OWNER_RIGHTS(&a->sid) ? is_owner
-						      : token_has(tok, &a->sid);
+		match = SID_IS_OWNER_RIGHTS(&a->sid)
+				? is_owner
+				: ntacl_token_has(tok, &a->sid);
 		if (!match) {
 			continue;
 		}

@@ -59,6 +59,9 @@ NTSTATUS ntacl_token_unix(TALLOC_CTX *mem_ctx, uid_t uid, gid_t gid,
 			  const gid_t *groups, size_t ngroups, bool guest,
 			  struct ntacl_token **out);
 
+/* s is one of the token's SIDs. */
+bool ntacl_token_has(const struct ntacl_token *tok, const struct sd_sid *s);
+
 /* GENERIC_* bits of mask replaced by the file rights (MS-DTYP 2.4.3,
  * the same for files and directories). */
 uint32_t ntacl_map_generic(uint32_t mask);
