@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -70,6 +71,35 @@ static int cred_switch(const struct tpool_cred *c)
 	}
 	cred_valid = true;
 	return 0;
+}
+
+int tpool_as_root(int (*fn)(void *arg), void *arg)
+{
+	uid_t r, e, su;
+	int ret, err;
+
+	if (getresuid(&r, &e, &su) != 0) {
+		return -errno;
+	}
+	if (e == 0) {
+		return fn(arg);
+	}
+	if (su != 0) {
+		return -EPERM;	/* not started as root: nothing to regain */
+	}
+	if (syscall(SYS_setresuid, -1, 0, -1) != 0) {
+		return -errno;
+	}
+	ret = fn(arg);
+	err = errno;
+	if (syscall(SYS_setresuid, -1, e, -1) != 0) {
+		/* Never let a user's job go on as root. */
+		DBG_ERR("cannot return to uid %u: %s\n", (unsigned)e,
+			strerror(errno));
+		abort();
+	}
+	errno = err;
+	return ret;
 }
 
 static void *tpool_thread(void *arg)

@@ -42,6 +42,14 @@ struct tpool_job {
 struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			unsigned nthreads);
 void tpool_submit(struct tpool *pool, struct tpool_job *job);
+/*
+ * Run fn(arg) with this thread's effective uid 0, then go back to the
+ * job's user.  Only for the writes Linux keeps to CAP_SYS_ADMIN that
+ * smbd makes on the user's behalf after its own check (the
+ * security.NTACL xattr); fn must do nothing else.  Returns fn's result,
+ * or -errno when root could not be had.  Never returns still root.
+ */
+int tpool_as_root(int (*fn)(void *arg), void *arg);
 /* Jobs submitted and not yet done. */
 unsigned tpool_pending(const struct tpool *pool);
 

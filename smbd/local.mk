@@ -3,7 +3,7 @@
 libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn.h smbd/smb2_server.h \
 	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
-	smbd/conn.c smbd/smb2_pdu.c smbd/smb2_dispatch.c \
+	smbd/conn.c smbd/conn_barrier.c smbd/smb2_pdu.c smbd/smb2_dispatch.c \
 	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
 	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
 	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/durable.c \
@@ -12,6 +12,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
 	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
 	smbd/secdesc.c smbd/secdesc.h smbd/sd.c smbd/sd.h \
+	smbd/ntacl.c smbd/ntacl.h smbd/ntacl_file.c smbd/ntacl_file.h \
 	smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/status.c smbd/status.h \
@@ -59,4 +60,11 @@ TESTS += testsuite/unit/test_sd
 testsuite_unit_test_sd_SOURCES = testsuite/unit/test_sd.c
 testsuite_unit_test_sd_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_sd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/ntacl: access check, inheritance and SET_INFO merge.
+check_PROGRAMS += testsuite/unit/test_ntacl
+TESTS += testsuite/unit/test_ntacl
+testsuite_unit_test_ntacl_SOURCES = testsuite/unit/test_ntacl.c
+testsuite_unit_test_ntacl_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ntacl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_ntacl.c testsuite/fuzz/corpus/fuzz_ntacl

@@ -48,7 +48,12 @@ static uint32_t perm_mask(unsigned rwx, bool owner)
 		m |= SEC_RIGHTS_FILE_READ;
 	}
 	if (rwx & 2) {
-		m |= SEC_RIGHTS_FILE_WRITE | SEC_STD_DELETE;
+		/* Write permission on a directory lets one delete what is
+		 * in it: FILE_DELETE_CHILD (rwx is then full control, as
+		 * Windows and Samba show it), which an NT ACL stored from
+		 * this descriptor must keep granting. */
+		m |= SEC_RIGHTS_FILE_WRITE | SEC_STD_DELETE |
+		     SEC_DIR_DELETE_CHILD;
 	}
 	if (rwx & 1) {
 		m |= SEC_RIGHTS_FILE_EXECUTE;

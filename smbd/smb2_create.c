@@ -24,6 +24,8 @@
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/secdesc.h"
+#include "smbd/ntacl.h"
+#include "smbd/ntacl_file.h"
 #include "smbd/session.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
@@ -79,8 +81,11 @@ struct create_state {
 	char *stream;		/* the stream name asked for, or NULL */
 	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
-	uint8_t *sd;		/* SecD (2.2.13.2.2), applied as a mode */
+	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr
+				 * shares, otherwise applied as a mode */
 	size_t sd_len;
+	struct ntacl_token *tok;	/* who opens (acl_xattr shares) */
+	bool have_ntacl;	/* out: a stored NT ACL gave max_access */
 	struct fscc_ea *eas;	/* ExtA (2.2.13.2.1): set on a new or */
 	size_t num_eas;		/* overwritten file */
 	/* Oplock or lease asked for (2.2.13, 2.2.13.2.8/10). */
@@ -115,25 +120,6 @@ struct create_state {
 	char *real_path;
 	struct vfs_file_info fi;
 };
-
-/* MS-SMB2 3.3.5.9: GENERIC_* and MAXIMUM_ALLOWED mapped for files. */
-static uint32_t create_map_generic(uint32_t a)
-{
-	if (a & SEC_GENERIC_READ) {
-		a |= SEC_RIGHTS_FILE_READ;
-	}
-	if (a & SEC_GENERIC_WRITE) {
-		a |= SEC_RIGHTS_FILE_WRITE;
-	}
-	if (a & SEC_GENERIC_EXECUTE) {
-		a |= SEC_RIGHTS_FILE_EXECUTE;
-	}
-	if (a & SEC_GENERIC_ALL) {
-		a |= SEC_FILE_ALL;
-	}
-	return a & ~(SEC_GENERIC_READ | SEC_GENERIC_WRITE |
-		     SEC_GENERIC_EXECUTE | SEC_GENERIC_ALL);
-}
 
 static void create_orphan(void *p)
 {
@@ -231,6 +217,97 @@ static void create_set_eas(struct create_state *st)
 	}
 }
 
+/* The SecD context's owner, group and DACL over what the new object
+ * inherits (MS-SMB2 3.3.5.9.3); INVALID_OWNER for an owner not in the
+ * creator's token (MS-FSA 2.1.5.1.1). */
+static NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd)
+{
+	struct sd *secd, *merged;
+	uint32_t parts = 0;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(sd_parse(st, st->sd, st->sd_len, &secd))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (secd->owner != NULL) {
+		parts |= SECINFO_OWNER;
+		if (!st->tok->root && !ntacl_token_has(st->tok, secd->owner)) {
+			return NT_STATUS_INVALID_OWNER;
+		}
+	}
+	if (secd->group != NULL) {
+		parts |= SECINFO_GROUP;
+	}
+	if (secd->control & SD_SE_DACL_PRESENT) {
+		parts |= SECINFO_DACL;
+	}
+	status = ntacl_merge(st, *sd, secd, parts, &merged);
+	if (NT_STATUS_IS_OK(status)) {
+		*sd = merged;
+	}
+	return status;
+}
+
+/*
+ * acl_xattr shares: a new object under a directory with an NT ACL
+ * inherits from it (MS-DTYP 2.5.3.4), a SecD context sets its parts;
+ * with neither, nothing is stored and the Unix mode decides.
+ */
+static void create_set_ntacl(struct create_state *st, bool dir)
+{
+	struct sd *parent = NULL, *sd;
+
+	if (!NT_STATUS_IS_OK(ntacl_file_get_parent(st, &st->share,
+						   st->real_path, &parent))) {
+		parent = NULL;
+	}
+	if (parent == NULL && st->sd == NULL) {
+		return;
+	}
+	st->status = ntacl_inherit(st, parent, dir, &st->tok->sids[0],
+				   &st->tok->sids[1], &sd);
+	if (NT_STATUS_IS_OK(st->status) && st->sd != NULL) {
+		st->status = create_apply_secd(st, &sd);
+	}
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->status = ntacl_file_set(st->fd, sd);
+	}
+}
+
+/*
+ * acl_xattr shares: a stored NT ACL decides instead of the mode
+ * (MS-FSA 2.1.5.1.2.1); DELETE comes too with the parent's
+ * FILE_DELETE_CHILD (or, under a directory without an NT ACL, with
+ * write permission on it as create_max_access found).
+ */
+static void create_ntacl_access(struct create_state *st)
+{
+	struct sd *sd, *parent;
+	uint32_t a;
+
+	if (!st->share.acl_xattr || st->fd == -1 ||
+	    !NT_STATUS_IS_OK(ntacl_file_get(st, st->fd, &sd))) {
+		return;
+	}
+	a = ntacl_max_access(sd, st->tok);
+	if (!(a & SEC_STD_DELETE)) {
+		if (NT_STATUS_IS_OK(ntacl_file_get_parent(
+			    st, &st->share, st->real_path, &parent))) {
+			if (ntacl_max_access(parent, st->tok) &
+			    SEC_DIR_DELETE_CHILD) {
+				a |= SEC_STD_DELETE;
+			}
+		} else {
+			a |= st->max_access & SEC_STD_DELETE;
+		}
+	}
+	if (st->read_only_share) {
+		a &= ~SEC_RIGHTS_WRITE_ANY;
+	}
+	st->max_access = a;
+	st->have_ntacl = true;
+}
+
 /* Create a new file or directory (the name does not exist). */
 static void create_new(struct create_state *st)
 {
@@ -271,7 +348,12 @@ static void create_new(struct create_state *st)
 		return;
 	}
 	st->action = FILE_CREATED;
-	if (st->sd != NULL) {
+	if (st->share.acl_xattr) {
+		create_set_ntacl(st, dir);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+	} else if (st->sd != NULL) {
 		struct stat sb;
 		mode_t m;
 
@@ -505,6 +587,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 	st->max_access = create_max_access(st, st->share.root_fd,
 					   st->real_path[0] ? st->real_path
 							    : ".");
+	create_ntacl_access(st);
 }
 
 static void create_job(void *p)
@@ -588,6 +671,7 @@ static void create_job(void *p)
 						   st->real_path[0]
 							   ? st->real_path
 							   : ".");
+		create_ntacl_access(st);
 	}
 }
 
@@ -615,17 +699,31 @@ static NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 	 * right the permissions do not give is refused.  DELETE (or
 	 * delete-on-close) needs write access to the directory. */
 	if (st->action != FILE_CREATED) {
-		uint32_t need = want & (SEC_RIGHTS_FILE_READ |
-					SEC_RIGHTS_FILE_WRITE |
-					SEC_RIGHTS_FILE_EXECUTE |
-					SEC_STD_DELETE | SEC_STD_WRITE_DAC |
-					SEC_STD_WRITE_OWNER);
+		/* An NT ACL is asked about every right (READ_CONTROL
+		 * included); the mode only about these. */
+		uint32_t need = want & (st->have_ntacl
+						? SEC_FILE_ALL
+						: (SEC_RIGHTS_FILE_READ |
+						   SEC_RIGHTS_FILE_WRITE |
+						   SEC_RIGHTS_FILE_EXECUTE |
+						   SEC_STD_DELETE |
+						   SEC_STD_WRITE_DAC |
+						   SEC_STD_WRITE_OWNER));
 
 		if ((st->options & FILE_DELETE_ON_CLOSE)) {
 			need |= SEC_STD_DELETE;
 		}
-		need &= ~(SEC_STD_SYNCHRONIZE | SEC_STD_READ_CONTROL |
-			  SEC_FILE_READ_ATTRIBUTE);
+		if (st->have_ntacl && (st->action == FILE_OVERWRITTEN ||
+				       st->action == FILE_SUPERSEDED)) {
+			/* Destroying the data needs the right to write it,
+			 * asked for or not (MS-FSA 2.1.5.1.2; the mode
+			 * case is left to the kernel's O_RDWR open). */
+			need |= SEC_FILE_WRITE_DATA;
+		}
+		need &= ~(SEC_STD_SYNCHRONIZE | SEC_FILE_READ_ATTRIBUTE);
+		if (!st->have_ntacl) {
+			need &= ~SEC_STD_READ_CONTROL;
+		}
 		if ((need & ~st->max_access) != 0) {
 			return NT_STATUS_ACCESS_DENIED;
 		}
@@ -1456,7 +1554,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	if (t->ipc) {
 		return smb2_pipe_create(req,
 					name_len ? req->in + name_off : NULL,
-					name_len, create_map_generic(access));
+					name_len, ntacl_map_generic(access));
 	}
 	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
 							   : NULL,
@@ -1485,7 +1583,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		 * smbtorture smb2.streams.dir). */
 		return NT_STATUS_NOT_A_DIRECTORY;
 	}
-	access = create_map_generic(access);
+	access = ntacl_map_generic(access);
 	if (!reclaim && t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
 	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
 		return NT_STATUS_ACCESS_DENIED;
@@ -1510,6 +1608,9 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->read_only_share = t->read_only;
 	st->oplock_level = oplock_level;
 	status = create_contexts(req, st, ctx_off, ctx_len);
+	if (NT_STATUS_IS_OK(status) && st->share.acl_xattr) {
+		status = ntacl_session_token(st, req->session, &st->tok);
+	}
 	if (st->share.root_fd == -1 || !NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
 		return NT_STATUS_IS_OK(status) ? NT_STATUS_TOO_MANY_OPENED_FILES

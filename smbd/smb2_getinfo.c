@@ -12,6 +12,7 @@
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "vfs/name.h"
+#include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 #include "conf/loadparm.h"
@@ -122,17 +123,11 @@ static ssize_t ea_fget(int fd, const char *name, void *val, size_t size)
 /* The file's security.NTACL (Samba's acl_xattr), left NULL if none. */
 static void getinfo_read_ntacl(struct getinfo_state *st)
 {
-	ssize_t n = ea_fget(st->fd, "security.NTACL", NULL, 0);
-
-	if (n <= 0 || n > 65536) {
-		return;
+	if (!NT_STATUS_IS_OK(vfs_ntacl_fget(st, st->fd, &st->ntacl,
+					    &st->ntacl_len))) {
+		st->ntacl = NULL;
+		st->ntacl_len = 0;
 	}
-	st->ntacl = talloc_size(st, (size_t)n);
-	if (st->ntacl == NULL) {
-		return;
-	}
-	n = ea_fget(st->fd, "security.NTACL", st->ntacl, (size_t)n);
-	st->ntacl_len = n > 0 ? (size_t)n : 0;
 }
 
 /* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION entries, 4-byte aligned. */
@@ -272,24 +267,6 @@ static bool getinfo_too_small(uint8_t type, uint8_t cls, uint32_t max_out)
 		}
 	}
 	return false;
-}
-
-/* `vfs objects` of the share names acl_xattr: NT ACLs live in xattrs. */
-static bool getinfo_share_has_acl_xattr(struct smb2_request *req)
-{
-	TALLOC_CTX *tmp = talloc_new(NULL);
-	const char **l = lp_list(tmp, req->conn->worker->srv->lp,
-				 req->tcon->snum, LP_VFS_OBJECTS);
-	bool found = false;
-
-	for (; l != NULL && *l != NULL; l++) {
-		if (strcmp(*l, "acl_xattr") == 0) {
-			found = true;
-			break;
-		}
-	}
-	talloc_free(tmp);
-	return found;
 }
 
 struct getinfo_req {
@@ -510,7 +487,11 @@ static bool getinfo_allowed(const struct smbd_open *op, uint8_t type,
 			    uint8_t cls, uint32_t secinfo)
 {
 	if (type == SMB2_0_INFO_SECURITY) {
-		return (op->access_mask & SEC_STD_READ_CONTROL) != 0;
+		/* Asking for no part needs no right and gets an empty
+		 * descriptor, as Windows (smbtorture smb2.sdread). */
+		return (secinfo & (SECINFO_OWNER | SECINFO_GROUP |
+				   SECINFO_DACL | SECINFO_SACL)) == 0 ||
+		       (op->access_mask & SEC_STD_READ_CONTROL) != 0;
 	}
 	if (type != SMB2_0_INFO_FILE) {
 		return true;
@@ -589,7 +570,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_streams = type == SMB2_0_INFO_FILE &&
 			   cls == FSCC_FILE_STREAM_INFORMATION;
 	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
-			 getinfo_share_has_acl_xattr(req);
+			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);

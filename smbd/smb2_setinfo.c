@@ -11,6 +11,7 @@
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "smbd/secdesc.h"
+#include "smbd/ntacl_file.h"
 #include "smbd/session.h"
 #include "smbd/status.h"
 #include "smbd/auth/auth_str.h"
@@ -49,8 +50,11 @@ struct setinfo_state {
 	bool have_mtime;		/* mtime: the file's before a truncate */
 	struct timespec mtime;
 	char *stream;			/* the open is this stream (xattr) */
-	/* security: the descriptor, applied as a mode */
+	/* security: the descriptor, stored on acl_xattr shares (tok says
+	 * who sets it), otherwise applied as a mode */
 	bool security;
+	bool acl_xattr;
+	struct ntacl_token *tok;
 	uint32_t secinfo;
 	uint8_t *sd;
 	size_t sd_len;
@@ -62,6 +66,11 @@ static void setinfo_security(struct setinfo_state *st)
 	mode_t mode;
 	char proc[32];
 
+	if (st->acl_xattr) {
+		st->status = ntacl_file_set_info(st->fd, st->tok, st->sd,
+						 st->sd_len, st->secinfo);
+		return;
+	}
 	if (fstat(st->fd, &sb) != 0) {
 		st->status = vfs_map_errno(errno);
 		return;
@@ -680,6 +689,11 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		st->sd_len = len;
 		status = len >= 20 && st->sd != NULL ? NT_STATUS_OK
 						     : NT_STATUS_INVALID_PARAMETER;
+		st->acl_xattr = req->tcon->share.acl_xattr;
+		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
+			status = ntacl_session_token(st, req->session,
+						     &st->tok);
+		}
 	} else {
 		status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL,
 					    len, &st->in);

@@ -206,6 +206,20 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 	return f;
 }
 
+/* `vfs objects` names acl_xattr: NT ACLs live in security.NTACL. */
+static bool tcon_has_acl_xattr(const struct lp_ctx *lp, int snum)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	const char **l = lp_list(tmp, lp, snum, LP_VFS_OBJECTS);
+	bool found = false;
+
+	for (; l != NULL && *l != NULL && !found; l++) {
+		found = strcmp(*l, "acl_xattr") == 0;
+	}
+	talloc_free(tmp);
+	return found;
+}
+
 /* The share's options for vfs/, read once at tree connect. */
 static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
 {
@@ -238,6 +252,7 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
 	sh->force_directory_mode =
 		(mode_t)lp_int(lp, snum, LP_FORCE_DIRECTORY_MODE);
 	sh->inherit_permissions = lp_bool(lp, snum, LP_INHERIT_PERMISSIONS);
+	sh->acl_xattr = tcon_has_acl_xattr(lp, snum);
 	return NT_STATUS_OK;
 }
 

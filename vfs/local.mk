@@ -2,7 +2,9 @@
 
 # vfs/name: SMB2 path rules, wildcards, case folding, 8.3 names;
 # vfs/dosattrib: Samba's user.DOSATTRIB xattr.
-libsmbd_a_SOURCES += vfs/name.c vfs/name.h vfs/dosattrib.c vfs/dosattrib.h
+# vfs/ntacl_xattr: Samba's security.NTACL xattr.
+libsmbd_a_SOURCES += vfs/name.c vfs/name.h vfs/dosattrib.c vfs/dosattrib.h \
+	vfs/ntacl_xattr.c vfs/ntacl_xattr.h
 
 check_PROGRAMS += testsuite/unit/test_vfs_name
 TESTS += testsuite/unit/test_vfs_name

@@ -80,6 +80,8 @@ struct vfs_share {
 	mode_t create_mask, directory_mask;
 	mode_t force_create_mode, force_directory_mode;
 	bool inherit_permissions;
+	bool acl_xattr;		/* `vfs objects` has acl_xattr: NT ACLs
+				 * in security.NTACL decide access */
 };
 
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */
