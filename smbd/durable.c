@@ -150,6 +150,10 @@ static bool durable_detach(struct smbd_open *op, struct smbd_conn *dc)
 	}
 	smbd_open_move(op, dc);
 	(void)talloc_steal(dc, op);
+	/* The requests of the lost connection never complete: none is
+	 * outstanding under any channel sequence any more (3.3.5.2.10). */
+	op->channel.outstanding = 0;
+	op->channel.outstanding_pre = 0;
 	op->tcon = g;
 	op->session = NULL;
 	op->disconnected = true;
@@ -500,6 +504,7 @@ static void durable_xfer_fill(struct smbd_durable_xfer *y,
 	memcpy(y->lock_seq, op->lock_seq, sizeof(y->lock_seq));
 	y->position = op->position;
 	y->mode = op->mode;
+	y->channel_seq = op->channel.seq;
 	memcpy(y->path, op->path, strlen(op->path) + 1);
 }
 
@@ -619,6 +624,7 @@ static NTSTATUS durable_adopt(struct smb2_request *req,
 	memcpy(op->lock_seq, x->lock_seq, sizeof(op->lock_seq));
 	op->position = x->position;
 	op->mode = x->mode;
+	op->channel.seq = x->channel_seq;
 	if (op->path == NULL) {
 		talloc_free(op);
 		return NT_STATUS_NO_MEMORY;

@@ -110,6 +110,7 @@ struct smbd_durable_xfer {
 	uint8_t lock_seq[64];
 	uint64_t position;
 	uint32_t mode;
+	uint16_t channel_seq;	/* 3.3.1.10 Open.ChannelSequence */
 	char path[SMBD_DURABLE_XFER_PATH];	/* NUL-terminated */
 };
 void smbd_durable_msg_req(struct smbd_worker *w,
