@@ -50,6 +50,7 @@ void smbd_durable_grant(struct smbd_open *op, const struct create_durable *req,
 				: req->timeout_ms;
 	}
 	memcpy(op->create_guid, req->create_guid, 16);
+	op->has_create_guid = req->v2;
 	if (op->caching != CACHING_LEASE) {
 		/* The lease keeps its own; an oplock open remembers whose
 		 * it is for a DH2C (3.3.5.9.12 ClientGuid check). */
@@ -217,7 +218,7 @@ struct smbd_open *smbd_durable_find_guid(struct smbd_worker *w,
 		struct smbd_open *op;
 
 		for (op = w->open_hash[i]; op != NULL; op = op->whnext) {
-			if (op->durable_v2 &&
+			if (op->has_create_guid &&
 			    memcmp(op->create_guid, create_guid, 16) == 0 &&
 			    memcmp(op->client_guid, client_guid, 16) == 0) {
 				return op;

@@ -120,6 +120,8 @@ struct smbd_open {
 	uint32_t durable_timeout_ms;
 	uint32_t create_action;	/* CreateAction its CREATE answered */
 	uint8_t create_guid[16];
+	bool has_create_guid;	/* made by a DH2Q (durable or not) */
+	bool create_pending;	/* its CREATE waits for a break */
 	uid_t owner_uid;	/* DurableOwner: the session's user */
 	struct ev_timer *durable_timer;	/* scavenger while disconnected */
 	/* 3.3.1.10 Open.LockSequenceArray (3.3.5.14): bit 7 = valid,

@@ -1097,6 +1097,15 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->create_options = st->options;
 	op->create_disposition = st->disposition;
 	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	if (st->want_durable && st->durable.v2) {
+		/* 3.3.5.9.10: a replay of this DH2Q finds the open by its
+		 * CreateGuid, durable or not, and is refused while the
+		 * CREATE still waits (create_pending). */
+		op->has_create_guid = true;
+		op->create_pending = true;
+		memcpy(op->create_guid, st->durable.create_guid, 16);
+		memcpy(op->client_guid, req->conn->client_guid, 16);
+	}
 	op->dev = st->fi.dev;
 	op->ino = st->fi.ino;
 	smbd_open_fid_bytes(op, req->fid);
@@ -1112,6 +1121,7 @@ static NTSTATUS create_after_share(struct smb2_request *req,
 				   struct create_state *st,
 				   struct smbd_open *op, NTSTATUS status)
 {
+	op->create_pending = false;
 	if (!NT_STATUS_IS_OK(status)) {
 		if (st->action == FILE_CREATED && op->stream == NULL) {
 			/* Nobody saw it: undo what this CREATE made. */
@@ -1457,6 +1467,12 @@ static NTSTATUS create_replay(struct smb2_request *req,
 
 	if (op == NULL) {
 		return NT_STATUS_NOT_FOUND;
+	}
+	if (op->create_pending) {
+		/* Its CREATE still waits for a break (Samba answers so;
+		 * smbtorture smb2.replay.dhv2-pending*-sane). */
+		talloc_free(st);
+		return NT_STATUS_FILE_NOT_AVAILABLE;
 	}
 	if (op->disconnected || op->session != req->session ||
 	    op->tcon != req->tcon) {
