@@ -300,6 +300,15 @@ static void create_ntacl_access(struct create_state *st)
 	st->have_ntacl = true;
 }
 
+/* What create_new made goes again when it cannot be finished (a bad
+ * SecD or ExtA context): nobody has seen it. */
+static void create_new_undo(struct create_state *st, bool dir)
+{
+	close(st->fd);
+	st->fd = -1;
+	(void)unlinkat(st->share.root_fd, st->real_path, dir ? AT_REMOVEDIR : 0);
+}
+
 /* Create a new file or directory (the name does not exist). */
 static void create_new(struct create_state *st)
 {
@@ -343,6 +352,7 @@ static void create_new(struct create_state *st)
 	if (st->share.acl_xattr) {
 		create_set_ntacl(st, dir);
 		if (!NT_STATUS_IS_OK(st->status)) {
+			create_new_undo(st, dir);
 			return;
 		}
 	} else if (st->sd != NULL) {
@@ -367,6 +377,9 @@ static void create_new(struct create_state *st)
 		(void)dosattrib_fset(st->fd, &di);
 	}
 	create_set_eas(st);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		create_new_undo(st, dir);
+	}
 }
 
 /* Open an existing name, with the disposition's truncation. */
