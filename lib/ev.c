@@ -367,6 +367,75 @@ struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 	return t;
 }
 
+/* ---- after the next poll ---- */
+
+static int ev_deferred_destructor(struct ev_deferred *d)
+{
+	if (d->prev != NULL) {
+		d->prev->next = d->next;
+	} else if (d->loop->deferred == d) {
+		d->loop->deferred = d->next;
+	}
+	if (d->next != NULL) {
+		d->next->prev = d->prev;
+	}
+	return 0;
+}
+
+struct ev_deferred *ev_after_poll(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+				  void (*fn)(void *priv), void *priv)
+{
+	struct ev_deferred *d = talloc_zero(mem_ctx, struct ev_deferred);
+
+	if (d == NULL) {
+		return NULL;
+	}
+	d->loop = loop;
+	d->fn = fn;
+	d->priv = priv;
+	d->next = loop->deferred;
+	if (d->next != NULL) {
+		d->next->prev = d;
+	}
+	loop->deferred = d;
+	talloc_set_destructor(d, ev_deferred_destructor);
+	return d;
+}
+
+/* Before a poll: everything queued so far runs after it.  True if any. */
+static bool ev_arm_deferred(struct ev_loop *loop)
+{
+	struct ev_deferred *d;
+
+	for (d = loop->deferred; d != NULL; d = d->next) {
+		d->armed = true;
+	}
+	return loop->deferred != NULL;
+}
+
+static void ev_run_deferred(struct ev_loop *loop)
+{
+	struct ev_deferred *d = loop->deferred;
+
+	/* Armed entries are the oldest: the list's tail.  Entries queued by
+	 * a callback are unarmed and wait for the next poll. */
+	while (d != NULL) {
+		struct ev_deferred *next = d->next;
+
+		if (d->armed) {
+			void (*fn)(void *) = d->fn;
+			void *priv = d->priv;
+
+			/* Free first: fn may free the entry's parent. */
+			talloc_free(d);
+			fn(priv);
+			/* fn may have freed entries after d: start again. */
+			next = loop->deferred;
+		}
+		d = next;
+	}
+}
+
 static int ev_next_timeout(struct ev_loop *loop)
 {
 	uint64_t now = clock_mono_ms();
@@ -501,7 +570,10 @@ int ev_loop_run(struct ev_loop *loop)
 {
 	loop->stop = false;
 	while (!loop->stop) {
-		int ret = loop->ops->wait(loop, ev_next_timeout(loop));
+		/* Pending ev_after_poll() work: look, do not sleep. */
+		int ret = loop->ops->wait(loop, ev_arm_deferred(loop)
+							? 0
+							: ev_next_timeout(loop));
 
 		clock_update();
 		if (ret < 0 && ret != -EINTR && ret != -ETIME) {
@@ -509,6 +581,7 @@ int ev_loop_run(struct ev_loop *loop)
 			return ret;
 		}
 		ev_run_timers(loop);
+		ev_run_deferred(loop);
 		ev_reap_dead(loop);
 	}
 	return 0;

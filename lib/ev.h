@@ -89,6 +89,17 @@ int ev_stream_fd(const struct ev_stream *st);
 struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			      uint64_t ms, void (*fn)(void *priv), void *priv);
 
+/*
+ * Run fn(priv) once, after the loop has gone to the kernel for
+ * completions at least once more (without blocking if nothing is ready)
+ * and dispatched them.  So whatever the kernel had finished for this
+ * loop before the call (a peer's EOF, say) has been handled when fn
+ * runs: a cheap barrier for messages between workers.  Free the returned
+ * object to cancel; it is freed automatically after fn ran.
+ */
+struct ev_deferred *ev_after_poll(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
+				  void (*fn)(void *priv), void *priv);
+
 /* Call on_readable whenever fd is readable (it must drain fd: the
  * watch is level-triggered).  The watch lives until mem_ctx is freed and
  * then must not fire again, so only use it for fds that live as long. */

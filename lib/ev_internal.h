@@ -75,6 +75,16 @@ struct ev_timer {
 	void *priv;
 };
 
+/* ev_after_poll(): runs once the loop has collected the kernel's
+ * completions again after the entry was made. */
+struct ev_deferred {
+	struct ev_loop *loop;
+	struct ev_deferred *prev, *next;
+	bool armed;	/* a poll began after it was queued */
+	void (*fn)(void *priv);
+	void *priv;
+};
+
 struct ev_backend_ops {
 	const char *name;
 	int (*init)(struct ev_loop *loop);
@@ -94,6 +104,7 @@ struct ev_loop {
 	void *bstate; /* backend state */
 	bool stop;
 	struct ev_timer *timers; /* sorted by due_ms */
+	struct ev_deferred *deferred; /* ev_after_poll(), newest first */
 	struct ev_stream *dead;	 /* closed, waiting for in-flight ops */
 };
 

@@ -396,6 +396,13 @@ static int evu_wait(struct ev_loop *loop, int timeout_ms)
 	unsigned head, seen;
 	int ret;
 
+	if (timeout_ms == 0) {
+		/* A look that must not sleep must still see everything the
+		 * kernel finished: under COOP_TASKRUN completions wait as task
+		 * work until we enter the kernel, and liburing does not enter
+		 * when CQEs are already there.  ev_after_poll() relies on it. */
+		(void)io_uring_get_events(ring);
+	}
 	if (timeout_ms >= 0) {
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (long long)(timeout_ms % 1000) * 1000000;

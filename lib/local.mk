@@ -11,6 +11,14 @@ libsmbd_a_SOURCES += lib/crash.c lib/crash.h
 
 check_PROGRAMS += testsuite/unit/test_ev_sendfile
 TESTS += testsuite/unit/test_ev_sendfile
-testsuite_unit_test_ev_sendfile_SOURCES = testsuite/unit/test_ev_sendfile.c
+testsuite_unit_test_ev_sendfile_SOURCES = testsuite/unit/test_ev_sendfile.c \
+	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
 testsuite_unit_test_ev_sendfile_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_sendfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_ev_after_poll
+TESTS += testsuite/unit/test_ev_after_poll
+testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c \
+	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
+testsuite_unit_test_ev_after_poll_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ev_after_poll_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

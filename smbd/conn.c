@@ -115,7 +115,7 @@ struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
 	return conn;
 }
 
-void smbd_conn_accept(struct smbd_worker *w, int fd)
+static void conn_start(struct smbd_worker *w, int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -167,6 +167,15 @@ void smbd_conn_accept(struct smbd_worker *w, int fd)
 	if (conn->stream == NULL) {
 		talloc_free(conn);
 	}
+}
+
+void smbd_conn_accept(struct smbd_worker *w, int fd)
+{
+	if (w->stopping) {
+		close(fd);
+		return;
+	}
+	smbd_accept_after_barrier(w, fd, conn_start);
 }
 
 /*

@@ -23,6 +23,7 @@ struct tpool;
 struct ev_loop;
 struct ev_stream;
 struct smbd_waiter;
+struct smbd_barrier;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -51,6 +52,8 @@ struct smbd_worker {
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */
+	struct smbd_barrier *barriers;	/* accepts waiting (conn_barrier.c) */
+	uint64_t barrier_seq;
 	uint64_t wake_gen;
 };
 
@@ -115,6 +118,18 @@ struct smbd_conn {
 void smbd_conn_accept(struct smbd_worker *w, int fd);
 /* 3.3.5.5.3 PreviousSessionId: log off the session id of this worker if
  * account (its user) owns it, on whichever connection it lives. */
+/*
+ * conn_barrier.c: start(w, fd) runs once every other worker has handled
+ * what the kernel finished for it before now (a client's dropped earlier
+ * connection), or after a short timeout.
+ */
+void smbd_accept_after_barrier(struct smbd_worker *w, int fd,
+			       void (*start)(struct smbd_worker *w, int fd));
+/* Mailbox messages of the barrier: a worker asks, we answer after our
+ * next poll; the answer to our own question. */
+void smbd_barrier_request(struct smbd_worker *w, int from, uint64_t token);
+void smbd_barrier_answered(struct smbd_worker *w, uint64_t token);
+
 void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 				  const char *account);
 /* Bytes from the socket (also the entry point for tests and fuzzers). */

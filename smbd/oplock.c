@@ -60,6 +60,8 @@ enum msg_type {
 	MSG_CONN = 3,	/* a connection's fd rides along (SCM_RIGHTS) */
 	MSG_DIR_DELETE_PENDING = 4,	/* CHANGE_NOTIFYs on key end */
 	MSG_SESSION_PREVIOUS = 5,	/* log off a replaced session */
+	MSG_BARRIER = 6,	/* answer after your next poll (conn_barrier.c) */
+	MSG_BARRIER_ACK = 7,
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -69,7 +71,8 @@ struct smbd_msg {
 	uint32_t type;
 	struct file_key key;
 	struct share_break brk;
-	uint64_t session_id;
+	uint64_t session_id;	/* also the barrier's token */
+	int32_t from;		/* sender's worker index (barrier) */
 	char account[64];	/* NUL-terminated (checked on receipt) */
 };
 
@@ -188,6 +191,12 @@ static void mailbox_readable(void *priv)
 							     m.account);
 			}
 			break;
+		case MSG_BARRIER:
+			smbd_barrier_request(w, m.from, m.session_id);
+			break;
+		case MSG_BARRIER_ACK:
+			smbd_barrier_answered(w, m.session_id);
+			break;
 		default:
 			DBG_WARNING("worker %d: unknown message type %u\n",
 				    w->index, m.type);
@@ -217,6 +226,23 @@ static void mailbox_send(struct smbd_worker *w, int to,
 		DBG_WARNING("worker %d: message to worker %d lost: %s\n",
 			    w->index, to, strerror(errno));
 	}
+}
+
+bool smbd_mailbox_barrier(struct smbd_worker *w, int to, uint64_t token,
+			  bool ack)
+{
+	struct smbd_msg m = {
+		.magic = MSG_MAGIC,
+		.type = ack ? MSG_BARRIER_ACK : MSG_BARRIER,
+		.session_id = token,
+		.from = w->index,
+	};
+
+	if (w->srv->mbox == NULL || to < 0 || to >= w->srv->nworkers) {
+		return false;
+	}
+	return send(w->srv->mbox[2 * to + 1], &m, sizeof(m), MSG_DONTWAIT) ==
+	       (ssize_t)sizeof(m);
 }
 
 void smbd_spread_accept(struct smbd_worker *w, int fd)

@@ -49,6 +49,11 @@ bool smbd_mailboxes_create(struct smbd_server *srv);
 /* Worker, after its loop exists: watch its own mailbox. */
 bool smbd_mailbox_listen(struct smbd_worker *w);
 
+/* The accept barrier's question (ack false) or answer to worker to;
+ * false if the message could not be queued. */
+bool smbd_mailbox_barrier(struct smbd_worker *w, int to, uint64_t token,
+			  bool ack);
+
 /* `smbd spread connections`: accept fd here or hand it to the next
  * worker in turn (tests of cross-worker behaviour). */
 void smbd_spread_accept(struct smbd_worker *w, int fd);

@@ -19,7 +19,9 @@ Every test runs once per event-loop backend (io_uring, epoll).
 import os
 import re
 import signal
+import socket
 import subprocess
+import threading
 import sys
 import unittest
 
@@ -176,6 +178,69 @@ class Workers:
                                     worker_table(self.smbd).values()))
         finally:
             first.close()
+
+    def test_reconnect_after_drop(self):
+        # A client drops a connection that holds an open and at once
+        # connects again, on the other worker: its new connection must not
+        # see the old open (conn_barrier.c).  The old worker is stopped
+        # while the old connection ends and continued 100 ms later, so
+        # without the barrier the new connection's DELETE would only mark
+        # the file delete-pending and its CREATE fail with DELETE_PENDING.
+        from impacket.smbconnection import SMBConnection
+        from impacket import smb3structs as s3
+        user, password = "barrieruser", "Barrier-Pass-1"
+        self.smbd.create_user(user, password)
+        (a, (apid, acpu)), (b, (bpid, bcpu)) = sorted(self.table.items())
+        saved = os.sched_getaffinity(0)
+
+        def login():
+            c = SMBConnection("127.0.0.1", "127.0.0.1",
+                              sess_port=self.smbd.port,
+                              timeout=h.NET_TIMEOUT)
+            c.login(user, password)
+            return c
+
+        def worker_of(c):
+            port = c.getSMBServer().get_socket().getsockname()[1]
+            m = self.smbd.wait_log(CONN % port, 5.0)
+            self.assertTrue(m, self.smbd.log_tail())
+            return int(m[-1].group(1))
+
+        timer = None
+        try:
+            os.sched_setaffinity(0, {acpu})
+            old = login()
+            self.assertEqual(worker_of(old), a)
+            tid = old.connectTree("share")
+            old.createFile(tid, "barrier.txt",
+                           desiredAccess=s3.FILE_READ_DATA,
+                           shareMode=(s3.FILE_SHARE_READ |
+                                      s3.FILE_SHARE_WRITE |
+                                      s3.FILE_SHARE_DELETE),
+                           creationDisposition=s3.FILE_OVERWRITE_IF)
+            os.kill(apid, signal.SIGSTOP)
+            timer = threading.Timer(0.1, os.kill, (apid, signal.SIGCONT))
+            sock = old.getSMBServer().get_socket()
+            sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+            timer.start()
+            os.sched_setaffinity(0, {bcpu})
+            new = login()
+            try:
+                self.assertEqual(worker_of(new), b)
+                new.deleteFile("share", "barrier.txt")
+                tid = new.connectTree("share")
+                fid = new.createFile(
+                    tid, "barrier.txt", desiredAccess=s3.FILE_WRITE_DATA,
+                    creationDisposition=s3.FILE_CREATE)
+                new.closeFile(tid, fid)
+            finally:
+                new.close()
+        finally:
+            if timer is not None:
+                timer.join()
+            os.kill(apid, signal.SIGCONT)
+            os.sched_setaffinity(0, saved)
 
     def test_sighup_reload(self):
         conns = [self.negotiated() for _ in range(4)]

@@ -196,6 +196,8 @@ class Runner:
         self.reasons = {}          # test -> smbtorture's reason, one line
         self.suite_stats = []      # (entry, passed, failed, skipped, secs)
         self.logdir = args.logdir
+        self.known = []            # known-failures, to spot regressions
+        self.details = {}          # regression -> what to print about it
 
     def start_server(self):
         opts = list(GLOBAL_OPTIONS)
@@ -260,11 +262,46 @@ class Runner:
         passed = sum(1 for k in res.values() if k == "success")
         skipped = sum(1 for k in res.values() if k == "skip")
         failed = len(res) - passed - skipped
+        self.keep_details(entry, text, res, log_start)
         self.suite_stats.append((entry, passed, failed, skipped, secs))
         print("%-40s %4d passed %4d failed %4d skipped %6.1f s%s" %
               (entry, passed, failed, skipped, secs,
                "  TIMEOUT" if timed_out else ""), flush=True)
         self.results.update(res)
+
+    def keep_details(self, entry, text, res, log_start):
+        """For a failure known-failures does not list: smbtorture's lines
+        about it and the server's log during the entry, printed with the
+        REGRESSION line (an intermittent failure can be read from the CI
+        output alone; the server's log is gone after the run)."""
+        new = [t for t, k in res.items() if k in ("failure", "error") and
+               not any(matches(p, t) for p, _ in self.known)]
+        if not new:
+            return
+        log = ""
+        try:
+            with open(self.srv.log, "rb") as f:
+                f.seek(log_start)
+                log = f.read().decode("utf-8", "replace")
+        except OSError:
+            pass
+        # connection lines drown the rest at the default level
+        log_lines = [x for x in log.splitlines()
+                     if "connection from" not in x][-40:]
+        lines = text.splitlines()
+        for t in new:
+            name = t[len(entry) + 1:] if t.startswith(entry + ".") else t
+            out = []
+            for i, line in enumerate(lines):
+                m = RESULT.match(line)
+                if m and m.group(2).strip() == name and \
+                        m.group(1) not in ("success", "successful", "skip"):
+                    out = lines[max(0, i - 15):i + 8]
+            self.details[t] = ("  smbtorture:\n" +
+                               "\n".join("  | " + x for x in out) +
+                               "\n  server log during %s (last %d lines):\n"
+                               % (entry, len(log_lines)) +
+                               "\n".join("  | " + x for x in log_lines))
 
     def run(self, entries):
         self.start_server()
@@ -406,6 +443,7 @@ def main():
     print("server under test: %s" % h.smbd_binary(), flush=True)
 
     r = Runner(args)
+    r.known = known
     try:
         r.run(entries)
     except RuntimeError as e:
@@ -430,7 +468,10 @@ def main():
         r.write_known(args.write_known_failures, known, args.reason,
                       args.fresh_reasons)
     for t in regressions:
-        print("REGRESSION: %s fails and is not in known-failures" % t)
+        print("REGRESSION: %s fails and is not in known-failures%s" %
+              (t, ": " + r.reasons[t] if r.reasons.get(t) else ""))
+        if t in r.details:
+            print(r.details[t])
     for t, p in unexpected:
         if p == t:
             print("UNEXPECTED PASS: %s passes: delete it from "

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lib/ev.h"
+#include "testsuite/common/tcp_pair.h"
 
 #define FILE_LEN (300 * 1024 + 7)
 
@@ -53,27 +54,6 @@ static uint8_t pattern(size_t i)
 	return (uint8_t)(i * 7 + i / 251);
 }
 
-/* A connected pair over 127.0.0.1: the server end non-blocking, as the
- * worker's accepted sockets are. */
-static void tcp_pair(int *server, int *client)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t sl = sizeof(sin);
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(l, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(listen(l, 1), 0);
-	assert_int_equal(getsockname(l, (struct sockaddr *)&sin, &sl), 0);
-	*client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_int_equal(connect(*client, (struct sockaddr *)&sin,
-				 sizeof(sin)),
-			 0);
-	*server = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	assert_true(*server != -1);
-	close(l);
-}
-
 static int setup(void **state, enum ev_backend backend)
 {
 	struct fixture *fx = talloc_zero(NULL, struct fixture);
@@ -87,7 +67,7 @@ static int setup(void **state, enum ev_backend backend)
 		*state = NULL;
 		return 0; /* no io_uring here: the tests skip */
 	}
-	tcp_pair(&server, &fx->peer);
+	test_tcp_pair(&server, &fx->peer);
 	fx->st = ev_stream_new(fx->loop, server, &ops, fx);
 	assert_non_null(fx->st);
 	snprintf(fx->path, sizeof(fx->path), "/var/tmp/test_ev_sf_XXXXXX");
