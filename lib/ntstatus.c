@@ -104,6 +104,7 @@ static const struct nt_err_name nt_err_names[] = {
 	E(NT_STATUS_MEDIA_WRITE_PROTECTED),
 	E(NT_STATUS_FILE_INVALID),
 	E(NT_STATUS_INVALID_OPLOCK_PROTOCOL),
+	E(NT_STATUS_FILE_NOT_AVAILABLE),
 };
 #undef E
 

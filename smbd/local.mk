@@ -67,3 +67,9 @@ testsuite_unit_test_ntacl_SOURCES = testsuite/unit/test_ntacl.c
 testsuite_unit_test_ntacl_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ntacl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_ntacl.c testsuite/fuzz/corpus/fuzz_ntacl
+
+check_PROGRAMS += testsuite/unit/test_channel_seq
+TESTS += testsuite/unit/test_channel_seq
+testsuite_unit_test_channel_seq_SOURCES = testsuite/unit/test_channel_seq.c
+testsuite_unit_test_channel_seq_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_channel_seq_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

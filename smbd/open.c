@@ -180,9 +180,97 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 	    op->session != req->session || op->tcon != req->tcon) {
 		return NT_STATUS_FILE_CLOSED;
 	}
+	if (!req->channel_counted) {
+		NTSTATUS status = smbd_open_channel_check(req, op);
+
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
 	memcpy(req->fid, id, 16);
 	*out = op;
 	return NT_STATUS_OK;
+}
+
+/* Only these fail on a stale ChannelSequence (3.3.5.2.10). */
+static bool channel_checked_cmd(uint16_t opcode)
+{
+	return opcode == SMB2_OP_WRITE || opcode == SMB2_OP_SETINFO ||
+	       opcode == SMB2_OP_IOCTL;
+}
+
+bool smbd_channel_seq_verify(struct smbd_channel_seq *cs, uint16_t csn,
+			     bool replay)
+{
+	if (csn == cs->seq) {
+		if (replay && cs->outstanding_pre != 0) {
+			/* a replay must not overtake the requests of an
+			 * older channel still in flight */
+			return false;
+		}
+		cs->outstanding++;
+		return true;
+	}
+	if ((uint16_t)(csn - cs->seq) > 0x7fff) {
+		return false;	/* from a channel the client moved away from */
+	}
+	/* A newer channel: what is in flight so far came before it. */
+	cs->outstanding_pre += cs->outstanding;
+	cs->seq = csn;
+	if (replay && cs->outstanding_pre != 0) {
+		cs->outstanding = 0;	/* <272>, as Windows does */
+		return false;
+	}
+	cs->outstanding = 1;
+	return true;
+}
+
+void smbd_channel_seq_done(struct smbd_channel_seq *cs, uint16_t csn)
+{
+	if (csn == cs->seq) {
+		if (cs->outstanding > 0) {
+			cs->outstanding--;
+		}
+	} else if (cs->outstanding_pre > 0) {
+		cs->outstanding_pre--;
+	}
+}
+
+NTSTATUS smbd_open_channel_check(struct smb2_request *req,
+				 struct smbd_open *op)
+{
+	if (req->conn->dialect < SMB2_DIALECT_0300) {
+		return NT_STATUS_OK;
+	}
+	if (smbd_channel_seq_verify(&op->channel, req->channel_seq,
+				    (req->flags &
+				     SMB2_FLAGS_REPLAY_OPERATION) != 0)) {
+		req->channel_counted = true;
+		req->channel_fid = op->fid_volatile;
+		return NT_STATUS_OK;
+	}
+	/* Only these fail; a stale READ or QUERY_INFO goes on. */
+	return channel_checked_cmd(req->opcode) ? NT_STATUS_FILE_NOT_AVAILABLE
+						: NT_STATUS_OK;
+}
+
+/* 3.3.4.1 Sending Any Outgoing Message: the request leaves its open's
+ * count (the open may be gone by now: look it up again). */
+void smbd_open_channel_done(struct smb2_request *req)
+{
+	struct smbd_open *op;
+
+	if (!req->channel_counted) {
+		return;
+	}
+	req->channel_counted = false;
+	for (op = req->conn->open_hash[req->channel_fid % SMBD_OPEN_BUCKETS];
+	     op != NULL && op->fid_volatile != req->channel_fid;
+	     op = op->hnext) {
+	}
+	if (op != NULL) {
+		smbd_channel_seq_done(&op->channel, req->channel_seq);
+	}
 }
 
 void smbd_open_lease_link(struct smbd_open *op)

@@ -52,6 +52,26 @@ struct smb2_request;
 	 SEC_FILE_WRITE_ATTRIBUTE | SEC_STD_DELETE | SEC_STD_WRITE_DAC |      \
 	 SEC_STD_WRITE_OWNER | SEC_DIR_DELETE_CHILD)
 
+/* 3.3.1.10 Open.ChannelSequence, Open.OutstandingRequestCount and
+ * Open.OutstandingPreRequestCount: the client's channel generation and
+ * the requests in flight under it and under earlier ones. */
+struct smbd_channel_seq {
+	uint16_t seq;
+	uint32_t outstanding;
+	uint32_t outstanding_pre;
+};
+
+/*
+ * 3.3.5.2.10 for a request with ChannelSequence csn (replay: the
+ * SMB2_FLAGS_REPLAY_OPERATION flag): true when the request counts under
+ * cs (give it back with smbd_channel_seq_done() at the reply); false when
+ * it is stale, which WRITE, SET_INFO and IOCTL answer with
+ * STATUS_FILE_NOT_AVAILABLE.  Pure, for unit tests.
+ */
+bool smbd_channel_seq_verify(struct smbd_channel_seq *cs, uint16_t csn,
+			     bool replay);
+void smbd_channel_seq_done(struct smbd_channel_seq *cs, uint16_t csn);
+
 struct smbd_open {
 	struct smbd_open *hnext;	/* hash chain in the connection */
 	struct smbd_open *whnext;	/* hash chain in the worker */
@@ -92,6 +112,7 @@ struct smbd_open {
 	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
 	void *notify;		/* CHANGE_NOTIFY state (smb2_notify.c) */
 	void *pipe;		/* struct rpc_pipe on IPC$ (smb2_pipe.c) */
+	struct smbd_channel_seq channel;	/* 3.3.5.2.10 */
 };
 
 struct smbd_worker;
@@ -120,6 +141,19 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
  */
 NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 			  struct smbd_open **out);
+/*
+ * 3.3.5.2.10 Verifying the Channel Sequence Number, for a request on a
+ * 3.x connection naming op: counts the request under op's channel
+ * sequence, moving on to a newer one; a WRITE, SET_INFO or IOCTL with a
+ * stale one (or a replay while requests of an older one are still out)
+ * is STATUS_FILE_NOT_AVAILABLE: it may come from a channel the client
+ * has given up, and must not overwrite what it did since.
+ * smbd_open_channel_done() at the reply takes the count back.
+ */
+NTSTATUS smbd_open_channel_check(struct smb2_request *req,
+				 struct smbd_open *op);
+void smbd_open_channel_done(struct smb2_request *req);
+
 /* An open of this connection's client (its ClientGuid, on any of its
  * connections to this worker) that holds the lease with this key (a
  * lease names no file; its opens do), or NULL.  One bucket of the

@@ -1060,6 +1060,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
+	op->channel.seq = req->channel_seq;	/* 3.3.5.9 */
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
 	op->path = talloc_steal(op, st->real_path);

@@ -8,6 +8,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/session.h"
+#include "smbd/open.h"
 #include "smbd/smb2_signing.h"
 #include "smbd/smb2_transform.h"
 #include "lib/log.h"
@@ -438,6 +439,9 @@ static void smb2_parse_header(struct smb2_request *req)
 	req->mid = le64(h + SMB2_HDR_MESSAGE_ID);
 	req->tree_id = le32(h + SMB2_HDR_TID);
 	req->session_id = le64(h + SMB2_HDR_SESSION_ID);
+	/* 2.2.1.2: a 3.x request's Status field is ChannelSequence and a
+	 * reserved 16 bits; 2.x ones carry zero there. */
+	req->channel_seq = le16(h + SMB2_HDR_STATUS);
 	req->related = (req->flags & SMB2_FLAGS_RELATED_OPERATIONS) != 0;
 	/* 3.3.5.2.7.2: a related request takes the session and tree of the
 	 * one before it. */
@@ -764,6 +768,7 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	struct smb2_request *req = &f->req;
 	uint16_t grant;
 
+	smbd_open_channel_done(req);
 	f->prev_sid = req->session_id;
 	f->prev_tid = req->tree_id;
 	memcpy(f->prev_fid, req->fid, 16);

@@ -55,6 +55,9 @@ struct smb2_request {
 	uint8_t fid[16];		/* the FileId this request used/created */
 	void *job_priv;			/* handler data kept across a job */
 	bool signed_in;		/* the request was signed and verified */
+	uint16_t channel_seq;	/* ChannelSequence (3.x requests) */
+	bool channel_counted;	/* counted in an open (3.3.5.2.10) */
+	uint64_t channel_fid;	/* ... the open's FileId.Volatile */
 
 	/* Resolved by the dispatcher from the table's policy. */
 	struct smbd_session *session;
