@@ -406,3 +406,61 @@ unsigned brl_count(struct locking_db *db, const struct file_key *k)
 	(void)locking_read(db->brl, k, count_fn, &n);
 	return n;
 }
+
+/* ---- durable hand-over: the locks change owner ---- */
+
+struct brl_move_state {
+	const struct open_owner *from, *to;
+};
+
+static NTSTATUS brl_move_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			    size_t old_len, enum locking_action *action,
+			    uint8_t **nb, size_t *nl, void *priv)
+{
+	struct brl_move_state *m = priv;
+	struct locking_rec_iter it;
+	struct brl_entry e;
+	uint8_t *buf;
+	uint32_t i;
+	NTSTATUS status;
+	bool changed = false;
+
+	if (old == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(brl_rec_iter_init(&it, old, old_len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	buf = talloc_memdup(tmp, old, old_len);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e));
+	     i++) {
+		if (!same_owner(&e, m->from)) {
+			continue;
+		}
+		e.pid = m->to->pid;
+		e.open_id = m->to->open_id;
+		brl_entry_put(buf + LOCKING_REC_HDR_LEN +
+				      (size_t)i * BRL_ENTRY_LEN,
+			      &e);
+		changed = true;
+	}
+	if (status != NT_STATUS_NO_MORE_ENTRIES) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	*nb = buf;
+	*nl = old_len;
+	*action = changed ? LOCKING_STORE : LOCKING_KEEP;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS brl_move_owner(struct locking_db *db, const struct file_key *k,
+			const struct open_owner *from,
+			const struct open_owner *to)
+{
+	struct brl_move_state m = {.from = from, .to = to};
+
+	return locking_modify(db->brl, k, brl_move_fn, &m);
+}

@@ -257,6 +257,12 @@ NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
  * worker than the lease's opens (rare; a traverse). */
 bool share_mode_find_lease(struct locking_db *db, const uint8_t guid[16],
 			   const uint8_t key[16], struct file_key *k);
+/* The entry of open o (its caching state, for a durable reconnect's
+ * reply, MS-SMB2 3.3.5.9.7); NT_STATUS_NOT_FOUND when it has none. */
+struct share_mode_entry;
+NTSTATUS share_mode_get_entry(struct locking_db *db, const struct file_key *k,
+			      const struct open_owner *o,
+			      struct share_mode_entry *out);
 /* How many opens of the file hold a caching state (in place, no copy). */
 unsigned share_mode_cached_opens(struct locking_db *db,
 				 const struct file_key *k);
@@ -298,6 +304,20 @@ NTSTATUS brl_check_io(struct locking_db *db, const struct file_key *k,
 /* CLOSE: drop every lock the open holds. */
 void brl_remove_owner(struct locking_db *db, const struct file_key *k,
 		      const struct open_owner *o);
+/*
+ * A durable open reclaimed on another worker (MS-SMB2 3.3.5.9.7) changes
+ * owner: its share-mode entry (breaks then go to worker) and its locks
+ * now name to.  The new worker calls these once it holds the fd, so a
+ * worker that dies before leaves its own entries for the master to
+ * clean.  share_mode_move_owner: NT_STATUS_NOT_FOUND when from has no
+ * entry (its worker died and was cleaned up meanwhile).
+ */
+NTSTATUS share_mode_move_owner(struct locking_db *db, const struct file_key *k,
+			       const struct open_owner *from,
+			       const struct open_owner *to, uint16_t worker);
+NTSTATUS brl_move_owner(struct locking_db *db, const struct file_key *k,
+			const struct open_owner *from,
+			const struct open_owner *to);
 /* How many locks the file has (tests, diagnostics). */
 unsigned brl_count(struct locking_db *db, const struct file_key *k);
 

@@ -854,3 +854,43 @@ NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
 	}
 	return status;
 }
+
+/* ---- durable reconnect: what one open holds ---- */
+
+struct entry_get_state {
+	const struct open_owner *o;
+	struct share_mode_entry *out;
+	bool found;
+};
+
+static NTSTATUS entry_get_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct entry_get_state *s = priv;
+	struct locking_rec_iter it;
+	struct share_mode_entry e;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
+		if (e.pid == s->o->pid && e.open_id == s->o->open_id) {
+			*s->out = e;
+			s->found = true;
+			break;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_get_entry(struct locking_db *db, const struct file_key *k,
+			      const struct open_owner *o,
+			      struct share_mode_entry *out)
+{
+	struct entry_get_state s = {.o = o, .out = out};
+	NTSTATUS status = locking_read(db->share, k, entry_get_fn, &s);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return s.found ? NT_STATUS_OK : NT_STATUS_NOT_FOUND;
+}

@@ -283,6 +283,29 @@ NTSTATUS share_mode_remove(struct locking_db *db, const struct file_key *k,
 
 /* ---- delete on close ---- */
 
+/* A copy of the record to edit o's entry in: its index, the entry and
+ * the header.  NT_STATUS_NOT_FOUND when o has no entry. */
+static NTSTATUS owner_edit_begin(TALLOC_CTX *tmp, const uint8_t *old,
+				 size_t old_len, const struct open_owner *o,
+				 struct locking_rec_iter *hdr, long *idx,
+				 struct share_mode_entry *e, uint8_t **buf)
+{
+	NTSTATUS status;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = find_owner(old, old_len, o, hdr, idx, e);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (*idx < 0) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	*buf = talloc_memdup(tmp, old, old_len);
+	return *buf == NULL ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
 struct doc_state {
 	const struct open_owner *o;
 	bool on;
@@ -300,19 +323,10 @@ static NTSTATUS doc_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	uint8_t *buf;
 	long idx;
 
-	if (old == NULL) {
-		return NT_STATUS_NOT_FOUND;
-	}
-	status = find_owner(old, old_len, d->o, &hdr, &idx, &e);
+	status = owner_edit_begin(tmp, old, old_len, d->o, &hdr, &idx, &e,
+				  &buf);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
-	}
-	if (idx < 0) {
-		return NT_STATUS_NOT_FOUND;
-	}
-	buf = talloc_memdup(tmp, old, old_len);
-	if (buf == NULL) {
-		return NT_STATUS_NO_MEMORY;
 	}
 	if (d->per_open) {
 		if (d->on) {
@@ -449,4 +463,48 @@ NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
 
 	status = locking_read(db->share, k, rename_parent_fn, NULL);
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}
+
+/* ---- durable hand-over: the entry changes owner ---- */
+
+struct move_state {
+	const struct open_owner *from, *to;
+	uint16_t worker;
+};
+
+static NTSTATUS move_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+			enum locking_action *action, uint8_t **nb, size_t *nl,
+			void *priv)
+{
+	struct move_state *m = priv;
+	struct locking_rec_iter hdr;
+	struct share_mode_entry e;
+	NTSTATUS status;
+	uint8_t *buf;
+	long idx;
+
+	status = owner_edit_begin(tmp, old, old_len, m->from, &hdr, &idx, &e,
+				  &buf);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	e.pid = m->to->pid;
+	e.open_id = m->to->open_id;
+	e.worker = m->worker;
+	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+				     (size_t)idx * SHARE_ENTRY_LEN,
+			     &e);
+	*nb = buf;
+	*nl = old_len;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_move_owner(struct locking_db *db, const struct file_key *k,
+			       const struct open_owner *from,
+			       const struct open_owner *to, uint16_t worker)
+{
+	struct move_state m = {.from = from, .to = to, .worker = worker};
+
+	return locking_modify(db->share, k, move_fn, &m);
 }

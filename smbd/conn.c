@@ -9,6 +9,7 @@
  * the connection: there is no way to resynchronise a byte stream.
  */
 #include "smbd/conn.h"
+#include "smbd/durable.h"
 #include "smbd/smb2_server.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
@@ -47,6 +48,8 @@ static const struct ev_stream_ops conn_stream_ops = {
 
 static int conn_destructor(struct smbd_conn *conn)
 {
+	/* 3.3.7.1: durable opens outlive their connection. */
+	smbd_durable_conn_lost(conn);
 	if (conn->stream != NULL) {
 		ev_stream_close(conn->stream);
 		conn->stream = NULL;

@@ -23,6 +23,7 @@ struct tpool;
 struct ev_loop;
 struct ev_stream;
 struct smbd_waiter;
+struct durable_wait;
 struct smbd_barrier;
 
 struct smbd_worker {
@@ -52,6 +53,10 @@ struct smbd_worker {
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */
+	/* Holds the disconnected durable opens (smbd/durable.c): no socket,
+	 * no session; made on first use. */
+	struct smbd_conn *durable_conn;
+	struct durable_wait *durable_waits;	/* reclaims asked of others */
 	struct smbd_barrier *barriers;	/* accepts waiting (conn_barrier.c) */
 	uint64_t barrier_seq;
 	uint64_t wake_gen;

@@ -136,3 +136,55 @@ NTSTATUS create_ctx_lease_parse(const struct create_ctx *c, bool v2_ok,
 	}
 	return NT_STATUS_OK;
 }
+
+NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
+				  struct create_durable *out)
+{
+	struct wire_cur cur;
+	NTSTATUS st = NT_STATUS_OK;
+
+	memset(out, 0, sizeof(*out));
+	wire_cur_init(&cur, c->data, c->data_len);
+	if (strcmp(c->tag, "DHnQ") == 0) {
+		/* 2.2.13.2.3: DurableRequest, 16 reserved bytes. */
+		st = wire_skip(&cur, 16);
+	} else if (strcmp(c->tag, "DHnC") == 0) {
+		/* 2.2.13.2.4: Data is the SMB2_FILEID to reclaim. */
+		out->reconnect = true;
+		st = wire_pull_le64(&cur, &out->fid_persistent);
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_le64(&cur, &out->fid_volatile);
+		}
+	} else if (strcmp(c->tag, "DH2Q") == 0) {
+		/* 2.2.13.2.11 */
+		out->v2 = true;
+		st = wire_pull_le32(&cur, &out->timeout_ms);
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_le32(&cur, &out->flags);
+		}
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_skip(&cur, 8);
+		}
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_bytes(&cur, out->create_guid, 16);
+		}
+	} else if (strcmp(c->tag, "DH2C") == 0) {
+		/* 2.2.13.2.12 */
+		out->v2 = true;
+		out->reconnect = true;
+		st = wire_pull_le64(&cur, &out->fid_persistent);
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_le64(&cur, &out->fid_volatile);
+		}
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_bytes(&cur, out->create_guid, 16);
+		}
+		if (NT_STATUS_IS_OK(st)) {
+			st = wire_pull_le32(&cur, &out->flags);
+		}
+	} else {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_IS_OK(st) ? NT_STATUS_OK
+				   : NT_STATUS_INVALID_PARAMETER;
+}

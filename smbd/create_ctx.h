@@ -51,6 +51,27 @@ struct create_lease {
 NTSTATUS create_ctx_lease_parse(const struct create_ctx *c, bool v2_ok,
 				struct create_lease *out);
 
+/*
+ * Durable handle contexts.  DHnQ (2.2.13.2.3): 16 reserved bytes.  DHnC
+ * (2.2.13.2.4): the FileId to reclaim.  DH2Q (2.2.13.2.11): Timeout,
+ * Flags, 8 reserved bytes, CreateGuid.  DH2C (2.2.13.2.12): FileId,
+ * CreateGuid, Flags.  INVALID_PARAMETER when the data is shorter than
+ * the structure (longer is tolerated, as Windows does).
+ */
+#define SMB2_DHANDLE_FLAG_PERSISTENT 0x00000002
+struct create_durable {
+	bool v2;
+	bool reconnect;
+	uint64_t fid_persistent;	/* DHnC, DH2C */
+	uint64_t fid_volatile;
+	uint32_t timeout_ms;		/* DH2Q */
+	uint32_t flags;			/* DH2Q, DH2C */
+	uint8_t create_guid[16];	/* DH2Q, DH2C */
+};
+NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
+				  struct create_durable *out);
+
+
 /* Append one reply context (8-aligned from base, chaining *prev's Next). */
 void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,
 		     const char *tag, const void *data, size_t data_len);

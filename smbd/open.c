@@ -133,8 +133,12 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->tcon = t;
 	op->session = s;
 	op->fd = fd;
-	/* Never 0 or all ones (those mean "none"/"the previous one"). */
-	op->fid_volatile = ++conn->worker->open_seq;
+	/* Never 0 or all ones (those mean "none"/"the previous one").  The
+	 * worker's index + 1 above bit 40 makes ids unique among workers:
+	 * a durable reclaim on another worker knows whom to ask. */
+	op->fid_volatile = ((uint64_t)(conn->worker->index + 1)
+			    << SMBD_OPEN_ID_WORKER_SHIFT) |
+			   ++conn->worker->open_seq;
 	op->fid_persistent = op->fid_volatile;
 	b = open_bucket(conn, op->fid_volatile);
 	op->hnext = *b;
@@ -298,6 +302,25 @@ struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 		}
 	}
 	return NULL;
+}
+
+void smbd_open_move(struct smbd_open *op, struct smbd_conn *to)
+{
+	struct smbd_open **pp;
+
+	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == op) {
+			*pp = op->hnext;
+			break;
+		}
+	}
+	op->conn->nopens--;
+	pp = open_bucket(to, op->fid_volatile);
+	op->hnext = *pp;
+	*pp = op;
+	to->nopens++;
+	op->conn = to;
 }
 
 int smbd_open_detach(struct smbd_open *op)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lib/ntstatus.h"
 #include "smbd/write_time.h"
@@ -19,6 +20,7 @@ struct smbd_conn;
 struct smbd_session;
 struct smbd_tcon;
 struct smb2_request;
+struct ev_timer;
 
 /* Access mask bits (MS-SMB2 2.2.13.1.1, MS-DTYP 2.4.3). */
 #define SEC_FILE_READ_DATA 0x00000001
@@ -109,6 +111,20 @@ struct smbd_open {
 	uint8_t client_guid[16];
 	uint8_t parent_lease_key[16];
 	bool has_parent_key;
+	/* Durable handles (MS-SMB2 3.3.1.10 Open.IsDurable, DurableOwner,
+	 * DurableOpenTimeout, CreateGuid; smbd/durable.c). */
+	bool durable;
+	bool durable_v2;	/* granted through DH2Q */
+	bool disconnected;	/* its connection is gone: waits for a
+				 * reconnect on the worker's durable conn */
+	uint32_t durable_timeout_ms;
+	uint32_t create_action;	/* CreateAction its CREATE answered */
+	uint8_t create_guid[16];
+	uid_t owner_uid;	/* DurableOwner: the session's user */
+	struct ev_timer *durable_timer;	/* scavenger while disconnected */
+	/* 3.3.1.10 Open.LockSequenceArray (3.3.5.14): bit 7 = valid,
+	 * low 4 bits = the sequence number of that index. */
+	uint8_t lock_seq[64];
 	void *dir;		/* QUERY_DIRECTORY state (smb2_querydir.c) */
 	void *notify;		/* CHANGE_NOTIFY state (smb2_notify.c) */
 	void *pipe;		/* struct rpc_pipe on IPC$ (smb2_pipe.c) */
@@ -116,6 +132,8 @@ struct smbd_open {
 };
 
 struct smbd_worker;
+/* FileId.Volatile carries its worker's index + 1 from this bit up. */
+#define SMBD_OPEN_ID_WORKER_SHIFT 40
 /* The open with this FileId.Volatile on this worker, or NULL. */
 struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id);
 
@@ -163,6 +181,9 @@ struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
 /* Enter op (caching CACHING_LEASE, key and client GUID set) in the
  * worker's lease table; it leaves with the open. */
 void smbd_open_lease_link(struct smbd_open *op);
+/* Move op into the table of connection to (same worker): a durable open
+ * that loses or regains its connection (smbd/durable.c). */
+void smbd_open_move(struct smbd_open *op, struct smbd_conn *to);
 /* Remove from the table (further lookups fail) and take the fd away:
  * returns it for a job to close. */
 int smbd_open_detach(struct smbd_open *op);

@@ -3,6 +3,7 @@
  * waiters (see oplock.h).
  */
 #include "smbd/oplock.h"
+#include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
 #include "smbd/session.h"
@@ -62,6 +63,9 @@ enum msg_type {
 	MSG_SESSION_PREVIOUS = 5,	/* log off a replaced session */
 	MSG_BARRIER = 6,	/* answer after your next poll (conn_barrier.c) */
 	MSG_BARRIER_ACK = 7,
+	MSG_DURABLE_REQ = 8,	/* reclaim of a durable open (durable.c) */
+	MSG_DURABLE_GIVE = 9,	/* its hand-over; its fd rides along */
+	MSG_DURABLE_NACK = 10,	/* refused */
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -74,6 +78,7 @@ struct smbd_msg {
 	uint64_t session_id;	/* also the barrier's token */
 	int32_t from;		/* sender's worker index (barrier) */
 	char account[64];	/* NUL-terminated (checked on receipt) */
+	struct smbd_durable_xfer dh;	/* MSG_DURABLE_* */
 };
 
 bool smbd_mailboxes_create(struct smbd_server *srv)
@@ -160,7 +165,8 @@ static void mailbox_readable(void *priv)
 			break;
 		}
 		if ((size_t)got != sizeof(m) || m.magic != MSG_MAGIC ||
-		    (passed != -1 && m.type != MSG_CONN)) {
+		    (passed != -1 && m.type != MSG_CONN &&
+		     m.type != MSG_DURABLE_GIVE)) {
 			DBG_WARNING("worker %d: malformed mailbox message "
 				    "(%zd bytes)\n", w->index, got);
 			if (passed != -1) {
@@ -181,6 +187,15 @@ static void mailbox_readable(void *priv)
 			break;
 		case MSG_WAKE:
 			waiters_wake(w, &m.key);
+			break;
+		case MSG_DURABLE_REQ:
+			smbd_durable_msg_req(w, &m.dh);
+			break;
+		case MSG_DURABLE_GIVE:
+			smbd_durable_msg_give(w, &m.dh, passed);
+			break;
+		case MSG_DURABLE_NACK:
+			smbd_durable_msg_nack(w, &m.dh);
 			break;
 		case MSG_DIR_DELETE_PENDING:
 			smbd_notify_delete_pending(w, m.key.dev, m.key.ino);
@@ -286,6 +301,57 @@ void smbd_spread_accept(struct smbd_worker *w, int fd)
 	close(fd);
 }
 
+bool smbd_mailbox_send_durable(struct smbd_worker *w, int to, bool give,
+			       bool nack, const struct smbd_durable_xfer *x,
+			       int fd)
+{
+	struct smbd_server *srv = w->srv;
+	struct smbd_msg *m;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	bool ok;
+
+	if (srv->mbox == NULL || to < 0 || to >= srv->nworkers) {
+		return false;
+	}
+	m = talloc_zero(NULL, struct smbd_msg);
+	if (m == NULL) {
+		return false;
+	}
+	m->magic = MSG_MAGIC;
+	m->type = give ? MSG_DURABLE_GIVE
+		       : nack ? MSG_DURABLE_NACK : MSG_DURABLE_REQ;
+	m->dh = *x;
+	iov.iov_base = m;
+	iov.iov_len = sizeof(*m);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd != -1) {
+		memset(cm.buf, 0, sizeof(cm.buf));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ok = sendmsg(srv->mbox[2 * to + 1], &mh, MSG_DONTWAIT) ==
+	     (ssize_t)sizeof(*m);
+	if (!ok) {
+		DBG_WARNING("worker %d: durable message to worker %d lost: "
+			    "%s\n", w->index, to, strerror(errno));
+	}
+	talloc_free(m);
+	return ok;
+}
+
 /* ---- notifications ---- */
 
 /* 2.2.23.1 Oplock Break Notification. */
@@ -344,6 +410,11 @@ void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
 		op = smbd_open_by_id(w, b[i].open_id);
 		if (op == NULL || op->conn == NULL) {
 			/* Closed meanwhile: its close ended the break. */
+			continue;
+		}
+		if (smbd_durable_break(op)) {
+			/* Disconnected durable open: closed instead
+			 * (nobody could answer the break). */
 			continue;
 		}
 		DBG_DEBUG("break %s of %s: 0x%x -> 0x%x%s\n",

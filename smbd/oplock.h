@@ -57,6 +57,12 @@ bool smbd_mailbox_barrier(struct smbd_worker *w, int to, uint64_t token,
 /* `smbd spread connections`: accept fd here or hand it to the next
  * worker in turn (tests of cross-worker behaviour). */
 void smbd_spread_accept(struct smbd_worker *w, int fd);
+/* A durable hand-over message (durable.c) to worker to: a request, a
+ * refusal (nack) or the open itself (give, with its fd). */
+struct smbd_durable_xfer;
+bool smbd_mailbox_send_durable(struct smbd_worker *w, int to, bool give,
+			       bool nack, const struct smbd_durable_xfer *x,
+			       int fd);
 
 /* Deliver breaks the locking DB handed out, here or on their worker. */
 void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,

@@ -6,7 +6,9 @@
  * file-system work (resolve, open/create, stat) runs as the session's
  * user in the thread pool, so the kernel checks the Unix permissions
  * (until NT ACLs land).  Share modes, oplocks and leases join with the
- * locking issue; DHnQ/DH2Q/RqLs are parsed and answered "not granted".
+ * locking issue.  Durable handles (DHnQ/DH2Q granted with a batch oplock
+ * or a handle lease, DHnC/DH2C reclaims, DH2Q replays) live in durable.c;
+ * this file parses the contexts and answers.
  */
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
@@ -17,6 +19,7 @@
 #include "locking/smbd_locking.h"
 #include "smbd/smbd.h"
 #include "smbd/create_ctx.h"
+#include "smbd/durable.h"
 #include "smbd/fscc.h"
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
@@ -95,6 +98,11 @@ struct create_state {
 	uint16_t lease_epoch;
 	uint8_t parent_key[16];
 	bool has_parent_key;
+	/* Durable handle contexts (2.2.13.2.3/.4/.11/.12, durable.h). */
+	bool want_durable;	/* DHnQ or DH2Q */
+	bool reconnect;		/* DHnC or DH2C */
+	bool durable_granted;
+	struct create_durable durable;
 	/* Granted (locking/oplock.c). */
 	uint32_t granted_state;
 	uint16_t granted_epoch;
@@ -792,6 +800,28 @@ static void create_push_lease(struct wire_buf *out, size_t base,
 			st->lease_version == 2 ? 52 : 32);
 }
 
+/* 2.2.14.2.3 DHnQ response (8 reserved bytes), 2.2.14.2.12 DH2Q
+ * response (Timeout, Flags: never persistent here). */
+static void create_push_ctx_durable_tag(struct wire_buf *out, size_t base,
+					size_t *prev, bool v2,
+					const uint8_t d[8])
+{
+	create_ctx_push(out, base, prev, v2 ? "DH2Q" : "DHnQ", d, 8);
+}
+
+static void create_push_durable(struct wire_buf *out, size_t base,
+				size_t *prev, const struct create_state *st,
+				const struct smbd_open *op)
+{
+	uint8_t d[8];
+
+	memset(d, 0, sizeof(d));
+	if (st->durable.v2) {
+		put_le32(d, op->durable_timeout_ms);
+	}
+	create_push_ctx_durable_tag(out, base, prev, st->durable.v2, d);
+}
+
 static NTSTATUS create_reply(struct smb2_request *req,
 			     struct create_state *st, struct smbd_open *op)
 {
@@ -832,6 +862,9 @@ static NTSTATUS create_reply(struct smb2_request *req,
 	}
 	if (st->lease) {
 		create_push_lease(out, req->out_hdr, &prev, st);
+	}
+	if (st->durable_granted) {
+		create_push_durable(out, req->out_hdr, &prev, st, op);
 	}
 	if (prev != (size_t)-1 && !out->failed) {
 		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
@@ -974,6 +1007,13 @@ static NTSTATUS create_share(struct smb2_request *req,
 	st->granted_state = res.granted;
 	st->granted_epoch = res.epoch;
 	st->lease_breaking = res.breaking;
+	op->create_action = st->action;
+	if (st->want_durable &&
+	    lp_bool(lp, req->tcon->snum, LP_DURABLE_HANDLES) &&
+	    smbd_durable_grantable(op, st->lease, res.granted)) {
+		smbd_durable_grant(op, &st->durable, req->session->uid);
+		st->durable_granted = true;
+	}
 	if (op->delete_on_close) {
 		struct open_owner o;
 
@@ -1237,6 +1277,47 @@ static NTSTATUS create_lease_ctx(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
+/*
+ * DHnQ/DHnC (3.3.5.9.6, 3.3.5.9.7) and DH2Q/DH2C (3.3.5.9.10,
+ * 3.3.5.9.12; 3.x dialects only, ignored before).  A v2 context with any
+ * other durable context is INVALID_PARAMETER; DHnC makes DHnQ moot.
+ */
+static NTSTATUS create_durable_ctx(struct smb2_request *req,
+				   struct create_state *st,
+				   const struct create_ctx_list *l)
+{
+	const struct create_ctx *q1 = create_ctx_find(l, "DHnQ");
+	const struct create_ctx *c1 = create_ctx_find(l, "DHnC");
+	const struct create_ctx *q2 = create_ctx_find(l, "DH2Q");
+	const struct create_ctx *c2 = create_ctx_find(l, "DH2C");
+	const struct create_ctx *use;
+
+	if (req->conn->dialect < 0x0300) {
+		q2 = NULL;
+		c2 = NULL;
+	}
+	if ((q2 != NULL || c2 != NULL) &&
+	    (q1 != NULL || c1 != NULL || (q2 != NULL && c2 != NULL))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	use = c2 ? c2 : q2 ? q2 : c1 ? c1 : q1;
+	if (use == NULL) {
+		return NT_STATUS_OK;
+	}
+	if ((use == q1 || use == q2) &&
+	    !lp_bool(req->conn->worker->srv->lp, req->tcon->snum,
+		     LP_DURABLE_HANDLES)) {
+		/* `durable handles = no`: a request is not granted. */
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(create_ctx_durable_parse(use, &st->durable))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	st->reconnect = st->durable.reconnect;
+	st->want_durable = !st->durable.reconnect;
+	return NT_STATUS_OK;
+}
+
 /* The contexts we act on; the rest are ignored as 3.3.5.9 allows. */
 static NTSTATUS create_contexts(struct smb2_request *req,
 				struct create_state *st, uint32_t off,
@@ -1283,6 +1364,15 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	status = create_durable_ctx(req, st, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (st->reconnect) {
+		/* 3.3.5.9.7: the lease of the open reclaimed is named by
+		 * its RqLs whatever the OplockLevel field says. */
+		st->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+	}
 	status = create_lease_ctx(req, st, create_ctx_find(&l, "RqLs"));
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -1291,9 +1381,131 @@ static NTSTATUS create_contexts(struct smb2_request *req,
 		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	/* DHnQ, DH2Q: not granted yet: a reply without the context tells
-	 * the client so. */
 	return NT_STATUS_OK;
+}
+
+/* The CREATE response for an open that exists already: a reclaimed
+ * durable open or a replayed DH2Q (replay: st holds what the replay asked
+ * for).  Consumes st. */
+static NTSTATUS create_reply_existing(struct smb2_request *req,
+				      struct create_state *st,
+				      struct smbd_open *op, bool replay)
+{
+	struct locking_db *db = smbd_locking(req->conn->worker);
+	struct share_mode_entry e;
+	struct file_key k;
+	struct open_owner o;
+	NTSTATUS status;
+
+	status = vfs_fstat_info(op->fd, &st->fi);
+	if (NT_STATUS_IS_OK(status)) {
+		vfs_fill_dos_attributes(&op->tcon->share, op->fd, false,
+					op->path, &st->fi);
+		smbd_open_keys(op, &k, &o);
+		memset(&e, 0, sizeof(e));
+		if (db != NULL) {
+			(void)share_mode_get_entry(db, &k, &o, &e);
+		}
+		st->lease = op->caching == CACHING_LEASE;
+		st->lease_version = op->lease_version;
+		memcpy(st->lease_key, op->lease_key, 16);
+		memcpy(st->parent_key, op->parent_lease_key, 16);
+		st->has_parent_key = op->has_parent_key;
+		st->granted_state = e.state;
+		st->granted_epoch = e.epoch;
+		if (replay && !st->lease) {
+			/* 3.3.5.9.10: a replay answers with the oplock it
+			 * asks for, as far as the open holds it, and is
+			 * durable only if that level would make it so. */
+			st->granted_state &=
+				smbd_oplock_level_to_state(st->oplock_level);
+		}
+		if (replay) {
+			st->durable_granted = smbd_durable_grantable(
+				op, st->lease, st->granted_state);
+		}
+		st->lease_breaking = (e.flags & SHARE_ENTRY_BREAKING) != 0;
+		smbd_open_fid_bytes(op, req->fid);
+		status = create_reply(req, st, op);
+	}
+	talloc_free(st);
+	return status;
+}
+
+/* The open came from another worker (or did not). */
+static void create_reclaimed(void *priv, struct smbd_open *op,
+			     NTSTATUS status)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_reply_existing(req, st, op, false);
+	} else {
+		talloc_free(st);
+	}
+	smb2_frame_resume(req, status);
+}
+
+/* DHnC / DH2C: reclaim a disconnected durable open (durable.c). */
+static NTSTATUS create_reconnect(struct smb2_request *req,
+				 struct create_state *st)
+{
+	struct smbd_open *op;
+	NTSTATUS status;
+
+	/* 3.3.5.9.7: the open as it is; no durable context in the reply. */
+	st->action = FILE_OPENED;
+	st->durable_granted = false;
+	status = smbd_durable_reconnect(req, &st->durable, st->path,
+					st->lease ? st->lease_key : NULL, &op);
+	if (status == NT_STATUS_NOT_FOUND) {
+		/* Kept by another worker, maybe. */
+		st->req = req;
+		(void)talloc_steal(req->mem_ctx, st);
+		status = smbd_durable_reclaim_remote(
+			req, &st->durable, st->path,
+			st->lease ? st->lease_key : NULL, create_reclaimed, st);
+		if (status == SMBD_STATUS_ASYNC) {
+			return status;
+		}
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		return status;
+	}
+	return create_reply_existing(req, st, op, false);
+}
+
+/*
+ * 3.3.5.9.10: a replayed DH2Q (SMB2_FLAGS_REPLAY_OPERATION) whose
+ * CreateGuid names an open of this client gets that open back, as the
+ * first CREATE answered it.  NT_STATUS_NOT_FOUND: none, open anew.
+ */
+static NTSTATUS create_replay(struct smb2_request *req,
+			      struct create_state *st)
+{
+	struct smbd_open *op = smbd_durable_find_guid(
+		req->conn->worker, req->conn->client_guid,
+		st->durable.create_guid);
+
+	if (op == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	if (op->disconnected || op->session != req->session ||
+	    op->tcon != req->tcon) {
+		talloc_free(st);
+		return NT_STATUS_DUPLICATE_OBJECTID;
+	}
+	if ((op->caching == CACHING_LEASE) != st->lease ||
+	    (st->lease && memcmp(op->lease_key, st->lease_key, 16) != 0)) {
+		/* Replayed with a lease for an oplock open, or the other
+		 * way round, or another lease (Windows: ACCESS_DENIED). */
+		talloc_free(st);
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st->action = op->create_action;
+	return create_reply_existing(req, st, op, true);
 }
 
 /* Whether the UTF-16LE name names a stream (a ':' anywhere, "::$DATA"
@@ -1310,6 +1522,29 @@ static bool name_has_stream_syntax(const uint8_t *name, size_t len)
 	return false;
 }
 
+/* Whether the CREATE carries DHnC or DH2C (a malformed list is not:
+ * the full parse reports it). */
+static bool create_is_reconnect(struct smb2_request *req, uint32_t off,
+				uint32_t len)
+{
+	TALLOC_CTX *tmp;
+	struct create_ctx_list l;
+	bool ret = false;
+
+	if (len == 0 || req->tcon->ipc) {
+		return false;
+	}
+	tmp = talloc_new(NULL);
+	if (tmp != NULL &&
+	    NT_STATUS_IS_OK(create_ctx_parse(tmp, req->in + off, len, &l))) {
+		ret = create_ctx_find(&l, "DHnC") != NULL ||
+		      (req->conn->dialect >= 0x0300 &&
+		       create_ctx_find(&l, "DH2C") != NULL);
+	}
+	talloc_free(tmp);
+	return ret;
+}
+
 NTSTATUS smb2_create(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;
@@ -1322,6 +1557,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	NTSTATUS status;
 
 	uint8_t oplock_level = 0;
+	bool reclaim;
 
 	(void)wire_skip(b, 3);
 	(void)wire_pull_u8(b, &oplock_level);
@@ -1337,7 +1573,12 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	(void)wire_pull_le32(b, &ctx_off);
 	(void)wire_pull_le32(b, &ctx_len);
 
-	status = create_check_fields(imp, disposition, options, attrs, access);
+	/* 3.3.5.9.7/3.3.5.9.12: a reclaim ignores the fixed fields (the
+	 * open has its access and options already). */
+	reclaim = create_is_reconnect(req, ctx_off, ctx_len);
+	status = reclaim ? NT_STATUS_OK
+			 : create_check_fields(imp, disposition, options,
+					       attrs, access);
 	DBG_DEBUG("%s: CREATE access 0x%x attrs 0x%x share 0x%x disp %u "
 		  "options 0x%x: %s\n",
 		  req->conn->remote, access, attrs, share_access, disposition,
@@ -1378,7 +1619,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return NT_STATUS_NOT_A_DIRECTORY;
 	}
 	access = ntacl_map_generic(access);
-	if (t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
+	if (!reclaim && t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
 	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
@@ -1409,6 +1650,16 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		talloc_free(st);
 		return NT_STATUS_IS_OK(status) ? NT_STATUS_TOO_MANY_OPENED_FILES
 					       : status;
+	}
+	if (st->reconnect) {
+		return create_reconnect(req, st);
+	}
+	if (st->want_durable && st->durable.v2 &&
+	    (req->flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		status = create_replay(req, st);
+		if (status != NT_STATUS_NOT_FOUND) {
+			return status;
+		}
 	}
 	return smb2_job_run(req, st, create_job, create_done, create_orphan);
 }

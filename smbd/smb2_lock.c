@@ -24,8 +24,11 @@
  * open does (smbd_open_share_release() in open.c, for CLOSE and for
  * every open a TREE_DISCONNECT, LOGOFF or dropped connection frees).
  *
- * LockSequence (resilient, durable and persistent handles, multichannel)
- * is ignored: none of those exist here yet.
+ * LockSequence (3.3.5.14): on a durable open of a 3.x connection the
+ * open's LockSequenceArray (smbd_open.lock_seq, kept while it is
+ * disconnected and across the reclaim) makes a replayed LOCK succeed
+ * without being applied twice.  Resilient handles and multichannel do
+ * not exist here, so no other open checks it.
  */
 #include "smbd/smb2_server.h"
 #include "smbd/smb2_lock.h"
@@ -44,6 +47,7 @@
 
 struct lock_wait {
 	struct smb2_request *req;
+	uint32_t sequence;	/* LockSequence, recorded when granted */
 	uint8_t fid[16];	/* the resolved FileId */
 	struct brl_range range;
 	struct ev_timer *timer;
@@ -51,6 +55,55 @@ struct lock_wait {
 };
 
 static void lock_wait_retry(void *priv);
+
+#define LOCK_SEQ_VALID 0x80
+
+/* 3.3.5.14: whether the open keeps a LockSequenceArray. */
+static bool lock_seq_applies(const struct smb2_request *req,
+			     const struct smbd_open *op)
+{
+	return op->durable && req->conn->dialect >= 0x0300;
+}
+
+/* LockSequenceIndex (the upper 28 bits), 1..64; 0 when out of range. */
+static unsigned lock_seq_index(uint32_t sequence)
+{
+	uint32_t idx = sequence >> 4;
+
+	return idx >= 1 && idx <= 64 ? idx : 0;
+}
+
+/*
+ * 3.3.5.14: a LockSequence whose entry is valid and holds its number is
+ * a replay of a LOCK already done: true (the caller answers success).
+ * Otherwise the entry becomes invalid until this request succeeds.
+ */
+static bool lock_seq_replayed(struct smb2_request *req, struct smbd_open *op,
+			      uint32_t sequence)
+{
+	unsigned idx = lock_seq_index(sequence);
+	uint8_t want = LOCK_SEQ_VALID | (sequence & 0xf);
+
+	if (!lock_seq_applies(req, op) || idx == 0) {
+		return false;
+	}
+	if (op->lock_seq[idx - 1] == want) {
+		return true;
+	}
+	op->lock_seq[idx - 1] = 0;
+	return false;
+}
+
+/* 3.3.5.14: the request succeeded: remember its number. */
+static void lock_seq_record(struct smb2_request *req, struct smbd_open *op,
+			    uint32_t sequence)
+{
+	unsigned idx = lock_seq_index(sequence);
+
+	if (lock_seq_applies(req, op) && idx != 0) {
+		op->lock_seq[idx - 1] = LOCK_SEQ_VALID | (sequence & 0xf);
+	}
+}
 
 /* 2.2.27 LOCK Response: StructureSize 4, Reserved. */
 static NTSTATUS lock_reply(struct smb2_request *req)
@@ -182,7 +235,8 @@ static void lock_wait_cancel(void *priv)
 
 /* Keep trying the one blocking lock from the worker's loop. */
 static NTSTATUS lock_wait_start(struct smb2_request *req,
-				const struct brl_range *range)
+				const struct brl_range *range,
+				uint32_t sequence)
 {
 	struct lock_wait *w = talloc_zero(req->mem_ctx, struct lock_wait);
 
@@ -190,6 +244,7 @@ static NTSTATUS lock_wait_start(struct smb2_request *req,
 		return NT_STATUS_NO_MEMORY;
 	}
 	w->req = req;
+	w->sequence = sequence;
 	memcpy(w->fid, req->fid, 16);
 	w->range = *range;
 	w->timer = ev_timer_add(w, req->conn->worker->loop, LOCK_RETRY_MS,
@@ -252,6 +307,9 @@ static void lock_wait_retry(void *priv)
 	smbd_open_keys(op, &k, &o);
 	status = brl_lock_many(db, &k, &o, &w->range, 1, NULL);
 	if (status != NT_STATUS_LOCK_NOT_GRANTED) {
+		if (NT_STATUS_IS_OK(status)) {
+			lock_seq_record(req, op, w->sequence);
+		}
 		lock_wait_finish(w, status);
 		return;
 	}
@@ -299,9 +357,16 @@ NTSTATUS smb2_lock(struct smb2_request *req)
 		status = NT_STATUS_INSUFFICIENT_RESOURCES;
 		goto done;
 	}
+	if (lock_seq_replayed(req, op, r.sequence)) {
+		status = NT_STATUS_OK;
+		goto done;
+	}
 	smbd_open_keys(op, &k, &o);
 	if (r.unlock) {
 		status = do_unlocks(db, &k, &o, &r);
+		if (NT_STATUS_IS_OK(status)) {
+			lock_seq_record(req, op, r.sequence);
+		}
 		goto done;
 	}
 	status = smb2_lock_check_locks(req->mem_ctx, &r);
@@ -312,8 +377,10 @@ NTSTATUS smb2_lock(struct smb2_request *req)
 	 * oplocks and read leases: smb2.oplock.brl*, smb2.lease.lock1). */
 	smbd_break_readers(op);
 	status = brl_lock_many(db, &k, &o, r.ranges, r.count, NULL);
-	if (status == NT_STATUS_LOCK_NOT_GRANTED && r.blocking) {
-		status = lock_wait_start(req, &r.ranges[0]);
+	if (NT_STATUS_IS_OK(status)) {
+		lock_seq_record(req, op, r.sequence);
+	} else if (status == NT_STATUS_LOCK_NOT_GRANTED && r.blocking) {
+		status = lock_wait_start(req, &r.ranges[0], r.sequence);
 	}
 done:
 	TALLOC_FREE(r.el);

@@ -10,6 +10,7 @@
  * into the session's preauth hash, from which the keys are derived.
  */
 #include "smbd/smb2_server.h"
+#include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/status.h"
 #include "smbd/session.h"
@@ -311,6 +312,7 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 		    strcasecmp(old->account_name, account) == 0) {
 			DBG_INFO("%s: session %llx replaced by a reconnect\n",
 				 c->remote, (unsigned long long)id);
+			smbd_durable_session_lost(c, old);
 			talloc_free(old);
 			return;
 		}
@@ -413,6 +415,9 @@ NTSTATUS smb2_logoff(struct smb2_request *req)
 		memcpy(req->sign_key, s->keys.signing, 16);
 		req->sign_algo = s->sign_algo;
 	}
+	/* Durable opens outlive a LOGOFF as a lost connection (Windows
+	 * and Samba keep them for a reclaim: smb2.durable-open.reopen4). */
+	smbd_durable_session_lost(req->conn, s);
 	talloc_free(s);
 	wire_push_le16(req->out, 4);
 	wire_push_le16(req->out, 0);

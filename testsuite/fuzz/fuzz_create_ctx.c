@@ -43,6 +43,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)create_ctx_lease_parse(&l.ctx[i], false,
 							     &ls);
 			}
+			/* Any context body as each durable context. */
+			{
+				static const char *const tags[] = {
+					"DHnQ", "DHnC", "DH2Q", "DH2C",
+				};
+				struct create_ctx dc = l.ctx[i];
+				struct create_durable du;
+				size_t k;
+
+				for (k = 0; k < 4; k++) {
+					memcpy(dc.tag, tags[k], 5);
+					if (NT_STATUS_IS_OK(
+						    create_ctx_durable_parse(
+							    &dc, &du)) &&
+					    du.reconnect != (tags[k][3] == 'C')) {
+						abort();
+					}
+				}
+			}
 		}
 	}
 	(void)secdesc_to_mode(data, size, SECINFO_DACL | SECINFO_OWNER, 1000,

@@ -167,6 +167,72 @@ static void test_lease_parse(void **state)
 	assert_int_equal(l.parent_key[0], 0);
 }
 
+/* DHnQ, DHnC, DH2Q, DH2C (MS-SMB2 2.2.13.2.3, .4, .11, .12). */
+static void test_durable_parse(void **state)
+{
+	uint8_t d[36];
+	struct create_ctx c = {.data = d, .data_len = 36};
+	struct create_durable du;
+
+	memset(d, 0, sizeof(d));
+	strcpy(c.tag, "DHnQ");
+	c.data_len = 16;
+	assert_int_equal(create_ctx_durable_parse(&c, &du), NT_STATUS_OK);
+	assert_false(du.v2);
+	assert_false(du.reconnect);
+	c.data_len = 15;
+	assert_int_equal(create_ctx_durable_parse(&c, &du),
+			 NT_STATUS_INVALID_PARAMETER);
+
+	strcpy(c.tag, "DHnC");
+	d[0] = 0x11;
+	d[8] = 0x22;
+	c.data_len = 16;
+	assert_int_equal(create_ctx_durable_parse(&c, &du), NT_STATUS_OK);
+	assert_true(du.reconnect);
+	assert_int_equal(du.fid_persistent, 0x11);
+	assert_int_equal(du.fid_volatile, 0x22);
+
+	strcpy(c.tag, "DH2Q");
+	memset(d, 0, sizeof(d));
+	d[0] = 0x10;
+	d[1] = 0x27;		/* 10000 ms */
+	d[4] = 0x02;		/* persistent */
+	memset(d + 16, 0x5a, 16);
+	c.data_len = 32;
+	assert_int_equal(create_ctx_durable_parse(&c, &du), NT_STATUS_OK);
+	assert_true(du.v2);
+	assert_false(du.reconnect);
+	assert_int_equal(du.timeout_ms, 10000);
+	assert_int_equal(du.flags, SMB2_DHANDLE_FLAG_PERSISTENT);
+	assert_int_equal(du.create_guid[15], 0x5a);
+	c.data_len = 31;
+	assert_int_equal(create_ctx_durable_parse(&c, &du),
+			 NT_STATUS_INVALID_PARAMETER);
+
+	strcpy(c.tag, "DH2C");
+	memset(d, 0, sizeof(d));
+	d[0] = 1;
+	d[8] = 2;
+	memset(d + 16, 0x77, 16);
+	d[32] = 0x02;
+	c.data_len = 36;
+	assert_int_equal(create_ctx_durable_parse(&c, &du), NT_STATUS_OK);
+	assert_true(du.v2 && du.reconnect);
+	assert_int_equal(du.fid_persistent, 1);
+	assert_int_equal(du.fid_volatile, 2);
+	assert_int_equal(du.create_guid[0], 0x77);
+	assert_int_equal(du.flags, 2);
+	c.data_len = 35;
+	assert_int_equal(create_ctx_durable_parse(&c, &du),
+			 NT_STATUS_INVALID_PARAMETER);
+
+	/* Not a durable context at all. */
+	strcpy(c.tag, "RqLs");
+	assert_int_equal(create_ctx_durable_parse(&c, &du),
+			 NT_STATUS_INVALID_PARAMETER);
+}
+
 static void test_sd_to_mode(void **state)
 {
 	TALLOC_CTX *t = talloc_new(NULL);
@@ -232,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_parse_chain),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_lease_parse),
+		cmocka_unit_test(test_durable_parse),
 		cmocka_unit_test(test_sd_to_mode),
 		cmocka_unit_test(test_sd_from_mode_roundtrip),
 	};

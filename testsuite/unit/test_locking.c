@@ -603,6 +603,50 @@ static void test_brl_basic(void **state)
 	brl_remove_owner(db, &k, &h2);
 }
 
+/* A durable open reclaimed on another worker: its entry and its locks
+ * change owner (share_mode_move_owner, brl_move_owner). */
+static void test_move_owner(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner a = own(7), b = own(8), other = own(9);
+	struct open_owner moved = {.pid = (uint32_t)getpid() + 1,
+				   .open_id = 77};
+	bool last, del;
+
+	assert_int_equal(share_mode_add(db, &k, &a, RD, SR), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &other, RD, SR),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &a, 0, 10, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &a, 20, 10, false), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &other, 40, 1, true), NT_STATUS_OK);
+	/* Nothing of b: NOT_FOUND, the record as it was. */
+	assert_int_equal(share_mode_move_owner(db, &k, &b, &moved, 1),
+			 NT_STATUS_NOT_FOUND);
+	assert_int_equal(share_mode_move_owner(db, &k, &a, &moved, 1),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_move_owner(db, &k, &a, &moved), NT_STATUS_OK);
+	/* The locks are the new owner's: it may unlock them, a may not. */
+	assert_int_equal(brl_unlock(db, &k, &a, 0, 10),
+			 NT_STATUS_RANGE_NOT_LOCKED);
+	assert_int_equal(brl_lock(db, &k, &other, 5, 1, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_unlock(db, &k, &moved, 0, 10), NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &k), 2);
+	brl_remove_owner(db, &k, &moved);
+	brl_remove_owner(db, &k, &other);
+	assert_int_equal(brl_count(db, &k), 0);
+	/* No locks at all moves nothing. */
+	assert_int_equal(brl_move_owner(db, &k, &a, &moved), NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &k, &a, &last, &del),
+			 NT_STATUS_NOT_FOUND);
+	assert_int_equal(share_mode_remove(db, &k, &moved, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_int_equal(share_mode_remove(db, &k, &other, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+}
+
 static void test_brl_stacking(void **state)
 {
 	struct file_key k = new_key();
@@ -1298,6 +1342,7 @@ int main(void)
 		cmocka_unit_test(test_open_below),
 		cmocka_unit_test(test_stream_ref),
 		cmocka_unit_test(test_brl_basic),
+		cmocka_unit_test(test_move_owner),
 		cmocka_unit_test(test_brl_stacking),
 		cmocka_unit_test(test_brl_unlock),
 		cmocka_unit_test(test_brl_zero_length),
