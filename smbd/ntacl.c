@@ -31,6 +31,11 @@ void ntacl_sid_unix_group(struct sd_sid *sid, gid_t gid)
 	sid_set(sid, 22, 2, 2, (uint32_t)gid);
 }
 
+void ntacl_sid_wellknown(struct sd_sid *sid, uint8_t auth, uint32_t rid)
+{
+	sid_set(sid, auth, 1, rid, 0);
+}
+
 bool ntacl_sid_equal(const struct sd_sid *a, const struct sd_sid *b)
 {
 	return a->revision == b->revision && a->num_auths == b->num_auths &&

@@ -49,6 +49,8 @@ struct ntacl_token {
 /* Samba's Unix SIDs: S-1-22-1-uid (user), S-1-22-2-gid (group). */
 void ntacl_sid_unix_user(struct sd_sid *sid, uid_t uid);
 void ntacl_sid_unix_group(struct sd_sid *sid, gid_t gid);
+/* S-1-auth-rid, e.g. Everyone (1, 0), Authenticated Users (5, 11). */
+void ntacl_sid_wellknown(struct sd_sid *sid, uint8_t auth, uint32_t rid);
 bool ntacl_sid_equal(const struct sd_sid *a, const struct sd_sid *b);
 
 /*

@@ -85,6 +85,7 @@ struct create_state {
 				 * shares, otherwise applied as a mode */
 	size_t sd_len;
 	struct ntacl_token *tok;	/* who opens (acl_xattr shares) */
+	struct sd *parent_sd;	/* a new object's directory's NT ACL */
 	bool have_ntacl;	/* out: a stored NT ACL gave max_access */
 	struct fscc_ea *eas;	/* ExtA (2.2.13.2.1): set on a new or */
 	size_t num_eas;		/* overwritten file */
@@ -249,18 +250,34 @@ static NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd)
 }
 
 /*
+ * acl_xattr shares: a directory with an NT ACL lets one add a file with
+ * FILE_ADD_FILE, a subdirectory with FILE_ADD_SUBDIRECTORY (MS-FSA
+ * 2.1.5.1.1); its descriptor is kept for create_set_ntacl.  Without one
+ * the kernel's check of the Unix permissions decides.
+ */
+static bool create_parent_allows(struct create_state *st, bool dir)
+{
+	uint32_t need = dir ? SEC_FILE_APPEND_DATA	/* ADD_SUBDIRECTORY */
+			    : SEC_FILE_WRITE_DATA;	/* ADD_FILE */
+
+	if (!NT_STATUS_IS_OK(ntacl_file_get_parent(st, &st->share,
+						   st->real_path,
+						   &st->parent_sd))) {
+		st->parent_sd = NULL;
+		return true;
+	}
+	return (ntacl_max_access(st->parent_sd, st->tok) & need) != 0;
+}
+
+/*
  * acl_xattr shares: a new object under a directory with an NT ACL
  * inherits from it (MS-DTYP 2.5.3.4), a SecD context sets its parts;
  * with neither, nothing is stored and the Unix mode decides.
  */
 static void create_set_ntacl(struct create_state *st, bool dir)
 {
-	struct sd *parent = NULL, *sd;
+	struct sd *parent = st->parent_sd, *sd;
 
-	if (!NT_STATUS_IS_OK(ntacl_file_get_parent(st, &st->share,
-						   st->real_path, &parent))) {
-		parent = NULL;
-	}
 	if (parent == NULL && st->sd == NULL) {
 		return;
 	}
@@ -308,6 +325,15 @@ static void create_ntacl_access(struct create_state *st)
 	st->have_ntacl = true;
 }
 
+/* What create_new made goes again when it cannot be finished (a bad
+ * SecD or ExtA context): nobody has seen it. */
+static void create_new_undo(struct create_state *st, bool dir)
+{
+	close(st->fd);
+	st->fd = -1;
+	(void)unlinkat(st->share.root_fd, st->real_path, dir ? AT_REMOVEDIR : 0);
+}
+
 /* Create a new file or directory (the name does not exist). */
 static void create_new(struct create_state *st)
 {
@@ -320,6 +346,10 @@ static void create_new(struct create_state *st)
 	if ((st->options & FILE_DELETE_ON_CLOSE) &&
 	    (st->attrs & FILE_ATTRIBUTE_READONLY)) {
 		st->status = NT_STATUS_CANNOT_DELETE;
+		return;
+	}
+	if (st->share.acl_xattr && !create_parent_allows(st, dir)) {
+		st->status = NT_STATUS_ACCESS_DENIED;
 		return;
 	}
 	if (dir) {
@@ -351,6 +381,7 @@ static void create_new(struct create_state *st)
 	if (st->share.acl_xattr) {
 		create_set_ntacl(st, dir);
 		if (!NT_STATUS_IS_OK(st->status)) {
+			create_new_undo(st, dir);
 			return;
 		}
 	} else if (st->sd != NULL) {
@@ -375,6 +406,9 @@ static void create_new(struct create_state *st)
 		(void)dosattrib_fset(st->fd, &di);
 	}
 	create_set_eas(st);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		create_new_undo(st, dir);
+	}
 }
 
 /* Open an existing name, with the disposition's truncation. */
