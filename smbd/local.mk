@@ -8,7 +8,10 @@ libsmbd_a_SOURCES += \
 	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
 	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/durable.c \
 	smbd/durable.h smbd/create_ctx.c \
-	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_read.c \
+	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_create_private.h \
+	smbd/smb2_create_access.c smbd/smb2_create_ctx_apply.c \
+	smbd/smb2_create_durable.c \
+	smbd/smb2_close.c smbd/smb2_read.c \
 	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
 	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
 	smbd/secdesc.c smbd/secdesc.h smbd/sd.c smbd/sd.h \
