@@ -5,9 +5,9 @@
  * The loop thread checks the request and what the share allows; the
  * file-system work (resolve, open/create, stat) runs as the session's
  * user in the thread pool, so the kernel checks the Unix permissions
- * (until NT ACLs land).  Share modes, oplocks and leases join with the
- * locking issue.  Durable handles (DHnQ/DH2Q granted with a batch oplock
- * or a handle lease, DHnC/DH2C reclaims, DH2Q replays) live in durable.c.
+ * (and, on acl_xattr shares, smb2_create_access.c a stored NT ACL first).
+ * Share modes, oplocks and leases go through locking/.  Durable opens
+ * live in durable.c, the CREATE side of them in smb2_create_durable.c.
  *
  * This file holds the request checks, the open in the thread pool and
  * the share-mode step; the rest of CREATE is split out to keep files
