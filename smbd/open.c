@@ -268,10 +268,7 @@ void smbd_open_channel_done(struct smb2_request *req)
 		return;
 	}
 	req->channel_counted = false;
-	for (op = req->conn->open_hash[req->channel_fid % SMBD_OPEN_BUCKETS];
-	     op != NULL && op->fid_volatile != req->channel_fid;
-	     op = op->hnext) {
-	}
+	op = smbd_open_by_id(req->conn->worker, req->channel_fid);
 	if (op != NULL) {
 		smbd_channel_seq_done(&op->channel, req->channel_seq);
 	}
