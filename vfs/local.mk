@@ -22,7 +22,7 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
-	vfs/streams.c vfs/streams.h
+	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h
 
 check_PROGRAMS += testsuite/unit/test_streams
 TESTS += testsuite/unit/test_streams
