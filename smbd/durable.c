@@ -3,6 +3,8 @@
  * reclaim (design in durable.h).
  */
 #include "smbd/durable.h"
+
+#include <sys/stat.h>
 #include "smbd/conn.h"
 #include "smbd/create_ctx.h"
 #include "smbd/open.h"
@@ -239,7 +241,34 @@ struct durable_claim {
 	uint8_t client_guid[16];
 	uid_t uid;
 	const char *path;
+	/* The tree connect it would land in: a reclaim never moves an open
+	 * to another share (its access was decided against this one). */
+	const char *share_name;
+	uint64_t root_dev, root_ino;	/* the share's directory */
 };
+
+/* The device and inode of a tree's share directory (0, 0 if unknown). */
+static void durable_root_id(const struct smbd_tcon *t, uint64_t *dev,
+			    uint64_t *ino)
+{
+	struct stat st;
+
+	*dev = 0;
+	*ino = 0;
+	if (t->share.root_fd != -1 && fstat(t->share.root_fd, &st) == 0) {
+		*dev = (uint64_t)st.st_dev;
+		*ino = (uint64_t)st.st_ino;
+	}
+}
+
+static bool durable_same_root(const struct smbd_tcon *t, uint64_t dev,
+			      uint64_t ino)
+{
+	uint64_t d, i;
+
+	durable_root_id(t, &d, &i);
+	return d == dev && i == ino && (d != 0 || i != 0);
+}
 
 /* The checks of 3.3.5.9.7 and 3.3.5.9.12 on the open found. */
 static NTSTATUS durable_check(const struct durable_claim *c,
@@ -275,14 +304,27 @@ static NTSTATUS durable_check(const struct durable_claim *c,
 		*why = "open still connected";
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
+	if (strcasecmp(op->tcon->share_name, c->share_name) != 0 ||
+	    !durable_same_root(op->tcon, c->root_dev, c->root_ino)) {
+		/* Not in the spec's list, but the open's rights, read-only
+		 * state and root fd are the share's: moving it to another
+		 * tree would let its delete-on-close or writes land where
+		 * this user was never granted them (Samba refuses too). */
+		*why = "another share";
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
 	if (c->uid != op->owner_uid) {
 		*why = "another user";
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (c->has_lease && strcasecmp(op->path, c->path) != 0) {
-		/* A lease names its file (3.3.5.9.7). */
+	if (strcasecmp(op->path, c->path) != 0) {
+		/* A lease names its file (3.3.5.9.7: INVALID_PARAMETER);
+		 * without one the spec skips path validation, but the open
+		 * is reclaimed only under the name it was made with, as
+		 * Samba does, so a handle never surfaces under another. */
 		*why = "another name";
-		return NT_STATUS_INVALID_PARAMETER;
+		return c->has_lease ? NT_STATUS_INVALID_PARAMETER
+				    : NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	return NT_STATUS_OK;
 }
@@ -303,6 +345,8 @@ static void durable_claim_from_req(struct durable_claim *c,
 	memcpy(c->client_guid, req->conn->client_guid, 16);
 	c->uid = req->session->uid;
 	c->path = path;
+	c->share_name = req->tcon->share_name ? req->tcon->share_name : "";
+	durable_root_id(req->tcon, &c->root_dev, &c->root_ino);
 }
 
 /* Whether the open named is not this worker's to judge: none here, or
@@ -425,7 +469,9 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 
 	if (holder == 0 || holder > (uint64_t)w->srv->nworkers ||
 	    holder - 1 == (uint64_t)w->index ||
-	    strlen(path) >= SMBD_DURABLE_XFER_PATH) {
+	    strlen(path) >= SMBD_DURABLE_XFER_PATH ||
+	    req->tcon->share_name == NULL ||
+	    strlen(req->tcon->share_name) >= SMBD_DURABLE_XFER_SHARE) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	dw = talloc_zero(req->mem_ctx, struct durable_wait);
@@ -458,6 +504,9 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 	memcpy(x->client_guid, req->conn->client_guid, 16);
 	x->uid = (uint32_t)req->session->uid;
 	memcpy(x->path, path, strlen(path) + 1);
+	memcpy(x->share_name, req->tcon->share_name,
+	       strlen(req->tcon->share_name) + 1);
+	durable_root_id(req->tcon, &x->root_dev, &x->root_ino);
 	if (!smbd_mailbox_send_durable(w, (int)(holder - 1), false, false, x,
 				       -1)) {
 		talloc_free(dw);
@@ -518,7 +567,8 @@ void smbd_durable_msg_req(struct smbd_worker *w,
 	const char *why = "";
 	NTSTATUS status;
 
-	if (memchr(x->path, '\0', sizeof(x->path)) == NULL) {
+	if (memchr(x->path, '\0', sizeof(x->path)) == NULL ||
+	    memchr(x->share_name, '\0', sizeof(x->share_name)) == NULL) {
 		return;
 	}
 	memset(&c, 0, sizeof(c));
@@ -530,6 +580,9 @@ void smbd_durable_msg_req(struct smbd_worker *w,
 	memcpy(c.client_guid, x->client_guid, 16);
 	c.uid = (uid_t)x->uid;
 	c.path = x->path;
+	c.share_name = x->share_name;
+	c.root_dev = x->root_dev;
+	c.root_ino = x->root_ino;
 	status = durable_check(&c, op, &why);
 	y = talloc_zero(NULL, struct smbd_durable_xfer);
 	if (y == NULL) {

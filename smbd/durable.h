@@ -85,6 +85,7 @@ NTSTATUS smbd_durable_reconnect(struct smb2_request *req,
  * entries of its own pid, which the master cleans.
  */
 #define SMBD_DURABLE_XFER_PATH 1024
+#define SMBD_DURABLE_XFER_SHARE 80	/* share names are shorter */
 struct smbd_durable_xfer {
 	uint64_t token;		/* the asking worker's wait */
 	uint16_t from_worker;	/* the asking worker (REQ) */
@@ -97,6 +98,8 @@ struct smbd_durable_xfer {
 	uint8_t lease_key[16];
 	uint8_t client_guid[16];
 	uint32_t uid;
+	char share_name[SMBD_DURABLE_XFER_SHARE];	/* the tree's share */
+	uint64_t root_dev, root_ino;	/* and its directory */
 	/* The open (GIVE). */
 	uint32_t old_pid;
 	uint64_t old_open_id;
