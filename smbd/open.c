@@ -12,6 +12,7 @@
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
+#include "vfs/anchor.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 
@@ -81,6 +82,125 @@ static void open_unhash(struct smbd_open *op)
 	op->conn = NULL;
 }
 
+/*
+ * A delete that an open leaves behind when it ends without CLOSE (tree
+ * disconnect, logoff, dropped connection, durable expiry).  It runs in
+ * the pool as the open's owner and anchored to the file's directory
+ * (vfs/anchor.h), never on the loop thread as root through a path that
+ * a local user may have re-pointed since the open was made.
+ */
+struct open_delete {
+	struct tpool_job tj;
+	struct vfs_share share;	/* the share's resolve rules */
+	int root_fd;		/* a duplicate of the share's */
+	int fd;			/* the stream's file, or -1 */
+	char *path;
+	char *stream;
+	bool is_dir;
+	bool delete_now;	/* the open's own object goes */
+	bool delete_base;	/* a stream open's file goes too */
+	struct vfs_file_id id;
+};
+
+static void open_delete_work(struct tpool_job *tj)
+{
+	struct open_delete *d = tj->priv;
+	NTSTATUS st = NT_STATUS_OK;
+
+	if (d->delete_now && d->stream != NULL) {
+		if (d->fd != -1) {
+			(void)vfs_stream_delete(d->fd, d->stream);
+		}
+	} else if (d->delete_now) {
+		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path,
+					 d->is_dir, &d->id);
+	}
+	if (d->delete_base) {
+		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path, false,
+					 &d->id);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("delete on close of %s: %s\n", d->path,
+			   nt_errstr(st));
+	}
+}
+
+static void open_delete_done(struct tpool_job *tj)
+{
+	struct open_delete *d = tj->priv;
+
+	if (tj->cred_error != 0) {
+		DBG_WARNING("delete on close of %s: cannot switch to uid %u\n",
+			    d->path, (unsigned)d->tj.cred.uid);
+	}
+	talloc_free(d);
+}
+
+static int open_delete_destructor(struct open_delete *d)
+{
+	if (d->fd != -1) {
+		close(d->fd);
+	}
+	if (d->root_fd != -1) {
+		close(d->root_fd);
+	}
+	return 0;
+}
+
+static void open_delete_submit(struct smbd_open *op, bool delete_now,
+			       bool delete_base)
+{
+	struct open_delete *d;
+
+	if (op->path[0] == '\0' && op->stream == NULL) {
+		return;	/* the share's root is never deleted */
+	}
+	if (op->worker->tpool == NULL || !op->has_owner_cred) {
+		DBG_WARNING("delete on close of %s dropped: no owner to run "
+			    "it as\n", op->path);
+		return;
+	}
+	d = talloc_zero(NULL, struct open_delete);
+	if (d == NULL) {
+		return;
+	}
+	d->root_fd = -1;
+	d->fd = -1;
+	talloc_set_destructor(d, open_delete_destructor);
+	d->share = op->tcon->share;
+	d->share.path = "";
+	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	d->path = talloc_strdup(d, op->path);
+	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
+	if (op->stream != NULL && op->fd != -1) {
+		d->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	d->is_dir = op->is_dir;
+	d->delete_now = delete_now;
+	d->delete_base = delete_base;
+	d->id.dev = op->dev;
+	d->id.ino = op->ino;
+	d->tj.fn = open_delete_work;
+	d->tj.done = open_delete_done;
+	d->tj.priv = d;
+	d->tj.use_cred = true;
+	d->tj.cred = op->owner_cred;
+	if (op->owner_cred.ngroups > 0) {
+		d->tj.cred.groups = talloc_memdup(
+			d, op->owner_cred.groups,
+			sizeof(gid_t) * op->owner_cred.ngroups);
+	}
+	if (d->root_fd == -1 || d->path == NULL ||
+	    (op->stream != NULL && d->stream == NULL) ||
+	    (op->owner_cred.ngroups > 0 && d->tj.cred.groups == NULL)) {
+		DBG_WARNING("delete on close of %s: out of resources\n",
+			    op->path);
+		talloc_free(d);
+		return;
+	}
+	tpool_submit(op->worker->tpool, &d->tj);
+}
+
 static int open_destructor(struct smbd_open *op)
 {
 	/* A dropped connection closes its opens too (a CLOSE did this
@@ -93,14 +213,8 @@ static int open_destructor(struct smbd_open *op)
 		/* An open ended by TREE_DISCONNECT, LOGOFF or a dropped
 		 * connection still completes a pending delete. */
 		smbd_open_share_release(op, &delete_now, &delete_base);
-		if (delete_now && op->stream != NULL && op->fd != -1) {
-			(void)vfs_stream_delete(op->fd, op->stream);
-		} else if (delete_now && op->path[0] != '\0') {
-			(void)unlinkat(op->tcon->share.root_fd, op->path,
-				       op->is_dir ? AT_REMOVEDIR : 0);
-		}
-		if (delete_base && op->path[0] != '\0') {
-			(void)unlinkat(op->tcon->share.root_fd, op->path, 0);
+		if (delete_now || delete_base) {
+			open_delete_submit(op, delete_now, delete_base);
 		}
 	}
 	open_unhash(op);
@@ -111,6 +225,22 @@ static int open_destructor(struct smbd_open *op)
 		op->fd = -1;
 	}
 	return 0;
+}
+
+void smbd_open_close_tree(struct smbd_conn *conn, const struct smbd_tcon *t)
+{
+	unsigned i;
+
+	for (i = 0; i < SMBD_OPEN_BUCKETS; i++) {
+		struct smbd_open *op = conn->open_hash[i], *next;
+
+		for (; op != NULL; op = next) {
+			next = op->hnext;
+			if (op->tcon == t) {
+				talloc_free(op);
+			}
+		}
+	}
 }
 
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16])
@@ -133,6 +263,13 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->tcon = t;
 	op->session = s;
 	op->fd = fd;
+	if (s != NULL) {
+		if (!smbd_session_cred(op, s, &op->owner_cred)) {
+			talloc_free(op);
+			return NULL;
+		}
+		op->has_owner_cred = true;
+	}
 	/* Never 0 or all ones (those mean "none"/"the previous one").  The
 	 * worker's index + 1 above bit 40 makes ids unique among workers:
 	 * a durable reclaim on another worker knows whom to ask. */

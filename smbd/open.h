@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "lib/ntstatus.h"
+#include "lib/tpool.h"
 #include "smbd/write_time.h"
 #include "vfs/vfs.h"
 
@@ -123,6 +124,11 @@ struct smbd_open {
 	bool has_create_guid;	/* made by a DH2Q (durable or not) */
 	bool create_pending;	/* its CREATE waits for a break */
 	uid_t owner_uid;	/* DurableOwner: the session's user */
+	/* Whom the open's own deferred work runs as (a delete on close
+	 * from a TREE_DISCONNECT, LOGOFF, dropped connection or durable
+	 * expiry): the session user that made it, never root. */
+	struct tpool_cred owner_cred;
+	bool has_owner_cred;
 	struct ev_timer *durable_timer;	/* scavenger while disconnected */
 	/* 3.3.1.10 Open.LockSequenceArray (3.3.5.14): bit 7 = valid,
 	 * low 4 bits = the sequence number of that index. */
@@ -146,6 +152,13 @@ void smbd_notify_close(struct smbd_open *op);
  * CHANGE_NOTIFYs on it end with STATUS_DELETE_PENDING. */
 void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
 				uint64_t ino);
+
+/* Close every open of tree t on conn now, while the tree's root fd is
+ * still open: a talloc parent's destructor runs before its children's,
+ * so the tree's own destructor would otherwise close the fd their
+ * pending deletes need first (TREE_DISCONNECT, LOGOFF, connection
+ * loss). */
+void smbd_open_close_tree(struct smbd_conn *conn, const struct smbd_tcon *t);
 
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);

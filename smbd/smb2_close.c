@@ -12,6 +12,7 @@
 #include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
 #include "smbd/write_time.h"
+#include "vfs/anchor.h"
 #include "vfs/dosattrib.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
@@ -33,6 +34,7 @@ struct close_state {
 	bool delete_on_close;
 	bool delete_base;	/* the stream's file goes too */
 	bool want_info;
+	struct vfs_file_id id;	/* the file a delete may remove */
 	struct vfs_share share;
 	NTSTATUS status;
 	struct vfs_file_info fi;
@@ -69,10 +71,15 @@ static void close_job(void *p)
 		st->fd = -1;
 	}
 	if (st->delete_on_close && st->path[0] != '\0') {
-		if (unlinkat(st->root_fd, st->path,
-			     st->is_dir ? AT_REMOVEDIR : 0) != 0) {
+		/* Anchored to the file's directory and checked to be this
+		 * file (vfs/anchor.h): never through a re-pointed path. */
+		NTSTATUS ds = vfs_unlink_anchored(&st->share, st->root_fd,
+						  st->path, st->is_dir,
+						  &st->id);
+
+		if (!NT_STATUS_IS_OK(ds)) {
 			DBG_NOTICE("delete on close of %s: %s\n", st->path,
-				   strerror(errno));
+				   nt_errstr(ds));
 		}
 		/* After a delete the reply carries no attributes. */
 		st->want_info = false;
@@ -136,6 +143,8 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	 * last open of one whose delete is pending. */
 	smbd_open_share_release(op, &st->delete_on_close, &st->delete_base);
 	st->is_dir = op->is_dir;
+	st->id.dev = op->dev;
+	st->id.ino = op->ino;
 	st->share = op->tcon->share;
 	st->path = talloc_strdup(st, op->path);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;

@@ -38,6 +38,7 @@
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
+#include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
@@ -82,9 +83,12 @@ static int create_open_flags(const struct create_state *st, bool is_dir)
  * SecD or ExtA context): nobody has seen it. */
 static void create_new_undo(struct create_state *st, bool dir)
 {
+	struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
+
 	close(st->fd);
 	st->fd = -1;
-	(void)unlinkat(st->share.root_fd, st->real_path, dir ? AT_REMOVEDIR : 0);
+	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
+				  dir, &id);
 }
 
 /* Create a new file or directory (the name does not exist). */
@@ -108,8 +112,9 @@ static void create_new(struct create_state *st)
 	if (dir) {
 		mode = (0777 & st->share.directory_mask) |
 		       st->share.force_directory_mode;
-		if (mkdirat(st->share.root_fd, st->real_path, mode) != 0) {
-			st->status = vfs_map_errno(errno);
+		st->status = vfs_mkdir_anchored(&st->share, st->share.root_fd,
+						st->real_path, mode);
+		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
 		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
@@ -740,9 +745,14 @@ static NTSTATUS create_after_share(struct smb2_request *req,
 	op->create_pending = false;
 	if (!NT_STATUS_IS_OK(status)) {
 		if (st->action == FILE_CREATED && op->stream == NULL) {
-			/* Nobody saw it: undo what this CREATE made. */
-			(void)unlinkat(req->tcon->share.root_fd, op->path,
-				       op->is_dir ? AT_REMOVEDIR : 0);
+			/* Nobody saw it: undo what this CREATE made.  On
+			 * the loop thread, so only the very file it made
+			 * (its inode), under its own directory. */
+			struct vfs_file_id id = {op->dev, op->ino};
+
+			(void)vfs_unlink_anchored(&req->tcon->share,
+						  req->tcon->share.root_fd,
+						  op->path, op->is_dir, &id);
 		}
 		talloc_free(op);
 		return status;

@@ -11,6 +11,8 @@
 #include "lib/tpool.h"
 #include "lib/log.h"
 
+#include <string.h>
+
 struct smb2_job {
 	struct tpool_job tj;
 	struct smb2_request *req;	/* NULL once orphaned */
@@ -18,7 +20,6 @@ struct smb2_job {
 	smb2_job_fn fn;
 	smb2_job_done_fn done;
 	smb2_job_orphan_fn orphan;
-	gid_t *groups;
 };
 
 static void smb2_job_work(struct tpool_job *tj)
@@ -41,6 +42,9 @@ static void smb2_job_finished(struct tpool_job *tj)
 		talloc_free(job);
 		return;
 	}
+	/* This job is over: a wait or job the done callback starts is
+	 * the request's next one (smb2_frame_resume()). */
+	smb2_frame_set_job(req, NULL);
 	if (tj->cred_error != 0) {
 		status = NT_STATUS_ACCESS_DENIED;
 	} else {
@@ -50,6 +54,30 @@ static void smb2_job_finished(struct tpool_job *tj)
 	}
 	talloc_free(job);
 	smb2_frame_resume(req, status);
+}
+
+bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		       struct tpool_cred *out)
+{
+	gid_t *groups;
+
+	memset(out, 0, sizeof(*out));
+	if (s->unix_name == NULL) {
+		/* Anonymous: nobody, never the daemon's root. */
+		out->uid = 65534;
+		out->gid = 65534;
+		return true;
+	}
+	out->uid = s->uid;
+	out->gid = s->gid;
+	out->ngroups = s->ngroups;
+	groups = talloc_memdup(mem_ctx, s->groups,
+			       sizeof(gid_t) * (s->ngroups + 1));
+	if (s->ngroups > 0 && groups == NULL) {
+		return false;
+	}
+	out->groups = groups;
+	return true;
 }
 
 void smb2_job_orphan(struct smb2_job *job)
@@ -82,20 +110,9 @@ NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 	job->tj.fn = smb2_job_work;
 	job->tj.done = smb2_job_finished;
 	job->tj.priv = job;
-	if (s != NULL && s->unix_name == NULL) {
-		/* Anonymous: nobody, never the daemon's root. */
+	if (s != NULL) {
 		job->tj.use_cred = true;
-		job->tj.cred.uid = 65534;
-		job->tj.cred.gid = 65534;
-	} else if (s != NULL) {
-		job->tj.use_cred = true;
-		job->tj.cred.uid = s->uid;
-		job->tj.cred.gid = s->gid;
-		job->tj.cred.ngroups = s->ngroups;
-		job->groups = talloc_memdup(job, s->groups,
-					    sizeof(gid_t) * (s->ngroups + 1));
-		job->tj.cred.groups = job->groups;
-		if (s->ngroups > 0 && job->groups == NULL) {
+		if (!smbd_session_cred(job, s, &job->tj.cred)) {
 			talloc_free(job);
 			return NT_STATUS_NO_MEMORY;
 		}

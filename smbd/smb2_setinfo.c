@@ -18,6 +18,7 @@
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
+#include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -216,16 +217,14 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 		r.path = talloc_asprintf(st, "%s%s", dir ? dir : "",
 					 slash ? slash + 1 : st->new_path);
 	}
-	if (link) {
-		if (linkat(st->share.root_fd, st->path, st->share.root_fd,
-			   r.path, 0) != 0) {
-			st->status = vfs_map_errno(errno);
-		}
-	} else if (renameat2(st->share.root_fd, st->path, st->share.root_fd,
-			     r.path, r.exists && replace ? 0
-							 : RENAME_NOREPLACE) !=
-		   0) {
-		st->status = vfs_map_errno(errno);
+	/* Both names anchored to their directories, the source checked
+	 * to still be the open's file (vfs/anchor.h). */
+	{
+		struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
+
+		st->status = vfs_rename_anchored(
+			&st->share, st->share.root_fd, st->path, r.path, link,
+			r.exists && replace ? 0 : RENAME_NOREPLACE, &id);
 	}
 	st->new_path = r.path;
 }

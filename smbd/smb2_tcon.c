@@ -7,6 +7,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/access.h"
 #include "smbd/conn.h"
+#include "smbd/open.h"
 #include "smbd/status.h"
 #include "locking/smbd_locking.h"
 #include "locking/locking.h"
@@ -61,6 +62,9 @@ static int tcon_destructor(struct smbd_tcon *t)
 	}
 	if (t->next != NULL) {
 		t->next->prev = t->prev;
+	}
+	if (t->session->conn != NULL) {
+		smbd_open_close_tree(t->session->conn, t);
 	}
 	if (t->share.root_fd != -1) {
 		close(t->share.root_fd);
