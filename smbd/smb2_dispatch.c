@@ -223,6 +223,7 @@ struct smb2_frame {
 	 * or its session must encrypt.  The key is copied so a LOGOFF in
 	 * the same compound cannot pull it away. */
 	bool encrypted_in;
+	uint64_t in_session_id;	/* the transform's SessionId */
 	bool encrypt_out;
 	uint64_t enc_session_id;
 	enum crypto_cipher enc_cipher;
@@ -461,6 +462,19 @@ static NTSTATUS smb2_check_session(struct smb2_request *req,
 {
 	struct smbd_session *s = NULL;
 
+	if (req->frame->encrypted_in &&
+	    req->session_id != req->frame->in_session_id &&
+	    (req->session_id != 0 || cmd->need_session)) {
+		/* 3.3.5.2.1.1: the message decrypted with one session's key
+		 * belongs to that session.  Another SessionId inside (in
+		 * any request of the compound) would let one user's key
+		 * drive another user's session. */
+		DBG_NOTICE("%s: %s for session %llx inside a transform of "
+			   "session %llx: refused\n", req->conn->remote,
+			   cmd->name, (unsigned long long)req->session_id,
+			   (unsigned long long)req->frame->in_session_id);
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	if (req->session_id != 0 && req->opcode != SMB2_OP_NEGPROT) {
 		s = smbd_session_find(req->conn, req->session_id);
 	}
@@ -893,11 +907,18 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 	struct smb2_frame *f = req->frame;
 	bool waited = f->waiting;
 
+	if (status == SMBD_STATUS_ASYNC) {
+		/* The handler goes on: with another job (not cancellable:
+		 * whatever wait came before is over), or waiting again with
+		 * the cancel it just registered (a CREATE that must wait for
+		 * an oplock break after its job: that cancel must stay). */
+		if (f->job != NULL) {
+			frame_unwait(f);
+		}
+		return;
+	}
 	f->job = NULL;
 	frame_unwait(f);
-	if (status == SMBD_STATUS_ASYNC) {
-		return; /* the handler started another job */
-	}
 	/* A LOGOFF or TREE_DISCONNECT while it waited may have freed what
 	 * the request was dispatched with: look them up again. */
 	req->session = smbd_session_find(req->conn, req->session_id);
@@ -965,6 +986,7 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 	}
 	if (enc_session != NULL) {
 		f->encrypted_in = true;
+		f->in_session_id = enc_session->id;
 		smb2_frame_encrypt_with(f, enc_session);
 	}
 	f->prev_hdr = (size_t)-1;
