@@ -317,14 +317,14 @@ static NTSTATUS durable_check(const struct durable_claim *c,
 		*why = "another user";
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (strcasecmp(op->path, c->path) != 0) {
-		/* A lease names its file (3.3.5.9.7: INVALID_PARAMETER);
-		 * without one the spec skips path validation, but the open
-		 * is reclaimed only under the name it was made with, as
-		 * Samba does, so a handle never surfaces under another. */
+	if (c->has_lease && strcasecmp(op->path, c->path) != 0) {
+		/* A lease names its file (3.3.5.9.7).  Without one the name
+		 * is not looked at ("no Path Name Validation"; smbtorture
+		 * durable-open.reopen2 reclaims under another name): the
+		 * open keeps its own file, and the share and user checks
+		 * above are what bound it. */
 		*why = "another name";
-		return c->has_lease ? NT_STATUS_INVALID_PARAMETER
-				    : NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		return NT_STATUS_INVALID_PARAMETER;
 	}
 	return NT_STATUS_OK;
 }
