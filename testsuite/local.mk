@@ -26,7 +26,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_zerocopy.py \
 	testsuite/integration/test_access.py \
 	testsuite/integration/test_ntacl.py \
-	testsuite/integration/test_security.py
+	testsuite/integration/test_security.py \
+	testsuite/integration/test_faults.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
