@@ -9,6 +9,7 @@
 #include "lib/crash.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "vfs/fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,6 +300,21 @@ int main(int argc, char **argv)
 	if (!crypto_init()) {
 		DBG_ERR("cannot initialise libcrypto\n");
 		return 1;
+	}
+	{
+		char err[160];
+
+		/* A test facility (vfs/fault.h), armed before the workers
+		 * fork; refused loudly when it does not parse. */
+		if (!vfs_fault_arm_from_env(err, sizeof(err))) {
+			fprintf(stderr, "smbd: SMBD_FAULT_INJECT: %s\n", err);
+			DBG_ERR("SMBD_FAULT_INJECT: %s\n", err);
+			return 1;
+		}
+		if (getenv("SMBD_FAULT_INJECT") != NULL) {
+			DBG_ERR("fault injection armed: SMBD_FAULT_INJECT=%s "
+				"(tests only)\n", getenv("SMBD_FAULT_INJECT"));
+		}
 	}
 	if (!o.foreground && !become_daemon(&o)) {
 		DBG_ERR("cannot become a daemon: %s\n", strerror(errno));

@@ -19,6 +19,7 @@
 #include "smbd/open.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
+#include "vfs/fault.h"
 #include "vfs/vfs.h"
 #include "vfs/streams.h"
 #include "lib/log.h"
@@ -88,8 +89,15 @@ static void read_job(void *p)
 	}
 	/* Loop: pread may return short on some file systems before EOF. */
 	while (done < st->length) {
-		ssize_t n = pread(st->fd, st->buf + done, st->length - done,
-				  (off_t)(st->offset + done));
+		int fault = vfs_fault_hit(VFS_FAULT_READ, NULL, st->fd);
+		ssize_t n = fault != 0 ? -1
+				       : pread(st->fd, st->buf + done,
+					       st->length - done,
+					       (off_t)(st->offset + done));
+
+		if (fault != 0) {
+			errno = fault;
+		}
 		if (n < 0) {
 			if (errno == EINTR) {
 				continue;
@@ -122,8 +130,12 @@ static void read_orphan(void *p)
 static bool read_cached(struct read_state *st, int fd)
 {
 	struct iovec iov = {.iov_base = st->buf, .iov_len = st->length};
-	ssize_t n = preadv2(fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
+	ssize_t n;
 
+	if (vfs_fault_armed(VFS_FAULT_READ)) {
+		return false;	/* injected faults live on the pool's path */
+	}
+	n = preadv2(fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
 	if (n < 0 || (size_t)n != st->length) {
 		return false;
 	}
@@ -223,6 +235,7 @@ static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
 
 	if (length < READ_SENDFILE_MIN || op->stream != NULL ||
 	    op->tcon == NULL || !op->tcon->use_sendfile ||
+	    vfs_fault_armed(VFS_FAULT_READ) ||
 	    !smb2_reply_can_send_file(req) || fstat(op->fd, &sb) != 0 ||
 	    !S_ISREG(sb.st_mode)) {
 		return false;

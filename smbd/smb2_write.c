@@ -9,6 +9,7 @@
 #include "smbd/oplock.h"
 #include "smbd/smb2_pipe.h"
 #include "smbd/session.h"
+#include "vfs/fault.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/streams.h"
@@ -61,8 +62,12 @@ static void write_job(void *p)
 
 	while (st->written < st->length) {
 		ssize_t n;
+		int fault = vfs_fault_hit(VFS_FAULT_WRITE, NULL, st->fd);
 
-		if (st->append) {
+		if (fault != 0) {
+			errno = fault;
+			n = -1;
+		} else if (st->append) {
 			/* FILE_APPEND_DATA with offset all ones: write at
 			 * the end (2.2.21), atomically via O_APPEND. */
 			n = write(st->fd, st->data + st->written,
@@ -81,8 +86,14 @@ static void write_job(void *p)
 		}
 		st->written += (size_t)n;
 	}
-	if (st->sync && st->err == 0 && fdatasync(st->fd) != 0) {
-		st->err = errno;
+	if (st->sync && st->err == 0) {
+		int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
+
+		if (fault != 0) {
+			st->err = fault;
+		} else if (fdatasync(st->fd) != 0) {
+			st->err = errno;
+		}
 	}
 	close(st->fd);
 	st->fd = -1;
@@ -246,7 +257,11 @@ static void flush_job(void *p)
 {
 	struct flush_state *st = p;
 
-	if (fsync(st->fd) != 0) {
+	int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
+
+	if (fault != 0) {
+		st->err = fault;
+	} else if (fsync(st->fd) != 0) {
 		st->err = errno;
 	}
 	close(st->fd);

@@ -3,6 +3,7 @@
  */
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,11 +86,12 @@ NTSTATUS vfs_unlink_anchored(const struct vfs_share *sh, int root_fd,
 			     const struct vfs_file_id *want)
 {
 	const char *base;
-	int dfd = vfs_open_parent(sh, root_fd, path, &base);
+	int fault = vfs_fault_hit(VFS_FAULT_UNLINK, path, -1);
+	int dfd = fault ? -1 : vfs_open_parent(sh, root_fd, path, &base);
 	NTSTATUS status = NT_STATUS_OK;
 
 	if (dfd == -1) {
-		return vfs_map_errno(errno);
+		return vfs_map_errno(fault ? fault : errno);
 	}
 	if (!anchor_is(dfd, base, want)) {
 		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
@@ -104,11 +106,12 @@ NTSTATUS vfs_mkdir_anchored(const struct vfs_share *sh, int root_fd,
 			    const char *path, mode_t mode)
 {
 	const char *base;
-	int dfd = vfs_open_parent(sh, root_fd, path, &base);
+	int fault = vfs_fault_hit(VFS_FAULT_MKDIR, path, -1);
+	int dfd = fault ? -1 : vfs_open_parent(sh, root_fd, path, &base);
 	NTSTATUS status = NT_STATUS_OK;
 
 	if (dfd == -1) {
-		return vfs_map_errno(errno);
+		return vfs_map_errno(fault ? fault : errno);
 	}
 	if (mkdirat(dfd, base, mode) != 0) {
 		status = vfs_map_errno(errno);
@@ -122,13 +125,14 @@ NTSTATUS vfs_rename_anchored(const struct vfs_share *sh, int root_fd,
 			     unsigned flags, const struct vfs_file_id *want)
 {
 	const char *fbase, *tbase;
-	int fdir = vfs_open_parent(sh, root_fd, from, &fbase);
+	int fault = vfs_fault_hit(VFS_FAULT_RENAME, from, -1);
+	int fdir = fault ? -1 : vfs_open_parent(sh, root_fd, from, &fbase);
 	int tdir;
 	NTSTATUS status = NT_STATUS_OK;
 	int rc;
 
 	if (fdir == -1) {
-		return vfs_map_errno(errno);
+		return vfs_map_errno(fault ? fault : errno);
 	}
 	tdir = vfs_open_parent(sh, root_fd, to, &tbase);
 	if (tdir == -1) {

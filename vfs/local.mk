@@ -22,10 +22,17 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
-	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h
+	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h \
+	vfs/fault.c vfs/fault.h
 
 check_PROGRAMS += testsuite/unit/test_streams
 TESTS += testsuite/unit/test_streams
 testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c
 testsuite_unit_test_streams_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_streams_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_vfs_fault
+TESTS += testsuite/unit/test_vfs_fault
+testsuite_unit_test_vfs_fault_SOURCES = testsuite/unit/test_vfs_fault.c
+testsuite_unit_test_vfs_fault_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_fault_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

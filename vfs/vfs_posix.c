@@ -11,6 +11,7 @@
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/name.h"
+#include "vfs/fault.h"
 #include "lib/clock.h"
 
 #include <dirent.h>
@@ -65,6 +66,9 @@ NTSTATUS vfs_map_errno(int err)
 		return NT_STATUS_NOT_SUPPORTED;
 	case EBUSY:
 		return NT_STATUS_SHARING_VIOLATION;
+	case EIO:
+		/* As Samba maps it: the device failed, not the request. */
+		return NT_STATUS_IO_DEVICE_ERROR;
 	default:
 		return NT_STATUS_UNSUCCESSFUL;
 	}
@@ -88,7 +92,12 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 {
 	struct open_how how;
 	long fd;
+	int fault = vfs_fault_hit(VFS_FAULT_OPEN, path, -1);
 
+	if (fault != 0) {
+		errno = fault;
+		return -1;
+	}
 	memset(&how, 0, sizeof(how));
 	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW_SAFE(flags));
 	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;

@@ -201,6 +201,7 @@ class Smbd:
         self.workers = workers
         self.debug = debug
         self.extra_args = list(extra_args or [])
+        self.env = None   # extra environment variables for the server
         for d in ("share", "private", "lock", "state", "cache", "pid"):
             os.mkdir(os.path.join(self.tmp, d))
         # users other than root must reach and write the share
@@ -284,7 +285,9 @@ class Smbd:
         self._logf = open(self.log, "ab")
         self._logf.write(("=== start %s\n" % " ".join(cmd)).encode())
         self._logf.flush()
+        env = dict(os.environ, **self.env) if self.env else None
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     env=env,
                                      stdout=self._logf,
                                      stderr=subprocess.STDOUT,
                                      start_new_session=True,

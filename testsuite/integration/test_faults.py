@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Load with faults (issue 14): kill -9 one worker in the middle of a
-write + lock load.
+"""Faults (issue 14): injected file-system errors (vfs/fault.h), and
+kill -9 of one worker in the middle of a write + lock load.
 
 Two workers; client A's connection is steered to the victim worker (its
 thread pinned to that worker's CPU when it connects), client B's to the
@@ -158,6 +158,121 @@ class Faults:
 
 
 class FaultsCase(Faults, h.TestUser, h.SmbdTestCase):
+    pass
+
+
+STATUS_DISK_FULL = 0xC000007F
+STATUS_IO_DEVICE_ERROR = 0xC0000185
+STATUS_TOO_MANY_OPENED_FILES = 0xC000011F
+STATUS_ACCESS_DENIED = 0xC0000022
+
+# vfs/fault.h: OP:ERRNO:MATCH[:COUNT], the test's own file names
+FAULTS = ",".join([
+    "write:ENOSPC:full.dat",
+    "fsync:EIO:badsync.dat",
+    "read:EIO:badread.dat",
+    "open:EMFILE:nofd.dat",
+    "write:EINTR:intr.dat:3",
+    "unlink:EACCES:keep.dat",
+    "mkdir:ENOSPC:nodir",
+    "rename:EIO:norename.dat",
+])
+
+
+def err_code(e):
+    get = getattr(e, "get_error_code", None) or getattr(e, "getErrorCode")
+    return get()
+
+
+class Injection:
+    """Chosen file-system calls fail (SMBD_FAULT_INJECT, one worker): the
+    client gets the mapped NTSTATUS, the worker lives and keeps no fd."""
+    workers = 1
+
+    @classmethod
+    def new_server(cls, global_options=None, share_options=None, **kw):
+        srv = super().new_server(global_options, share_options, **kw)
+        srv.env = {"SMBD_FAULT_INJECT": FAULTS}
+        return srv
+
+    def worker_pid(self):
+        kids = h.child_pids(self.smbd.pid)
+        self.assertEqual(len(kids), 1)
+        return kids[0]
+
+    def fds(self, pid):
+        return len(os.listdir("/proc/%d/fd" % pid))
+
+    def status_of(self, fn, *args):
+        try:
+            fn(*args)
+        except Exception as e:
+            return err_code(e)
+        return 0
+
+    def test_faults_map_and_leak_nothing(self):
+        pid = self.worker_pid()
+        # a first session warms up what the worker keeps (pool threads,
+        # the locking DB): the baseline is taken after it
+        c = self.impacket_logon()
+        t = c.connectTree("share")
+        f = c.createFile(t, "warm.dat")
+        c.writeFile(t, f, b"x" * 10, 0)
+        c.closeFile(t, f)
+        c.logoff()
+        time.sleep(0.3)
+        base = self.fds(pid)
+
+        c = self.impacket_logon()
+        t = c.connectTree("share")
+        smb = c.getSMBServer()
+        f = c.createFile(t, "full.dat")
+        self.assertEqual(self.status_of(c.writeFile, t, f, b"x" * 4096, 0),
+                         STATUS_DISK_FULL)
+        c.closeFile(t, f)
+        f = c.createFile(t, "badsync.dat")
+        c.writeFile(t, f, b"y" * 100, 0)
+        self.assertEqual(self.status_of(smb.flush, t, f),
+                         STATUS_IO_DEVICE_ERROR)
+        c.closeFile(t, f)
+        with open(os.path.join(self.smbd.share, "badread.dat"), "wb") as w:
+            w.write(b"z" * 8192)
+        os.chmod(os.path.join(self.smbd.share, "badread.dat"), 0o666)
+        f = c.openFile(t, "badread.dat")
+        self.assertEqual(self.status_of(c.readFile, t, f, 0, 4096),
+                         STATUS_IO_DEVICE_ERROR)
+        c.closeFile(t, f)
+        self.assertEqual(self.status_of(c.createFile, t, "nofd.dat"),
+                         STATUS_TOO_MANY_OPENED_FILES)
+        # EINTR is retried: the write succeeds whole
+        f = c.createFile(t, "intr.dat")
+        c.writeFile(t, f, b"i" * 5000, 0)
+        c.closeFile(t, f)
+        with open(os.path.join(self.smbd.share, "intr.dat"), "rb") as r:
+            self.assertEqual(r.read(), b"i" * 5000)
+        self.assertEqual(self.status_of(c.createDirectory, "share", "nodir"),
+                         STATUS_DISK_FULL)
+        f = c.createFile(t, "norename.dat")
+        c.closeFile(t, f)
+        self.assertEqual(self.status_of(c.rename, "share", "norename.dat",
+                                        "renamed.dat"),
+                         STATUS_IO_DEVICE_ERROR)
+        # a delete that fails at close leaves the file, logged
+        f = c.createFile(t, "keep.dat")
+        c.closeFile(t, f)
+        c.deleteFile("share", "keep.dat")
+        self.assertTrue(os.path.exists(os.path.join(self.smbd.share,
+                                                    "keep.dat")))
+        c.logoff()
+        # same worker, no fd left behind
+        self.assertEqual(self.worker_pid(), pid, "the worker died")
+        ok = h.wait_until(lambda: self.fds(pid) <= base, 5)
+        self.assertTrue(ok, "fds: %d before, %d after" %
+                        (base, self.fds(pid)))
+        self.assertTrue(self.smbd.wait_log(r"fault injection armed", 1))
+
+
+class InjectionCase(Injection, h.TestUser, h.SmbdTestCase):
     pass
 
 
