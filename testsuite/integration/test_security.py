@@ -101,6 +101,17 @@ def logon(port, user=h.TEST_USER, password=h.TEST_PASSWORD,
     return smb
 
 
+def logon_on(port, cpu):
+    """A logon whose connection is made from cpu (so steered to the
+    worker pinned there)."""
+    saved = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpu})
+        return logon(port)
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
 def drop(smb):
     """Drop the TCP connection without LOGOFF (a client that vanished)."""
     try:
@@ -168,14 +179,17 @@ class Security:
             f.write("root's")
         os.chmod(victim, 0o600)
         guid = uuid.uuid4().bytes
-        smb = logon(self.smbd.port)
+        cpus = sorted(os.sched_getaffinity(0))
+        smb = logon_on(self.smbd.port, cpus[0])
         tid = smb.connectTree("share")
         fid = create(smb, tid, "f.txt", access=GENERIC_ALL | DELETE,
                      options=FILE_DELETE_ON_CLOSE | FILE_NON_DIRECTORY_FILE,
                      oplock=OPLOCK_BATCH, contexts=[dh2q(guid)])
         drop(smb)
         time.sleep(0.3)
-        smb2 = logon(self.smbd.port)
+        # on another CPU: with two workers the reclaim crosses workers
+        # (the holder checks the claim, smbd/durable.c)
+        smb2 = logon_on(self.smbd.port, cpus[-1])
         rtid = smb2.connectTree("ro")
         with self.assertRaises(SessionError) as cm:
             create(smb2, rtid, "f.txt", access=GENERIC_ALL | DELETE,
