@@ -565,7 +565,7 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	struct file_key k;
 	const char *slash;
 	char *parent;
-	int rc;
+	int rc, pfd;
 
 	if (db == NULL || op->stream != NULL || op->path == NULL) {
 		return NT_STATUS_OK;
@@ -576,8 +576,16 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	if (parent == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	rc = statx(op->tcon->share.root_fd, parent, AT_SYMLINK_NOFOLLOW,
-		   STATX_BASIC_STATS, &stx);
+	/* The parent under the share's openat2 rules, never a symlinked
+	 * way out of it. */
+	pfd = vfs_openat_beneath(&op->tcon->share, op->tcon->share.root_fd,
+				 parent, O_PATH | O_DIRECTORY, 0);
+	rc = pfd == -1 ? -1
+		       : statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
+			       &stx);
+	if (pfd != -1) {
+		close(pfd);
+	}
 	talloc_free(parent);
 	if (rc != 0) {
 		return NT_STATUS_OK;

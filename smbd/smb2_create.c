@@ -399,8 +399,8 @@ static void create_job(void *p)
 		return;
 	}
 	if (r.exists) {
-		if (fstatat(st->share.root_fd, r.path[0] ? r.path : ".", &sb,
-			    0) != 0) {
+		if (vfs_stat_beneath(&st->share, st->share.root_fd, r.path,
+				     &sb) != 0) {
 			st->status = vfs_map_errno(errno);
 			return;
 		}

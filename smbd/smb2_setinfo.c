@@ -191,14 +191,23 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 	}
 	if (r.exists && strcmp(r.path, st->path) != 0) {
 		struct stat sb;
+		const char *base;
+		int dfd;
+		bool is_dir;
 
 		if (!replace) {
 			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
 			return;
 		}
-		if (fstatat(st->share.root_fd, r.path, &sb,
-			    AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(sb.st_mode)) {
+		dfd = vfs_open_parent(&st->share, st->share.root_fd, r.path,
+				      &base);
+		is_dir = dfd != -1 &&
+			 fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 S_ISDIR(sb.st_mode);
+		if (dfd != -1) {
+			close(dfd);
+		}
+		if (is_dir) {
 			st->status = NT_STATUS_ACCESS_DENIED;
 			return;
 		}

@@ -64,6 +64,22 @@ struct vfs_file_id vfs_file_id_of_fd(int fd)
 	return id;
 }
 
+int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,
+		     const char *path, struct stat *st)
+{
+	int fd = vfs_openat_beneath(sh, root_fd, path, O_PATH, 0);
+	int rc, err;
+
+	if (fd == -1) {
+		return -1;
+	}
+	rc = fstat(fd, st);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
 /* Whether dirfd/base is still the file the caller means. */
 static bool anchor_is(int dirfd, const char *base,
 		      const struct vfs_file_id *want)

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "vfs/vfs.h"
@@ -40,6 +41,11 @@ struct vfs_file_id vfs_file_id_of_fd(int fd);
  * -1 and errno on failure (EINVAL for an empty path). */
 int vfs_open_parent(const struct vfs_share *sh, int root_fd,
 		    const char *path, const char **base);
+
+/* stat of path under root_fd with the share's openat2 rules (a symlink
+ * at the end is followed within them, as open would); -1 and errno. */
+int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,
+		     const char *path, struct stat *st);
 
 /* Remove path (a directory when is_dir); if want names a file, only
  * when the entry still is that file (else OBJECT_NAME_NOT_FOUND). */
