@@ -82,6 +82,30 @@ static void open_unhash(struct smbd_open *op)
 	op->conn = NULL;
 }
 
+bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		       struct tpool_cred *out)
+{
+	gid_t *groups;
+
+	memset(out, 0, sizeof(*out));
+	if (s->unix_name == NULL) {
+		/* Anonymous: nobody, never the daemon's root. */
+		out->uid = 65534;
+		out->gid = 65534;
+		return true;
+	}
+	out->uid = s->uid;
+	out->gid = s->gid;
+	out->ngroups = s->ngroups;
+	groups = talloc_memdup(mem_ctx, s->groups,
+			       sizeof(gid_t) * (s->ngroups + 1));
+	if (s->ngroups > 0 && groups == NULL) {
+		return false;
+	}
+	out->groups = groups;
+	return true;
+}
+
 /*
  * A delete that an open leaves behind when it ends without CLOSE (tree
  * disconnect, logoff, dropped connection, durable expiry).  It runs in
@@ -225,22 +249,6 @@ static int open_destructor(struct smbd_open *op)
 		op->fd = -1;
 	}
 	return 0;
-}
-
-void smbd_open_close_tree(struct smbd_conn *conn, const struct smbd_tcon *t)
-{
-	unsigned i;
-
-	for (i = 0; i < SMBD_OPEN_BUCKETS; i++) {
-		struct smbd_open *op = conn->open_hash[i], *next;
-
-		for (; op != NULL; op = next) {
-			next = op->hnext;
-			if (op->tcon == t) {
-				talloc_free(op);
-			}
-		}
-	}
 }
 
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16])

@@ -153,15 +153,15 @@ void smbd_notify_close(struct smbd_open *op);
 void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
 				uint64_t ino);
 
-/* Close every open of tree t on conn now, while the tree's root fd is
- * still open: a talloc parent's destructor runs before its children's,
- * so the tree's own destructor would otherwise close the fd their
- * pending deletes need first (TREE_DISCONNECT, LOGOFF, connection
- * loss). */
-void smbd_open_close_tree(struct smbd_conn *conn, const struct smbd_tcon *t);
-
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
+
+/* The credentials pool work for session s runs under (its user and
+ * groups; nobody for an anonymous session).  groups are allocated on
+ * mem_ctx.  False when out of memory. */
+struct tpool_cred;
+bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		       struct tpool_cred *out);
 
 struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 				struct smbd_session *s,

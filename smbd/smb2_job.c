@@ -8,10 +8,9 @@
 #include "smbd/smb2_server.h"
 #include "smbd/conn.h"
 #include "smbd/session.h"
+#include "smbd/open.h"
 #include "lib/tpool.h"
 #include "lib/log.h"
-
-#include <string.h>
 
 struct smb2_job {
 	struct tpool_job tj;
@@ -54,30 +53,6 @@ static void smb2_job_finished(struct tpool_job *tj)
 	}
 	talloc_free(job);
 	smb2_frame_resume(req, status);
-}
-
-bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
-		       struct tpool_cred *out)
-{
-	gid_t *groups;
-
-	memset(out, 0, sizeof(*out));
-	if (s->unix_name == NULL) {
-		/* Anonymous: nobody, never the daemon's root. */
-		out->uid = 65534;
-		out->gid = 65534;
-		return true;
-	}
-	out->uid = s->uid;
-	out->gid = s->gid;
-	out->ngroups = s->ngroups;
-	groups = talloc_memdup(mem_ctx, s->groups,
-			       sizeof(gid_t) * (s->ngroups + 1));
-	if (s->ngroups > 0 && groups == NULL) {
-		return false;
-	}
-	out->groups = groups;
-	return true;
 }
 
 void smb2_job_orphan(struct smb2_job *job)

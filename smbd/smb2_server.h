@@ -141,13 +141,6 @@ uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 			    uint16_t requested);
 bool smb2_credits_init(struct smbd_conn *conn);
 
-/* The credentials pool work for session s runs under (its user and
- * groups; nobody for an anonymous session).  groups are allocated on
- * mem_ctx.  False when out of memory. */
-struct tpool_cred;
-bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
-		       struct tpool_cred *out);
-
 /*
  * smb2_job.c: run fn(state) in the worker's thread pool with the session
  * user's credentials, then done(req, state) on the loop thread, whose

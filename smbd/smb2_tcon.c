@@ -7,7 +7,6 @@
 #include "smbd/smb2_server.h"
 #include "smbd/access.h"
 #include "smbd/conn.h"
-#include "smbd/open.h"
 #include "smbd/status.h"
 #include "locking/smbd_locking.h"
 #include "locking/locking.h"
@@ -63,9 +62,11 @@ static int tcon_destructor(struct smbd_tcon *t)
 	if (t->next != NULL) {
 		t->next->prev = t->prev;
 	}
-	if (t->session->conn != NULL) {
-		smbd_open_close_tree(t->session->conn, t);
-	}
+	/* talloc runs a parent's destructor before it frees the children:
+	 * the tree's opens go first, while the share's root fd is still
+	 * open for the deletes they may leave (TREE_DISCONNECT, LOGOFF, a
+	 * dropped connection). */
+	talloc_free_children(t);
 	if (t->share.root_fd != -1) {
 		close(t->share.root_fd);
 		t->share.root_fd = -1;
