@@ -159,6 +159,8 @@ static NTSTATUS qd_scan(struct qd_state *st)
 	st->names = n;
 	if (!vfs_name_has_wildcard(st->pattern) &&
 	    strcmp(st->pattern, ".") != 0 && strcmp(st->pattern, "..") != 0 &&
+	    !vfs_name_in_list(st->share.veto_files, st->pattern,
+			      st->share.case_sensitive) &&
 	    fstatat(st->fd, st->pattern, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 		return qd_names_add(n, st->pattern, strlen(st->pattern))
 			       ? NT_STATUS_OK
@@ -200,8 +202,10 @@ static NTSTATUS qd_scan(struct qd_state *st)
 			const char *nm = de->d_name;
 
 			off += de->d_reclen;
-			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0) {
-				continue;
+			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 ||
+			    vfs_name_in_list(st->share.veto_files, nm,
+					     st->share.case_sensitive)) {
+				continue;	/* `veto files`: not listed */
 			}
 			if (!qd_names_add(n, nm, strlen(nm))) {
 				DBG_WARNING("directory listing cut at %zu "

@@ -226,7 +226,8 @@ static bool tcon_has_acl_xattr(const struct lp_ctx *lp, int snum)
 }
 
 /* The share's options for vfs/, read once at tree connect. */
-static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
+static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
+				 const struct lp_subst *sub)
 {
 	struct vfs_share *sh = &t->share;
 	int snum = t->snum;
@@ -249,6 +250,8 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t)
 	sh->map_system = lp_bool(lp, snum, LP_MAP_SYSTEM);
 	sh->map_readonly = lp_int(lp, snum, LP_MAP_READONLY) != LP_MAP_READONLY_NO;
 	sh->hide_dot_files = lp_bool(lp, snum, LP_HIDE_DOT_FILES);
+	sh->veto_files = lp_str_subst(t, lp, snum, LP_VETO_FILES, sub);
+	sh->hide_files = lp_str_subst(t, lp, snum, LP_HIDE_FILES, sub);
 	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
 	t->use_sendfile = lp_bool(lp, snum, LP_USE_SENDFILE);
 	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
@@ -294,7 +297,7 @@ static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 	}
 	t->read_only = ro;
 	t->maximal_access = ro ? SMBD_ACCESS_READ_ONLY : SMBD_ACCESS_ALL;
-	return tcon_setup_share(lp, t);
+	return tcon_setup_share(lp, t, &sub);
 }
 
 NTSTATUS smb2_tcon(struct smb2_request *req)

@@ -6,6 +6,7 @@
  */
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/name.h"
 #include "vfs/dosattrib.h"
 
 #include <string.h>
@@ -51,6 +52,10 @@ void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 	}
 	if (sh->hide_dot_files && base != NULL && base[0] == '.' &&
 	    strcmp(base, ".") != 0 && strcmp(base, "..") != 0) {
+		a |= FILE_ATTRIBUTE_HIDDEN;
+	}
+	if (base != NULL && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 &&
+	    vfs_name_in_list(sh->hide_files, base, sh->case_sensitive)) {
 		a |= FILE_ATTRIBUTE_HIDDEN;
 	}
 	if (fi->is_dir) {

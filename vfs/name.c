@@ -569,6 +569,34 @@ static bool is_83_char(unsigned char c)
 	       (c != '\0' && strchr("$%'-_@~`!(){}^#&", c) != NULL);
 }
 
+bool vfs_name_in_list(const char *list, const char *name,
+		      bool case_sensitive)
+{
+	char pat[256];
+	const char *p = list;
+
+	if (list == NULL) {
+		return false;
+	}
+	while (*p != '\0') {
+		const char *e = strchr(p, '/');
+		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+
+		if (n > 0 && n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = '\0';
+			if (vfs_name_matches(pat, name, case_sensitive)) {
+				return true;
+			}
+		}
+		if (e == NULL) {
+			break;
+		}
+		p = e + 1;
+	}
+	return false;
+}
+
 bool vfs_name_is_8_3(const char *name)
 {
 	const char *dot;

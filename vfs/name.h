@@ -85,6 +85,15 @@ bool vfs_name_matches(const char *pattern, const char *name,
 bool vfs_name_has_wildcard(const char *pattern);
 
 /*
+ * Whether name matches one of the patterns of a Samba name list such as
+ * `veto files = /~$*.docx/.DS_Store/` ('/' separates patterns, empty ones
+ * are skipped; each pattern as vfs_name_matches).  A NULL or empty list
+ * matches nothing; a pattern over 255 bytes matches nothing.
+ */
+bool vfs_name_in_list(const char *list, const char *name,
+		      bool case_sensitive);
+
+/*
  * Unicode case-insensitive equality/ordering of UTF-8 strings: each code
  * point of the Basic Multilingual Plane is mapped by the simple upper-case
  * mapping (as NTFS's upcase table; code points above U+FFFF are left

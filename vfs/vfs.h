@@ -76,6 +76,12 @@ struct vfs_share {
 	bool store_dos_attributes;
 	bool map_archive, map_hidden, map_system, map_readonly;
 	bool hide_dot_files;
+	/* `veto files` and `hide files`: '/'-separated wildcard patterns
+	 * (substitutions done), NULL for none.  A vetoed name is neither
+	 * listed nor opened nor created; a hidden one is listed with
+	 * FILE_ATTRIBUTE_HIDDEN. */
+	const char *veto_files;
+	const char *hide_files;
 	bool ea_support;
 	mode_t create_mask, directory_mask;
 	mode_t force_create_mode, force_directory_mode;

@@ -218,6 +218,16 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		if (!NT_STATUS_IS_OK(st)) {
 			break;
 		}
+		if (vfs_name_in_list(sh->veto_files, comp, sh->case_sensitive) ||
+		    (rc != NULL && vfs_name_in_list(sh->veto_files, rc,
+						    sh->case_sensitive))) {
+			/* `veto files`: as if it were not there, and it
+			 * cannot be made (Samba: NAME_NOT_FOUND for the
+			 * last component, PATH_NOT_FOUND on the way). */
+			st = next == NULL ? NT_STATUS_OBJECT_NAME_NOT_FOUND
+					  : NT_STATUS_OBJECT_PATH_NOT_FOUND;
+			break;
+		}
 		real = talloc_asprintf(mem_ctx, "%s%s%s", real,
 				       real[0] ? "/" : "",
 				       rc != NULL ? rc : comp);

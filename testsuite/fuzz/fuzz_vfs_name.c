@@ -5,8 +5,9 @@
  * vfs_name_from_wire; what it accepts must be a clean share-relative path
  * (no '\', no empty, "." or ".." component, no leading '/') that parses
  * to itself again.  The input cut at its first 0xFF byte is also a
- * (pattern, name) pair of UTF-8 strings for the matcher, the case folding
- * and the 8.3 functions, whose invariants are checked.
+ * (pattern, name) pair of UTF-8 strings for the matcher, the name lists
+ * of `veto files`, the case folding and the 8.3 functions, whose
+ * invariants are checked.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,18 @@ static void check_strings(TALLOC_CTX *ctx, const char *pat, const char *name)
 	}
 	if (vfs_name_matches(pat, name, true) &&
 	    !vfs_name_matches(pat, name, false)) {
+		abort();
+	}
+	/* As a `veto files` list: a case-sensitive hit is a hit without
+	 * case too, and a list holding the pattern alone decides as the
+	 * pattern does (when it has no '/' and fits). */
+	if (vfs_name_in_list(pat, name, true) &&
+	    !vfs_name_in_list(pat, name, false)) {
+		abort();
+	}
+	if (pat[0] != '\0' && strchr(pat, '/') == NULL && strlen(pat) < 256 &&
+	    vfs_name_in_list(pat, name, false) !=
+		    vfs_name_matches(pat, name, false)) {
 		abort();
 	}
 	(void)vfs_name_is_8_3(name);

@@ -604,6 +604,24 @@ static void test_demangle_cache(void **state)
 	talloc_free(ctx);
 }
 
+static void test_name_in_list(void **state)
+{
+	(void)state;
+	assert_false(vfs_name_in_list(NULL, "a.tmp", false));
+	assert_false(vfs_name_in_list("", "a.tmp", false));
+	assert_false(vfs_name_in_list("//", "a.tmp", false));
+	assert_true(vfs_name_in_list("/*.tmp/secret/", "a.tmp", false));
+	assert_true(vfs_name_in_list("/*.tmp/secret/", "A.TMP", false));
+	assert_false(vfs_name_in_list("/*.tmp/secret/", "A.TMP", true));
+	assert_true(vfs_name_in_list("/*.tmp/secret/", "SECRET", false));
+	assert_false(vfs_name_in_list("/*.tmp/secret/", "secrets", false));
+	assert_true(vfs_name_in_list("*.tmp", "x.tmp", false));
+	assert_true(vfs_name_in_list("/a?c", "abc", false));
+	assert_true(vfs_name_in_list("/.DS_Store/", ".DS_Store", true));
+	assert_false(vfs_name_in_list("/.DS_Store/", "DS_Store", false));
+	assert_true(vfs_name_in_list("/ab c/", "ab c", false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_mangle),
 		cmocka_unit_test(test_is_mangled),
 		cmocka_unit_test(test_demangle_cache),
+		cmocka_unit_test(test_name_in_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
