@@ -335,6 +335,8 @@ static int ev_timer_destructor(struct ev_timer *t)
 	}
 	if (t->next != NULL) {
 		t->next->prev = t->prev;
+	} else if (t->loop->timers_tail == t) {
+		t->loop->timers_tail = t->prev;
 	}
 	return 0;
 }
@@ -343,7 +345,7 @@ struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			      uint64_t ms, void (*fn)(void *priv), void *priv)
 {
 	struct ev_timer *t = talloc_zero(mem_ctx, struct ev_timer);
-	struct ev_timer **pp, *prev = NULL;
+	struct ev_timer *prev;
 
 	if (t == NULL) {
 		return NULL;
@@ -352,17 +354,27 @@ struct ev_timer *ev_timer_add(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 	t->due_ms = clock_mono_ms() + ms;
 	t->fn = fn;
 	t->priv = priv;
-	/* Timers are few (per-connection timeouts), a sorted list will do. */
-	for (pp = &loop->timers; *pp != NULL && (*pp)->due_ms <= t->due_ms;
-	     pp = &(*pp)->next) {
-		prev = *pp;
+	/*
+	 * A sorted list, searched from its tail: most timers are
+	 * per-connection timeouts of one length (`smbd logon timeout`,
+	 * `smbd request timeout`), so a new one is nearly always the
+	 * latest and goes in at once, even with thousands of connections.
+	 */
+	for (prev = loop->timers_tail; prev != NULL && prev->due_ms > t->due_ms;
+	     prev = prev->prev) {
 	}
-	t->next = *pp;
 	t->prev = prev;
+	t->next = prev != NULL ? prev->next : loop->timers;
 	if (t->next != NULL) {
 		t->next->prev = t;
+	} else {
+		loop->timers_tail = t;
 	}
-	*pp = t;
+	if (prev != NULL) {
+		prev->next = t;
+	} else {
+		loop->timers = t;
+	}
 	talloc_set_destructor(t, ev_timer_destructor);
 	return t;
 }
@@ -542,7 +554,88 @@ int ev_listen(struct ev_loop *loop, int fd,
 	l->fd = fd;
 	l->on_accept = on_accept;
 	l->priv = priv;
+	l->next = loop->listeners;
+	loop->listeners = l;
 	return loop->ops->listen(l);
+}
+
+#define EV_ACCEPT_BACKOFF_MIN_MS 10
+#define EV_ACCEPT_BACKOFF_MAX_MS 1000
+
+static void ev_listener_resume(struct ev_listener *l)
+{
+	if (!l->paused) {
+		return;
+	}
+	l->paused = false;
+	l->loop->npaused--;
+	TALLOC_FREE(l->resume);
+	l->loop->ops->listen_resume(l);
+}
+
+static void ev_listener_resume_timer(void *priv)
+{
+	struct ev_listener *l = priv;
+
+	l->resume = NULL; /* freed by the loop after firing */
+	ev_listener_resume(l);
+}
+
+bool ev_listener_accept_failed(struct ev_listener *l, int err)
+{
+	if (err != EMFILE && err != ENFILE && err != ENOBUFS &&
+	    err != ENOMEM) {
+		if (err != EAGAIN && err != EINTR && err != ECONNABORTED) {
+			DBG_WARNING("accept failed: %s\n", strerror(err));
+		}
+		return false;
+	}
+	if (l->paused) {
+		return true;
+	}
+	if (l->backoff_ms == 0) {
+		/* Once per episode, not once per try: the log is no place
+		 * for a flood either. */
+		DBG_WARNING("accept failed: %s; not accepting for a while\n",
+			    strerror(err));
+		l->backoff_ms = EV_ACCEPT_BACKOFF_MIN_MS;
+	} else if (l->backoff_ms < EV_ACCEPT_BACKOFF_MAX_MS) {
+		l->backoff_ms *= 2;
+		if (l->backoff_ms > EV_ACCEPT_BACKOFF_MAX_MS) {
+			l->backoff_ms = EV_ACCEPT_BACKOFF_MAX_MS;
+		}
+	}
+	l->paused = true;
+	l->loop->npaused++;
+	l->loop->ops->listen_pause(l);
+	l->resume = ev_timer_add(l, l->loop, l->backoff_ms,
+				 ev_listener_resume_timer, l);
+	if (l->resume == NULL) {
+		/* No timer: do not stay deaf, try again next time round. */
+		l->paused = false;
+		l->loop->npaused--;
+		l->loop->ops->listen_resume(l);
+	}
+	return true;
+}
+
+void ev_listener_accepted(struct ev_listener *l)
+{
+	if (l->backoff_ms != 0) {
+		DBG_NOTICE("accepting connections again\n");
+		l->backoff_ms = 0;
+	}
+}
+
+/* A descriptor was closed: a paused listener may get it. */
+static void ev_listeners_fd_freed(struct ev_loop *loop)
+{
+	struct ev_listener *l;
+
+	for (l = loop->listeners; l != NULL && loop->npaused > 0;
+	     l = l->next) {
+		ev_listener_resume(l);
+	}
 }
 
 /* ---- the loop ---- */
@@ -550,6 +643,7 @@ int ev_listen(struct ev_loop *loop, int fd,
 static void ev_reap_dead(struct ev_loop *loop)
 {
 	struct ev_stream **pp = &loop->dead;
+	bool freed = false;
 
 	while (*pp != NULL) {
 		struct ev_stream *st = *pp;
@@ -561,8 +655,12 @@ static void ev_reap_dead(struct ev_loop *loop)
 		*pp = st->dead_next;
 		if (st->fd != -1) {
 			close(st->fd);
+			freed = true;
 		}
 		talloc_free(st);
+	}
+	if (freed && loop->npaused > 0) {
+		ev_listeners_fd_freed(loop);
 	}
 }
 

@@ -31,6 +31,9 @@ struct eve_tag {
 	void *obj;
 };
 
+/* The tag eve_add() made last (eve_listen keeps it for EPOLL_CTL_MOD). */
+static struct eve_tag *eve_last_tag;
+
 static struct eve_state *eve(struct ev_loop *loop)
 {
 	return loop->bstate;
@@ -75,6 +78,7 @@ static int eve_add(struct ev_loop *loop, int fd, uint32_t events,
 	}
 	tag->kind = kind;
 	tag->obj = obj;
+	eve_last_tag = tag;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = events;
 	ev.data.ptr = tag;
@@ -86,7 +90,35 @@ static int eve_add(struct ev_loop *loop, int fd, uint32_t events,
 
 static int eve_listen(struct ev_listener *l)
 {
-	return eve_add(l->loop, l->fd, EPOLLIN, EVE_LISTENER, l, l);
+	int ret = eve_add(l->loop, l->fd, EPOLLIN, EVE_LISTENER, l, l);
+
+	l->btag = eve_last_tag;
+	return ret;
+}
+
+/* The listener is level-triggered: while paused for want of fds it
+ * watches nothing, else a full backlog would wake the loop at once. */
+static void eve_listen_set(struct ev_listener *l, uint32_t events)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.ptr = l->btag;
+	if (epoll_ctl(eve(l->loop)->epfd, EPOLL_CTL_MOD, l->fd, &ev) != 0) {
+		DBG_WARNING("cannot %s the listener: %s\n",
+			    events ? "resume" : "pause", strerror(errno));
+	}
+}
+
+static void eve_listen_pause(struct ev_listener *l)
+{
+	eve_listen_set(l, 0);
+}
+
+static void eve_listen_resume(struct ev_listener *l)
+{
+	eve_listen_set(l, EPOLLIN);
 }
 
 static int eve_watch_fd(struct ev_fdwatch *w)
@@ -194,15 +226,15 @@ static void eve_accept_all(struct ev_listener *l)
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd == -1) {
-			if (errno == EINTR) {
+			if (errno == EINTR || errno == ECONNABORTED) {
 				continue;
 			}
-			if (errno != EAGAIN) {
-				DBG_WARNING("accept failed: %s\n",
-					    strerror(errno));
-			}
+			/* EMFILE: the listener is paused (level-triggered,
+			 * it would wake us again at once). */
+			(void)ev_listener_accept_failed(l, errno);
 			return;
 		}
+		ev_listener_accepted(l);
 		l->on_accept(l->priv, fd);
 	}
 }
@@ -252,6 +284,8 @@ const struct ev_backend_ops ev_epoll_ops = {
 	.init = eve_init,
 	.fini = eve_fini,
 	.listen = eve_listen,
+	.listen_pause = eve_listen_pause,
+	.listen_resume = eve_listen_resume,
 	.watch_fd = eve_watch_fd,
 	.stream_start = eve_stream_start,
 	.stream_kick_send = eve_stream_kick_send,

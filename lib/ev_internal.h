@@ -52,10 +52,18 @@ struct ev_stream {
 
 struct ev_listener {
 	struct ev_loop *loop;
+	struct ev_listener *next;	/* loop->listeners */
 	int fd;
 	void (*on_accept)(void *priv, int fd);
 	void *priv;
 	struct ev_uop op;
+	bool armed;		/* io_uring: an accept is in flight */
+	void *btag;		/* epoll: its event tag */
+	/* Out of descriptors (ev_listener_accept_failed): not accepting
+	 * until resume fires or a stream's fd is closed. */
+	bool paused;
+	unsigned backoff_ms;
+	struct ev_timer *resume;
 };
 
 /* A file descriptor watched for readability (signalfd, eventfd). */
@@ -90,6 +98,9 @@ struct ev_backend_ops {
 	int (*init)(struct ev_loop *loop);
 	void (*fini)(struct ev_loop *loop);
 	int (*listen)(struct ev_listener *l);
+	/* Stop / start taking connections off l (EMFILE back-off). */
+	void (*listen_pause)(struct ev_listener *l);
+	void (*listen_resume)(struct ev_listener *l);
 	int (*watch_fd)(struct ev_fdwatch *w);
 	int (*stream_start)(struct ev_stream *st);
 	void (*stream_kick_send)(struct ev_stream *st);
@@ -104,6 +115,9 @@ struct ev_loop {
 	void *bstate; /* backend state */
 	bool stop;
 	struct ev_timer *timers; /* sorted by due_ms */
+	struct ev_timer *timers_tail;
+	struct ev_listener *listeners;
+	unsigned npaused;	/* listeners paused for want of fds */
 	struct ev_deferred *deferred; /* ev_after_poll(), newest first */
 	struct ev_stream *dead;	 /* closed, waiting for in-flight ops */
 };
@@ -127,5 +141,17 @@ void ev_stream_sent(struct ev_stream *st, size_t n);
 /* After a send completed and the queue is empty. */
 void ev_stream_drained(struct ev_stream *st);
 void ev_fdwatch_ready(struct ev_fdwatch *w);
+/*
+ * accept() failed with err (an errno).  When the process or the system
+ * is out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS, ENOMEM) the
+ * listener is paused, through the backend's listen_pause, and true is
+ * returned: re-arming at once would fail the same way in a busy loop,
+ * since the pending connection stays in the backlog.  It resumes after
+ * a back-off (10 ms doubling to 1 s) or as soon as a stream's fd is
+ * closed, whichever comes first.
+ */
+bool ev_listener_accept_failed(struct ev_listener *l, int err);
+/* accept() succeeded: the back-off starts again from its minimum. */
+void ev_listener_accepted(struct ev_listener *l);
 
 #endif

@@ -131,6 +131,7 @@ static void evu_fini(struct ev_loop *loop)
 /* ---- accept ---- */
 
 static void evu_arm_accept(struct ev_listener *l);
+static void evu_listen_pause(struct ev_listener *l);
 
 static void evu_accept_done(struct ev_uop *op, int res, unsigned flags)
 {
@@ -138,12 +139,21 @@ static void evu_accept_done(struct ev_uop *op, int res, unsigned flags)
 		(struct ev_listener *)((char *)op -
 				       offsetof(struct ev_listener, op));
 
-	if (res >= 0) {
-		l->on_accept(l->priv, res);
-	} else if (res != -EAGAIN && res != -EINTR) {
-		DBG_WARNING("accept failed: %s\n", strerror(-res));
+	bool more = (flags & IORING_CQE_F_MORE) != 0;
+
+	if (!more) {
+		l->armed = false;
 	}
-	if (!(flags & IORING_CQE_F_MORE)) {
+	if (res >= 0) {
+		ev_listener_accepted(l);
+		l->on_accept(l->priv, res);
+	} else if (res != -ECANCELED &&
+		   ev_listener_accept_failed(l, -res) && more) {
+		/* Paused while the multishot goes on (kernels end it on
+		 * EMFILE, but do not count on it): cancel it. */
+		evu_listen_pause(l);
+	}
+	if (!l->armed && !l->paused) {
 		evu_arm_accept(l);
 	}
 }
@@ -160,6 +170,30 @@ static void evu_arm_accept(struct ev_listener *l)
 				       SOCK_NONBLOCK | SOCK_CLOEXEC);
 	l->op.cb = evu_accept_done;
 	io_uring_sqe_set_data(sqe, &l->op);
+	l->armed = true;
+}
+
+/* Paused for want of fds: end the multishot accept if it still runs;
+ * its last completion (-ECANCELED) does not re-arm while paused. */
+static void evu_listen_pause(struct ev_listener *l)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!l->armed) {
+		return;
+	}
+	sqe = evu_sqe(l->loop);
+	if (sqe != NULL) {
+		io_uring_prep_cancel(sqe, &l->op, 0);
+		io_uring_sqe_set_data(sqe, NULL);
+	}
+}
+
+static void evu_listen_resume(struct ev_listener *l)
+{
+	if (!l->armed) {
+		evu_arm_accept(l);
+	}
 }
 
 static int evu_listen(struct ev_listener *l)
@@ -438,6 +472,8 @@ const struct ev_backend_ops ev_uring_ops = {
 	.init = evu_init,
 	.fini = evu_fini,
 	.listen = evu_listen,
+	.listen_pause = evu_listen_pause,
+	.listen_resume = evu_listen_resume,
 	.watch_fd = evu_watch_fd,
 	.stream_start = evu_stream_start,
 	.stream_kick_send = evu_stream_kick_send,

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,31 @@ static bool check_role(const struct lp_ctx *lp)
 	return true;
 }
 
+/* Every connection, tree connect and open holds a descriptor: take the
+ * hard limit (at most 65536) as Samba takes `max open files`; an admin
+ * or a test that lowered the hard limit keeps it. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		return;
+	}
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536) {
+		rl.rlim_cur = rl.rlim_cur > 65536 ? rl.rlim_cur : 65536;
+	} else {
+		rl.rlim_cur = rl.rlim_max;
+	}
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		DBG_NOTICE("cannot raise the descriptor limit: %s\n",
+			   strerror(errno));
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		DBG_NOTICE("descriptor limit %llu\n",
+			   (unsigned long long)rl.rlim_cur);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct smbd_opts o;
@@ -324,6 +350,7 @@ int main(int argc, char **argv)
 		srv->config_file);
 	srv->start_nttime = clock_nttime();
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
 	if (!smbd_choose_cpus(srv) || !smbd_load_server_guid(srv) ||
 	    !smbd_pidfile_create(srv) || smbd_open_listeners(srv) != 0) {
 		smbd_pidfile_remove(srv);

@@ -53,6 +53,7 @@ struct smbd_session {
 	bool encrypt;		/* Session.EncryptData (3.3.5.5.3) */
 
 	struct smbd_tcon *tcons;
+	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */
 	uint32_t next_tid;
 };
 
@@ -69,6 +70,10 @@ struct smbd_tcon {
 	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
 	struct vfs_share share;	/* root fd and options, for vfs/ */
 };
+
+/* Tree connects one session may hold (no client maps more than a few
+ * dozen shares; each costs a descriptor here). */
+#define SMBD_MAX_TCONS_PER_SESSION 256
 
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);

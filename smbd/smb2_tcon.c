@@ -56,8 +56,10 @@ static int tcon_destructor(struct smbd_tcon *t)
 	}
 	if (t->prev != NULL) {
 		t->prev->next = t->next;
+		t->session->ntcons--;
 	} else if (t->session->tcons == t) {
 		t->session->tcons = t->next;
+		t->session->ntcons--;
 	}
 	if (t->next != NULL) {
 		t->next->prev = t->prev;
@@ -342,6 +344,14 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 			    lp_int(lp, snum, LP_MAX_CONNECTIONS), name);
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
+	if (s->ntcons >= SMBD_MAX_TCONS_PER_SESSION) {
+		/* Each tree holds the share's directory open: an
+		 * unbounded number would spend the worker's descriptors
+		 * (issue 14 item 7). */
+		DBG_WARNING("%s: session has %u tree connects: refused\n",
+			    req->conn->remote, s->ntcons);
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
 	t = talloc_zero(s, struct smbd_tcon);
 	if (t == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -367,6 +377,7 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 		t->next->prev = t;
 	}
 	s->tcons = t;
+	s->ntcons++;
 	smbd_status_tcon(t, true);
 	req->tree_id = t->id;
 	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,

@@ -28,7 +28,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_ntacl.py \
 	testsuite/integration/test_security.py \
 	testsuite/integration/test_faults.py \
-	testsuite/integration/test_veto.py
+	testsuite/integration/test_veto.py \
+	testsuite/integration/test_limits.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

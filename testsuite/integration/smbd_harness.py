@@ -202,6 +202,7 @@ class Smbd:
         self.debug = debug
         self.extra_args = list(extra_args or [])
         self.env = None   # extra environment variables for the server
+        self.nofile = None  # RLIMIT_NOFILE for the server, if set
         for d in ("share", "private", "lock", "state", "cache", "pid"):
             os.mkdir(os.path.join(self.tmp, d))
         # users other than root must reach and write the share
@@ -286,12 +287,19 @@ class Smbd:
         self._logf.write(("=== start %s\n" % " ".join(cmd)).encode())
         self._logf.flush()
         env = dict(os.environ, **self.env) if self.env else None
+        nofile = self.nofile
+
+        def preexec():
+            _die_with_parent()
+            if nofile is not None:
+                import resource
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                      env=env,
                                      stdout=self._logf,
                                      stderr=subprocess.STDOUT,
                                      start_new_session=True,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=preexec)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
