@@ -55,6 +55,7 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.lp = lp;
 	ctx.account_name = s->account_name;
+	ctx.anonymous = s->anonymous;
 	ctx.domain = s->domain;
 	ctx.uid = s->uid;
 	ctx.gid = s->gid;

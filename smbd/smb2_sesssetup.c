@@ -202,8 +202,6 @@ static struct auth_config *sesssetup_auth_config(struct smbd_conn *conn)
 	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
 				   LP_MAP_TO_GUEST_BAD_USER;
 	c->guest_account = lp_str(lp, LP_GLOBAL, LP_GUEST_ACCOUNT);
-	c->restrict_anonymous =
-		lp_int(lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 2;
 	w->auth_cfg = c;
 	return c;
 }

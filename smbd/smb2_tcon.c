@@ -335,6 +335,13 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 		DBG_INFO("%s: no share [%s]\n", req->conn->remote, name);
 		return st;
 	}
+	if (snum < 0 && s->anonymous &&
+	    lp_int(lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 2) {
+		/* `restrict anonymous = 2`: no anonymous IPC$ (so no
+		 * anonymous RPC); guest-ok shares stay open to it, as in
+		 * Samba 4.17. */
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	if (snum >= 0 && lp_int(lp, snum, LP_MAX_CONNECTIONS) > 0 &&
 	    status_db_count_tcons(smbd_locking(req->conn->worker), name) >=
 		    (unsigned)lp_int(lp, snum, LP_MAX_CONNECTIONS)) {

@@ -29,7 +29,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_security.py \
 	testsuite/integration/test_faults.py \
 	testsuite/integration/test_veto.py \
-	testsuite/integration/test_limits.py
+	testsuite/integration/test_limits.py \
+	testsuite/integration/test_anonymous.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

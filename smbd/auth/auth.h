@@ -69,7 +69,6 @@ struct auth_config {
 	int ntlm_auth; /* enum auth_ntlm_policy */
 	bool map_to_guest_bad_user; /* "map to guest = bad user" */
 	const char *guest_account; /* "guest account", e.g. "nobody" */
-	bool restrict_anonymous; /* refuse anonymous logons */
 };
 
 struct auth_result {

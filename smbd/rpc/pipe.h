@@ -30,6 +30,7 @@ struct rpc_pipe;
 struct rpc_server_ctx {
 	const struct lp_ctx *lp;
 	const char *account_name, *domain; /* the SMB session's user */
+	bool anonymous;			/* an anonymous (null) session */
 	uid_t uid;
 	gid_t gid;
 	const char *client_addr;

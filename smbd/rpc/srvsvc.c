@@ -227,6 +227,15 @@ static NTSTATUS srvsvc_pull_enum_in(struct ndr_pull *in, uint32_t *level)
 	return status;
 }
 
+/* `restrict anonymous = 1`: an anonymous session gets no share list and
+ * no server information (NetrShareGetInfo by name stays), as Samba 4.17
+ * answers; = 2 already refused its IPC$ tree connect. */
+static bool srvsvc_anonymous_refused(const struct rpc_call *call)
+{
+	return call->srv->anonymous &&
+	       lp_int(call->srv->lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 1;
+}
+
 static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 				  struct ndr_push *out)
 {
@@ -253,6 +262,18 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (srvsvc_anonymous_refused(call)) {
+		ndr_push_u32(out, level);
+		ndr_push_u32(out, level);
+		ndr_push_ptr(out, false);
+		ndr_push_u32(out, 0); /* TotalEntries */
+		ndr_push_ptr(out, resume_ptr != 0);
+		if (resume_ptr != 0) {
+			ndr_push_u32(out, 0);
+		}
+		ndr_push_u32(out, WERR_ACCESS_DENIED);
+		return NT_STATUS_OK;
 	}
 	total = lp_num_shares(lp) + 1;
 	sh = talloc_zero_array(call->mem_ctx, struct srvsvc_share, total);
@@ -364,6 +385,11 @@ static NTSTATUS srvsvc_server_getinfo(struct rpc_call *call,
 		return status;
 	}
 	ndr_push_u32(out, level);
+	if (srvsvc_anonymous_refused(call)) {
+		ndr_push_ptr(out, false);
+		ndr_push_u32(out, WERR_ACCESS_DENIED);
+		return NT_STATUS_OK;
+	}
 	if (level != 100 && level != 101 && level != 102) {
 		ndr_push_ptr(out, false);
 		ndr_push_u32(out, WERR_INVALID_LEVEL);

@@ -3,7 +3,7 @@
  * against a server that sent a CHALLENGE with a fixed challenge and
  * timestamp.  The user database knows "user" (password "password") so the
  * NTLMv2, key exchange and MIC paths are reachable; byte 0 of the input
- * picks "map to guest = bad user" and restrict anonymous.
+ * picks "map to guest = bad user".
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -64,7 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	cfg.map_to_guest_bad_user = data[0] & 1;
-	cfg.restrict_anonymous = data[0] & 2;
 	mem_ctx = talloc_new(NULL);
 	s = ntlmssp_server_new(mem_ctx, &cfg, one_user, NULL, "fuzz");
 	ntlmssp_server_fix_challenge(s, chal, 0);
