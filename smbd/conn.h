@@ -112,6 +112,12 @@ struct smbd_conn {
 	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
 
 	struct smbd_session *sessions;
+	/* Sessions by id (smbd_session_find), and how many: a client may
+	 * hold at most SMBD_MAX_SESSIONS, of which SMBD_MAX_PENDING_SESSIONS
+	 * still authenticating (issue 14 item 6). */
+#define SMBD_SESSION_BUCKETS 64
+	struct smbd_session *session_hash[SMBD_SESSION_BUCKETS];
+	unsigned nsessions;
 	struct smb2_frame *waiting_frames;	/* cancellable (dispatch) */
 
 	/* Opens by volatile FileId (open.c). */

@@ -25,8 +25,15 @@ enum smbd_session_state {
 	SMBD_SESSION_VALID,
 };
 
+/* Per connection: a terminal server multiplexes its users over one
+ * connection, so logged-on sessions may be many; a handful of logons in
+ * progress is all a real client ever has. */
+#define SMBD_MAX_SESSIONS 1024
+#define SMBD_MAX_PENDING_SESSIONS 8
+
 struct smbd_session {
 	struct smbd_session *prev, *next;
+	struct smbd_session *hnext;	/* conn->session_hash chain */
 	struct smbd_conn *conn;
 	uint64_t id;
 	enum smbd_session_state state;

@@ -30,11 +30,17 @@
 #define SMB2_SESSION_FLAG_IS_NULL 0x0002
 #define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
 
+static struct smbd_session **session_bucket(struct smbd_conn *conn,
+					    uint64_t id)
+{
+	return &conn->session_hash[id % SMBD_SESSION_BUCKETS];
+}
+
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
 {
 	struct smbd_session *s;
 
-	for (s = conn->sessions; s != NULL; s = s->next) {
+	for (s = *session_bucket(conn, id); s != NULL; s = s->hnext) {
 		if (s->id == id) {
 			return s;
 		}
@@ -45,6 +51,7 @@ struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
 static int session_destructor(struct smbd_session *s)
 {
 	struct smbd_conn *conn = s->conn;
+	struct smbd_session **pp;
 
 	if (s->prev != NULL) {
 		s->prev->next = s->next;
@@ -54,6 +61,14 @@ static int session_destructor(struct smbd_session *s)
 	if (s->next != NULL) {
 		s->next->prev = s->prev;
 	}
+	for (pp = session_bucket(conn, s->id); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == s) {
+			*pp = s->hnext;
+			break;
+		}
+	}
+	conn->nsessions--;
 	if (s->state == SMBD_SESSION_VALID) {
 		smbd_status_session(s, false);
 	}
@@ -62,10 +77,32 @@ static int session_destructor(struct smbd_session *s)
 	return 0;
 }
 
+/* Whether conn may start another session: bounded in all, and in
+ * logons still in progress (each holds an NTLMSSP state; a client that
+ * sends NEGOTIATEs and never finishes them would pile them up). */
+static NTSTATUS session_may_start(const struct smbd_conn *conn)
+{
+	const struct smbd_session *s;
+	unsigned pending = 0;
+
+	if (conn->nsessions >= SMBD_MAX_SESSIONS) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		if (s->state == SMBD_SESSION_IN_PROGRESS &&
+		    ++pending >= SMBD_MAX_PENDING_SESSIONS) {
+			return NT_STATUS_REQUEST_NOT_ACCEPTED;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
 static struct smbd_session *session_new(struct smbd_conn *conn)
 {
 	struct smbd_worker *w = conn->worker;
 	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
+	struct smbd_session **b;
+	unsigned tries;
 
 	if (s == NULL) {
 		return NULL;
@@ -73,16 +110,26 @@ static struct smbd_session *session_new(struct smbd_conn *conn)
 	s->conn = conn;
 	/* Unique across workers and across worker restarts (a random
 	 * epoch), never 0, and within 32 bits: smbtorture and some clients
-	 * keep session ids in 32-bit variables, as Samba's ids allow. */
+	 * keep session ids in 32-bit variables, as Samba's ids allow.  The
+	 * connection holds at most SMBD_MAX_SESSIONS of the 2^18 - 1
+	 * sequence numbers, so a free one is found; the bound is there all
+	 * the same. */
 	if (w->session_epoch == 0) {
 		crypto_random(&w->session_epoch, sizeof(w->session_epoch));
 		w->session_epoch = (uint16_t)((w->session_epoch & 0xff) | 1);
 	}
-	do {
+	for (tries = 0; tries < 0x40000; tries++) {
 		w->session_seq = (w->session_seq + 1) & 0x3ffff;
 		s->id = ((uint64_t)w->session_epoch << 24) |
 			((uint64_t)(w->index & 0x3f) << 18) | w->session_seq;
-	} while (w->session_seq == 0 || smbd_session_find(conn, s->id) != NULL);
+		if (w->session_seq != 0 && smbd_session_find(conn, s->id) == NULL) {
+			break;
+		}
+	}
+	if (tries == 0x40000) {
+		talloc_free(s);
+		return NULL;
+	}
 	s->state = SMBD_SESSION_IN_PROGRESS;
 	s->next_tid = 1;
 	memcpy(s->preauth_hash, conn->preauth_hash, sizeof(s->preauth_hash));
@@ -91,6 +138,10 @@ static struct smbd_session *session_new(struct smbd_conn *conn)
 		s->next->prev = s;
 	}
 	conn->sessions = s;
+	b = session_bucket(conn, s->id);
+	s->hnext = *b;
+	*b = s;
+	conn->nsessions++;
 	talloc_set_destructor(s, session_destructor);
 	return s;
 }
@@ -345,6 +396,14 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 		return NT_STATUS_REQUEST_NOT_ACCEPTED;
 	}
 	if (req->session_id == 0) {
+		NTSTATUS may = session_may_start(conn);
+
+		if (!NT_STATUS_IS_OK(may)) {
+			DBG_NOTICE("%s: %u sessions, too many or too many "
+				   "logons in progress: refused\n", conn->remote,
+				   conn->nsessions);
+			return may;
+		}
 		s = session_new(conn);
 		if (s == NULL) {
 			return NT_STATUS_NO_MEMORY;

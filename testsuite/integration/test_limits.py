@@ -5,11 +5,14 @@
   connections that never send anything: the worker does not spin on the
   accept that keeps failing with EMFILE (its CPU time over 2 s stays
   small), and once the connections go a normal client is served again;
-  one session holds at most 256 tree connects (INSUFFICIENT_RESOURCES).
+  one session holds at most 256 tree connects (INSUFFICIENT_RESOURCES);
+- pending logons (item 6): at most 8 SESSION_SETUPs in progress per
+  connection, the rest REQUEST_NOT_ACCEPTED, memory bounded.
 """
 
 import os
 import socket
+import struct
 import sys
 import time
 import unittest
@@ -75,6 +78,70 @@ class OutOfFds:
             return False
 
 
+def ntlmssp_negotiate_token():
+    """A SPNEGO NegTokenInit carrying an NTLMSSP NEGOTIATE (impacket's)."""
+    from impacket import ntlm
+    from impacket.spnego import SPNEGO_NegTokenInit, TypesMech
+    blob = SPNEGO_NegTokenInit()
+    blob["MechTypes"] = [TypesMech[
+        "NTLMSSP - Microsoft NTLM Security Support Provider"]]
+    blob["MechToken"] = ntlm.getNTLMSSPType1("", "").getData()
+    return blob.getData()
+
+
+def session_setup_request(mid, token):
+    body = struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(token), 0)
+    return h.smb2_header(h.SMB2_SESSION_SETUP, message_id=mid,
+                         credit_charge=1, credits=16) + body + token
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class PendingLogons(h.TestUser):
+    """Logons in progress per connection are capped (item 6): a flood of
+    NTLMSSP NEGOTIATEs that never finish gets REQUEST_NOT_ACCEPTED after
+    the eighth, memory stays put, and a real logon goes through."""
+    workers = 1
+
+    def test_negotiate_flood(self):
+        if h.is_samba():
+            self.skipTest("Samba allows unlimited pending logons")
+        worker = h.child_pids(self.smbd.pid)[0]
+        token = ntlmssp_negotiate_token()
+        # warm up what every worker allocates once (passdb, crypto, the
+        # first logon's buffers) before the baseline
+        w = self.impacket_logon()
+        w.close()
+        time.sleep(0.2)
+        rss0 = rss_kib(worker)
+        statuses = []
+        with self.smbd.connect() as c:
+            c.negotiate(dialects=(h.DIALECT_210,))
+            for _ in range(2000):
+                c.send(session_setup_request(c.mid(), token))
+                statuses.append(h.Smb2Response(c.recv()).status)
+            t0 = time.monotonic()
+            d = self.impacket_logon()
+            logon_s = time.monotonic() - t0
+            d.close()
+            self.assertEqual(c.echo(), h.STATUS_SUCCESS)
+        more = statuses.count(0xC0000016)
+        refused = statuses.count(0xC00000D0)
+        grown = rss_kib(worker) - rss0
+        print("2000 NEGOTIATEs: %d answered, %d refused, worker RSS +%d "
+              "KiB, a fresh logon meanwhile took %.3f s" %
+              (more, refused, grown, logon_s))
+        self.assertEqual(more, 8)
+        self.assertEqual(refused, 2000 - 8)
+        self.assertLess(grown, 2048)
+
+
 class TreeCap(h.TestUser):
     """Tree connects per session are capped (item 7): each holds the
     share's directory open."""
@@ -111,6 +178,7 @@ class TreeCap(h.TestUser):
 
 h.backend_variants(globals(), OutOfFds)
 h.backend_variants(globals(), TreeCap)
+h.backend_variants(globals(), PendingLogons, backends=("io_uring",))
 
 if __name__ == "__main__":
     h.main()
