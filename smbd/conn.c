@@ -9,6 +9,7 @@
  * the connection: there is no way to resynchronise a byte stream.
  */
 #include "smbd/conn.h"
+#include "smbd/conn_limits.h"
 #include "smbd/durable.h"
 #include "smbd/smb2_server.h"
 #include "smbd/smbd.h"
@@ -54,6 +55,7 @@ static int conn_destructor(struct smbd_conn *conn)
 		ev_stream_close(conn->stream);
 		conn->stream = NULL;
 	}
+	smbd_conn_limits_release(conn);
 	conn->worker->nconns--;
 	if (conn->wprev != NULL) {
 		conn->wprev->wnext = conn->wnext;
@@ -160,6 +162,12 @@ static void conn_start(struct smbd_worker *w, int fd)
 	DBG_NOTICE("worker %d (cpu %d): connection from %s, "
 		   "SO_INCOMING_CPU %d\n",
 		   w->index, w->cpu, conn->remote, incoming_cpu);
+	if (!smbd_conn_limits_admit(conn)) {
+		close(fd);
+		talloc_free(conn);
+		return;
+	}
+	smbd_conn_logon_timer_start(conn);
 
 	if (!smb2_credits_init(conn)) {
 		close(fd);
@@ -306,6 +314,13 @@ static bool conn_check_header(struct smbd_conn *conn, const uint8_t *h,
 			      size_t *len)
 {
 	*len = ((size_t)h[1] << 16) | ((size_t)h[2] << 8) | h[3];
+	if (!conn->logged_on && *len > SMBD_MAX_PRELOGON_PDU &&
+	    conn->sink == NULL) {
+		/* Before a logon nothing needs more (conn_limits.h): an
+		 * anonymous peer holds at most this much of our memory. */
+		smbd_conn_disconnect(conn, "frame too long before logon");
+		return false;
+	}
 	if (*len > SMBD_MAX_PDU) {
 		smbd_conn_disconnect(conn, "frame longer than the maximum");
 		return false;

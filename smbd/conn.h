@@ -112,6 +112,11 @@ struct smbd_conn {
 	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
 
 	struct smbd_session *sessions;
+	/* conn_limits.c */
+	bool logged_on;		/* a session has logged on */
+	bool limits_counted;
+	unsigned limits_bucket;
+	struct ev_timer *logon_timer;
 	/* Sessions by id (smbd_session_find), and how many: a client may
 	 * hold at most SMBD_MAX_SESSIONS, of which SMBD_MAX_PENDING_SESSIONS
 	 * still authenticating (issue 14 item 6). */

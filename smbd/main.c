@@ -266,23 +266,26 @@ static bool check_role(const struct lp_ctx *lp)
 	return true;
 }
 
-/* Every connection, tree connect and open holds a descriptor: take the
- * hard limit (at most 65536) as Samba takes `max open files`; an admin
- * or a test that lowered the hard limit keeps it. */
-static void raise_nofile(void)
+/* Every connection, tree connect and open holds a descriptor: the soft
+ * limit becomes `max open files` plus a few for the daemon's own files,
+ * as Samba sets it, within the hard limit (an admin or a test that
+ * lowered the hard limit keeps it). */
+static void raise_nofile(const struct lp_ctx *lp)
 {
+	int max_open = lp_int(lp, LP_GLOBAL, LP_MAX_OPEN_FILES);
 	struct rlimit rl;
+	rlim_t want;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
 		return;
 	}
-	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536) {
-		rl.rlim_cur = rl.rlim_cur > 65536 ? rl.rlim_cur : 65536;
-	} else {
-		rl.rlim_cur = rl.rlim_max;
+	want = max_open > 0 ? (rlim_t)max_open + 20 : rl.rlim_max;
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) {
+		want = rl.rlim_max;
 	}
+	rl.rlim_cur = want;
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
-		DBG_NOTICE("cannot raise the descriptor limit: %s\n",
+		DBG_NOTICE("cannot set the descriptor limit: %s\n",
 			   strerror(errno));
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -350,7 +353,7 @@ int main(int argc, char **argv)
 		srv->config_file);
 	srv->start_nttime = clock_nttime();
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
+	raise_nofile(srv->lp);
 	if (!smbd_choose_cpus(srv) || !smbd_load_server_guid(srv) ||
 	    !smbd_pidfile_create(srv) || smbd_open_listeners(srv) != 0) {
 		smbd_pidfile_remove(srv);

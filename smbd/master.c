@@ -9,6 +9,7 @@
  * crashes at start-up cannot turn the master into a fork loop.
  */
 #include "smbd/smbd.h"
+#include "smbd/conn_limits.h"
 #include "smbd/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
@@ -202,7 +203,7 @@ int smbd_master_run(struct smbd_server *srv)
 			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
 		return 1;
 	}
-	if (!smbd_mailboxes_create(srv)) {
+	if (!smbd_mailboxes_create(srv) || !smbd_conn_limits_create(srv)) {
 		return 1;
 	}
 	for (i = 0; i < srv->nworkers; i++) {

@@ -12,6 +12,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/durable.h"
 #include "smbd/conn.h"
+#include "smbd/conn_limits.h"
 #include "smbd/status.h"
 #include "smbd/session.h"
 #include "smbd/oplock.h"
@@ -334,6 +335,7 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	s->state = SMBD_SESSION_VALID;
+	smbd_conn_logged_on(s->conn);
 	smbd_status_session(s, true);
 	/* 3.3.4.1.1: the final response is signed when the session signs,
 	 * and always for 3.1.1 (it authenticates the preauth hash). */

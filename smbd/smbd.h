@@ -41,6 +41,7 @@ struct smbd_server {
 	/* `smbd spread connections`: a counter shared by the workers
 	 * (MAP_SHARED), NULL when off. */
 	uint64_t *spread_ctr;
+	void *conn_limits;	/* shared connection counts (conn_limits.c) */
 };
 
 /* master.c */

@@ -4,6 +4,7 @@
  * reuseport group, so the CBPF program in listen.c decides which worker
  * serves a connection.
  */
+#include "smbd/conn_limits.h"
 #include "smbd/smbd.h"
 #include "smbd/conn.h"
 #include "smbd/oplock.h"
@@ -111,6 +112,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 	w->index = index;
 	w->cpu = srv->worker_cpus[index];
 	worker_pin(w);
+	smbd_conn_limits_worker_init(w);
 
 	/* Keep only our own socket of each group. */
 	for (g = 0; g < srv->ngroups; g++) {

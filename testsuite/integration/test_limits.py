@@ -6,6 +6,9 @@
   accept that keeps failing with EMFILE (its CPU time over 2 s stays
   small), and once the connections go a normal client is served again;
   one session holds at most 256 tree connects (INSUFFICIENT_RESOURCES);
+- before logon (item 5): frames over 64 KiB drop the connection, a
+  connection that has not logged on after `smbd logon timeout` is
+  dropped, connections per host and in all are capped;
 - pending logons (item 6): at most 8 SESSION_SETUPs in progress per
   connection, the rest REQUEST_NOT_ACCEPTED, memory bounded.
 """
@@ -174,6 +177,94 @@ class TreeCap(h.TestUser):
             d.close()
         finally:
             c.close()
+
+
+class PreLogon:
+    """Item 5: before a logon a frame may carry at most 64 KiB; idle or
+    slow connections that never log on are dropped after `smbd logon
+    timeout`; `max smbd processes` and `smbd max clients per host` cap
+    connections across workers."""
+    global_options = ["smbd logon timeout = 2", "max smbd processes = 12",
+                      "smbd max clients per host = 10"]
+
+    @classmethod
+    def setUpClass(cls):
+        if h.is_samba():
+            raise unittest.SkipTest("our parameters")
+        super().setUpClass()
+
+    def worker_rss(self):
+        return sum(rss_kib(p) for p in h.child_pids(self.smbd.pid))
+
+    def test_big_frames_before_logon(self):
+        rss0 = self.worker_rss()
+        socks = []
+        try:
+            for _ in range(8):
+                s = socket.create_connection(("127.0.0.1", self.smbd.port),
+                                             timeout=5)
+                # an 8 MiB frame announced, 1 MiB of it sent
+                s.sendall(struct.pack(">I", 8 * 1024 * 1024))
+                try:
+                    s.sendall(b"\xfeSMB" + b"\0" * (1024 * 1024))
+                except OSError:
+                    pass
+                socks.append(s)
+            time.sleep(0.5)
+            grown = self.worker_rss() - rss0
+            for s in socks:
+                s.settimeout(3)
+                try:
+                    data = s.recv(1)
+                except (ConnectionResetError, OSError):
+                    data = b""
+                self.assertEqual(data, b"", "a big frame before logon was "
+                                 "not refused")
+        finally:
+            for s in socks:
+                s.close()
+        print("8 connections x 8 MiB frame: workers' RSS +%d KiB" % grown)
+        self.assertLess(grown, 4 * 1024)
+        self.assertTrue(self.smbd.wait_log(r"frame too long before logon",
+                                           1))
+        self.assert_negotiates()
+
+    def test_logon_timeout(self):
+        c = self.smbd.connect()
+        c.negotiate()
+        d = self.impacket_logon()
+        try:
+            self.assertTrue(c.closed_by_peer(timeout=6),
+                            "a connection without logon stayed")
+            # a logged-on one stays
+            d.listPath("share", "*")
+        finally:
+            c.close()
+            d.close()
+
+    def test_max_clients(self):
+        conns = []
+        try:
+            for _ in range(10):
+                c = self.smbd.connect()
+                c.negotiate()
+                conns.append(c)
+            # the 11th from this host is closed at once
+            extra = self.smbd.connect()
+            self.assertTrue(extra.closed_by_peer(timeout=3),
+                            "per-host cap not applied")
+            extra.close()
+            conns.pop().close()
+            time.sleep(0.3)
+            self.assert_negotiates()
+        finally:
+            for c in conns:
+                c.close()
+        self.assertTrue(self.smbd.wait_log(r"smbd max clients per host", 1))
+
+
+class PreLogonCase(PreLogon, h.TestUser, h.SmbdTestCase):
+    pass
 
 
 h.backend_variants(globals(), OutOfFds)

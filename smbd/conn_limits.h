@@ -1,0 +1,49 @@
+/*
+ * What a client may make the server hold before and around its logon
+ * (issue 14 item 5):
+ *
+ * - `max smbd processes` (Samba's name: in Samba each client connection
+ *   is a process, so it caps connections) and `smbd max clients per
+ *   host`: counted across workers in a table the master maps shared
+ *   before it forks them.  Each worker writes only its own row (its
+ *   connections in all, and per source address hashed into buckets), so
+ *   a worker that dies takes its counts with it: its successor zeroes
+ *   the row.  A refused connection is closed at once.
+ * - before a session is logged on, a frame may carry at most
+ *   SMBD_MAX_PRELOGON_PDU bytes (NEGOTIATE and SESSION_SETUP need far
+ *   less), so an unauthenticated connection holds at most that much;
+ * - `smbd logon timeout`: a connection with no logged-on session that
+ *   long after it was accepted is dropped (slow or idle clients that
+ *   never log on, slowloris).
+ */
+#ifndef SMBD_CONN_LIMITS_H
+#define SMBD_CONN_LIMITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct smbd_server;
+struct smbd_worker;
+struct smbd_conn;
+
+/* NEGOTIATE and an NTLMSSP/SPNEGO SESSION_SETUP fit in a few KiB; a
+ * Kerberos ticket with a large PAC in well under 64 KiB (Windows'
+ * MaxTokenSize is 48,000 bytes). */
+#define SMBD_MAX_PRELOGON_PDU (64 * 1024)
+
+/* The master, before the workers fork. */
+bool smbd_conn_limits_create(struct smbd_server *srv);
+/* A worker starts: its row is empty. */
+void smbd_conn_limits_worker_init(struct smbd_worker *w);
+
+/* Whether conn (its remote_addr set) may stay; counts it if so. */
+bool smbd_conn_limits_admit(struct smbd_conn *conn);
+/* conn goes (counted or not). */
+void smbd_conn_limits_release(struct smbd_conn *conn);
+
+/* Start the logon timer of a new connection; a session logged on
+ * (smbd_conn_logged_on) stops it. */
+void smbd_conn_logon_timer_start(struct smbd_conn *conn);
+void smbd_conn_logged_on(struct smbd_conn *conn);
+
+#endif
