@@ -32,6 +32,12 @@ struct rpc_server_ctx {
 	const char *account_name, *domain; /* the SMB session's user */
 	uid_t uid;
 	gid_t gid;
+	/*
+	 * The session is a null session or a guest one (below an
+	 * authenticated user): `restrict anonymous` >= 1 refuses it the
+	 * share list (srvsvc), as Samba does.
+	 */
+	bool anonymous;
 	const char *client_addr;
 	uint64_t server_start_nttime;
 	const char *state_dir, *private_dir;

@@ -237,6 +237,7 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 	NTSTATUS status;
 	int i, n = 0, total;
 	uint32_t k, start;
+	bool denied;
 
 	status = ndr_pull_unique_wstring(in, call->mem_ctx, &server);
 	if (NT_STATUS_IS_OK(status)) {
@@ -254,12 +255,21 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	/*
+	 * `restrict anonymous` >= 1: a null or guest session gets no share
+	 * list at any level (the level 2/502 paths included), the answer
+	 * Samba 4.17 gives (measured: WERR_ACCESS_DENIED for levels 0, 1,
+	 * 2 and 502; with 0, the default, every level is answered).  The
+	 * out union's pointer is NULL then, TotalEntries 0.
+	 */
+	denied = call->srv->anonymous &&
+		 lp_int(lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 1;
 	total = lp_num_shares(lp) + 1;
 	sh = talloc_zero_array(call->mem_ctx, struct srvsvc_share, total);
 	if (sh == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	for (i = 0; i < total; i++) {
+	for (i = 0; !denied && i < total; i++) {
 		int snum = i < total - 1 ? i : -1;
 
 		if (snum >= 0 && (!lp_bool(lp, snum, LP_BROWSEABLE) ||
@@ -272,7 +282,7 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 
 	ndr_push_u32(out, level);
 	ndr_push_u32(out, level);
-	if (srvsvc_level_ok(level, false)) {
+	if (srvsvc_level_ok(level, false) && !denied) {
 		ndr_push_ptr(out, true);
 		ndr_push_u32(out, (uint32_t)n - start);
 		ndr_push_ptr(out, true);
@@ -283,7 +293,7 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 		for (k = start; k < (uint32_t)n; k++) {
 			srvsvc_push_deferred(out, level, &sh[k]);
 		}
-	} else if (level == 503) {
+	} else if (level == 503 || srvsvc_level_ok(level, false)) {
 		ndr_push_ptr(out, false);
 	}
 	ndr_push_u32(out, (uint32_t)n); /* TotalEntries */
@@ -291,8 +301,12 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 	if (resume_ptr != 0) {
 		ndr_push_u32(out, 0);
 	}
-	ndr_push_u32(out, srvsvc_level_ok(level, false) ? WERR_OK
-							 : WERR_INVALID_LEVEL);
+	if (denied) {
+		ndr_push_u32(out, WERR_ACCESS_DENIED);
+	} else {
+		ndr_push_u32(out, srvsvc_level_ok(level, false)
+					  ? WERR_OK : WERR_INVALID_LEVEL);
+	}
 	return NT_STATUS_OK;
 }
 
