@@ -301,6 +301,7 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	struct notify_ctx *nc = notify_ctx(ns->w);
 	struct notify_wd *n;
 	char path[64];
+	unsigned i;
 	int wd;
 
 	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
@@ -311,6 +312,13 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	if (wd == -1) {
 		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
 		return false;
+	}
+	/* A directory made while the walk ran can reach us twice (the walk
+	 * and its IN_CREATE): the kernel answers the same wd; keep one. */
+	for (i = 0; i < ns->nwds; i++) {
+		if (ns->wds[i].wd == wd) {
+			return true;
+		}
 	}
 	n = talloc_realloc(ns, ns->wds, struct notify_wd, ns->nwds + 1);
 	if (n == NULL) {
