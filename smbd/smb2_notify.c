@@ -20,6 +20,7 @@
 #include "smbd/session.h"
 #include "smbd/smbd.h"
 #include "lib/ev.h"
+#include "lib/tpool.h"
 #include "lib/log.h"
 #include "lib/wire.h"
 
@@ -86,6 +87,7 @@ struct notify_state {
 	uint32_t buf_size;	/* the first request's OutputBufferLength */
 	struct notify_pending *pending;	/* waiting requests, oldest first */
 	struct ev_timer *cleanup;	/* completes them after the close */
+	struct notify_walk *walks;	/* WATCH_TREE walks in the pool */
 };
 
 /* A waiting CHANGE_NOTIFY: a child of its request's frame, so a frame
@@ -299,6 +301,7 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	struct notify_ctx *nc = notify_ctx(ns->w);
 	struct notify_wd *n;
 	char path[64];
+	unsigned i;
 	int wd;
 
 	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
@@ -309,6 +312,13 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	if (wd == -1) {
 		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
 		return false;
+	}
+	/* A directory made while the walk ran can reach us twice (the walk
+	 * and its IN_CREATE): the kernel answers the same wd; keep one. */
+	for (i = 0; i < ns->nwds; i++) {
+		if (ns->wds[i].wd == wd) {
+			return true;
+		}
 	}
 	n = talloc_realloc(ns, ns->wds, struct notify_wd, ns->nwds + 1);
 	if (n == NULL) {
@@ -321,18 +331,44 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	return true;
 }
 
-/* WATCH_TREE: every directory below, depth first, bounded. */
-static void notify_add_tree(struct notify_state *ns, int parent,
+/*
+ * WATCH_TREE walk (MS-SMB2 3.3.5.19: changes "in the directory or its
+ * subtree" the client may see).  It runs in the worker's pool under the
+ * watcher's credentials, so the loop thread never blocks on a big tree
+ * and a directory the user cannot open (a root-owned 0700 one) is simply
+ * not watched: no local change below it is reported, as Samba 4.17 does
+ * not.  The pool thread only opens directories; the loop thread then adds
+ * the inotify watches through /proc/self/fd (the permission was checked
+ * by the user's open) and closes the fds.  A directory created while the
+ * walk runs is seen by its parent's watch once added, or was already
+ * listed by the walk.
+ */
+struct notify_walk_dir {
+	int fd;
+	char *prefix;		/* "sub\\dir\\" */
+};
+
+struct notify_walk {
+	struct tpool_job tj;
+	struct notify_walk *next;	/* ns->walks */
+	struct notify_state *ns;	/* NULL once the watcher is gone */
+	int start;		/* O_PATH fd of the directory walked */
+	char *prefix;		/* its prefix */
+	bool include_start;	/* watch it too (a grown directory) */
+	unsigned max;		/* directories it may add */
+	struct notify_walk_dir *dirs;
+	unsigned ndirs;
+	gid_t *groups;
+};
+
+static void notify_walk_dir(struct notify_walk *wk, int dfd,
 			    const char *prefix, int depth)
 {
 	struct dirent *de;
 	DIR *d;
-	int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd == -1 || depth > 32) {
-		if (fd != -1) {
-			close(fd);
-		}
+	if (fd == -1) {
 		return;
 	}
 	d = fdopendir(fd);
@@ -340,7 +376,9 @@ static void notify_add_tree(struct notify_state *ns, int parent,
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)) != NULL && ns->nwds < NOTIFY_MAX_TREE_DIRS) {
+	while ((de = readdir(d)) != NULL && wk->ndirs < wk->max &&
+	       depth <= 32) {
+		struct notify_walk_dir *n;
 		char *sub;
 		int sfd;
 
@@ -348,26 +386,143 @@ static void notify_add_tree(struct notify_state *ns, int parent,
 		    strcmp(de->d_name, "..") == 0) {
 			continue;
 		}
+		/* O_RDONLY, not O_PATH: the user must be able to open it. */
 		sfd = openat(dirfd(d), de->d_name,
-			     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sfd == -1) {
 			continue;
 		}
-		sub = talloc_asprintf(ns, "%s%s\\", prefix, de->d_name);
-		if (sub != NULL && notify_add_wd(ns, sfd, sub)) {
-			notify_add_tree(ns, sfd, sub, depth + 1);
+		sub = talloc_asprintf(wk, "%s%s\\", prefix, de->d_name);
+		n = talloc_realloc(wk, wk->dirs, struct notify_walk_dir,
+				   wk->ndirs + 1);
+		if (sub == NULL || n == NULL) {
+			talloc_free(sub);
+			close(sfd);
+			break;
 		}
-		talloc_free(sub);
-		close(sfd);
+		wk->dirs = n;
+		n[wk->ndirs].fd = sfd;
+		n[wk->ndirs].prefix = sub;
+		wk->ndirs++;
+		notify_walk_dir(wk, sfd, sub, depth + 1);
 	}
 	closedir(d);
+}
+
+static void notify_walk_fn(struct tpool_job *tj)
+{
+	struct notify_walk *wk = tj->priv;
+
+	if (wk->include_start) {
+		int fd = openat(wk->start, ".",
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd == -1) {
+			return;	/* not the user's to see: no watch */
+		}
+		wk->dirs = talloc_zero(wk, struct notify_walk_dir);
+		if (wk->dirs == NULL) {
+			close(fd);
+			return;
+		}
+		wk->dirs[0].fd = fd;
+		wk->dirs[0].prefix = talloc_strdup(wk, wk->prefix);
+		wk->ndirs = 1;
+	}
+	notify_walk_dir(wk, wk->start, wk->prefix, 0);
+}
+
+static void notify_walk_done(struct tpool_job *tj)
+{
+	struct notify_walk *wk = tj->priv;
+	struct notify_state *ns = wk->ns;
+	unsigned i;
+
+	if (ns != NULL) {
+		struct notify_walk **pp = &ns->walks;
+
+		while (*pp != NULL && *pp != wk) {
+			pp = &(*pp)->next;
+		}
+		if (*pp != NULL) {
+			*pp = wk->next;
+		}
+	}
+	for (i = 0; i < wk->ndirs; i++) {
+		if (ns != NULL && tj->cred_error == 0 &&
+		    wk->dirs[i].prefix != NULL) {
+			(void)notify_add_wd(ns, wk->dirs[i].fd,
+					    wk->dirs[i].prefix);
+		}
+		close(wk->dirs[i].fd);
+	}
+	close(wk->start);
+	talloc_free(wk);
+}
+
+/* Walk from dirfd (not consumed) in the pool as the watcher. */
+static void notify_walk_start(struct notify_state *ns, int dirfd,
+			      const char *prefix, bool include_start)
+{
+	struct smbd_session *s = ns->op->session;
+	struct notify_walk *wk;
+
+	if (ns->w->tpool == NULL || s == NULL ||
+	    ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
+		return;
+	}
+	wk = talloc_zero(NULL, struct notify_walk);
+	if (wk == NULL) {
+		return;
+	}
+	wk->start = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	wk->prefix = talloc_strdup(wk, prefix);
+	if (wk->start == -1 || wk->prefix == NULL) {
+		if (wk->start != -1) {
+			close(wk->start);
+		}
+		talloc_free(wk);
+		return;
+	}
+	wk->ns = ns;
+	wk->include_start = include_start;
+	wk->max = NOTIFY_MAX_TREE_DIRS - ns->nwds;
+	wk->tj.fn = notify_walk_fn;
+	wk->tj.done = notify_walk_done;
+	wk->tj.priv = wk;
+	wk->tj.use_cred = true;
+	if (s->unix_name == NULL) {
+		/* Anonymous: nobody, never the daemon's root. */
+		wk->tj.cred.uid = 65534;
+		wk->tj.cred.gid = 65534;
+	} else {
+		wk->tj.cred.uid = s->uid;
+		wk->tj.cred.gid = s->gid;
+		wk->tj.cred.ngroups = s->ngroups;
+		wk->groups = talloc_memdup(wk, s->groups,
+					   sizeof(gid_t) * (s->ngroups + 1));
+		if (wk->groups == NULL) {
+			close(wk->start);
+			talloc_free(wk);
+			return;
+		}
+		wk->tj.cred.groups = wk->groups;
+	}
+	wk->next = ns->walks;
+	ns->walks = wk;
+	tpool_submit(ns->w->tpool, &wk->tj);
 }
 
 static int notify_state_destructor(struct notify_state *ns)
 {
 	struct notify_ctx *nc = ns->w->notify;
+	struct notify_walk *wk;
 	unsigned i;
 
+	/* Walks still in the pool finish without us. */
+	for (wk = ns->walks; wk != NULL; wk = wk->next) {
+		wk->ns = NULL;
+	}
 	while (ns->pending != NULL) {
 		notify_unlink(ns->pending);
 	}
@@ -496,18 +651,22 @@ static void notify_queue(struct notify_state *ns, uint32_t action,
 	ns->nq++;
 }
 
-/* A new directory under a WATCH_TREE watch is watched too. */
+/* A new directory under a WATCH_TREE watch is watched too, if the
+ * watcher can open it: checked in the pool as the user (notify_walk). */
 static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 			     const char *name)
 {
-	char *rel, *p;
+	char *rel, *sub, *p;
 	int fd;
 
 	if (ns->op == NULL || ns->op->fd == -1) {
 		return;
 	}
 	rel = talloc_asprintf(ns, "%s%s", prefix, name);
-	if (rel == NULL) {
+	sub = talloc_asprintf(ns, "%s%s\\", prefix, name);
+	if (rel == NULL || sub == NULL) {
+		talloc_free(rel);
+		talloc_free(sub);
 		return;
 	}
 	for (p = rel; *p != '\0'; p++) {
@@ -515,18 +674,15 @@ static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 			*p = '/';
 		}
 	}
+	/* O_PATH only names it; the user's open happens in the pool. */
 	fd = openat(ns->op->fd, rel,
 		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd != -1) {
-		char *sub = talloc_asprintf(ns, "%s%s\\", prefix, name);
-
-		if (sub != NULL) {
-			(void)notify_add_wd(ns, fd, sub);
-		}
-		talloc_free(sub);
+		notify_walk_start(ns, fd, sub, true);
 		close(fd);
 	}
 	talloc_free(rel);
+	talloc_free(sub);
 }
 
 static void notify_event(struct smbd_worker *w, const struct inotify_event *ev)
@@ -757,7 +913,7 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 			return NT_STATUS_INSUFFICIENT_RESOURCES;
 		}
 		if (ns->tree) {
-			notify_add_tree(ns, op->fd, "", 0);
+			notify_walk_start(ns, op->fd, "", false);
 		}
 	}
 	ns->filter = filter;

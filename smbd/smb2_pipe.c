@@ -55,10 +55,10 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.lp = lp;
 	ctx.account_name = s->account_name;
-	ctx.anonymous = s->anonymous;
 	ctx.domain = s->domain;
 	ctx.uid = s->uid;
 	ctx.gid = s->gid;
+	ctx.anonymous = s->anonymous || s->guest;
 	ctx.client_addr = conn->remote_addr;
 	ctx.server_start_nttime = conn->worker->srv->start_nttime;
 	ctx.state_dir = lp_str(lp, LP_GLOBAL, LP_STATE_DIRECTORY);

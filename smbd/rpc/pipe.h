@@ -30,9 +30,14 @@ struct rpc_pipe;
 struct rpc_server_ctx {
 	const struct lp_ctx *lp;
 	const char *account_name, *domain; /* the SMB session's user */
-	bool anonymous;			/* an anonymous (null) session */
 	uid_t uid;
 	gid_t gid;
+	/*
+	 * The session is a null session or a guest one (below an
+	 * authenticated user): `restrict anonymous` >= 1 refuses it the
+	 * share list (srvsvc), as Samba does.
+	 */
+	bool anonymous;
 	const char *client_addr;
 	uint64_t server_start_nttime;
 	const char *state_dir, *private_dir;

@@ -270,6 +270,66 @@ class Rpc:
         self.assertEqual(rc, 0, out)
 
 
+# What Samba 4.17 answers an anonymous (null session) NetrShareEnum, per
+# info level and `restrict anonymous`, measured by running Samba with the
+# same smb.conf (SMBD=/usr/sbin/smbd): None for a list, else the WERROR.
+# With restrict anonymous = 2 the null session itself is refused.
+ANON_ENUM_LEVELS = (0, 1, 2, 502)
+
+
+class AnonShareEnum:
+
+    restrict = None
+    expect = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.global_options = [("restrict anonymous", str(cls.restrict))]
+        super().setUpClass()
+
+    def enum(self, level):
+        from impacket.smbconnection import SMBConnection
+        from impacket.dcerpc.v5 import transport, srvs
+        from impacket.dcerpc.v5.rpcrt import DCERPCException
+        c = SMBConnection("127.0.0.1", "127.0.0.1",
+                          sess_port=self.smbd.port, timeout=10)
+        try:
+            c.login("", "")
+            t = transport.SMBTransport("127.0.0.1", self.smbd.port,
+                                       r"\srvsvc", smb_connection=c)
+            d = t.get_dce_rpc()
+            d.connect()
+            d.bind(srvs.MSRPC_UUID_SRVS)
+            try:
+                r = srvs.hNetrShareEnum(d, level)
+            except DCERPCException as e:
+                return e.get_error_code()
+            return [x["shi%d_netname" % level][:-1]
+                    for x in r["InfoStruct"]["ShareInfo"]
+                    ["Level%d" % level]["Buffer"]]
+        finally:
+            c.close()
+
+    def test_anonymous_levels(self):
+        got = {}
+        for level in ANON_ENUM_LEVELS:
+            r = self.enum(level)
+            got[level] = None if isinstance(r, list) else r
+            if isinstance(r, list):
+                self.assertIn("share", r)
+        self.assertEqual(got, self.expect)
+
+
+class AnonShareEnumRestrict0(AnonShareEnum, h.SmbdTestCase):
+    restrict = 0
+    expect = {0: None, 1: None, 2: None, 502: None}
+
+
+class AnonShareEnumRestrict1(AnonShareEnum, h.SmbdTestCase):
+    restrict = 1
+    expect = {0: 5, 1: 5, 2: 5, 502: 5}  # WERR_ACCESS_DENIED
+
+
 h.backend_variants(globals(), Rpc)
 
 if __name__ == "__main__":
