@@ -25,7 +25,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_fsctl.py \
 	testsuite/integration/test_zerocopy.py \
 	testsuite/integration/test_access.py \
-	testsuite/integration/test_ntacl.py
+	testsuite/integration/test_ntacl.py \
+	testsuite/integration/test_reload.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
