@@ -4,14 +4,20 @@
 #   autogen, configure, make -j2      (a failure here stops the run)
 #   make check                        unit (cmocka) + integration tests
 #   make torture                      smbtorture vs known-failures.txt
+#   asan                              second build in ./build-asan with
+#                                     --enable-sanitizers (ASan+UBSan): make
+#                                     check and the torture subset (lock,
+#                                     oplock, lease, durable, notify,
+#                                     compound); fails on any sanitizer report
 #   fuzz                              testsuite/fuzz/build.sh + run.sh N
 #   make bench-short                  only if the Makefile has that target
 # Later steps run even when an earlier test step fails; the summary lists
 # each step and the exit status is non-zero if any step failed.
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (per target, default
-# 20), SKIP (space-separated steps to leave out: check torture fuzz bench),
-# BUILD (build directory, default ./build), CONFIGURE_FLAGS.
+# 20), SKIP (space-separated steps to leave out: check torture asan fuzz
+# bench), BUILD (build directory, default ./build), ASAN_BUILD (default
+# ./build-asan), CONFIGURE_FLAGS.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -19,6 +25,8 @@ JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 SKIP=${SKIP:-}
 BUILD=${BUILD:-$top/build}
+ASAN_BUILD=${ASAN_BUILD:-$top/build-asan}
+ASAN_TORTURE=${ASAN_TORTURE:-"smb2.lock smb2.oplock smb2.lease smb2.durable-open smb2.durable-v2-open smb2.notify smb2.compound"}
 CONFIGURE_FLAGS=${CONFIGURE_FLAGS:-}
 summary=""
 failed=0
@@ -85,6 +93,51 @@ do_torture() {
 	(cd "$BUILD" && make torture && make torture-workers)
 }
 
+# The sanitizer build.  A worker that hits an ASan/UBSan report dies and the
+# master forks a new one, so a test may still pass: every instrumented
+# process therefore logs to $logdir/asan.<pid> (log_path) and the step fails
+# when any such file exists afterwards, whatever the tests said.
+# -fno-sanitize-recover=undefined (configure) plus halt_on_error makes UBSan
+# abort like ASan.  detect_leaks=0: workers end by _exit() or a signal, which
+# never runs LeakSanitizer, and the master's exit() would report its
+# config/talloc tree that is deliberately left for the OS to free, i.e. only
+# noise; use-after-free, overflows and UB are still fatal.
+do_asan() {
+	./autogen.sh || return 1
+	mkdir -p "$ASAN_BUILD" || return 1
+	(cd "$ASAN_BUILD" && "$top/configure" --enable-sanitizers \
+		$CONFIGURE_FLAGS && make -j"$JOBS") || return 1
+	logdir=$ASAN_BUILD/asan-logs
+	rm -rf "$logdir"
+	mkdir -p "$logdir" || return 1
+	# the integration tests run as root but smbd workers switch uid
+	chmod 1777 "$logdir"
+	rc=0
+	(
+		export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=0:log_path=$logdir/asan:handle_abort=1"
+		export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66:log_path=$logdir/asan"
+		BUILD=$ASAN_BUILD
+		do_check
+	) || rc=1
+	(
+		export ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=0:log_path=$logdir/asan:handle_abort=1"
+		export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66:log_path=$logdir/asan"
+		# shellcheck disable=SC2086
+		sh testsuite/torture/run-torture.sh --builddir "$ASAN_BUILD" \
+			$ASAN_TORTURE
+	) || rc=1
+	reports=$(find "$logdir" -type f -name 'asan.*' | sort)
+	if [ -n "$reports" ]; then
+		for f in $reports; do
+			echo "--- sanitizer report $f"
+			cat "$f"
+		done
+		echo "sanitizer reports: $(echo "$reports" | wc -l)"
+		rc=1
+	fi
+	return $rc
+}
+
 do_fuzz() {
 	if ! ls testsuite/fuzz/fuzz_*.c >/dev/null 2>&1; then
 		echo "no fuzz targets yet"
@@ -105,6 +158,7 @@ do_bench() {
 step build do_build || finish
 step check do_check
 step torture do_torture
+step asan do_asan
 step fuzz do_fuzz
 step bench do_bench
 finish

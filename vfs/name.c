@@ -326,7 +326,9 @@ NTSTATUS vfs_name_from_wire(TALLOC_CTX *mem_ctx, const uint8_t *utf16,
 	}
 	/* Clients (smbtorture, some Unix clients) send '/' as a separator
 	 * and Samba accepts it as one; so do we, in the path part. */
-	if (memchr(utf16, '/', len) != NULL) {
+	/* len 0 comes with utf16 NULL (an empty name, the share root):
+	 * memchr(NULL, c, 0) is undefined behaviour (UBSan, asan step). */
+	if (len > 0 && memchr(utf16, '/', len) != NULL) {
 		uint8_t *copy = talloc_memdup(mem_ctx, utf16, len);
 		size_t k;
 

@@ -3,6 +3,12 @@
 # -fsanitize=fuzzer,address against the real sources (every .c under lib/,
 # conf/, smbd/, locking/, vfs/ that does not define main()).
 # Usage: testsuite/fuzz/build.sh [OUTDIR]   (default testsuite/fuzz/bin)
+# CI (testsuite/run-tests.sh step fuzz): build.sh, then run.sh FUZZ_SECONDS
+# (default 20 s per target); run.sh fuzzes a temporary copy of each target's
+# seed corpus testsuite/fuzz/corpus/TARGET/ so CI never writes into the
+# source tree.  A new target is a new fuzz_NAME.c here (build.sh and run.sh
+# pick up every one); give it a few small seeds in corpus/fuzz_NAME/,
+# minimized with: bin/fuzz_NAME -merge=1 NEWDIR corpus/fuzz_NAME.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/testsuite/fuzz/bin}
