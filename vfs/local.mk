@@ -36,3 +36,4 @@ TESTS += testsuite/unit/test_vfs_fault
 testsuite_unit_test_vfs_fault_SOURCES = testsuite/unit/test_vfs_fault.c
 testsuite_unit_test_vfs_fault_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_fault_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_vfs_fault.c testsuite/fuzz/corpus/fuzz_vfs_fault
