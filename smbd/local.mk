@@ -18,7 +18,8 @@ libsmbd_a_SOURCES += \
 	smbd/ntacl.c smbd/ntacl.h smbd/ntacl_file.c smbd/ntacl_file.h \
 	smbd/smb2_querydir.c smbd/smb2_lock.c \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
-	smbd/smb2_notify.c smbd/status.c smbd/status.h \
+	smbd/smb2_notify.c smbd/notify_wire.c smbd/notify_wire.h \
+	smbd/status.c smbd/status.h \
 	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
 	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c
 
@@ -77,3 +78,4 @@ TESTS += testsuite/unit/test_channel_seq
 testsuite_unit_test_channel_seq_SOURCES = testsuite/unit/test_channel_seq.c
 testsuite_unit_test_channel_seq_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_channel_seq_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
