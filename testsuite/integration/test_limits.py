@@ -24,6 +24,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
+# Under the sanitizer build (run-tests.sh step asan) freed memory sits in
+# ASan's quarantine, so RSS says nothing about what the server keeps:
+# the memory bounds are checked in the plain build only.
+SANITIZED = "ASAN_OPTIONS" in os.environ
 
 
 def cpu_seconds(pid):
@@ -142,7 +146,8 @@ class PendingLogons(h.TestUser):
               (more, refused, grown, logon_s))
         self.assertEqual(more, 8)
         self.assertEqual(refused, 2000 - 8)
-        self.assertLess(grown, 2048)
+        if not SANITIZED:
+            self.assertLess(grown, 2048)
 
 
 class TreeCap(h.TestUser):
@@ -224,7 +229,8 @@ class PreLogon:
             for s in socks:
                 s.close()
         print("8 connections x 8 MiB frame: workers' RSS +%d KiB" % grown)
-        self.assertLess(grown, 4 * 1024)
+        if not SANITIZED:
+            self.assertLess(grown, 4 * 1024)
         self.assertTrue(self.smbd.wait_log(r"frame too long before logon",
                                            1))
         self.assert_negotiates()
