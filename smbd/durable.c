@@ -3,8 +3,6 @@
  * reclaim (design in durable.h).
  */
 #include "smbd/durable.h"
-
-#include <sys/stat.h>
 #include "smbd/conn.h"
 #include "smbd/create_ctx.h"
 #include "smbd/open.h"
@@ -14,6 +12,7 @@
 #include "smbd/smb2_server.h"
 #include "smbd/status.h"
 #include "locking/locking.h"
+#include "vfs/anchor.h"
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "lib/ev.h"
@@ -251,14 +250,10 @@ struct durable_claim {
 static void durable_root_id(const struct smbd_tcon *t, uint64_t *dev,
 			    uint64_t *ino)
 {
-	struct stat st;
+	struct vfs_file_id id = vfs_file_id_of_fd(t->share.root_fd);
 
-	*dev = 0;
-	*ino = 0;
-	if (t->share.root_fd != -1 && fstat(t->share.root_fd, &st) == 0) {
-		*dev = (uint64_t)st.st_dev;
-		*ino = (uint64_t)st.st_ino;
-	}
+	*dev = id.dev;
+	*ino = id.ino;
 }
 
 static bool durable_same_root(const struct smbd_tcon *t, uint64_t dev,
