@@ -314,8 +314,7 @@ static bool conn_check_header(struct smbd_conn *conn, const uint8_t *h,
 			      size_t *len)
 {
 	*len = ((size_t)h[1] << 16) | ((size_t)h[2] << 8) | h[3];
-	if (!conn->logged_on && *len > SMBD_MAX_PRELOGON_PDU &&
-	    conn->sink == NULL) {
+	if (!conn->logged_on && *len > SMBD_MAX_PRELOGON_PDU) {
 		/* Before a logon nothing needs more (conn_limits.h): an
 		 * anonymous peer holds at most this much of our memory. */
 		smbd_conn_disconnect(conn, "frame too long before logon");
