@@ -17,7 +17,6 @@ struct smbd_server;
 struct smbd_session;
 struct smbd_open;
 struct smb2_frame;
-struct auth_config;
 struct passdb;
 struct tpool;
 struct ev_loop;
@@ -39,7 +38,6 @@ struct smbd_worker {
 	uint64_t async_seq;		/* AsyncIds (3.3.4.2) */
 	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
 	uint32_t nonce_salt;
-	struct auth_config *auth_cfg;	/* from smb.conf, rebuilt on reload */
 	struct passdb *passdb;		/* opened on first logon */
 	struct tpool *tpool;		/* file-system calls */
 	struct locking_db *locking;	/* shared DB: locking/smbd_locking.h */

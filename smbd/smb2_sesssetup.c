@@ -229,23 +229,33 @@ static void session_set_keys(struct smbd_session *s,
 	}
 }
 
-static struct auth_config *sesssetup_auth_config(struct smbd_conn *conn)
+/*
+ * The smb.conf values NTLMSSP needs, copied for one session's
+ * authentication: a SIGHUP between its legs (or at any time after) frees
+ * the parsed strings, so nothing may point into the configuration
+ * (issue 15 item 1: a worker-wide cache of such pointers outlived the
+ * reload and sent freed memory in the target info).
+ */
+static struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
+						 const struct lp_ctx *lp)
 {
-	struct smbd_worker *w = conn->worker;
-	const struct lp_ctx *lp = w->srv->lp;
-	struct auth_config *c;
+	struct auth_config *c = talloc_zero(mem_ctx, struct auth_config);
 
-	if (w->auth_cfg != NULL) {
-		return w->auth_cfg;
-	}
-	c = talloc_zero(w, struct auth_config);
 	if (c == NULL) {
 		return NULL;
 	}
-	c->netbios_name = lp_str(lp, LP_GLOBAL, LP_NETBIOS_NAME);
-	c->workgroup = lp_str(lp, LP_GLOBAL, LP_WORKGROUP);
-	c->dns_domain = lp_str(lp, LP_GLOBAL, LP_REALM);
+	c->netbios_name = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
+						  LP_NETBIOS_NAME));
+	c->workgroup = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_WORKGROUP));
+	c->dns_domain = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_REALM));
 	c->dns_hostname = "";
+	c->guest_account = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
+						   LP_GUEST_ACCOUNT));
+	if (c->netbios_name == NULL || c->workgroup == NULL ||
+	    c->dns_domain == NULL || c->guest_account == NULL) {
+		talloc_free(c);
+		return NULL;
+	}
 	c->ntlm_auth = auth_ntlm_policy_from_string(
 		lp_str(lp, LP_GLOBAL, LP_NTLM_AUTH));
 	if (c->ntlm_auth < 0) {
@@ -253,8 +263,6 @@ static struct auth_config *sesssetup_auth_config(struct smbd_conn *conn)
 	}
 	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
 				   LP_MAP_TO_GUEST_BAD_USER;
-	c->guest_account = lp_str(lp, LP_GLOBAL, LP_GUEST_ACCOUNT);
-	w->auth_cfg = c;
 	return c;
 }
 
@@ -423,7 +431,7 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 		req->after_reply = sesssetup_after_reply;
 	}
 	if (s->gensec == NULL) {
-		cfg = sesssetup_auth_config(conn);
+		cfg = sesssetup_auth_config(s, conn->worker->srv->lp);
 		s->gensec = cfg ? gensec_new(s, cfg, sesssetup_lookup,
 					     conn->worker, conn->remote_addr)
 				: NULL;

@@ -25,6 +25,18 @@ ROUNDS = 30
 class Reload(h.TestUser):
 
     workers = 2
+    # Every string the NTLMSSP server reads from smb.conf set explicitly
+    # (a default lives outside the parsed file and survives a reload),
+    # and several shares, so the reload frees and reallocates them.
+    global_options = [("workgroup", "RELOADGRP"),
+                      ("netbios name", "RELOADSRV"),
+                      ("realm", "reload.example"),
+                      ("guest account", "nobody"),
+                      ("map to guest", "bad user"),
+                      ("ntlm auth", "ntlmv2-only")]
+    share_options = ["comment = the test share"] + [
+        "\n[extra%d]\n\tpath = /tmp\n\tcomment = extra share %d" % (i, i)
+        for i in range(8)]
 
     def hup_loop(self, stop, sent):
         pid = self.smbd.pid
