@@ -17,6 +17,7 @@
 #include "vfs/vfs.h"
 
 struct smbd_conn;
+struct smbd_worker;
 struct gensec;
 struct smbd_tcon;
 
@@ -70,6 +71,7 @@ struct smbd_tcon {
 	uint32_t id;
 	int snum;		/* share in the configuration, -1 for IPC$ */
 	char *share_name;
+	char *section;		/* its smb.conf section ("homes" for a home) */
 	char *path;		/* resolved `path` (substitutions done) */
 	bool ipc;
 	bool read_only;
@@ -84,5 +86,9 @@ struct smbd_tcon {
 
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
+/* After a reload: each tree finds its share again by section name (the
+ * indices may have moved); a tree whose share is gone or no longer
+ * `available` is disconnected. */
+void smbd_tcons_reloaded(struct smbd_worker *w);
 
 #endif

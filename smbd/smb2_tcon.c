@@ -369,6 +369,11 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	t->share.root_fd = -1;
 	t->ipc = snum < 0;
 	t->share_name = talloc_strdup(t, name);
+	t->section = t->ipc ? NULL : talloc_strdup(t, lp_share_name(lp, snum));
+	if (t->share_name == NULL || (!t->ipc && t->section == NULL)) {
+		talloc_free(t);
+		return NT_STATUS_NO_MEMORY;
+	}
 	if (t->ipc) {
 		t->maximal_access = SMBD_ACCESS_ALL;
 	} else {
@@ -400,6 +405,42 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
 	wire_push_le32(req->out, t->maximal_access);
 	return NT_STATUS_OK;
+}
+
+/*
+ * A reload renumbers the shares, so a tree's snum is looked up again by
+ * the section it was connected through.  A share removed from smb.conf or
+ * made `available = no` loses its trees, as Samba's smbcontrol close-share
+ * does: the next request on one gets NETWORK_NAME_DELETED.  The settings
+ * the tree took at connect time (path, read only, masks) stay, as in
+ * Samba, until the client connects again.
+ */
+void smbd_tcons_reloaded(struct smbd_worker *w)
+{
+	const struct lp_ctx *lp = w->srv->lp;
+	struct smbd_conn *c;
+	struct smbd_session *s;
+	struct smbd_tcon *t, *next;
+
+	for (c = w->conns; c != NULL; c = c->wnext) {
+		for (s = c->sessions; s != NULL; s = s->next) {
+			for (t = s->tcons; t != NULL; t = next) {
+				next = t->next;
+				if (t->ipc) {
+					continue;
+				}
+				t->snum = lp_find_share(lp, t->section);
+				if (t->snum >= 0 &&
+				    lp_bool(lp, t->snum, LP_AVAILABLE)) {
+					continue;
+				}
+				DBG_NOTICE("%s: share [%s] is gone after the "
+					   "reload: tree %u disconnected\n",
+					   c->remote, t->share_name, t->id);
+				talloc_free(t);
+			}
+		}
+	}
 }
 
 NTSTATUS smb2_tdis(struct smb2_request *req)

@@ -8,6 +8,7 @@
 #include "smbd/smbd.h"
 #include "smbd/conn.h"
 #include "smbd/oplock.h"
+#include "smbd/session.h"
 #include "conf/loadparm.h"
 #include "lib/crash.h"
 #include "lib/ev.h"
@@ -40,6 +41,7 @@ static void worker_on_signal(void *priv, int signo)
 		break;
 	case SIGHUP:
 		if (smbd_reload_config(w->srv)) {
+			smbd_tcons_reloaded(w);
 			DBG_NOTICE("worker %d reloaded the configuration\n",
 				   w->index);
 		}

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +84,57 @@ class Reload(h.TestUser):
         self.assertTrue(self.smbd.running())
 
 
+class ReloadShares(h.TestUser):
+    """A reload renumbers the shares: an established tree keeps serving
+    its own share, and a tree whose share left smb.conf is disconnected
+    (NETWORK_NAME_DELETED on its next request), as Samba's close-share."""
+
+    workers = 1
+
+    def write_shares(self, names):
+        text = self.smbd.conf_text().split("\n[share]")[0]
+        text += "".join("\n[%s]\n\tpath = %s\n\tread only = no\n"
+                        % (n, self.smbd.share) for n in names)
+        with open(self.smbd.conf, "w") as f:
+            f.write(text)
+
+    def hup(self):
+        mark = os.path.getsize(self.smbd.log)
+        os.kill(self.smbd.pid, signal.SIGHUP)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with open(self.smbd.log, "rb") as f:
+                f.seek(mark)
+                if b"worker 0 reloaded" in f.read():
+                    return
+            time.sleep(0.05)
+        self.fail("the worker did not reload:\n" + self.smbd.log_tail())
+
+    def test_removed_share_loses_its_tree(self):
+        from impacket.smbconnection import SessionError
+        self.write_shares(["share", "keep", "gone"])
+        self.hup()
+        conn = self.impacket_logon()
+        try:
+            conn.connectTree("keep")
+            conn.connectTree("gone")
+            conn.listPath("keep", "*")
+            conn.listPath("gone", "*")
+            # "gone" leaves, new shares come in front of "keep"
+            self.write_shares(["a1", "a2", "a3", "keep", "share"])
+            self.hup()
+            names = [f.get_longname() for f in conn.listPath("keep", "*")]
+            self.assertIn(".", names)
+            with self.assertRaises(SessionError) as cm:
+                conn.listPath("gone", "*")
+            self.assertEqual(cm.exception.getErrorCode(),
+                             0xC00000C9)  # NETWORK_NAME_DELETED
+        finally:
+            conn.close()
+
+
 h.backend_variants(globals(), Reload)
+h.backend_variants(globals(), ReloadShares)
 
 if __name__ == "__main__":
     h.main()
