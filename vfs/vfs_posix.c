@@ -115,10 +115,14 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
  * Find the on-disk name of one component under dirfd: the exact name if
  * it exists, else (case-insensitive shares) the entry whose name matches
  * without case, else the 8.3 alias's long name.  *found false when none.
+ * A last component in a directory the user may not list ("dropbox", -wx)
+ * is taken as given and not found, so a file can still be dropped there,
+ * as on Samba; anywhere else an unlistable directory is ACCESS_DENIED.
  */
 static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 				  const struct vfs_share *sh, int dirfd,
-				  const char *comp, char **real, bool *found)
+				  const char *comp, bool last, char **real,
+				  bool *found)
 {
 	struct stat st;
 	DIR *d;
@@ -141,6 +145,9 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_OK;
 	}
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 && errno == EACCES && last) {
+		return NT_STATUS_OK;
+	}
 	if (fd == -1) {
 		return vfs_map_errno(errno);
 	}
@@ -214,7 +221,8 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		bool found;
 
 		next = strtok_r(NULL, "/", &save);
-		st = resolve_component(mem_ctx, sh, dirfd, comp, &rc, &found);
+		st = resolve_component(mem_ctx, sh, dirfd, comp, next == NULL,
+				       &rc, &found);
 		if (!NT_STATUS_IS_OK(st)) {
 			break;
 		}
