@@ -353,6 +353,11 @@ int main(int argc, char **argv)
 		srv->config_file);
 	srv->start_nttime = clock_nttime();
 	signal(SIGPIPE, SIG_IGN);
+	/* The modes of new files come from smb.conf alone (create mask,
+	 * directory mask, force modes: vfs_mode_from_dos), as in Samba: the
+	 * umask of whoever started us must not cut them (issue 15 item 4).
+	 * Our own files are created with explicit modes. */
+	umask(0);
 	raise_nofile(srv->lp);
 	if (!smbd_choose_cpus(srv) || !smbd_load_server_guid(srv) ||
 	    !smbd_pidfile_create(srv) || smbd_open_listeners(srv) != 0) {

@@ -92,6 +92,30 @@ static void create_new_undo(struct create_state *st, bool dir)
 }
 
 /* Create a new file or directory (the name does not exist). */
+/* `inherit permissions`: the mode of the directory the new name goes
+ * in; 0 when the share does not inherit (or the parent is gone, which the
+ * create itself then reports). */
+static mode_t create_parent_mode(struct create_state *st)
+{
+	struct stat sb;
+	const char *base;
+	int pfd;
+
+	if (!st->share.inherit_permissions) {
+		return 0;
+	}
+	pfd = vfs_open_parent(&st->share, st->share.root_fd, st->real_path,
+			      &base);
+	if (pfd == -1) {
+		return 0;
+	}
+	if (fstat(pfd, &sb) != 0) {
+		sb.st_mode = 0;
+	}
+	close(pfd);
+	return sb.st_mode & 07777;
+}
+
 static void create_new(struct create_state *st)
 {
 	bool dir = (st->options & FILE_DIRECTORY_FILE) != 0;
@@ -109,9 +133,12 @@ static void create_new(struct create_state *st)
 		st->status = NT_STATUS_ACCESS_DENIED;
 		return;
 	}
+	/* New files are ARCHIVE (MS-FSA 2.1.5.1.2.1), which `map archive`
+	 * turns into the owner's execute bit. */
+	mode = vfs_mode_from_dos(&st->share,
+				 st->attrs | (dir ? 0 : FILE_ATTRIBUTE_ARCHIVE),
+				 dir, create_parent_mode(st));
 	if (dir) {
-		mode = (0777 & st->share.directory_mask) |
-		       st->share.force_directory_mode;
 		st->status = vfs_mkdir_anchored(&st->share, st->share.root_fd,
 						st->real_path, mode);
 		if (!NT_STATUS_IS_OK(st->status)) {
@@ -121,12 +148,6 @@ static void create_new(struct create_state *st)
 					    st->real_path,
 					    O_RDONLY | O_DIRECTORY, 0);
 	} else {
-		mode = (0666 & st->share.create_mask) |
-		       st->share.force_create_mode;
-		/* ARCHIVE maps to the owner execute bit (`map archive`). */
-		if (st->share.map_archive) {
-			mode |= S_IXUSR;
-		}
 		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
 					    st->real_path,
 					    O_RDWR | O_CREAT | O_EXCL, mode);

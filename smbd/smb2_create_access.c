@@ -52,7 +52,12 @@ uint32_t create_max_access(struct create_state *st, int dirfd,
 		     SEC_DIR_DELETE_CHILD;
 	}
 	if (!st->read_only_share && create_may_chmod(dirfd, name)) {
-		a |= SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER;
+		/* The owner may also set the times and the mode, so the
+		 * attributes, of a file it cannot write: a read-only file
+		 * (write bits off) gets its READONLY attribute cleared that
+		 * way, as on Samba. */
+		a |= SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER |
+		     SEC_FILE_WRITE_ATTRIBUTE;
 	}
 	if (!st->read_only_share) {
 		/* Deleting needs write access to the parent directory. */

@@ -98,6 +98,27 @@ static int setinfo_state_destructor(struct setinfo_state *st)
 	return 0;
 }
 
+/* `store dos attributes = no`: the attributes live in the mode bits
+ * (`map archive/system/hidden`, READONLY as the write bits), as Samba
+ * keeps them.  Directories keep their mode: their attributes are not
+ * mapped. */
+static void setinfo_dos_mode(struct setinfo_state *st, uint32_t attrs)
+{
+	char proc[32];
+	struct stat sb;
+	mode_t m;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+	if (stat(proc, &sb) != 0) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	m = vfs_mode_with_dos(&st->share, attrs, sb.st_mode);
+	if (m != (sb.st_mode & 07777) && chmod(proc, m) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
 static void setinfo_basic(struct setinfo_state *st)
 {
 	const typeof(st->in.basic) *b = &st->in.basic;
@@ -139,6 +160,9 @@ static void setinfo_basic(struct setinfo_state *st)
 			di.create_time = b->create_time;
 		}
 		st->status = dosattrib_fset(st->fd, &di);
+	} else if (b->attributes != 0 && !st->share.store_dos_attributes &&
+		   !st->is_dir) {
+		setinfo_dos_mode(st, b->attributes);
 	}
 }
 

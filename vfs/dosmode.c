@@ -31,6 +31,68 @@ static uint32_t dosmode_from_mode(const struct vfs_share *sh, uint32_t mode)
 	return a;
 }
 
+mode_t vfs_mode_from_dos(const struct vfs_share *sh, uint32_t attrs,
+			 bool is_dir, mode_t parent_mode)
+{
+	mode_t m;
+
+	if (is_dir) {
+		/* The owner may always write: a DOS read-only directory
+		 * still takes new files. */
+		if (parent_mode != 0) {
+			return S_IWUSR | (parent_mode & 07777);
+		}
+		return (0777 & sh->directory_mask) | sh->force_directory_mode;
+	}
+	/* Inheriting takes the parent's read/write bits and no mask. */
+	m = parent_mode != 0 ? (parent_mode & 0666) : 0666;
+	if (!sh->store_dos_attributes && (attrs & FILE_ATTRIBUTE_READONLY)) {
+		m &= ~(mode_t)(S_IWUSR | S_IWGRP | S_IWOTH);
+	}
+	/* The execute bits carry the attributes the `map` parameters name;
+	 * set before the mask, so a mask without them drops them. */
+	if (sh->map_archive && (attrs & FILE_ATTRIBUTE_ARCHIVE)) {
+		m |= S_IXUSR;
+	}
+	if (sh->map_system && (attrs & FILE_ATTRIBUTE_SYSTEM)) {
+		m |= S_IXGRP;
+	}
+	if (sh->map_hidden && (attrs & FILE_ATTRIBUTE_HIDDEN)) {
+		m |= S_IXOTH;
+	}
+	if (parent_mode == 0) {
+		m = (m & sh->create_mask) | sh->force_create_mode;
+	}
+	return m;
+}
+
+mode_t vfs_mode_with_dos(const struct vfs_share *sh, uint32_t attrs,
+			 mode_t old_mode)
+{
+	const uint32_t mapped = FILE_ATTRIBUTE_READONLY |
+				FILE_ATTRIBUTE_ARCHIVE |
+				FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_HIDDEN;
+	mode_t keep = 07000;
+
+	/* Attributes that read back the same leave the mode alone: with
+	 * `map readonly = no` a client that re-sets what it read must not
+	 * undo the READONLY it set just before (smbclient's setmode does
+	 * both; Samba compares the same way). */
+	if ((attrs & mapped) == (dosmode_from_mode(sh, old_mode) & mapped)) {
+		return old_mode & 07777;
+	}
+	if (!sh->map_archive) {
+		keep |= S_IXUSR;
+	}
+	if (!sh->map_system) {
+		keep |= S_IXGRP;
+	}
+	if (!sh->map_hidden) {
+		keep |= S_IXOTH;
+	}
+	return vfs_mode_from_dos(sh, attrs, false, 0) | (old_mode & keep);
+}
+
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi)
 {

@@ -37,3 +37,9 @@ testsuite_unit_test_vfs_fault_SOURCES = testsuite/unit/test_vfs_fault.c
 testsuite_unit_test_vfs_fault_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_fault_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_vfs_fault.c testsuite/fuzz/corpus/fuzz_vfs_fault
+
+check_PROGRAMS += testsuite/unit/test_dosmode
+TESTS += testsuite/unit/test_dosmode
+testsuite_unit_test_dosmode_SOURCES = testsuite/unit/test_dosmode.c
+testsuite_unit_test_dosmode_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

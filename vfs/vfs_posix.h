@@ -36,6 +36,23 @@ NTSTATUS vfs_fstat_info(int fd, struct vfs_file_info *fi);
 
 /* Attributes and create time from user.DOSATTRIB or the mode bits
  * (dosmode.c); path's last component decides `hide dot files`. */
+/*
+ * The mode bits Windows attributes give a new file or directory, as
+ * Samba's smbd computes them (smb.conf(5): "create mask", "force create
+ * mode", "directory mask", "force directory mode", "map archive/system/
+ * hidden", "store dos attributes", "inherit permissions"): parent_mode is
+ * the parent directory's mode when `inherit permissions` applies, else 0.
+ * Nothing here depends on the process umask (the daemon runs with 0).
+ */
+mode_t vfs_mode_from_dos(const struct vfs_share *sh, uint32_t attrs,
+			 bool is_dir, mode_t parent_mode);
+/* The mode an existing file gets when attributes are set and `store dos
+ * attributes = no` keeps them in the mode bits: the mapped bits follow
+ * attrs, the bits no `map` parameter owns stay as they are; attributes
+ * that already read back as attrs change nothing. */
+mode_t vfs_mode_with_dos(const struct vfs_share *sh, uint32_t attrs,
+			 mode_t old_mode);
+
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
 
