@@ -116,15 +116,18 @@ NTSTATUS ntacl_file_get_parent(TALLOC_CTX *mem_ctx,
 
 NTSTATUS ntacl_session_token(TALLOC_CTX *mem_ctx,
                              const struct smbd_session *s,
+                             const struct smbd_tcon *t,
                              struct ntacl_token **out)
 {
-	if (s == NULL || s->unix_name == NULL) {
-		/* Anonymous: nobody, as smb2_job_run runs its jobs. */
-		return ntacl_token_unix(
-		        mem_ctx, 65534, 65534, NULL, 0, true, out);
+	if (t != NULL && t->forced) {
+		return ntacl_token_unix(mem_ctx, t->force_uid, t->force_gid,
+		                        t->force_groups, t->force_ngroups,
+		                        s->guest || s->anonymous, out);
 	}
-	return ntacl_token_unix(
-	        mem_ctx, s->uid, s->gid, s->groups, s->ngroups, s->guest, out);
+	/* An anonymous session has the guest account's ids, as the pool
+	 * jobs run (session setup). */
+	return ntacl_token_unix(mem_ctx, s->uid, s->gid, s->groups,
+	                        s->ngroups, s->guest || s->anonymous, out);
 }
 
 NTSTATUS ntacl_file_set_info(int fd,

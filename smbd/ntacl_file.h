@@ -32,8 +32,11 @@ NTSTATUS ntacl_file_get_parent(TALLOC_CTX *mem_ctx,
 
 struct smbd_session;
 /* The session's token (its Unix ids as the pool jobs use them). */
+struct smbd_tcon;
+/* ... or the tree's `force user`/`force group` ids. */
 NTSTATUS ntacl_session_token(TALLOC_CTX *mem_ctx,
                              const struct smbd_session *s,
+                             const struct smbd_tcon *t,
                              struct ntacl_token **out);
 
 /*

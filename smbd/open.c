@@ -82,25 +82,28 @@ static void open_unhash(struct smbd_open *op)
 	op->conn = NULL;
 }
 
-bool smbd_session_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
-		       struct tpool_cred *out)
+bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		    const struct smbd_tcon *t, struct tpool_cred *out)
 {
-	gid_t *groups;
+	const gid_t *src = s->groups;
+	gid_t *groups = NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (s->unix_name == NULL) {
-		/* Anonymous: nobody, never the daemon's root. */
-		out->uid = 65534;
-		out->gid = 65534;
-		return true;
-	}
 	out->uid = s->uid;
 	out->gid = s->gid;
 	out->ngroups = s->ngroups;
-	groups = talloc_memdup(mem_ctx, s->groups,
-			       sizeof(gid_t) * (s->ngroups + 1));
-	if (s->ngroups > 0 && groups == NULL) {
-		return false;
+	if (t != NULL && t->forced) {
+		out->uid = t->force_uid;
+		out->gid = t->force_gid;
+		out->ngroups = t->force_ngroups;
+		src = t->force_groups;
+	}
+	if (out->ngroups > 0) {
+		groups = talloc_memdup(mem_ctx, src,
+				       sizeof(gid_t) * out->ngroups);
+		if (groups == NULL) {
+			return false;
+		}
 	}
 	out->groups = groups;
 	return true;
@@ -272,7 +275,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->session = s;
 	op->fd = fd;
 	if (s != NULL) {
-		if (!smbd_session_cred(op, s, &op->owner_cred)) {
+		if (!smbd_tree_cred(op, s, t, &op->owner_cred)) {
 			talloc_free(op);
 			return NULL;
 		}

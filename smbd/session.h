@@ -77,6 +77,13 @@ struct smbd_tcon {
 	bool read_only;
 	uint32_t maximal_access;
 	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
+	/* `force user` / `force group`: the ids file work on this tree runs
+	 * as instead of the session's (smbd_tree_cred). */
+	bool forced;
+	uid_t force_uid;
+	gid_t force_gid;
+	gid_t *force_groups;
+	size_t force_ngroups;
 	struct vfs_share share;	/* root fd and options, for vfs/ */
 };
 

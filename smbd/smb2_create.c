@@ -956,7 +956,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->oplock_level = oplock_level;
 	status = create_contexts(req, st, ctx_off, ctx_len);
 	if (NT_STATUS_IS_OK(status) && st->share.acl_xattr) {
-		status = ntacl_session_token(st, req->session, &st->tok);
+		status = ntacl_session_token(st, req->session, req->tcon,
+					     &st->tok);
 	}
 	if (st->share.root_fd == -1 || !NT_STATUS_IS_OK(status)) {
 		talloc_free(st);

@@ -87,7 +87,7 @@ NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 	job->tj.priv = job;
 	if (s != NULL) {
 		job->tj.use_cred = true;
-		if (!smbd_session_cred(job, s, &job->tj.cred)) {
+		if (!smbd_tree_cred(job, s, req->tcon, &job->tj.cred)) {
 			talloc_free(job);
 			return NT_STATUS_NO_MEMORY;
 		}

@@ -449,22 +449,10 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 	wk->tj.done = notify_walk_done;
 	wk->tj.priv = wk;
 	wk->tj.use_cred = true;
-	if (s->unix_name == NULL) {
-		/* Anonymous: nobody, never the daemon's root. */
-		wk->tj.cred.uid = 65534;
-		wk->tj.cred.gid = 65534;
-	} else {
-		wk->tj.cred.uid = s->uid;
-		wk->tj.cred.gid = s->gid;
-		wk->tj.cred.ngroups = s->ngroups;
-		wk->groups = talloc_memdup(wk, s->groups,
-					   sizeof(gid_t) * (s->ngroups + 1));
-		if (wk->groups == NULL) {
-			close(wk->start);
-			talloc_free(wk);
-			return;
-		}
-		wk->tj.cred.groups = wk->groups;
+	if (!smbd_tree_cred(wk, s, ns->op->tcon, &wk->tj.cred)) {
+		close(wk->start);
+		talloc_free(wk);
+		return;
 	}
 	wk->next = ns->walks;
 	ns->walks = wk;

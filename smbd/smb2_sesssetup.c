@@ -195,6 +195,24 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 		if (s->account_name == NULL || s->unix_name == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
+	} else {
+		/* Anonymous work runs as the `guest account` (as Samba's
+		 * anonymous token), never as the daemon's root. */
+		const char *guest = lp_str(s->conn->worker->srv->lp,
+					   LP_GLOBAL, LP_GUEST_ACCOUNT);
+		struct auth_user_info *g;
+		NTSTATUS st = auth_unix_user_info(s, guest, &g);
+
+		if (!NT_STATUS_IS_OK(st)) {
+			DBG_ERR("guest account '%s' for an anonymous logon: "
+				"%s\n", guest, nt_errstr(st));
+			return NT_STATUS_NO_SUCH_USER;
+		}
+		s->uid = g->uid;
+		s->gid = g->gid;
+		s->ngroups = g->ngroups;
+		s->groups = talloc_steal(s, g->groups);
+		talloc_free(g);
 	}
 	return NT_STATUS_OK;
 }

@@ -724,7 +724,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		st->acl_xattr = req->tcon->share.acl_xattr;
 		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
 			status = ntacl_session_token(st, req->session,
-						     &st->tok);
+						     req->tcon, &st->tok);
 		}
 	} else {
 		status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL,

@@ -12,6 +12,7 @@
 #include "locking/locking.h"
 #include "smbd/session.h"
 #include "smbd/smbd.h"
+#include "smbd/auth/auth.h"
 #include "smbd/auth/auth_str.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
@@ -227,6 +228,82 @@ static bool tcon_has_acl_xattr(const struct lp_ctx *lp, int snum)
 	return found;
 }
 
+/* `force group = [+]group`: the primary group file work runs with; with
+ * the `+`, only for users already in that group (smb.conf(5)). */
+static NTSTATUS tcon_force_group(struct smbd_tcon *t, const char *name)
+{
+	bool only_members = name[0] == '+';
+	NTSTATUS st;
+	gid_t gid;
+	size_t i;
+
+	st = auth_unix_group_gid(only_members ? name + 1 : name, &gid);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_ERR("share [%s]: force group '%s': no such group\n",
+			t->share_name, name);
+		return st;
+	}
+	if (only_members && t->force_gid != gid) {
+		for (i = 0; i < t->force_ngroups; i++) {
+			if (t->force_groups[i] == gid) {
+				break;
+			}
+		}
+		if (i == t->force_ngroups) {
+			return NT_STATUS_OK;
+		}
+	}
+	t->force_gid = gid;
+	return NT_STATUS_OK;
+}
+
+/*
+ * `force user` and `force group`: all file work on the tree runs as the
+ * forced user (its uid, primary group and groups) and/or with the forced
+ * primary group, so new files belong to them (issue 15 item 2).  Who may
+ * connect (valid users, read list, ...) was decided on the real user.
+ */
+static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
+			       struct smbd_tcon *t, const struct lp_subst *sub)
+{
+	char *user = lp_str_subst(t, lp, t->snum, LP_FORCE_USER, sub);
+	char *group = lp_str_subst(t, lp, t->snum, LP_FORCE_GROUP, sub);
+	struct auth_user_info *u;
+	NTSTATUS st;
+
+	if (user == NULL || group == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (user[0] == '\0' && group[0] == '\0') {
+		return NT_STATUS_OK;
+	}
+	t->forced = true;
+	t->force_uid = s->uid;
+	t->force_gid = s->gid;
+	t->force_ngroups = s->ngroups;
+	t->force_groups = talloc_memdup(t, s->groups,
+					sizeof(gid_t) * (s->ngroups + 1));
+	if (user[0] != '\0') {
+		st = auth_unix_user_info(t, user, &u);
+		if (!NT_STATUS_IS_OK(st)) {
+			DBG_ERR("share [%s]: force user '%s': %s\n",
+				t->share_name, user, nt_errstr(st));
+			return st;
+		}
+		t->force_uid = u->uid;
+		t->force_gid = u->gid;
+		t->force_ngroups = u->ngroups;
+		t->force_groups = u->groups;
+	}
+	if (t->force_ngroups > 0 && t->force_groups == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (group[0] != '\0') {
+		return tcon_force_group(t, group);
+	}
+	return NT_STATUS_OK;
+}
+
 /* The share's options for vfs/, read once at tree connect. */
 static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 				 const struct lp_subst *sub)
@@ -283,6 +360,10 @@ static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 
 	sub.home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
 	status = tcon_check_access(req, s, t->snum, &sub, &ro);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = tcon_force_ids(lp, s, t, &sub);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

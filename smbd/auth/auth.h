@@ -90,5 +90,8 @@ struct auth_result {
  */
 NTSTATUS auth_unix_user_info(TALLOC_CTX *mem_ctx, const char *unix_name,
 			     struct auth_user_info **out);
+/* The gid of a Unix group (getgrnam_r): NT_STATUS_NO_SUCH_GROUP when there
+ * is none.  For `force group`. */
+NTSTATUS auth_unix_group_gid(const char *name, gid_t *gid);
 
 #endif

@@ -39,6 +39,35 @@ int auth_ntlm_policy_from_string(const char *s)
 	return -1;
 }
 
+NTSTATUS auth_unix_group_gid(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	size_t bufsize = 16384;
+	char *buf;
+	int rc;
+
+	if (name == NULL || name[0] == '\0') {
+		return NT_STATUS_NO_SUCH_GROUP;
+	}
+	for (;;) {
+		buf = talloc_size(NULL, bufsize);
+		if (buf == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		rc = getgrnam_r(name, &gr, buf, bufsize, &res);
+		if (rc != ERANGE || bufsize > (1 << 20)) {
+			break;
+		}
+		talloc_free(buf);
+		bufsize *= 2;
+	}
+	if (rc == 0 && res != NULL) {
+		*gid = gr.gr_gid;
+	}
+	talloc_free(buf);
+	return rc == 0 && res != NULL ? NT_STATUS_OK : NT_STATUS_NO_SUCH_GROUP;
+}
+
 NTSTATUS auth_unix_user_info(TALLOC_CTX *mem_ctx, const char *unix_name,
 			     struct auth_user_info **out)
 {
