@@ -19,6 +19,12 @@ static int log_out_fd = STDOUT_FILENO;
 static char log_path[4096];
 static unsigned long log_max_kb = 5000;
 static char log_role[32] = "smbd";
+static int log_errors_to_stderr;
+
+void log_set_errors_to_stderr(int on)
+{
+	log_errors_to_stderr = on;
+}
 
 void log_set_level(int level)
 {
@@ -103,7 +109,7 @@ void log_msg(int level, const char *func, const char *fmt, ...)
 	struct timespec ts;
 	struct tm tm;
 	va_list ap;
-	int n, m;
+	int n, m, pre;
 	int saved_errno = errno;
 
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
@@ -116,6 +122,7 @@ void log_msg(int level, const char *func, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= sizeof(line)) {
 		n = 0;
 	}
+	pre = n;
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
@@ -130,6 +137,11 @@ void log_msg(int level, const char *func, const char *fmt, ...)
 		line[n++] = '\n';
 	}
 	(void)!write(log_out_fd, line, (size_t)n);
+	if (level == 0 && log_errors_to_stderr && log_out_fd != STDOUT_FILENO &&
+	    log_out_fd != STDERR_FILENO && n > pre) {
+		(void)!write(STDERR_FILENO, "smbd: ", 6);
+		(void)!write(STDERR_FILENO, line + pre, (size_t)(n - pre));
+	}
 	log_check_size();
 	errno = saved_errno;
 }

@@ -26,6 +26,10 @@ void log_set_level(int level);
 int log_set_file(const char *path);
 void log_set_max_size_kb(unsigned long kb);
 void log_set_role(const char *role);
+/* While on, level-0 lines (DBG_ERR) also go to stderr, without the
+ * prefix: the daemon's start-up, so an admin sees why it did not start
+ * without looking for the log file. */
+void log_set_errors_to_stderr(int on);
 /* The fd lines currently go to, for the crash handler. */
 int log_fd(void);
 void log_reopen(void);

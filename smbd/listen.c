@@ -219,41 +219,132 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 	return 0;
 }
 
-/* `interfaces` entries: addresses (with an optional /mask) or names. */
+/* Add host to the addresses to listen on, unless it is there already
+ * (`interfaces = lo 127.0.0.1/8` names 127.0.0.1 twice). */
+static void addrs_add(TALLOC_CTX *mem_ctx, char ***out, size_t *nout,
+		      const char *host)
+{
+	char **n;
+	size_t i;
+
+	for (i = 0; i < *nout; i++) {
+		if (strcmp((*out)[i], host) == 0) {
+			return;
+		}
+	}
+	n = talloc_realloc(mem_ctx, *out, char *, *nout + 1);
+	if (n == NULL) {
+		return;
+	}
+	*out = n;
+	n[*nout] = talloc_strdup(n, host);
+	if (n[*nout] != NULL) {
+		(*nout)++;
+	}
+}
+
+/* The prefix length of "/len" or "/a.b.c.d" for an address of alen
+ * bytes; -1 when it is neither. */
+static int mask_bits(const char *mask, size_t alen)
+{
+	struct in_addr m4;
+	char *end;
+	unsigned long v;
+	uint32_t m;
+	int bits = 0;
+
+	v = strtoul(mask, &end, 10);
+	if (*end == '\0' && end != mask && v <= alen * 8) {
+		return (int)v;
+	}
+	if (alen != 4 || inet_pton(AF_INET, mask, &m4) != 1) {
+		return -1;
+	}
+	m = ntohl(m4.s_addr);
+	while (m & 0x80000000u) {
+		bits++;
+		m <<= 1;
+	}
+	return m == 0 ? bits : -1;
+}
+
+static bool same_prefix(const uint8_t *a, const uint8_t *b, int bits)
+{
+	int i;
+
+	for (i = 0; bits > 0; i++, bits -= 8) {
+		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits));
+
+		if ((a[i] & m) != (b[i] & m)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * `interfaces` entries, as Samba reads them: an address; an address or
+ * network with /len or /mask, meaning the local addresses in that network
+ * (127.0.0.1/8 is lo's 127.0.0.1); or an interface name, meaning its
+ * addresses.  Each address is listed once.
+ */
 static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 				char ***out, size_t *nout)
 {
 	char buf[128], *slash;
-	struct in6_addr a6;
-	struct in_addr a4;
+	uint8_t want[16];
+	int family = 0, bits = -1;
+	size_t alen = 0;
 	struct ifaddrs *ifa, *p;
 
 	snprintf(buf, sizeof(buf), "%s", entry);
 	slash = strchr(buf, '/');
 	if (slash != NULL) {
-		*slash = '\0';
+		*slash++ = '\0';
 	}
-	if (inet_pton(AF_INET, buf, &a4) == 1 ||
-	    inet_pton(AF_INET6, buf, &a6) == 1) {
-		*out = talloc_realloc(mem_ctx, *out, char *, *nout + 1);
-		(*out)[(*nout)++] = talloc_strdup(*out, buf);
+	if (inet_pton(AF_INET, buf, want) == 1) {
+		family = AF_INET;
+		alen = 4;
+	} else if (inet_pton(AF_INET6, buf, want) == 1) {
+		family = AF_INET6;
+		alen = 16;
+	}
+	if (family != 0 && slash == NULL) {
+		addrs_add(mem_ctx, out, nout, buf);
 		return 0;
+	}
+	if (family != 0) {
+		bits = mask_bits(slash, alen);
+		if (bits < 0) {
+			DBG_ERR("interfaces: bad mask in '%s'\n", entry);
+			return -EINVAL;
+		}
 	}
 	if (getifaddrs(&ifa) != 0) {
 		return -errno;
 	}
 	for (p = ifa; p != NULL; p = p->ifa_next) {
 		char host[64];
+		const uint8_t *have;
 		socklen_t len;
 
-		if (p->ifa_addr == NULL || strcasecmp(p->ifa_name, buf) != 0) {
+		if (p->ifa_addr == NULL) {
 			continue;
 		}
 		if (p->ifa_addr->sa_family == AF_INET) {
 			len = sizeof(struct sockaddr_in);
+			have = (const uint8_t *)&((struct sockaddr_in *)
+							  p->ifa_addr)->sin_addr;
 		} else if (p->ifa_addr->sa_family == AF_INET6) {
 			len = sizeof(struct sockaddr_in6);
+			have = (const uint8_t *)&((struct sockaddr_in6 *)
+							  p->ifa_addr)->sin6_addr;
 		} else {
+			continue;
+		}
+		if (family == 0 ? strcasecmp(p->ifa_name, buf) != 0
+				: (p->ifa_addr->sa_family != family ||
+				   !same_prefix(have, want, bits))) {
 			continue;
 		}
 		if (getnameinfo(p->ifa_addr, len, host, sizeof(host), NULL, 0,
@@ -261,8 +352,7 @@ static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 		    strchr(host, '%') != NULL) {
 			continue; /* skip link-local scoped addresses */
 		}
-		*out = talloc_realloc(mem_ctx, *out, char *, *nout + 1);
-		(*out)[(*nout)++] = talloc_strdup(*out, host);
+		addrs_add(mem_ctx, out, nout, host);
 	}
 	freeifaddrs(ifa);
 	return 0;

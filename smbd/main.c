@@ -325,6 +325,9 @@ int main(int argc, char **argv)
 	if (!setup_logging(srv, &o)) {
 		return 1;
 	}
+	/* Until we run, errors that stop us are shown on stderr as well as
+	 * in the log file (issue 15 item 8). */
+	log_set_errors_to_stderr(1);
 	crash_handler_install(lp_str(srv->lp, LP_GLOBAL, LP_PANIC_ACTION));
 	if (!crypto_init()) {
 		DBG_ERR("cannot initialise libcrypto\n");
@@ -336,7 +339,6 @@ int main(int argc, char **argv)
 		/* A test facility (vfs/fault.h), armed before the workers
 		 * fork; refused loudly when it does not parse. */
 		if (!vfs_fault_arm_from_env(err, sizeof(err))) {
-			fprintf(stderr, "smbd: SMBD_FAULT_INJECT: %s\n", err);
 			DBG_ERR("SMBD_FAULT_INJECT: %s\n", err);
 			return 1;
 		}
@@ -345,12 +347,10 @@ int main(int argc, char **argv)
 				"(tests only)\n", getenv("SMBD_FAULT_INJECT"));
 		}
 	}
-	if (!o.foreground && !become_daemon(&o)) {
-		DBG_ERR("cannot become a daemon: %s\n", strerror(errno));
-		return 1;
-	}
+	log_set_errors_to_stderr(0);
 	DBG_ERR("smbd version %s started (config %s)\n", PACKAGE_VERSION,
 		srv->config_file);
+	log_set_errors_to_stderr(1);
 	srv->start_nttime = clock_nttime();
 	signal(SIGPIPE, SIG_IGN);
 	/* The modes of new files come from smb.conf alone (create mask,
@@ -359,9 +359,18 @@ int main(int argc, char **argv)
 	 * Our own files are created with explicit modes. */
 	umask(0);
 	raise_nofile(srv->lp);
+	/* The sockets are bound before we daemonize, so that a port in use
+	 * or a bad `interfaces` line reaches the terminal that started us. */
 	if (!smbd_choose_cpus(srv) || !smbd_load_server_guid(srv) ||
-	    !smbd_pidfile_create(srv) || smbd_open_listeners(srv) != 0) {
-		smbd_pidfile_remove(srv);
+	    smbd_open_listeners(srv) != 0) {
+		return 1;
+	}
+	if (!o.foreground && !become_daemon(&o)) {
+		DBG_ERR("cannot become a daemon: %s\n", strerror(errno));
+		return 1;
+	}
+	log_set_errors_to_stderr(0);
+	if (!smbd_pidfile_create(srv)) {
 		return 1;
 	}
 	return smbd_master_run(srv);

@@ -231,5 +231,36 @@ class AdminConf(unittest.TestCase):
             {k: (oct(v[0]),) + v[1:] for k, v in s_disk.items()})
 
 
+class Startup(unittest.TestCase):
+    """Item 8: overlapping `interfaces` entries are one address, and an
+    error that stops the daemon reaches stderr, not only the log file."""
+
+    def test_overlapping_interfaces(self):
+        srv = h.Smbd(global_options=[("interfaces", "lo 127.0.0.1/8")])
+        self.addCleanup(srv.cleanup)
+        srv.start()
+        with srv.connect() as c:
+            self.assertEqual(c.negotiate()["status"], h.STATUS_SUCCESS)
+
+    def test_fatal_error_on_stderr(self):
+        if h.is_samba():
+            # Samba 4.17 writes it to its log file only: ours does better
+            raise unittest.SkipTest("Samba logs start-up errors only")
+        srv = h.Smbd()
+        self.addCleanup(srv.cleanup)
+        srv.start()
+        # a second daemon on the same port, logging to a file as a
+        # packaged smbd does: it must say why it stops on stderr
+        log = os.path.join(srv.tmp, "second.log")
+        with open(srv.conf, "a") as f:
+            f.write("[global]\n\tlog file = %s\n" % log)
+        r = subprocess.run([srv.binary, "-F", "-s", srv.conf] +
+                           (["--no-process-group"] if srv.samba else []),
+                           capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"(?i)address already in use")
+
+
 if __name__ == "__main__":
     h.main()
