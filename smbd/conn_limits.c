@@ -59,6 +59,18 @@ void smbd_conn_limits_worker_init(struct smbd_worker *w)
 	}
 }
 
+unsigned smbd_conn_limits_total(const struct smbd_server *srv)
+{
+	uint64_t all = 0;
+	int i;
+
+	for (i = 0; srv->conn_limits != NULL && i < srv->nworkers; i++) {
+		all += __atomic_load_n(&row_of(srv, i)->total,
+				       __ATOMIC_RELAXED);
+	}
+	return all > UINT32_MAX ? UINT32_MAX : (unsigned)all;
+}
+
 bool smbd_conn_limits_admit(struct smbd_conn *conn)
 {
 	struct smbd_worker *w = conn->worker;

@@ -36,6 +36,9 @@ bool smbd_conn_limits_create(struct smbd_server *srv);
 /* A worker starts: its row is empty. */
 void smbd_conn_limits_worker_init(struct smbd_worker *w);
 
+/* The connections all workers hold now (for the service status). */
+unsigned smbd_conn_limits_total(const struct smbd_server *srv);
+
 /* Whether conn (its remote_addr set) may stay; counts it if so. */
 bool smbd_conn_limits_admit(struct smbd_conn *conn);
 /* conn goes (counted or not). */

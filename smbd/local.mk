@@ -21,7 +21,8 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_notify.c smbd/notify_wire.c smbd/notify_wire.h \
 	smbd/status.c smbd/status.h \
 	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
-	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c
+	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c \
+	smbd/sdnotify.c smbd/sdnotify.h
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c
