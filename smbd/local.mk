@@ -79,3 +79,10 @@ testsuite_unit_test_channel_seq_SOURCES = testsuite/unit/test_channel_seq.c
 testsuite_unit_test_channel_seq_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_channel_seq_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
+
+# smbd/access: hosts allow / deny (accept and tree connect), user lists.
+check_PROGRAMS += testsuite/unit/test_access
+TESTS += testsuite/unit/test_access
+testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
+testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
