@@ -32,7 +32,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_limits.py \
 	testsuite/integration/test_anonymous.py \
 	testsuite/integration/test_reload.py \
-	testsuite/integration/test_hosts.py
+	testsuite/integration/test_hosts.py \
+	testsuite/integration/test_usermap.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
