@@ -39,6 +39,9 @@ struct smbd_session {
 	uint64_t id;
 	enum smbd_session_state state;
 	struct gensec *gensec;		/* while authenticating */
+	/* `username map script`'s answer for this logon (user_map.c):
+	 * for client name map_client, map_result (NULL: not mapped). */
+	char *map_client, *map_result;
 	uint8_t preauth_hash[64];	/* 3.1.1, per session (3.3.5.5) */
 
 	/* Who is logged on. */
