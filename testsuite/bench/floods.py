@@ -602,7 +602,7 @@ def run_flood(key, label, fn, low_fds, name, binary, a):
         srv.create_user(h.TEST_USER, h.TEST_PASSWORD)
         srv.start()
         os.sched_setaffinity(0, {CLIENT_CPU})
-        baseline = steady_count(srv, 1.0, timeout=10.0)
+        baseline = steady_count(srv, 0.5, timeout=10.0)
         logon = Logons(srv.port, a)
         warm = logon.one()
         logon.results = []
@@ -788,7 +788,7 @@ def main():
                    help="leave out d (the integration-test checks)")
     p.add_argument("--logons", type=int, default=5,
                    help="fresh logons during floods idle and a")
-    p.add_argument("--fd-logons", type=int, default=3,
+    p.add_argument("--fd-logons", type=int, default=2,
                    help="fresh logons during flood c")
     p.add_argument("--logon-limit", type=float, default=3.0,
                    help="time limit of one fresh logon, s")
