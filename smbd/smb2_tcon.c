@@ -313,8 +313,17 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 
 	sh->root_fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sh->root_fd == -1) {
+		int err = errno;
+
 		DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name,
-			t->path, strerror(errno));
+			t->path, strerror(err));
+		/* Out of descriptors is the server's state, not the share's:
+		 * answer as an open would (TOO_MANY_OPENED_FILES), not
+		 * BAD_NETWORK_NAME, which MS-SMB2 3.3.5.7 keeps for a share
+		 * that does not exist and which a client does not retry. */
+		if (err == EMFILE || err == ENFILE) {
+			return vfs_map_errno(err);
+		}
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	sh->path = t->path;
