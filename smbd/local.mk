@@ -23,7 +23,7 @@ libsmbd_a_SOURCES += \
 	smbd/status.c smbd/status.h \
 	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
 	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c \
-	smbd/sdnotify.c smbd/sdnotify.h
+	smbd/sdnotify.c smbd/sdnotify.h smbd/control.c smbd/control.h
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c
@@ -88,3 +88,14 @@ TESTS += testsuite/unit/test_access
 testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
 testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+bin_PROGRAMS += smbd/smbcontrol
+smbd_smbcontrol_SOURCES = smbd/smbcontrol_main.c
+smbd_smbcontrol_LDADD = $(SMBD_LIBS)
+
+check_PROGRAMS += testsuite/unit/test_control
+TESTS += testsuite/unit/test_control
+testsuite_unit_test_control_SOURCES = testsuite/unit/test_control.c
+testsuite_unit_test_control_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control

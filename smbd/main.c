@@ -318,6 +318,7 @@ int main(int argc, char **argv)
 	}
 	clock_update();
 	srv = talloc_zero(NULL, struct smbd_server);
+	srv->control_fd = -1;
 	srv->lp = lp_new(srv);
 	srv->config_file = o.config ? o.config : DEFAULT_CONFIG;
 	srv->foreground = o.foreground;

@@ -12,6 +12,7 @@
 #include "smbd/conn_limits.h"
 #include "smbd/oplock.h"
 #include "smbd/sdnotify.h"
+#include "smbd/control.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -194,6 +195,7 @@ int smbd_master_run(struct smbd_server *srv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGIO);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	/* Created (and wiped of a previous run's entries) before any
@@ -208,6 +210,9 @@ int smbd_master_run(struct smbd_server *srv)
 	if (!smbd_mailboxes_create(srv) || !smbd_conn_limits_create(srv)) {
 		return 1;
 	}
+	/* smbcontrol's socket: without it the server still runs (the
+	 * signals do the same for reload and shutdown). */
+	srv->control_fd = smbd_control_open(srv);
 	for (i = 0; i < srv->nworkers; i++) {
 		master_start_worker(srv, slots, i);
 	}
@@ -249,6 +254,14 @@ int smbd_master_run(struct smbd_server *srv)
 		if (sig == -1) {
 			continue; /* timeout or EINTR: restart what is due */
 		}
+		if (sig == SIGIO && srv->control_fd != -1) {
+			enum smbd_control_op action = SMBD_CONTROL_NONE;
+
+			smbd_control_handle(srv, srv->control_fd, &action);
+			sig = action == SMBD_CONTROL_RELOAD ? SIGHUP
+			      : action == SMBD_CONTROL_SHUTDOWN ? SIGTERM
+								 : SIGIO;
+		}
 		switch (sig) {
 		case SIGCHLD:
 			master_reap(srv, slots, false);
@@ -266,6 +279,7 @@ int smbd_master_run(struct smbd_server *srv)
 			smbd_notify_stopping();
 			DBG_NOTICE("got signal %d: shutting down\n", sig);
 			master_stop(srv, slots);
+			smbd_control_close(srv);
 			smbd_pidfile_remove(srv);
 			DBG_NOTICE("stopped\n");
 			return 0;

@@ -100,5 +100,8 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
  * indices may have moved); a tree whose share is gone or no longer
  * `available` is disconnected. */
 void smbd_tcons_reloaded(struct smbd_worker *w);
+/* smbcontrol close-share: the trees of share name (case-insensitive,
+ * its section or the name connected to) are disconnected. */
+void smbd_tcons_close_share(struct smbd_worker *w, const char *name);
 
 #endif

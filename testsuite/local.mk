@@ -35,7 +35,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_admin_conf.py \
 	testsuite/integration/test_systemd.py \
 	testsuite/integration/test_hosts.py \
-	testsuite/integration/test_usermap.py
+	testsuite/integration/test_usermap.py \
+	testsuite/integration/test_smbcontrol.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
