@@ -222,7 +222,12 @@ int main(int argc, char **argv)
 			o.skip_checks = true;
 			break;
 		case 'd':
-			log_set_level(atoi(optarg));
+			if (!log_set_levels(optarg)) {
+				fprintf(stderr, "testparm: invalid debug "
+						"level '%s'\n", optarg);
+				talloc_free(lp);
+				return 1;
+			}
 			break;
 		case OPT_SHOW_ALL:
 			show_all_parameters(out);

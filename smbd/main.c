@@ -202,7 +202,7 @@ static bool setup_logging(struct smbd_server *srv, const struct smbd_opts *o)
 {
 	char *path;
 
-	log_set_level(lp_int(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
+	(void)log_set_levels(lp_str(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
 	log_set_max_size_kb(
 		(unsigned long)lp_int(srv->lp, LP_GLOBAL, LP_MAX_LOG_SIZE));
 	if (o->log_stdout) {

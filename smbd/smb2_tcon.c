@@ -25,6 +25,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_SHARE_TYPE_DISK 0x01
 #define SMB2_SHARE_TYPE_PIPE 0x02
 

@@ -398,6 +398,11 @@ static void test_invalid_values(void **state)
 		"create mask = 077777",
 		"smbd io backend = kqueue",
 		"log level = loud",
+		/* a debug class Samba does not have, a level that is not
+		 * a number (lib/log.h log_parse_levels) */
+		"log level = 1 nosuchclass:3",
+		"log level = 1 auth:high",
+		"log level = 1 2",
 		"map to guest = sometimes",
 		"smb ports = 445 http",
 		"smb ports = 70000",
@@ -483,6 +488,8 @@ static void test_enums(void **state)
 		 LP_ENCRYPT_OFF},
 		{"log level = 3 passdb:5 auth:10", LP_LOG_LEVEL, 3},
 		{"log level = all:7", LP_LOG_LEVEL, 7},
+		{"log level = auth_json_audit:3", LP_LOG_LEVEL, 0},
+		{"log level = 1 auth_audit:3,smb2_credits:10", LP_LOG_LEVEL, 1},
 		{"max connections = 0x10", LP_MAX_CONNECTIONS, 16},
 		{"force create mode = 2775", LP_FORCE_CREATE_MODE, 02775},
 		{"create mask = 0x1ff", LP_CREATE_MASK, 0777},
