@@ -126,7 +126,7 @@ static void conn_start(struct smbd_worker *w, int fd)
 	socklen_t sl = sizeof(ss);
 	struct smbd_conn *conn;
 	uint16_t rport = 0, lport = 0;
-	char laddr[48];
+	char laddr[48] = "";
 	int one = 1, incoming_cpu = -1;
 	socklen_t il = sizeof(incoming_cpu);
 
@@ -156,6 +156,8 @@ static void conn_start(struct smbd_worker *w, int fd)
 		conn_addr_str(&ss, laddr, sizeof(laddr), &lport);
 	}
 	conn->local_port = lport;
+	conn->remote_port = rport;
+	snprintf(conn->local_addr, sizeof(conn->local_addr), "%s", laddr);
 	conn->nbt = lport == 139;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	(void)getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, &il);

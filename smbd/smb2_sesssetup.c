@@ -18,6 +18,7 @@
 #include "smbd/oplock.h"
 #include "smbd/smbd.h"
 #include "smbd/smb2_transform.h"
+#include "smbd/auth/auth_audit.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/passdb.h"
 #include "conf/loadparm.h"
@@ -25,6 +26,9 @@
 #include "lib/log.h"
 
 #include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
 
 #define SMB2_SESSION_FLAG_BINDING 0x01
 #define SMB2_SESSION_FLAG_IS_GUEST 0x0001
@@ -396,6 +400,26 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 	}
 }
 
+/* The auth_audit / auth_json_audit lines of a finished exchange. */
+static void sesssetup_audit(const struct smbd_conn *conn,
+			    const struct gensec *g)
+{
+	const struct auth_audit *a = gensec_audit(g);
+	struct auth_audit_where w = {
+		.service = "SMB2",
+		.local_addr = conn->local_addr,
+		.local_port = conn->local_port,
+		.remote_addr = conn->remote_addr,
+		.remote_port = conn->remote_port,
+		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
+					LP_NETBIOS_NAME),
+	};
+
+	if (a != NULL) {
+		auth_audit_log(a, &w);
+	}
+}
+
 NTSTATUS smb2_sesssetup(struct smb2_request *req)
 {
 	struct smbd_conn *conn = req->conn;
@@ -463,6 +487,7 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 		(void)sesssetup_reply(req, 0, out, out_len);
 		return st;
 	}
+	sesssetup_audit(conn, s->gensec);
 	if (NT_STATUS_IS_OK(st)) {
 		st = sesssetup_done(req, s, sec_mode, &out_flags);
 	}

@@ -32,7 +32,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_limits.py \
 	testsuite/integration/test_anonymous.py \
 	testsuite/integration/test_reload.py \
-	testsuite/integration/test_admin_conf.py
+	testsuite/integration/test_admin_conf.py \
+	testsuite/integration/test_auth_audit.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

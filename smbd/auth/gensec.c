@@ -21,6 +21,9 @@
 #include "lib/log.h"
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH
+
 enum gensec_state {
 	GENSEC_START,
 	GENSEC_RAW,
@@ -260,6 +263,11 @@ NTSTATUS gensec_update(struct gensec *g, TALLOC_CTX *mem_ctx,
 		*out_len = 0;
 	}
 	return status;
+}
+
+const struct auth_audit *gensec_audit(const struct gensec *g)
+{
+	return ntlmssp_server_audit(g->ntlmssp);
 }
 
 const struct auth_result *gensec_result(const struct gensec *g)
