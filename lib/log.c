@@ -85,7 +85,9 @@ static struct log_file log_main = {.fd = STDOUT_FILENO};
 static struct log_file *log_clients[LOG_MAX_CLIENT_HANDLES];
 static unsigned log_nopen;
 static unsigned long log_stamp;
-static int log_current = -1;
+/* Per thread: the pool threads (lib/tpool.c) run with a user's ids and
+ * always log to the main file; only the loop thread switches files. */
+static __thread int log_current = -1;
 static unsigned long log_max_kb = 5000;
 static char log_role[32] = "smbd";
 static int log_errors_to_stderr;

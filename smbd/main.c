@@ -4,6 +4,7 @@
  * and systemd units written for Samba work unchanged.
  */
 #include "smbd/smbd.h"
+#include "smbd/conn_log.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/crash.h"
@@ -211,7 +212,13 @@ static bool setup_logging(struct smbd_server *srv, const struct smbd_opts *o)
 	if (o->log_basename != NULL) {
 		path = talloc_asprintf(srv, "%s/log.smbd", o->log_basename);
 	} else if (*lp_str(srv->lp, LP_GLOBAL, LP_LOG_FILE) != '\0') {
+		const char *f = lp_str(srv->lp, LP_GLOBAL, LP_LOG_FILE);
 		struct lp_subst s = {.client_name = "smbd"};
+
+		/* %m / %I: each client machine its own file (conn_log.h);
+		 * the daemon's own lines go to the name with %m = smbd. */
+		smbd_conn_log_enable(strstr(f, "%m") != NULL ||
+				     strstr(f, "%I") != NULL);
 		path = lp_str_subst(srv, srv->lp, LP_GLOBAL, LP_LOG_FILE, &s);
 	} else {
 		path = talloc_strdup(srv, LOCALSTATEDIR "/log/samba/log.smbd");

@@ -13,6 +13,7 @@
 #include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/conn_limits.h"
+#include "smbd/conn_log.h"
 #include "smbd/status.h"
 #include "smbd/session.h"
 #include "smbd/oplock.h"
@@ -366,6 +367,9 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	}
 	s->state = SMBD_SESSION_VALID;
 	smbd_conn_logged_on(s->conn);
+	/* `log file = log.%m`: as Samba, the machine is the workstation
+	 * the logon named from now on. */
+	smbd_conn_log_machine(s->conn, r->client_workstation);
 	smbd_status_session(s, true);
 	/* 3.3.4.1.1: the final response is signed when the session signs,
 	 * and always for 3.1.1 (it authenticates the preauth hash). */

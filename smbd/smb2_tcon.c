@@ -476,9 +476,11 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	s->ntcons++;
 	smbd_status_tcon(t, true);
 	req->tree_id = t->id;
-	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,
-		 s->anonymous ? "anonymous" : s->account_name, t->share_name,
-		 t->id);
+	/* Samba's level for this line: 2, IPC$ 3 (what an admin reading
+	 * log.%m at `log level = 2` expects to see per client). */
+	LOG_AT(t->ipc ? LOG_NOTICE : 2, "%s: %s connected to [%s] (tid %u)\n",
+	       req->conn->remote, s->anonymous ? "anonymous" : s->account_name,
+	       t->share_name, t->id);
 
 	/* 2.2.10 TREE_CONNECT Response */
 	wire_push_le16(req->out, 16);

@@ -33,7 +33,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_anonymous.py \
 	testsuite/integration/test_reload.py \
 	testsuite/integration/test_admin_conf.py \
-	testsuite/integration/test_auth_audit.py
+	testsuite/integration/test_auth_audit.py \
+	testsuite/integration/test_log_file.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""`log file = DIR/log.%m`: one file per client machine (smbd/conn_log.c).
+
+As Samba 4.17 does it (SMBD=/usr/sbin/smbd passes the same test): the
+daemon's lines go to log.smbd, a connection's lines to log.<address>
+until its logon names the workstation, then to log.<workstation> in
+lower case (smbclient -n ALPHA and -n Beta: log.alpha, log.beta), and
+the tree connect to [share] is logged in the workstation's file at
+level 2.
+"""
+
+import glob
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+USER = "smbdtest"
+PASSWORD = "Test-Pass-1"
+
+
+class LogPerMachine(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(debug=2)
+        cls.logs = os.path.join(cls.smbd.tmp, "logs")
+        os.mkdir(cls.logs)
+        cls.smbd.global_options = [("log file",
+                                    os.path.join(cls.logs, "log.%m"))]
+        cls.smbd.write_conf()
+        cls.smbd.debug_stdout = False
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def smbclient(self, netbios_name):
+        r = subprocess.run(["smbclient", "//127.0.0.1/share", "-p",
+                            str(self.smbd.port), "-n", netbios_name, "-U",
+                            "%s%%%s" % (USER, PASSWORD), "-t", "10",
+                            "-c", "ls"],
+                           capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def read(self, name):
+        with open(os.path.join(self.logs, name), errors="replace") as f:
+            return f.read()
+
+    def test_files_per_machine(self):
+        self.smbclient("ALPHA")
+        self.smbclient("Beta")
+        path = os.path.join(self.logs, "log.beta")
+        self.assertTrue(h.wait_until(
+            lambda: os.path.exists(path) and "share" in self.read("log.beta"),
+            5.0), sorted(glob.glob(self.logs + "/*")))
+        names = sorted(os.path.basename(p)
+                       for p in glob.glob(self.logs + "/log.*"))
+        for want in ("log.smbd", "log.alpha", "log.beta"):
+            self.assertIn(want, names)
+        self.assertIn("share", self.read("log.alpha"))
+        # nothing of the daemon's start in a client's file, nor the
+        # other way round
+        self.assertIn("started", self.read("log.smbd"))
+        self.assertNotIn("started", self.read("log.alpha"))
+        self.assertNotRegex(self.read("log.smbd"),
+                            r"connect(ed)? to (service )?\[?share")
+
+
+if __name__ == "__main__":
+    h.main()
