@@ -399,7 +399,15 @@ enum conf_set_result conf_set(struct lp_ctx *lp, struct conf_state *st,
 	}
 	id = conf_find_param(name, &inverse);
 	if (id < 0) {
-		DBG_WARNING("%s: unknown parameter \"%s\", ignored\n", w, name);
+		/* A Samba parameter we lack is the admin's real question
+		 * ("does this server do X?"), not a typo. */
+		if (conf_samba_knows(name)) {
+			DBG_WARNING("%s: parameter \"%s\" is not supported by "
+				    "this server, ignored\n", w, name);
+		} else {
+			DBG_WARNING("%s: unknown parameter \"%s\", ignored\n",
+				    w, name);
+		}
 		return CONF_SET_UNKNOWN;
 	}
 	if (svc != st->global && conf_params[id].scope == CONF_S_GLOBAL) {
@@ -659,7 +667,18 @@ bool lp_set_cmdline(struct lp_ctx *lp, const char *name, const char *value)
 	if (strchr(name, ':') == NULL) {
 		id = conf_find_param(name, &inverse);
 		if (id < 0) {
-			DBG_ERR("--option: unknown parameter \"%s\"\n", name);
+			DBG_ERR("--option: %s parameter \"%s\"\n",
+				conf_samba_knows(name)
+					? "this server does not support the"
+					: "unknown",
+				name);
+			return false;
+		}
+		if (id == LP_INCLUDE) {
+			/* Only a file includes (conf/parse.c); a value set
+			 * here would read nothing. */
+			DBG_ERR("--option: include is only read from a "
+				"file\n");
 			return false;
 		}
 	}

@@ -332,6 +332,7 @@ int main(int argc, char **argv)
 	if (!setup_logging(srv, &o)) {
 		return 1;
 	}
+	(void)lp_warn_compat(srv->lp);
 	/* Until we run, errors that stop us are shown on stderr as well as
 	 * in the log file (issue 15 item 8). */
 	log_set_errors_to_stderr(1);

@@ -6,7 +6,8 @@ daemon's lines go to log.smbd, a connection's lines to log.<address>
 until its logon names the workstation, then to log.<workstation> in
 lower case (smbclient -n ALPHA and -n Beta: log.alpha, log.beta), and
 the tree connect to [share] is logged in the workstation's file at
-level 2.
+level 2.  Ours also warns once in log.smbd, at start, about each
+parameter set that is accepted for compatibility only.
 """
 
 import glob
@@ -72,6 +73,15 @@ class LogPerMachine(unittest.TestCase):
         self.assertNotIn("started", self.read("log.alpha"))
         self.assertNotRegex(self.read("log.smbd"),
                             r"connect(ed)? to (service )?\[?share")
+
+    @unittest.skipIf(h.is_samba(), "our warning (issue 15 item 10)")
+    def test_compat_parameters_warned_at_start(self):
+        # the harness's smb.conf sets `disable netbios` (no NetBIOS name
+        # service here: accepted, no effect): one line at start
+        text = self.read("log.smbd")
+        self.assertEqual(text.count('"disable netbios" is accepted for '
+                                    'compatibility and has no effect yet'),
+                         1, text)
 
 
 if __name__ == "__main__":
