@@ -88,6 +88,8 @@ static unsigned long log_stamp;
 /* Per thread: the pool threads (lib/tpool.c) run with a user's ids and
  * always log to the main file; only the loop thread switches files. */
 static __thread int log_current = -1;
+/* "class:N@FILE": the class's client handle + 1, 0 for none. */
+static int log_class_file[LOG_CLASS__COUNT];
 static unsigned long log_max_kb = 5000;
 static char log_role[32] = "smbd";
 static int log_errors_to_stderr;
@@ -141,20 +143,18 @@ static void parse_error(char *err, size_t errlen, const char *tok, size_t n)
 	}
 }
 
-bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
-		      char *err, size_t errlen)
+bool log_parse_spec(const char *spec, struct log_spec *out, char *err,
+		    size_t errlen)
 {
 	bool named[LOG_CLASS__COUNT] = {false};
 	const char *p = spec;
 	bool first = true;
 	int i;
 
-	for (i = 0; i < LOG_CLASS__COUNT; i++) {
-		levels[i] = 0;
-	}
+	memset(out, 0, sizeof(*out));
 	for (;;) {
-		const char *tok, *colon;
-		size_t n;
+		const char *tok, *colon, *at;
+		size_t n, ln;
 		int lvl, cls;
 		char name[32];
 
@@ -172,6 +172,8 @@ bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
 		}
 		n = (size_t)(p - tok);
 		colon = memchr(tok, ':', n);
+		at = colon != NULL ? memchr(colon, '@', n - (size_t)(colon - tok))
+				   : NULL;
 		if (colon == NULL) {
 			/* A bare number is only Samba's leading "N". */
 			if (!first || !parse_level(tok, n, &lvl)) {
@@ -182,15 +184,19 @@ bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
 		} else {
 			size_t cn = (size_t)(colon - tok);
 
+			ln = (at != NULL ? (size_t)(at - colon) : n - cn) - 1;
 			if (cn == 0 || cn >= sizeof(name) ||
-			    !parse_level(colon + 1, n - cn - 1, &lvl)) {
+			    !parse_level(colon + 1, ln, &lvl) ||
+			    (at != NULL &&
+			     (at + 1 == tok + n ||
+			      (size_t)(tok + n - (at + 1)) >= PATH_MAX))) {
 				parse_error(err, errlen, tok, n);
 				return false;
 			}
 			memcpy(name, tok, cn);
 			name[cn] = '\0';
 			cls = log_class_by_name(name);
-			if (cls < 0) {
+			if (cls < 0 || (cls == LOG_CLASS_ALL && at != NULL)) {
 				parse_error(err, errlen, tok, n);
 				return false;
 			}
@@ -201,14 +207,32 @@ bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
 			 * override it. */
 			for (i = 0; i < LOG_CLASS__COUNT; i++) {
 				if (!named[i]) {
-					levels[i] = lvl;
+					out->level[i] = lvl;
 				}
 			}
-		} else {
-			levels[cls] = lvl;
-			named[cls] = true;
+			continue;
+		}
+		out->level[cls] = lvl;
+		named[cls] = true;
+		out->file_off[cls] = 0;
+		out->file_len[cls] = 0;
+		if (at != NULL) {
+			out->file_off[cls] = (size_t)(at + 1 - spec);
+			out->file_len[cls] = (size_t)(tok + n - (at + 1));
 		}
 	}
+}
+
+bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
+		      char *err, size_t errlen)
+{
+	struct log_spec sp;
+
+	if (!log_parse_spec(spec, &sp, err, errlen)) {
+		return false;
+	}
+	memcpy(levels, sp.level, sizeof(sp.level));
+	return true;
 }
 
 void log_set_errors_to_stderr(int on)
@@ -228,13 +252,33 @@ void log_set_level(int level)
 
 bool log_set_levels(const char *spec)
 {
-	int levels[LOG_CLASS__COUNT];
+	struct log_spec sp;
+	int files[LOG_CLASS__COUNT];
+	int i;
 
-	if (!log_parse_levels(spec, levels, NULL, 0)) {
+	if (!log_parse_spec(spec, &sp, NULL, 0)) {
 		return false;
 	}
-	memcpy(log_class_level, levels, sizeof(levels));
-	log_level = levels[LOG_CLASS_ALL];
+	/* The new class files first: one named again keeps its handle. */
+	for (i = 0; i < LOG_CLASS__COUNT; i++) {
+		char path[PATH_MAX];
+
+		files[i] = 0;
+		if (sp.file_len[i] == 0 || sp.file_len[i] >= sizeof(path)) {
+			continue;
+		}
+		memcpy(path, spec + sp.file_off[i], sp.file_len[i]);
+		path[sp.file_len[i]] = '\0';
+		files[i] = log_client_open(path) + 1;
+	}
+	for (i = 0; i < LOG_CLASS__COUNT; i++) {
+		if (log_class_file[i] != 0) {
+			log_client_close(log_class_file[i] - 1);
+		}
+		log_class_file[i] = files[i];
+	}
+	memcpy(log_class_level, sp.level, sizeof(sp.level));
+	log_level = sp.level[LOG_CLASS_ALL];
 	return true;
 }
 
@@ -397,13 +441,18 @@ static void log_evict(void)
 	}
 }
 
-/* The file the next line goes to: the current client file (opened on
- * demand), else the main one. */
-static struct log_file *log_target(void)
+/* The file the next line goes to: the class's own file, the current
+ * client file (opened on demand), else the main one. */
+static struct log_file *log_target(enum log_class cls)
 {
 	struct log_file *f;
+	int h = log_current;
 
-	if (log_current < 0 || (f = log_clients[log_current]) == NULL) {
+	if ((unsigned)cls < LOG_CLASS__COUNT && log_class_file[cls] != 0 &&
+	    gettid() == getpid()) {
+		h = log_class_file[cls] - 1;
+	}
+	if (h < 0 || (f = log_clients[h]) == NULL) {
 		return &log_main;
 	}
 	if (f->fd == -1) {
@@ -470,7 +519,8 @@ reopen:
  * names) are formatted on the heap, up to this; longer ones are cut. */
 #define LOG_LINE_MAX 16384
 
-void log_msg(int level, const char *func, const char *fmt, ...)
+void log_msg(enum log_class cls, int level, const char *func,
+	     const char *fmt, ...)
 {
 	char stack[2048];
 	char *line = stack, *heap = NULL;
@@ -522,7 +572,7 @@ void log_msg(int level, const char *func, const char *fmt, ...)
 	if (n > 0 && line[n - 1] != '\n') {
 		line[n++] = '\n';
 	}
-	f = log_target();
+	f = log_target(cls);
 	(void)!write(f->fd, line, (size_t)n);
 	if (level == 0 && log_errors_to_stderr && log_main.fd != STDOUT_FILENO &&
 	    log_main.fd != STDERR_FILENO && n > pre) {

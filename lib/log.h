@@ -24,7 +24,9 @@
  * one (log_set_current) go there.  At most LOG_MAX_OPEN_FILES client files
  * are open at a time per process; the least recently written is closed
  * and reopened when next needed.  Each file rotates by itself at `max
- * log size` (NAME -> NAME.old).
+ * log size` (NAME -> NAME.old).  A class with its own file (see
+ * log_parse_spec) writes there from the process's main thread; lines of
+ * other threads go to the main file, as the table is the main thread's.
  */
 #ifndef LIB_LOG_H
 #define LIB_LOG_H
@@ -106,13 +108,26 @@ int log_class_by_name(const char *name);
  * named take the leading number (0 without one).  On success fills
  * levels[] and returns true; on a malformed item or a class Samba does
  * not have returns false and, when err is given, names the item there.
+ *
+ * "class:level@FILE" (Samba 4.13 and later) also sends that class's lines
+ * to FILE instead of the log file: log_parse_spec() returns where each
+ * class's FILE is in spec (offset and length, 0 when none).  Not for
+ * "all" or the leading number (the log file is theirs).
  */
+struct log_spec {
+	int level[LOG_CLASS__COUNT];
+	size_t file_off[LOG_CLASS__COUNT];
+	size_t file_len[LOG_CLASS__COUNT];
+};
+bool log_parse_spec(const char *spec, struct log_spec *out, char *err,
+		    size_t errlen);
 bool log_parse_levels(const char *spec, int levels[LOG_CLASS__COUNT],
 		      char *err, size_t errlen);
 
 /* Every class to level (-d N). */
 void log_set_level(int level);
-/* As log_parse_levels(), then applied; false leaves the levels alone. */
+/* As log_parse_spec(), then applied, class files included (opened when
+ * first written); false leaves the levels and files alone. */
 bool log_set_levels(const char *spec);
 /* path NULL or "-" means stdout. Returns 0, or -1 with errno. */
 int log_set_file(const char *path);
@@ -142,13 +157,13 @@ void log_client_close(int handle);
  * previous current handle, to restore. */
 int log_set_current(int handle);
 
-void log_msg(int level, const char *func, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void log_msg(enum log_class cls, int level, const char *func,
+	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #define LOG_CLASS_AT(cls, lvl, ...)                                           \
 	do {                                                                  \
 		if ((lvl) <= log_class_level[(cls)]) {                        \
-			log_msg((lvl), __func__, __VA_ARGS__);                \
+			log_msg((cls), (lvl), __func__, __VA_ARGS__);         \
 		}                                                             \
 	} while (0)
 

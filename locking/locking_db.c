@@ -62,7 +62,7 @@ static void locking_tdb_log(struct tdb_context *tdb,
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	log_msg(lvl, "tdb", "%s: %s", tdb_name(tdb), line);
+	log_msg(LOG_CLASS_TDB, lvl, "tdb", "%s: %s", tdb_name(tdb), line);
 }
 
 static int locking_db_destructor(struct locking_db *db)

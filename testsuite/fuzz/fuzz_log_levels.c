@@ -1,11 +1,12 @@
 /*
- * libFuzzer target: lib/log.c log_parse_levels, the `log level` parser.
+ * libFuzzer target: lib/log.c log_parse_spec, the `log level` parser.
  *
  * The input is the value.  What parses must be consistent: every level
  * within 0..LOG_LEVEL_MAX; a value with no "class:level" item gives every
  * class the same level; parsing the value again (it does not depend on
- * state) gives the same levels; applying it with log_set_levels() sets
- * exactly those levels.  What does not parse names the bad item, which
+ * state) gives the same levels; a class file ("class:N@FILE") lies inside
+ * the input, right after an '@', and is not empty; applying a value
+ * without files with log_set_levels() sets exactly those levels.  What does not parse names the bad item, which
  * occurs in the input, and leaves the applied levels alone.
  */
 #include <stddef.h>
@@ -53,6 +54,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!log_parse_levels(spec, again, NULL, 0) ||
 	    memcmp(lv, again, sizeof(lv)) != 0) {
 		abort();
+	}
+	{
+		struct log_spec sp;
+		bool files = false;
+
+		if (!log_parse_spec(spec, &sp, NULL, 0) ||
+		    memcmp(sp.level, lv, sizeof(lv)) != 0 ||
+		    sp.file_len[LOG_CLASS_ALL] != 0) {
+			abort();
+		}
+		for (i = 0; i < LOG_CLASS__COUNT; i++) {
+			if (sp.file_len[i] == 0) {
+				continue;
+			}
+			files = true;
+			if (sp.file_off[i] < 1 ||
+			    sp.file_off[i] + sp.file_len[i] > size ||
+			    spec[sp.file_off[i] - 1] != '@' ||
+			    memchr(spec + sp.file_off[i], ' ',
+				   sp.file_len[i]) != NULL) {
+				abort();
+			}
+		}
+		if (files) {
+			return 0; /* would create files named by the input */
+		}
 	}
 	if (!log_set_levels(spec) ||
 	    memcmp(lv, log_class_level, sizeof(lv)) != 0 ||

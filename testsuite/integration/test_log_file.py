@@ -84,5 +84,47 @@ class LogPerMachine(unittest.TestCase):
                          1, text)
 
 
+class LogClassFile(unittest.TestCase):
+    """`log level = 1 auth_json_audit:3@FILE` (Samba 4.13 and later): the
+    class's lines go to FILE only."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd()
+        cls.json = os.path.join(cls.smbd.tmp, "auth.json")
+        cls.smbd.debug = "1 auth_json_audit:3@%s" % cls.json
+        cls.smbd.global_options = [("log file",
+                                    os.path.join(cls.smbd.tmp, "log.%m"))]
+        cls.smbd.write_conf()
+        cls.smbd.debug_stdout = False
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def test_json_in_its_file(self):
+        for pw in ("wrong", PASSWORD):
+            subprocess.run(["smbclient", "//127.0.0.1/share", "-p",
+                            str(self.smbd.port), "-U", "%s%%%s" % (USER, pw),
+                            "-t", "10", "-c", "ls"], capture_output=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+
+        def events():
+            try:
+                with open(self.json) as f:
+                    return f.read().count('"type": "Authentication"')
+            except OSError:
+                return 0
+        self.assertTrue(h.wait_until(lambda: events() == 2, 5.0),
+                        "%d events in %s" % (events(), self.json))
+        for p in glob.glob(os.path.join(self.smbd.tmp, "log.*")):
+            with open(p, errors="replace") as f:
+                self.assertNotIn('"type": "Authentication"', f.read(), p)
+
+
 if __name__ == "__main__":
     h.main()

@@ -74,6 +74,7 @@ static void test_levels_errors(void **state)
 		"1 2", "auth:3 1", "-1", "1 auth:-3", "1 auth:3:4",
 		"1 auth:1001", "99999999999", "1 auth=3",
 		"1 a_class_name_that_is_much_too_long_for_any:1",
+		"1 auth:3@", "1 all:3@/tmp/x", "1@/tmp/x", "auth:@/tmp/x",
 	};
 	int lv[LOG_CLASS__COUNT];
 	char err[64];
@@ -104,6 +105,31 @@ static void test_class_names(void **state)
 			 LOG_CLASS_DSDB_GROUP_AUDIT_JSON);
 	assert_int_equal(log_class_by_name("nope"), -1);
 	assert_null(log_class_name(LOG_CLASS__COUNT));
+}
+
+/* "class:N@FILE" (Samba 4.13+): where the file name is. */
+static void test_levels_class_file(void **state)
+{
+	const char *spec = "1 auth_json_audit:3@/var/log/samba/auth.json,"
+			   "passdb:2@p.log auth:4";
+	struct log_spec sp;
+
+	(void)state;
+	assert_true(log_parse_spec(spec, &sp, NULL, 0));
+	assert_int_equal(sp.level[LOG_CLASS_AUTH_AUDIT_JSON], 3);
+	assert_int_equal(sp.level[LOG_CLASS_PASSDB], 2);
+	assert_int_equal(sp.level[LOG_CLASS_AUTH], 4);
+	assert_int_equal(sp.level[LOG_CLASS_VFS], 1);
+	assert_int_equal(sp.file_len[LOG_CLASS_AUTH_AUDIT_JSON],
+			 strlen("/var/log/samba/auth.json"));
+	assert_memory_equal(spec + sp.file_off[LOG_CLASS_AUTH_AUDIT_JSON],
+			    "/var/log/samba/auth.json", 24);
+	assert_int_equal(sp.file_len[LOG_CLASS_PASSDB], 5);
+	assert_memory_equal(spec + sp.file_off[LOG_CLASS_PASSDB], "p.log", 5);
+	assert_int_equal(sp.file_len[LOG_CLASS_AUTH], 0);
+	/* a later item without @ drops the file */
+	assert_true(log_parse_spec("passdb:2@p.log passdb:3", &sp, NULL, 0));
+	assert_int_equal(sp.file_len[LOG_CLASS_PASSDB], 0);
 }
 
 static char tmpdir[64];
@@ -230,6 +256,35 @@ static void test_client_files(void **state)
 		}
 	}
 	log_set_current(-1);
+	log_set_file(NULL);
+}
+
+/* A class with its own file writes only there; the next `log level`
+ * without it closes it. */
+static void test_class_file(void **state)
+{
+	char main_path[128], json_path[128], spec[300];
+	char *text;
+
+	(void)state;
+	snprintf(main_path, sizeof(main_path), "%s/main2.log", tmpdir);
+	snprintf(json_path, sizeof(json_path), "%s/auth.json", tmpdir);
+	assert_int_equal(log_set_file(main_path), 0);
+	snprintf(spec, sizeof(spec), "1 auth_json_audit:3@%s", json_path);
+	assert_true(log_set_levels(spec));
+	DBGC_NOTICE(LOG_CLASS_AUTH_AUDIT_JSON, "{\"json\": 1}\n");
+	DBG_WARNING("an auth warning\n");
+	assert_true(log_set_levels("1"));
+	DBGC_WARNING(LOG_CLASS_AUTH_AUDIT_JSON, "after\n");
+	text = slurp(json_path);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "{\"json\": 1}"));
+	assert_null(strstr(text, "an auth warning"));
+	assert_null(strstr(text, "after"));
+	text = slurp(main_path);
+	assert_null(strstr(text, "json"));
+	assert_non_null(strstr(text, "an auth warning"));
+	assert_non_null(strstr(text, "after"));
 	log_set_file(NULL);
 }
 
@@ -392,9 +447,11 @@ int main(void)
 		cmocka_unit_test(test_levels_forms),
 		cmocka_unit_test(test_levels_errors),
 		cmocka_unit_test(test_class_names),
+		cmocka_unit_test(test_levels_class_file),
 		cmocka_unit_test(test_class_filter),
 		cmocka_unit_test(test_client_files),
 		cmocka_unit_test(test_client_rotation),
+		cmocka_unit_test(test_class_file),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_json_writer),
 	};
