@@ -146,6 +146,33 @@ static bool check_global(const struct lp_ctx *lp)
 	return ok;
 }
 
+int lp_warn_compat(const struct lp_ctx *lp)
+{
+	const char *cf = lp_config_file(lp);
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < LP__COUNT; i++) {
+		int snum;
+		bool set;
+
+		if (!(conf_params[i].flags & CONF_F_COMPAT)) {
+			continue;
+		}
+		set = lp->st->global->slots[i].set;
+		for (snum = 0; !set && snum < lp->st->nshares; snum++) {
+			set = lp->st->shares[snum]->slots[i].set;
+		}
+		if (set) {
+			DBG_WARNING("%s: \"%s\" is accepted for compatibility "
+				    "and has no effect yet\n",
+				    cf, conf_params[i].name);
+			n++;
+		}
+	}
+	return n;
+}
+
 bool lp_check(const struct lp_ctx *lp)
 {
 	bool ok = check_global(lp);

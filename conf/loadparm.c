@@ -107,41 +107,22 @@ static bool parse_octal(const char *s, int *v)
 }
 
 /*
- * Samba's `log level`: "N" optionally followed by "class:N" entries, or
- * "all:N" first.  We keep the text and take the first level.
+ * Samba's `log level`: "N" optionally followed by "class:N" items
+ * (lib/log.h log_parse_levels: a class Samba does not have is an error,
+ * as in Samba's debug_parse_levels).  We keep the text; lp_int() gives
+ * the level of class "all".
  */
 static bool parse_loglevel(const char *s, int *v)
 {
-	const char *p = s;
-	char tok[64];
-	size_t n = 0;
-	const char *colon;
+	int levels[LOG_CLASS__COUNT];
+	char bad[64];
 
-	while (*p == ' ' || *p == '\t' || *p == ',') {
-		p++;
-	}
-	if (*p == '\0') {
-		*v = 0;
-		return true;
-	}
-	while (p[n] != '\0' && p[n] != ' ' && p[n] != '\t' && p[n] != ',') {
-		if (n + 1 >= sizeof(tok)) {
-			return false;
-		}
-		tok[n] = p[n];
-		n++;
-	}
-	tok[n] = '\0';
-	colon = strchr(tok, ':');
-	if (colon == NULL) {
-		return parse_int(tok, v) && *v >= 0;
-	}
-	if (colon == tok || !parse_int(colon + 1, v) || *v < 0) {
+	if (!log_parse_levels(s, levels, bad, sizeof(bad))) {
+		DBG_ERR("log level: \"%s\" is not a level or class:level of "
+			"a debug class Samba has\n", bad);
 		return false;
 	}
-	if (strncasecmp(tok, "all:", 4) != 0) {
-		*v = 0;
-	}
+	*v = levels[LOG_CLASS_ALL];
 	return true;
 }
 
@@ -418,7 +399,15 @@ enum conf_set_result conf_set(struct lp_ctx *lp, struct conf_state *st,
 	}
 	id = conf_find_param(name, &inverse);
 	if (id < 0) {
-		DBG_WARNING("%s: unknown parameter \"%s\", ignored\n", w, name);
+		/* A Samba parameter we lack is the admin's real question
+		 * ("does this server do X?"), not a typo. */
+		if (conf_samba_knows(name)) {
+			DBG_WARNING("%s: parameter \"%s\" is not supported by "
+				    "this server, ignored\n", w, name);
+		} else {
+			DBG_WARNING("%s: unknown parameter \"%s\", ignored\n",
+				    w, name);
+		}
 		return CONF_SET_UNKNOWN;
 	}
 	if (svc != st->global && conf_params[id].scope == CONF_S_GLOBAL) {
@@ -678,7 +667,18 @@ bool lp_set_cmdline(struct lp_ctx *lp, const char *name, const char *value)
 	if (strchr(name, ':') == NULL) {
 		id = conf_find_param(name, &inverse);
 		if (id < 0) {
-			DBG_ERR("--option: unknown parameter \"%s\"\n", name);
+			DBG_ERR("--option: %s parameter \"%s\"\n",
+				conf_samba_knows(name)
+					? "this server does not support the"
+					: "unknown",
+				name);
+			return false;
+		}
+		if (id == LP_INCLUDE) {
+			/* Only a file includes (conf/parse.c); a value set
+			 * here would read nothing. */
+			DBG_ERR("--option: include is only read from a "
+				"file\n");
 			return false;
 		}
 	}

@@ -72,6 +72,7 @@ enum lp_param {
 	LP_HIDE_FILES,
 	LP_HOSTS_ALLOW,
 	LP_HOSTS_DENY,
+	LP_INCLUDE,
 	LP_INHERIT_ACLS,
 	LP_INHERIT_PERMISSIONS,
 	LP_INTERFACES,
@@ -371,6 +372,13 @@ void lp_dump(const struct lp_ctx *lp, FILE *f, bool show_defaults);
 /* One section of lp_dump(): [global] for LP_GLOBAL, else the share. */
 void lp_dump_section(const struct lp_ctx *lp, int snum, FILE *f,
 		     bool show_defaults);
+
+/*
+ * One warning per parameter flagged "accepted for compatibility, no effect
+ * yet" (CONF_F_COMPAT) that the loaded configuration sets, in [global] or
+ * in any share: smbd at start, testparm.  Returns how many.
+ */
+int lp_warn_compat(const struct lp_ctx *lp);
 
 /*
  * Logic checks as testparm does them (min > max protocol, unsupported

@@ -1,7 +1,7 @@
 # conf/: smb.conf parser, parameter table, testparm.
 libsmbd_a_SOURCES += \
 	conf/loadparm.h conf/loadparm_private.h \
-	conf/param_table.c conf/param_table.h \
+	conf/param_table.c conf/param_table.h conf/samba_params.c \
 	conf/loadparm.c conf/parse.c conf/subst.c conf/dump.c
 
 bin_PROGRAMS += conf/testparm
@@ -9,6 +9,7 @@ conf_testparm_SOURCES = conf/testparm_main.c
 conf_testparm_LDADD = $(SMBD_LIBS)
 
 dist_man_MANS += man/smb.conf.5 man/testparm.1
+EXTRA_DIST += conf/gen-samba-params.sh
 
 check_PROGRAMS += testsuite/unit/test_conf
 TESTS += testsuite/unit/test_conf testsuite/unit/test_testparm.sh

@@ -240,6 +240,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_HIDE_FILES, "hide files", STR, S, NULL, NULL, 0),
 	P(LP_HOSTS_ALLOW, "hosts allow", L, S, NULL, NULL, 0),
 	P(LP_HOSTS_DENY, "hosts deny", L, S, NULL, NULL, 0),
+	/* Read by conf/parse.c where it stands; the value is the last
+	 * include of the section, kept for testparm's dump as Samba's
+	 * testparm shows it. */
+	P(LP_INCLUDE, "include", STR, S, NULL, NULL, 0),
 	P(LP_INHERIT_ACLS, "inherit acls", B, S, "no", NULL, C),
 	P(LP_INHERIT_PERMISSIONS, "inherit permissions", B, S, "no", NULL, 0),
 	P(LP_INTERFACES, "interfaces", L, G, NULL, NULL, 0),
@@ -278,14 +282,17 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  0),
 	P(LP_POSIX_LOCKING, "posix locking", B, S, "yes", NULL, 0),
 	P(LP_PRESERVE_CASE, "preserve case", B, S, "yes", NULL, 0),
-	P(LP_PRINTABLE, "printable", B, S, "no", NULL, C),
+	/* No print server: a printable share is listed as a print queue
+	 * (srvsvc) and refuses tree connects. */
+	P(LP_PRINTABLE, "printable", B, S, "no", NULL, 0),
 	P(LP_PRINTCAP_NAME, "printcap name", STR, G, NULL, NULL, C),
 	P(LP_PRINTING, "printing", E, S, "cups", printing_vals, C),
 	P(LP_PRIVATE_DIR, "private dir", STR, G,
 	  LOCALSTATEDIR "/lib/samba/private", NULL, 0),
 	P(LP_READ_LIST, "read list", L, S, NULL, NULL, 0),
 	P(LP_READ_ONLY, "read only", B, S, "yes", NULL, 0),
-	P(LP_REALM, "realm", CONF_T_USTRING, G, NULL, NULL, C),
+	/* The DNS domain in NTLMSSP's target info (MS-NLMP 2.2.2.1). */
+	P(LP_REALM, "realm", CONF_T_USTRING, G, NULL, NULL, 0),
 	P(LP_RESET_ON_ZERO_VC, "reset on zero vc", B, G, "no", NULL, C),
 	P(LP_RESTRICT_ANONYMOUS, "restrict anonymous", I, G, "0", NULL, 0),
 	P(LP_SECURITY, "security", E, G, "auto", security_vals, 0),
@@ -375,6 +382,18 @@ const struct conf_synonym conf_synonyms[] = {
 
 const size_t conf_num_synonyms =
 	sizeof(conf_synonyms) / sizeof(conf_synonyms[0]);
+
+bool conf_samba_knows(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < conf_num_samba_params; i++) {
+		if (conf_name_eq(name, conf_samba_params[i])) {
+			return true;
+		}
+	}
+	return false;
+}
 
 bool conf_name_eq(const char *a, const char *b)
 {

@@ -62,6 +62,13 @@ extern const struct conf_param_def conf_params[LP__COUNT];
 extern const struct conf_synonym conf_synonyms[];
 extern const size_t conf_num_synonyms;
 
+/* Every parameter name Samba 4.17 knows (conf/samba_params.c, generated
+ * by conf/gen-samba-params.sh from its testparm). */
+extern const char *const conf_samba_params[];
+extern const size_t conf_num_samba_params;
+/* Whether Samba has a parameter of that name (compared as conf_name_eq). */
+bool conf_samba_knows(const char *name);
+
 /* Names compare case-insensitively with spaces and '_' insignificant. */
 bool conf_name_eq(const char *a, const char *b);
 /* An id for a canonical name or synonym; -1 if unknown. */

@@ -332,6 +332,12 @@ static void do_line(struct conf_parser *p, char *line, const char *label,
 		return;
 	}
 	if (conf_name_eq(name, "include")) {
+		/* Kept as the section's `include` value, for testparm's
+		 * dump (Samba's testparm shows it); read here, in place. */
+		if (conf_set(p->lp, p->st, p->cur, name, value, &w, true) ==
+		    CONF_SET_INVALID) {
+			p->errors++;
+		}
 		do_include(p, value, where);
 		return;
 	}

@@ -21,6 +21,7 @@ enum {
 	OPT_PARAMETER_NAME = 256,
 	OPT_SECTION_NAME,
 	OPT_SHOW_ALL,
+	OPT_SHOW_UNSUPPORTED,
 	OPT_OPTION
 };
 
@@ -33,6 +34,8 @@ static void usage(FILE *f)
 		"  -l, --skip-logic-checks      Skip the global checks\n"
 		"      --show-all-parameters    Show the parameters, type, "
 		"possible values\n"
+		"      --show-unsupported       List the parameters accepted "
+		"with no effect yet\n"
 		"      --parameter-name=NAME    Limit testparm to a named "
 		"parameter\n"
 		"      --section-name=SECTION   Limit testparm to a named "
@@ -66,6 +69,23 @@ static void show_all_parameters(FILE *out)
 			fprintf(out, ",COMPAT");
 		}
 		fprintf(out, "\n");
+	}
+}
+
+/* The parameters taken for compatibility that do nothing yet, one a line
+ * ("name (global|share)"), so an admin can grep a configuration for them
+ * before moving it from Samba. */
+static void show_unsupported(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < LP__COUNT; i++) {
+		const struct conf_param_def *d = &conf_params[i];
+
+		if (d->flags & CONF_F_COMPAT) {
+			fprintf(out, "%s (%s)\n", d->name,
+				d->scope == CONF_S_GLOBAL ? "global" : "share");
+		}
 	}
 }
 
@@ -139,6 +159,7 @@ static int run(FILE *out, struct lp_ctx *lp, const char *file,
 	if (!o->skip_checks && !lp_check(lp)) {
 		ret = 1;
 	}
+	(void)lp_warn_compat(lp);
 	if (o->param != NULL) {
 		int r = show_parameter(out, lp, o->param, o->section);
 
@@ -179,6 +200,7 @@ int main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"skip-logic-checks", no_argument, NULL, 'l'},
 		{"show-all-parameters", no_argument, NULL, OPT_SHOW_ALL},
+		{"show-unsupported", no_argument, NULL, OPT_SHOW_UNSUPPORTED},
 		{"parameter-name", required_argument, NULL, OPT_PARAMETER_NAME},
 		{"section-name", required_argument, NULL, OPT_SECTION_NAME},
 		{"option", required_argument, NULL, OPT_OPTION},
@@ -222,10 +244,20 @@ int main(int argc, char **argv)
 			o.skip_checks = true;
 			break;
 		case 'd':
-			log_set_level(atoi(optarg));
+			if (!log_set_levels(optarg)) {
+				fprintf(stderr, "testparm: invalid debug "
+						"level '%s'\n", optarg);
+				talloc_free(lp);
+				return 1;
+			}
 			break;
 		case OPT_SHOW_ALL:
 			show_all_parameters(out);
+			fclose(out);
+			talloc_free(lp);
+			return 0;
+		case OPT_SHOW_UNSUPPORTED:
+			show_unsupported(out);
 			fclose(out);
 			talloc_free(lp);
 			return 0;

@@ -2,7 +2,7 @@
 libsmbd_a_SOURCES += \
 	lib/ntstatus.c lib/ntstatus.h \
 	lib/wire.c lib/wire.h \
-	lib/log.c lib/log.h \
+	lib/log.c lib/log.h lib/json.c lib/json.h \
 	lib/clock.c lib/clock.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
@@ -22,3 +22,9 @@ testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c 
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
 testsuite_unit_test_ev_after_poll_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_after_poll_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_log
+TESTS += testsuite/unit/test_log
+testsuite_unit_test_log_SOURCES = testsuite/unit/test_log.c
+testsuite_unit_test_log_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

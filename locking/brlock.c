@@ -15,6 +15,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
 static bool same_owner(const struct brl_entry *e, const struct open_owner *o)
 {
 	return e->pid == o->pid && e->open_id == o->open_id;

@@ -24,6 +24,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
 /* Prime hash sizes: share modes and locks of many open files spread
  * over many chains, so workers rarely wait on the same mutex. */
 #define LOCKING_HASH_SIZE 10007
@@ -53,13 +56,13 @@ static void locking_tdb_log(struct tdb_context *tdb,
 		lvl = LOG_DEBUG;
 		break;
 	}
-	if (lvl > log_level) {
+	if (lvl > log_class_level[LOG_CLASS_TDB]) {
 		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	log_msg(lvl, "tdb", "%s: %s", tdb_name(tdb), line);
+	log_msg(LOG_CLASS_TDB, lvl, "tdb", "%s: %s", tdb_name(tdb), line);
 }
 
 static int locking_db_destructor(struct locking_db *db)

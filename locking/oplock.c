@@ -26,6 +26,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
 /* A "stat open" reads or changes only attributes: it breaks no oplock
  * or lease (smbtorture smb2.oplock.statopen1: READ_CONTROL is not one). */
 #define ACC_STAT_OPEN                                                         \

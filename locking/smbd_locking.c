@@ -12,6 +12,9 @@
 
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
 struct locking_db *smbd_locking(struct smbd_worker *w)
 {
 	static bool warned;

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <strings.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
 static TDB_DATA status_key(uint8_t buf[STATUS_KEY_LEN], char kind,
 			   uint32_t pid, uint64_t a, uint64_t b)
 {

@@ -10,6 +10,7 @@
  */
 #include "smbd/conn.h"
 #include "smbd/conn_limits.h"
+#include "smbd/conn_log.h"
 #include "smbd/durable.h"
 #include "smbd/smb2_server.h"
 #include "smbd/smbd.h"
@@ -56,6 +57,7 @@ static int conn_destructor(struct smbd_conn *conn)
 		conn->stream = NULL;
 	}
 	smbd_conn_limits_release(conn);
+	smbd_conn_log_release(conn);
 	conn->worker->nconns--;
 	if (conn->wprev != NULL) {
 		conn->wprev->wnext = conn->wnext;
@@ -120,14 +122,17 @@ struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
 	return conn;
 }
 
+static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
+			     int fd, int incoming_cpu);
+
 static void conn_start(struct smbd_worker *w, int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	struct smbd_conn *conn;
 	uint16_t rport = 0, lport = 0;
-	char laddr[48];
-	int one = 1, incoming_cpu = -1;
+	char laddr[48] = "";
+	int one = 1, incoming_cpu = -1, prev_log;
 	socklen_t il = sizeof(incoming_cpu);
 
 	if (w->stopping) {
@@ -156,9 +161,21 @@ static void conn_start(struct smbd_worker *w, int fd)
 		conn_addr_str(&ss, laddr, sizeof(laddr), &lport);
 	}
 	conn->local_port = lport;
+	conn->remote_port = rport;
+	snprintf(conn->local_addr, sizeof(conn->local_addr), "%s", laddr);
 	conn->nbt = lport == 139;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	(void)getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, &il);
+	smbd_conn_log_machine(conn, NULL);
+	prev_log = smbd_conn_log_enter(conn);
+	conn_start_admit(w, conn, fd, incoming_cpu);
+	smbd_conn_log_leave(prev_log);
+}
+
+/* conn_start's second half, with the connection's log file current. */
+static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
+			     int fd, int incoming_cpu)
+{
 	DBG_NOTICE("worker %d (cpu %d): connection from %s, "
 		   "SO_INCOMING_CPU %d\n",
 		   w->index, w->cpu, conn->remote, incoming_cpu);
@@ -220,9 +237,11 @@ void smbd_conn_disconnect(struct smbd_conn *conn, const char *why)
 static void conn_on_close(void *priv, int err)
 {
 	struct smbd_conn *conn = priv;
+	int prev = smbd_conn_log_enter(conn);
 
 	DBG_INFO("connection from %s closed%s%s\n", conn->remote,
 		 err ? ": " : "", err ? strerror(err) : "");
+	smbd_conn_log_leave(prev);
 	conn->stream = NULL; /* the loop frees it */
 	conn_release(conn);
 }
@@ -258,8 +277,23 @@ void smbd_conn_send_frame_file(struct smbd_conn *conn, uint8_t *buf,
  * Handle one complete frame.  Returns false when the connection was
  * freed (the caller must not touch conn any more).
  */
+static bool conn_frame_log(struct smbd_conn *conn, uint8_t type,
+			   const uint8_t *payload, size_t len, uint8_t *owned);
+
+/* The lines logged while the frame is handled go to the connection's
+ * log file (conn_log.h). */
 static bool conn_frame(struct smbd_conn *conn, uint8_t type,
 		       const uint8_t *payload, size_t len, uint8_t *owned)
+{
+	int prev = smbd_conn_log_enter(conn);
+	bool alive = conn_frame_log(conn, type, payload, len, owned);
+
+	smbd_conn_log_leave(prev);
+	return alive;
+}
+
+static bool conn_frame_log(struct smbd_conn *conn, uint8_t type,
+			   const uint8_t *payload, size_t len, uint8_t *owned)
 {
 	conn->busy = true;
 	switch (type) {

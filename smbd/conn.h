@@ -73,7 +73,10 @@ struct smbd_conn {
 	uint64_t id;
 	char remote[64];	/* "addr:port" for logs */
 	char remote_addr[48];	/* numeric address, for hosts allow / %I */
+	char local_addr[48];	/* numeric, for the auth audit lines */
+	uint16_t remote_port;
 	uint16_t local_port;
+	int log_slot;		/* conn_log.c: client log handle + 1, or 0 */
 	bool nbt;		/* port 139: NetBIOS session request first */
 	bool nbt_session_ok;
 	/* Tests and fuzzers: frames go here instead of a socket.  The sink

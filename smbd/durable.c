@@ -23,6 +23,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 bool smbd_durable_grantable(const struct smbd_open *op, bool lease,
 			    uint32_t granted_state)
 {

@@ -3,7 +3,7 @@
 libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn.h smbd/smb2_server.h \
 	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
-	smbd/conn.c smbd/conn_barrier.c smbd/conn_limits.c smbd/conn_limits.h smbd/smb2_pdu.c smbd/smb2_dispatch.c \
+	smbd/conn.c smbd/conn_barrier.c smbd/conn_limits.c smbd/conn_limits.h smbd/conn_log.c smbd/conn_log.h smbd/smb2_pdu.c smbd/smb2_dispatch.c \
 	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
 	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
 	smbd/user_map.c smbd/user_map.h \

@@ -4,6 +4,7 @@
  * and systemd units written for Samba work unchanged.
  */
 #include "smbd/smbd.h"
+#include "smbd/conn_log.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/crash.h"
@@ -214,7 +215,7 @@ static bool setup_logging(struct smbd_server *srv, const struct smbd_opts *o)
 {
 	char *path;
 
-	log_set_level(lp_int(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
+	(void)log_set_levels(lp_str(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
 	log_set_max_size_kb(
 		(unsigned long)lp_int(srv->lp, LP_GLOBAL, LP_MAX_LOG_SIZE));
 	if (o->log_stdout) {
@@ -223,7 +224,13 @@ static bool setup_logging(struct smbd_server *srv, const struct smbd_opts *o)
 	if (o->log_basename != NULL) {
 		path = talloc_asprintf(srv, "%s/log.smbd", o->log_basename);
 	} else if (*lp_str(srv->lp, LP_GLOBAL, LP_LOG_FILE) != '\0') {
+		const char *f = lp_str(srv->lp, LP_GLOBAL, LP_LOG_FILE);
 		struct lp_subst s = {.client_name = "smbd"};
+
+		/* %m / %I: each client machine its own file (conn_log.h);
+		 * the daemon's own lines go to the name with %m = smbd. */
+		smbd_conn_log_enable(strstr(f, "%m") != NULL ||
+				     strstr(f, "%I") != NULL);
 		path = lp_str_subst(srv, srv->lp, LP_GLOBAL, LP_LOG_FILE, &s);
 	} else {
 		path = talloc_strdup(srv, LOCALSTATEDIR "/log/samba/log.smbd");
@@ -338,6 +345,7 @@ int main(int argc, char **argv)
 	if (!setup_logging(srv, &o)) {
 		return 1;
 	}
+	(void)lp_warn_compat(srv->lp);
 	/* Until we run, errors that stop us are shown on stderr as well as
 	 * in the log file (issue 15 item 8). */
 	log_set_errors_to_stderr(1);

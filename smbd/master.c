@@ -173,7 +173,7 @@ bool smbd_reload_config(struct smbd_server *srv)
 			srv->config_file);
 		return false;
 	}
-	log_set_level(lp_int(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
+	(void)log_set_levels(lp_str(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
 	log_reopen();
 	return true;
 }

@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 static struct smbd_open **open_bucket(struct smbd_conn *conn, uint64_t vid)
 {
 	return &conn->open_hash[vid % SMBD_OPEN_BUCKETS];

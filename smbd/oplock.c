@@ -25,6 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* Waiters look again this often even without a wake-up. */
 #define WAITER_POLL_MS 250
 

@@ -19,6 +19,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* After the DB changed: breaks to send, waiters to wake. */
 static void break_after(struct smbd_worker *w, const struct file_key *k,
 			const struct share_ack_res *res)

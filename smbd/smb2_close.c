@@ -23,6 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_CLOSE_FLAGS_FULL_INFORMATION 0x0001
 
 struct close_state {

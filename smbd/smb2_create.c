@@ -49,6 +49,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 
 static void create_orphan(void *p)
 {
@@ -910,7 +913,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		  path ? path : "?", stream ? " stream " : "",
 		  stream ? stream : "", nt_errstr(status));
 	if (!NT_STATUS_IS_OK(status)) {
-		if (log_level >= LOG_DEBUG) {
+		if (log_class_level[DBGC_CLASS] >= LOG_DEBUG) {
 			char hex[129];
 			size_t i;
 

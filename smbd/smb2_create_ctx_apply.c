@@ -29,6 +29,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* MS-SMB2 3.3.5.9.2: the EAs of an ExtA context go on the file the
  * CREATE made or overwrote; a failure fails the CREATE (the new file is
  * then removed by the caller's cleanup like any failed create). */

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define CMD(op, n, size, neg, sess, tree, handler)                             \
 	[op] = {.name = n,                                                    \
 		.body_size = size,                                            \
@@ -145,6 +148,11 @@ uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 	}
 	conn->seq_high += grant;
 	conn->cur_credits += grant;
+	DBGC_DEBUG(LOG_CLASS_SMB2_CREDITS,
+		   "%s: charge %u, asked %u, granted %u: %u credits, window "
+		   "[%llu, %llu)\n", conn->remote, charge, requested, grant,
+		   conn->cur_credits, (unsigned long long)conn->seq_low,
+		   (unsigned long long)conn->seq_high);
 	return (uint16_t)grant;
 }
 
@@ -545,11 +553,12 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 		charge = 1;
 	}
 	if (!smb2_credits_charge(conn, req->mid, charge)) {
-		DBG_NOTICE("%s: message id %llu (charge %u) outside the "
-			   "window [%llu, %llu)\n",
-			   conn->remote, (unsigned long long)req->mid, charge,
-			   (unsigned long long)conn->seq_low,
-			   (unsigned long long)conn->seq_high);
+		DBGC_NOTICE(LOG_CLASS_SMB2_CREDITS,
+			    "%s: message id %llu (charge %u) outside the "
+			    "window [%llu, %llu)\n",
+			    conn->remote, (unsigned long long)req->mid, charge,
+			    (unsigned long long)conn->seq_low,
+			    (unsigned long long)conn->seq_high);
 		req->disconnect = true;
 		return NT_STATUS_INVALID_PARAMETER;
 	}

@@ -19,6 +19,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_0_IOCTL_IS_FSCTL 0x00000001
 
 #define FSCTL_DFS_GET_REFERRALS 0x00060194

@@ -43,6 +43,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define LOCK_RETRY_MS 50
 
 struct lock_wait {

@@ -15,6 +15,9 @@
 
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* `server smb encrypt = off` turns SMB3 encryption off entirely. */
 static bool neg_encryption_allowed(const struct lp_ctx *lp)
 {

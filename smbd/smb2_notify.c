@@ -33,6 +33,9 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_WATCH_TREE 0x0001
 
 /* CompletionFilter bits (2.2.35). */

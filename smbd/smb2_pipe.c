@@ -23,6 +23,9 @@
 #include "smbd/smb2_server.h"
 #include "smbd/smbd.h"
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define PIPE_FILE_OPENED 1
 #define PIPE_FILE_ATTRIBUTE_NORMAL 0x80
 #define PIPE_INFO_FILE 0x01

@@ -52,6 +52,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* 2.2.33 Flags */
 #define SMB2_RESTART_SCANS 0x01
 #define SMB2_RETURN_SINGLE_ENTRY 0x02

@@ -33,6 +33,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_READFLAG_READ_UNBUFFERED 0x01
 /* Transport header, SMB2 header and READ response body in front of the
  * data, so a lone READ's reply can be sent from the job's buffer. */

@@ -13,11 +13,13 @@
 #include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/conn_limits.h"
+#include "smbd/conn_log.h"
 #include "smbd/status.h"
 #include "smbd/session.h"
 #include "smbd/oplock.h"
 #include "smbd/smbd.h"
 #include "smbd/smb2_transform.h"
+#include "smbd/auth/auth_audit.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/passdb.h"
 #include "smbd/user_map.h"
@@ -26,6 +28,9 @@
 #include "lib/log.h"
 
 #include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
 
 #define SMB2_SESSION_FLAG_BINDING 0x01
 #define SMB2_SESSION_FLAG_IS_GUEST 0x0001
@@ -373,6 +378,9 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	}
 	s->state = SMBD_SESSION_VALID;
 	smbd_conn_logged_on(s->conn);
+	/* `log file = log.%m`: as Samba, the machine is the workstation
+	 * the logon named from now on. */
+	smbd_conn_log_machine(s->conn, r->client_workstation);
 	smbd_status_session(s, true);
 	/* 3.3.4.1.1: the final response is signed when the session signs,
 	 * and always for 3.1.1 (it authenticates the preauth hash). */
@@ -404,6 +412,26 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 			talloc_free(old);
 			return;
 		}
+	}
+}
+
+/* The auth_audit / auth_json_audit lines of a finished exchange. */
+static void sesssetup_audit(const struct smbd_conn *conn,
+			    const struct gensec *g)
+{
+	const struct auth_audit *a = gensec_audit(g);
+	struct auth_audit_where w = {
+		.service = "SMB2",
+		.local_addr = conn->local_addr,
+		.local_port = conn->local_port,
+		.remote_addr = conn->remote_addr,
+		.remote_port = conn->remote_port,
+		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
+					LP_NETBIOS_NAME),
+	};
+
+	if (a != NULL) {
+		auth_audit_log(a, &w);
 	}
 }
 
@@ -452,6 +480,7 @@ static NTSTATUS sesssetup_auth(struct smb2_request *req,
 		(void)sesssetup_reply(req, 0, out, out_len);
 		return st;
 	}
+	sesssetup_audit(conn, s->gensec);
 	if (NT_STATUS_IS_OK(st)) {
 		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
 	}

@@ -33,6 +33,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_0_INFO_FILE 0x01
 #define SMB2_0_INFO_SECURITY 0x03
 

@@ -23,6 +23,9 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /*
  * The few MS-SMB2 2.2.1 header facts signing needs.  (smbd/smb2.h has the
  * full set; it is not a dependency here so this file builds on its own.)

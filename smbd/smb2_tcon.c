@@ -25,6 +25,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 #define SMB2_SHARE_TYPE_DISK 0x01
 #define SMB2_SHARE_TYPE_PIPE 0x02
 
@@ -482,9 +485,11 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	s->ntcons++;
 	smbd_status_tcon(t, true);
 	req->tree_id = t->id;
-	DBG_INFO("%s: %s connected to [%s] (tid %u)\n", req->conn->remote,
-		 s->anonymous ? "anonymous" : s->account_name, t->share_name,
-		 t->id);
+	/* Samba's level for this line: 2, IPC$ 3 (what an admin reading
+	 * log.%m at `log level = 2` expects to see per client). */
+	LOG_AT(t->ipc ? LOG_NOTICE : 2, "%s: %s connected to [%s] (tid %u)\n",
+	       req->conn->remote, s->anonymous ? "anonymous" : s->account_name,
+	       t->share_name, t->id);
 
 	/* 2.2.10 TREE_CONNECT Response */
 	wire_push_le16(req->out, 16);

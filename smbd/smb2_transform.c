@@ -24,6 +24,9 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 bool smb2_transform_encrypt(enum crypto_cipher c, const uint8_t *key,
 			    uint64_t session_id, const uint8_t nonce[16],
 			    uint8_t hdr[SMB2_TRANSFORM_HDR_LEN], uint8_t *msg,

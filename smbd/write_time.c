@@ -20,6 +20,9 @@
 #include <sys/stat.h>
 #include <talloc.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
 /* Writes through these opens never touch the file's mtime. */
 static bool wt_applies(const struct smbd_open *op)
 {

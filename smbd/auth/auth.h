@@ -84,6 +84,28 @@ struct auth_result {
 };
 
 /*
+ * What one NTLMSSP AUTHENTICATE asked for and how it ended, success or
+ * failure: the auth_audit and auth_json_audit log lines
+ * (smbd/auth/auth_audit.h) are made from it.  Strings are owned by the
+ * NTLMSSP state; NULL when the message did not carry them.
+ */
+struct auth_audit {
+	bool done;                /* an AUTHENTICATE was processed */
+	bool anonymous, guest;
+	/* Samba's reason, finer than what the client is told (LOGON_FAILURE
+	 * for NO_SUCH_USER and WRONG_PASSWORD, MS-NLMP 3.2.5.1.2). */
+	NTSTATUS status;
+	const char *client_user, *client_domain, *workstation;
+	const char *password_type; /* "NTLMv2", "NTLMv1", "None" */
+	/* The account as looked up: Samba's mappedAccount/mappedDomain. */
+	const char *mapped_user, *mapped_domain;
+	/* Who the session became (OK only): account and its Unix uid. */
+	const char *became_user;
+	uid_t became_uid;
+	uint64_t duration_us; /* AUTHENTICATE received to verdict */
+};
+
+/*
  * The Unix side of an account (getpwnam_r, getgrouplist): uid, gid,
  * groups, unix_name.  NT_STATUS_NO_SUCH_USER when there is no such Unix
  * user.  Used for passdb users and for the guest account.

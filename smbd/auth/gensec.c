@@ -21,6 +21,9 @@
 #include "lib/log.h"
 #include <string.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH
+
 enum gensec_state {
 	GENSEC_START,
 	GENSEC_RAW,
@@ -280,6 +283,11 @@ char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
 	}
 	return ntlmssp_server_peek_user(g->ntlmssp, mem_ctx, tok.mech_token.data,
 					tok.mech_token.len);
+}
+
+const struct auth_audit *gensec_audit(const struct gensec *g)
+{
+	return ntlmssp_server_audit(g->ntlmssp);
 }
 
 const struct auth_result *gensec_result(const struct gensec *g)

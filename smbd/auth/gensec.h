@@ -53,6 +53,10 @@ char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
 /* NULL until gensec_update() returned NT_STATUS_OK. */
 const struct auth_result *gensec_result(const struct gensec *g);
 
+/* The audit record of the logon's AUTHENTICATE (success or failure);
+ * NULL when none was processed (a malformed token, a NEGOTIATE only). */
+const struct auth_audit *gensec_audit(const struct gensec *g);
+
 /* Tests and fuzzers: fix the NTLMSSP challenge and timestamp. */
 void gensec_fix_challenge(struct gensec *g, const uint8_t challenge[8],
 			  uint64_t timestamp);

@@ -7,6 +7,7 @@ libsmbd_a_SOURCES += \
 	smbd/auth/spnego.c smbd/auth/spnego.h \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
+	smbd/auth/auth_audit.c smbd/auth/auth_audit.h \
 	smbd/auth/passdb.c smbd/auth/passdb.h \
 	smbd/auth/usermap.c smbd/auth/usermap.h
 

@@ -23,6 +23,10 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 #include <stdio.h>
+#include <time.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH
 
 #ifndef NT_STATUS_ACCOUNT_LOCKED_OUT
 #define NT_STATUS_ACCOUNT_LOCKED_OUT ((NTSTATUS)0xC0000234)
@@ -48,6 +52,7 @@ struct ntlmssp_server {
 	uint8_t *neg_msg, *chal_msg;
 	size_t neg_len, chal_len;
 	struct auth_result result;
+	struct auth_audit audit;
 	bool had_mic;
 	bool have_keys;
 	uint8_t client_sign_key[16], server_sign_key[16];
@@ -611,6 +616,7 @@ static NTSTATUS finish_guest(struct ntlmssp_server *s)
 		 s->remote_addr);
 	s->result.guest = true;
 	s->result.user = g;
+	s->audit.guest = true;
 	return NT_STATUS_OK;
 }
 
@@ -796,6 +802,8 @@ static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
 	struct auth_user_info *info = NULL;
 	NTSTATUS status;
 
+	s->audit.mapped_user = s->result.client_user;
+	s->audit.mapped_domain = s->result.client_domain;
 	status = s->lookup(s->priv, s, s->result.client_user,
 			   s->result.client_domain, &info);
 	if (status == NT_STATUS_NO_SUCH_USER) {
@@ -816,6 +824,13 @@ static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		log_failure(s, status);
+		/* The client hears LOGON_FAILURE either way; the audit
+		 * says which, as Samba's does. */
+		if (status == NT_STATUS_LOGON_FAILURE) {
+			s->audit.status = info == NULL
+						  ? NT_STATUS_NO_SUCH_USER
+						  : NT_STATUS_WRONG_PASSWORD;
+		}
 		return status;
 	}
 	s->result.user = info;
@@ -825,14 +840,59 @@ static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
 	return NT_STATUS_OK;
 }
 
+static NTSTATUS server_authenticate_msg(struct ntlmssp_server *s,
+					const uint8_t *in, size_t in_len,
+					struct ntlmssp_auth_msg *am);
+
+/* The AUTHENTICATE leg, with its audit record (struct auth_audit). */
 static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 				    const uint8_t *in, size_t in_len)
+{
+	struct ntlmssp_auth_msg am;
+	struct timespec t0, t1;
+	NTSTATUS status;
+
+	memset(&am, 0, sizeof(am));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	s->audit.status = NT_STATUS_OK;
+	status = server_authenticate_msg(s, in, in_len, &am);
+	if (s->result.client_user == NULL) {
+		/* Malformed before the names: nothing to audit (Samba logs
+		 * no event for a message it could not parse either). */
+		return status;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->audit.done = true;
+	if (NT_STATUS_IS_OK(s->audit.status)) {
+		s->audit.status = status;
+	}
+	s->audit.client_user = s->result.client_user;
+	s->audit.client_domain = s->result.client_domain;
+	s->audit.workstation = s->result.client_workstation;
+	s->audit.anonymous = s->result.anonymous;
+	s->audit.password_type = s->result.anonymous ? "None"
+				 : am.nt.len == 24   ? "NTLMv1"
+						     : "NTLMv2";
+	if (NT_STATUS_IS_OK(status) && s->result.user != NULL) {
+		s->audit.became_user = s->result.user->account_name;
+		s->audit.became_uid = s->result.user->uid;
+	}
+	s->audit.duration_us =
+		(uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000LL +
+			   (t1.tv_nsec - t0.tv_nsec) / 1000);
+	return status;
+}
+
+static NTSTATUS server_authenticate_msg(struct ntlmssp_server *s,
+					const uint8_t *in, size_t in_len,
+					struct ntlmssp_auth_msg *amp)
 {
 	bool unicode = s->flags & NTLMSSP_NEGOTIATE_UNICODE;
 	struct ntlmssp_auth_msg am;
 	NTSTATUS status;
 
 	status = ntlmssp_parse_authenticate(in, in_len, &am);
+	*amp = am;
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -936,6 +996,11 @@ char *ntlmssp_server_peek_user(const struct ntlmssp_server *s,
 const struct auth_result *ntlmssp_server_result(const struct ntlmssp_server *s)
 {
 	return s->state == NTLMSSP_DONE ? &s->result : NULL;
+}
+
+const struct auth_audit *ntlmssp_server_audit(const struct ntlmssp_server *s)
+{
+	return s->audit.done ? &s->audit : NULL;
 }
 
 bool ntlmssp_server_had_mic(const struct ntlmssp_server *s)

@@ -136,6 +136,10 @@ NTSTATUS ntlmssp_server_update(struct ntlmssp_server *s, TALLOC_CTX *mem_ctx,
 /* After NT_STATUS_OK; the result is owned by s. */
 const struct auth_result *ntlmssp_server_result(const struct ntlmssp_server *s);
 
+/* After an AUTHENTICATE, whatever its outcome; NULL before one was
+ * parsed.  Owned by s. */
+const struct auth_audit *ntlmssp_server_audit(const struct ntlmssp_server *s);
+
 /* The AUTHENTICATE carried a MIC (MsvAvFlags 0x2): MS-SPNG "new" SPNEGO. */
 bool ntlmssp_server_had_mic(const struct ntlmssp_server *s);
 

@@ -17,6 +17,9 @@
 #include <tdb.h>
 #include <time.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_PASSDB
+
 struct passdb {
 	struct tdb_context *tdb;
 	char *path;

@@ -27,6 +27,9 @@
 #include "lib/wire.h"
 #include "smbd/rpc/pipe.h"
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_RPC_SRV
+
 const struct rpc_syntax dcerpc_ndr20_syntax = {
 	{ 0x8a885d04, 0x1ceb, 0x11c9,
 	  { 0x9f, 0xe8, 0x08, 0x00, 0x2b, 0x10, 0x48, 0x60 } }, 2, 0

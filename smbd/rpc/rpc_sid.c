@@ -28,6 +28,9 @@
 #include "smbd/auth/passdb.h"
 #include "smbd/rpc/rpc_service.h"
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_RPC_SRV
+
 bool rpc_sid_parse(const char *s, struct rpc_sid *out)
 {
 	unsigned long long v;

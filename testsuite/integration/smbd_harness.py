@@ -202,6 +202,7 @@ class Smbd:
         self.debug = debug
         self.extra_args = list(extra_args or [])
         self.env = None   # extra environment variables for the server
+        self.debug_stdout = True
         self.nofile = None  # RLIMIT_NOFILE for the server, if set
         for d in ("share", "private", "lock", "state", "cache", "pid"):
             os.mkdir(os.path.join(self.tmp, d))
@@ -278,8 +279,11 @@ class Smbd:
     def _start(self, timeout):
         if self.running():
             return self
-        cmd = [self.binary, "-F", "--debug-stdout", "-d", str(self.debug),
-               "-s", self.conf] + self.extra_args
+        # debug_stdout False: the server logs where smb.conf says
+        # (`log file`); stdout then only has what it prints itself.
+        cmd = [self.binary, "-F"] + (["--debug-stdout"]
+                                     if self.debug_stdout else []) + \
+            ["-d", str(self.debug), "-s", self.conf] + self.extra_args
         if self.samba:
             # we give it its own session already; its setsid() would fail
             cmd.append("--no-process-group")

@@ -386,6 +386,102 @@ static void test_unknown_and_scope(void **state)
 	talloc_free(mem);
 }
 
+/* Samba's parameters we lack are "not supported by this server", not
+ * "unknown" (conf/samba_params.c, from Samba 4.17's testparm). */
+static void test_samba_parameters(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(mem);
+	char *text;
+
+	log_capture();
+	assert_true(lp_load_string(lp, "sp.conf",
+				   "[global]\nlogging = file\n"
+				   "usershare_path = /x\nNcalrpc Dir = /y\n"
+				   "frobnicate = yes\n"));
+	text = log_text(mem);
+	assert_int_equal(count_lines(text, "not supported by this server"), 3);
+	assert_non_null(strstr(text, "sp.conf:2: parameter \"logging\""));
+	assert_non_null(strstr(text, "sp.conf:4: parameter \"Ncalrpc Dir\""));
+	assert_int_equal(count_lines(text, "unknown parameter"), 1);
+	assert_non_null(strstr(text, "sp.conf:5: unknown parameter"));
+	assert_true(conf_samba_knows("usershare max shares"));
+	assert_true(conf_samba_knows("include"));
+	assert_false(conf_samba_knows("frobnicate"));
+	assert_true(conf_num_samba_params > 500);
+	/* Every parameter of ours that is not our own is Samba's. */
+	{
+		size_t i;
+
+		for (i = 0; i < LP__COUNT; i++) {
+			if (strncmp(conf_params[i].name, "smbd ", 5) != 0) {
+				assert_true(conf_samba_knows(
+					conf_params[i].name));
+			}
+		}
+	}
+	log_capture();
+	assert_false(lp_set_cmdline(lp, "logging", "file"));
+	text = log_text(mem);
+	assert_non_null(strstr(text, "does not support"));
+	talloc_free(mem);
+}
+
+/* `include` stays in the dump where it was set; --option cannot set it;
+ * each compatibility-only parameter set is warned about once. */
+static void test_include_and_compat(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(mem);
+	char *inc = talloc_asprintf(mem, "%s/inc.conf", tmpdir);
+	char *incg = talloc_asprintf(mem, "%s/incg.conf", tmpdir);
+	char *conf, *text, *dump = NULL;
+	size_t dlen = 0;
+	FILE *f = fopen(inc, "w");
+
+	assert_non_null(f);
+	fputs("comment = included\n", f);
+	fclose(f);
+	f = fopen(incg, "w");
+	assert_non_null(f);
+	fputs("server string = from include\n", f);
+	fclose(f);
+	conf = talloc_asprintf(mem,
+			       "[global]\ninclude = %s\nkernel oplocks = no\n"
+			       "socket options = x\n"
+			       "[a]\npath = /a\ninclude = %s\n"
+			       "kernel oplocks = yes\n"
+			       "[b]\npath = /b\nmsdfs root = no\n",
+			       incg, inc);
+	assert_true(lp_load_string(lp, "inc.conf", conf));
+	assert_string_equal(lp_str(lp, 0, LP_COMMENT), "included");
+	assert_string_equal(lp_str(lp, 0, LP_INCLUDE), inc);
+	assert_string_equal(lp_str(lp, LP_GLOBAL, LP_SERVER_STRING),
+			    "from include");
+	f = open_memstream(&dump, &dlen);
+	lp_dump(lp, f, false);
+	fclose(f);
+	/* Where Samba's testparm prints it: with the share values. */
+	assert_non_null(strstr(dump, talloc_asprintf(
+					     mem, "\tinclude = %s\n\n\n[a]\n",
+					     incg)));
+	assert_non_null(strstr(dump, talloc_asprintf(mem, "[a]\n"
+						     "\tcomment = included\n"
+						     "\tinclude = %s\n", inc)));
+	free(dump);
+	log_capture();
+	assert_int_equal(lp_warn_compat(lp), 3);
+	text = log_text(mem);
+	assert_int_equal(count_lines(text, "no effect yet"), 3);
+	assert_int_equal(count_lines(text, "\"kernel oplocks\""), 1);
+	assert_int_equal(count_lines(text, "\"socket options\""), 1);
+	assert_int_equal(count_lines(text, "\"msdfs root\""), 1);
+	assert_false(lp_set_cmdline(lp, "include", inc));
+	assert_false(conf_params[LP_REALM].flags & CONF_F_COMPAT);
+	assert_false(conf_params[LP_PRINTABLE].flags & CONF_F_COMPAT);
+	talloc_free(mem);
+}
+
 static void test_invalid_values(void **state)
 {
 	static const char *const bad[] = {
@@ -398,6 +494,11 @@ static void test_invalid_values(void **state)
 		"create mask = 077777",
 		"smbd io backend = kqueue",
 		"log level = loud",
+		/* a debug class Samba does not have, a level that is not
+		 * a number (lib/log.h log_parse_levels) */
+		"log level = 1 nosuchclass:3",
+		"log level = 1 auth:high",
+		"log level = 1 2",
 		"map to guest = sometimes",
 		"smb ports = 445 http",
 		"smb ports = 70000",
@@ -483,6 +584,8 @@ static void test_enums(void **state)
 		 LP_ENCRYPT_OFF},
 		{"log level = 3 passdb:5 auth:10", LP_LOG_LEVEL, 3},
 		{"log level = all:7", LP_LOG_LEVEL, 7},
+		{"log level = auth_json_audit:3", LP_LOG_LEVEL, 0},
+		{"log level = 1 auth_audit:3,smb2_credits:10", LP_LOG_LEVEL, 1},
 		{"max connections = 0x10", LP_MAX_CONNECTIONS, 16},
 		{"force create mode = 2775", LP_FORCE_CREATE_MODE, 02775},
 		{"create mask = 0x1ff", LP_CREATE_MASK, 0777},
@@ -914,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_unknown_and_scope),
 		cmocka_unit_test(test_invalid_values),
+		cmocka_unit_test(test_samba_parameters),
+		cmocka_unit_test(test_include_and_compat),
 		cmocka_unit_test(test_enum_lists),
 		cmocka_unit_test(test_enums),
 		cmocka_unit_test(test_inheritance),

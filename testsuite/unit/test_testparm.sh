@@ -70,6 +70,59 @@ $tp -s --section-name=nosuch "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" && fail "
 $tp -s -v "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" || fail "-v"
 grep -q '^	smbd io backend = io_uring$' "$tmp/out" || fail "-v: no defaults"
 
+# Samba's parameters we lack are "not supported by this server"
+printf '[global]\n\tlogging = file\n\tusershare path = /x\n\tncalrpc dir = /y\n\tfrob = 1\n' >"$tmp/samba.conf"
+$tp -s "$tmp/samba.conf" >"$tmp/out" 2>"$tmp/err" || fail "samba params: exit $?"
+for n in logging "usershare path" "ncalrpc dir"; do
+	grep -q "parameter \"$n\" is not supported by this server" "$tmp/err" ||
+		fail "$n: not reported as not supported"
+done
+grep -q 'unknown parameter "frob"' "$tmp/err" || fail "frob: not unknown"
+grep -q 'unknown parameter "logging"' "$tmp/err" && fail "logging: unknown"
+
+# include is kept in the dump, after what it brought in
+printf 'server string = from include\n' >"$tmp/inc.conf"
+printf 'comment = from include 2\n' >"$tmp/inc2.conf"
+printf '[global]\n\tinclude = %s\n[data]\n\tpath = %s\n\tinclude = %s\n' \
+	"$tmp/inc.conf" "$tmp" "$tmp/inc2.conf" >"$tmp/withinc.conf"
+$tp -s "$tmp/withinc.conf" >"$tmp/out" 2>"$tmp/err" || fail "include: exit $?"
+grep -q "^	include = $tmp/inc.conf\$" "$tmp/out" || fail "include not in dump"
+grep -q '^	server string = from include$' "$tmp/out" || fail "include not read"
+grep -q "^	include = $tmp/inc2.conf\$" "$tmp/out" || fail "share include not in dump"
+$tp -s --option="include=$tmp/inc.conf" "$tmp/good.conf" >"$tmp/out" 2>"$tmp/err" &&
+	fail "--option include: exit 0"
+
+# --show-unsupported lists the compatibility-only parameters, each one
+# documented as such; a file setting them gets one warning each
+$tp --show-all-parameters >"$tmp/params0" || fail "--show-all-parameters"
+$tp --show-unsupported >"$tmp/unsup" || fail "--show-unsupported"
+[ "$(wc -l <"$tmp/unsup")" -gt 5 ] || fail "--show-unsupported: too few"
+grep -q '^socket options (global)$' "$tmp/unsup" || fail "no socket options"
+grep -q '^realm ' "$tmp/unsup" && fail "realm is used (NTLMSSP target info)"
+grep -q '^printable ' "$tmp/unsup" && fail "printable is used"
+[ "$(grep -c ',COMPAT$' "$tmp/params0")" -eq "$(wc -l <"$tmp/unsup")" ] ||
+	fail "--show-unsupported and --show-all-parameters COMPAT differ"
+while IFS= read -r line; do
+	name=${line% (*}
+	awk -v n="\\\\fB$name\\\\fR (" 'index($0, n) == 1 {f = 1; next}
+		f && /^\.TP/ {exit} f && /Accepted for compatibility; no effect yet/ {ok = 1}
+		END {exit !ok}' "$srcdir/man/smb.conf.5" ||
+		fail "$name: not documented as accepted for compatibility"
+done <"$tmp/unsup"
+printf '[global]\n\tkernel oplocks = no\n\tsocket options = TCP_NODELAY\n[d]\n\tpath = /d\n\tkernel oplocks = yes\n' >"$tmp/compat.conf"
+$tp -s "$tmp/compat.conf" >"$tmp/out" 2>"$tmp/err" || fail "compat: exit $?"
+[ "$(grep -c 'accepted for compatibility and has no effect yet' "$tmp/err")" -eq 2 ] ||
+	fail "compat: not one warning per parameter"
+
+# conf/samba_params.c is what conf/gen-samba-params.sh makes from the
+# installed Samba 4.17 testparm (when there is one)
+if [ -x /usr/bin/testparm ] && /usr/bin/testparm -V 2>/dev/null | grep -q '^Version 4\.17\.'; then
+	sh "$srcdir/conf/gen-samba-params.sh" /usr/bin/testparm >"$tmp/sp.c" ||
+		fail "gen-samba-params.sh"
+	cmp -s "$tmp/sp.c" "$srcdir/conf/samba_params.c" ||
+		fail "conf/samba_params.c differs from Samba's testparm"
+fi
+
 # every parameter is documented
 $tp --show-all-parameters >"$tmp/params" || fail "--show-all-parameters"
 [ "$(wc -l <"$tmp/params")" -gt 90 ] || fail "too few parameters"

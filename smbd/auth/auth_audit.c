@@ -1,0 +1,231 @@
+/*
+ * Authentication audit lines: see auth_audit.h.  The JSON keys and their
+ * order are those of Samba 4.17's "Authentication" event (checked against
+ * its output by testsuite/integration/test_auth_audit.py); the netlogon
+ * fields are fixed (we have no NETLOGON), as Samba writes them for an SMB
+ * logon.
+ */
+#include "smbd/auth/auth_audit.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "lib/json.h"
+#include "lib/log.h"
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH_AUDIT
+
+/* Windows' event ids (Samba's EVT_ID_SUCCESSFUL_LOGON / _UNSUCCESSFUL_) */
+#define EVT_ID_SUCCESSFUL_LOGON 4624
+#define EVT_ID_UNSUCCESSFUL_LOGON 4625
+#define EVT_LOGON_NETWORK 3
+
+/* Client names are logged up to this many bytes each: an NTLMSSP
+ * message may carry names of kilobytes, a log line should not. */
+#define AUDIT_NAME_MAX 256
+
+static const char *clip(TALLOC_CTX *mem_ctx, const char *s)
+{
+	if (s == NULL || strlen(s) <= AUDIT_NAME_MAX) {
+		return s;
+	}
+	return talloc_strndup(mem_ctx, s, AUDIT_NAME_MAX);
+}
+
+static int audit_level(const struct auth_audit *a)
+{
+	if (!NT_STATUS_IS_OK(a->status)) {
+		return AUTH_AUDIT_FAILURE_LEVEL;
+	}
+	return a->anonymous ? AUTH_AUDIT_ANONYMOUS_LEVEL
+			    : AUTH_AUDIT_SUCCESS_LEVEL;
+}
+
+/* "ipv4:127.0.0.1:445", "ipv6:::1:445" (Samba's tsocket strings). */
+static char *addr_str(TALLOC_CTX *mem_ctx, const char *addr, unsigned port)
+{
+	if (addr == NULL || addr[0] == '\0') {
+		return NULL;
+	}
+	return talloc_asprintf(mem_ctx, "%s:%s:%u",
+			       strchr(addr, ':') != NULL ? "ipv6" : "ipv4",
+			       addr, port);
+}
+
+/* Our session SID: the Unix-user SID S-1-22-1-uid our NT ACL checks use
+ * (smbd/ntacl.c), where Samba shows the account's domain SID and RID. */
+static char *became_sid(TALLOC_CTX *mem_ctx, const struct auth_audit *a)
+{
+	if (!NT_STATUS_IS_OK(a->status) || a->became_user == NULL) {
+		return NULL;
+	}
+	return talloc_asprintf(mem_ctx, "S-1-22-1-%u", (unsigned)a->became_uid);
+}
+
+char *auth_audit_json(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
+		      const struct auth_audit_where *w)
+{
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
+	struct json_writer j;
+	struct timeval tv;
+	struct tm tm;
+	char ts[64], zone[8];
+	bool ok = NT_STATUS_IS_OK(a->status);
+	const char *out;
+	char *ret = NULL;
+
+	if (tmp == NULL) {
+		return NULL;
+	}
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	json_init(&j, tmp);
+	json_open(&j, NULL);
+	json_add_str(&j, "timestamp",
+		     talloc_asprintf(tmp, "%s.%06ld%s", ts, (long)tv.tv_usec,
+				     zone));
+	json_add_str(&j, "type", "Authentication");
+	json_open(&j, "Authentication");
+	json_open(&j, "version");
+	json_add_int(&j, "major", 1);
+	json_add_int(&j, "minor", 2);
+	json_close(&j);
+	json_add_int(&j, "eventId", ok ? EVT_ID_SUCCESSFUL_LOGON
+				       : EVT_ID_UNSUCCESSFUL_LOGON);
+	json_add_str(&j, "logonId", "0");
+	json_add_int(&j, "logonType", EVT_LOGON_NETWORK);
+	json_add_str(&j, "status", nt_errstr(a->status));
+	json_add_str(&j, "localAddress",
+		     addr_str(tmp, w->local_addr, w->local_port));
+	json_add_str(&j, "remoteAddress",
+		     addr_str(tmp, w->remote_addr, w->remote_port));
+	json_add_str(&j, "serviceDescription", w->service);
+	json_add_str(&j, "authDescription", NULL);
+	json_add_str(&j, "clientDomain", clip(tmp, a->client_domain));
+	json_add_str(&j, "clientAccount", clip(tmp, a->client_user));
+	json_add_str(&j, "workstation", clip(tmp, a->workstation));
+	json_add_str(&j, "becameAccount",
+		     ok ? clip(tmp, a->became_user) : NULL);
+	json_add_str(&j, "becameDomain",
+		     ok && a->became_user != NULL ? w->became_domain : NULL);
+	json_add_str(&j, "becameSid", became_sid(tmp, a));
+	json_add_str(&j, "mappedAccount", clip(tmp, a->mapped_user));
+	json_add_str(&j, "mappedDomain", clip(tmp, a->mapped_domain));
+	json_add_str(&j, "netlogonComputer", NULL);
+	json_add_str(&j, "netlogonTrustAccount", NULL);
+	json_add_str(&j, "netlogonNegotiateFlags", "0x00000000");
+	json_add_int(&j, "netlogonSecureChannelType", 0);
+	json_add_str(&j, "netlogonTrustAccountSid", NULL);
+	json_add_str(&j, "passwordType", a->password_type);
+	json_add_int(&j, "duration", (int64_t)a->duration_us);
+	json_close(&j);
+	json_close(&j);
+	out = json_finish(&j);
+	if (out != NULL) {
+		ret = talloc_strdup(mem_ctx, out);
+	}
+	talloc_free(tmp);
+	return ret;
+}
+
+/* A client string for the human line: control characters and '\' are
+ * written as \xNN, so the line stays one line. */
+static char *clean(TALLOC_CTX *mem_ctx, const char *s)
+{
+	char *out;
+	size_t o = 0;
+
+	if (s == NULL) {
+		return talloc_strdup(mem_ctx, "(null)");
+	}
+	s = clip(mem_ctx, s);
+	out = talloc_size(mem_ctx, 4 * strlen(s) + 1);
+	if (out == NULL) {
+		return NULL;
+	}
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(out + o, 5, "\\x%02x", c);
+			o += 4;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *auth_audit_text(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
+		      const struct auth_audit_where *w)
+{
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
+	struct timeval tv;
+	struct tm tm;
+	char ts[64], zone[16];
+	char *tail, *ret;
+
+	if (tmp == NULL) {
+		return NULL;
+	}
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%a, %d %b %Y %H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%Z", &tm);
+	if (NT_STATUS_IS_OK(a->status) && a->became_user != NULL) {
+		tail = talloc_asprintf(tmp, "became [%s]\\[%s] [%s].",
+				       w->became_domain,
+				       clean(tmp, a->became_user),
+				       became_sid(tmp, a));
+	} else {
+		tail = talloc_asprintf(tmp, "mapped to [%s]\\[%s].",
+				       clean(tmp, a->mapped_domain),
+				       clean(tmp, a->mapped_user));
+	}
+	ret = talloc_asprintf(
+		mem_ctx,
+		"Auth: [%s,(null)] user [%s]\\[%s] at [%s.%06ld %s] with [%s] "
+		"status [%s] workstation [%s] remote host [%s] %s local host "
+		"[%s] \n",
+		w->service, clean(tmp, a->client_domain),
+		clean(tmp, a->client_user), ts, (long)tv.tv_usec, zone,
+		a->password_type, nt_errstr(a->status),
+		clean(tmp, a->workstation),
+		addr_str(tmp, w->remote_addr, w->remote_port), tail,
+		addr_str(tmp, w->local_addr, w->local_port));
+	talloc_free(tmp);
+	return ret;
+}
+
+void auth_audit_log(const struct auth_audit *a,
+		    const struct auth_audit_where *w)
+{
+	int lvl = audit_level(a);
+	char *line;
+
+	if (lvl <= log_class_level[LOG_CLASS_AUTH_AUDIT]) {
+		line = auth_audit_text(NULL, a, w);
+		if (line != NULL) {
+			LOG_CLASS_AT(LOG_CLASS_AUTH_AUDIT, lvl, "%s", line);
+		} else {
+			DBG_ERR("out of memory for an auth_audit line\n");
+		}
+		talloc_free(line);
+	}
+	if (lvl <= log_class_level[LOG_CLASS_AUTH_AUDIT_JSON]) {
+		line = auth_audit_json(NULL, a, w);
+		if (line != NULL) {
+			LOG_CLASS_AT(LOG_CLASS_AUTH_AUDIT_JSON, lvl, "%s\n",
+				     line);
+		} else {
+			DBG_ERR("out of memory for an auth_json_audit line\n");
+		}
+		talloc_free(line);
+	}
+}
