@@ -134,18 +134,14 @@ static void control_forward(struct smbd_server *srv, int op, const char *arg)
 	}
 }
 
-/* `debug LEVEL`: a number (Samba also takes class:level lists, whose
- * first number is the level here). */
-static bool control_debug_level(const char *arg, int *level)
+/* `debug LEVEL`: what `log level` takes (Samba's "3 auth:5 passdb:2"),
+ * checked before anything is changed or forwarded. */
+static bool control_debug_valid(const char *arg)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	int levels[LOG_CLASS__COUNT];
+	char err[128];
 
-	if (end == arg || v < 0 || v > 10 || (*end != '\0' && *end != ' ')) {
-		return false;
-	}
-	*level = (int)v;
-	return true;
+	return log_parse_levels(arg, levels, err, sizeof(err));
 }
 
 void smbd_control_handle(struct smbd_server *srv, int fd,
@@ -156,7 +152,6 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 	struct sockaddr_un from;
 	socklen_t flen;
 	ssize_t n;
-	int level;
 
 	for (;;) {
 		enum smbd_control_op op;
@@ -180,12 +175,11 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 			*action = op;
 			break;
 		case SMBD_CONTROL_DEBUG:
-			if (!control_debug_level(arg, &level)) {
+			if (!control_debug_valid(arg) || !log_set_levels(arg)) {
 				snprintf(answer, sizeof(answer),
 					 "error bad debug level '%.64s'", arg);
 				break;
 			}
-			log_set_level(level);
 			control_forward(srv, op, arg);
 			break;
 		case SMBD_CONTROL_CLOSE_SHARE:
@@ -203,13 +197,9 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 
 void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
 {
-	int level;
-
 	switch (op) {
 	case SMBD_CONTROL_DEBUG:
-		if (control_debug_level(arg, &level)) {
-			log_set_level(level);
-		}
+		(void)log_set_levels(arg);
 		break;
 	case SMBD_CONTROL_CLOSE_SHARE:
 		smbd_tcons_close_share(w, arg);

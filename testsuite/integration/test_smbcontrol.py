@@ -55,10 +55,13 @@ class SmbControl(h.TestUser, h.SmbdTestCase):
         rc, out = self.control("smbd", "debug", "eleven")
         self.assertEqual(rc, 1)
         self.assertIn("bad debug level", out)
+        rc, out = self.control("smbd", "debug", "1 nosuchclass:3")
+        self.assertEqual(rc, 1)
+        self.assertIn("bad debug level", out)
 
     def test_debug_reaches_workers(self):
         mark = os.path.getsize(self.smbd.log)
-        self.assertEqual(self.control("smbd", "debug", "10")[0], 0)
+        self.assertEqual(self.control("smbd", "debug", "1 smb2:10")[0], 0)
         try:
             # two connections: with spread connections, both workers
             for _ in range(2):
