@@ -40,6 +40,13 @@ testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
 	$(UNIT_LIBS)
 testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# Sessions on a test server (testsrv_new): identity, keys, the harness.
+check_PROGRAMS += testsuite/unit/test_session
+TESTS += testsuite/unit/test_session
+testsuite_unit_test_session_SOURCES = testsuite/unit/test_session.c
+testsuite_unit_test_session_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
+testsuite_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_create_ctx
 TESTS += testsuite/unit/test_create_ctx
 testsuite_unit_test_create_ctx_SOURCES = testsuite/unit/test_create_ctx.c
