@@ -190,9 +190,17 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 		s->uid = u->uid;
 		s->gid = u->gid;
 		s->ngroups = u->ngroups;
-		s->groups = talloc_memdup(s, u->groups,
-					  sizeof(gid_t) * (u->ngroups + 1));
-		if (s->account_name == NULL || s->unix_name == NULL) {
+		/* The user's array holds ngroups (auth_unix_user_info:
+		 * exactly getgrouplist's count, or NULL); ours one more,
+		 * zeroed, as the copies made from it (open.c, the notify
+		 * walk) take ngroups + 1. */
+		s->groups = talloc_zero_array(s, gid_t, u->ngroups + 1);
+		if (s->groups != NULL && u->groups != NULL) {
+			memcpy(s->groups, u->groups,
+			       sizeof(gid_t) * u->ngroups);
+		}
+		if (s->account_name == NULL || s->unix_name == NULL ||
+		    s->groups == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
 	}

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <talloc.h>
 #include <unistd.h>
 
@@ -21,6 +22,57 @@
 
 static const uint8_t guid[16] = "unit-test-client";
 static const uint8_t key[16] = "0123456789abcdef";
+
+/* A user's groups exactly as auth_unix_user_info hands them over: an
+ * array of ngroups, nothing after it.  Put it against an inaccessible
+ * page, so reading one gid past it faults instead of going unnoticed
+ * (found by fuzz_transform_session under ASan: the copy took
+ * ngroups + 1). */
+static void test_groups_copied_within_bounds(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct testsrv *ts = testsrv_new(NULL, NULL);
+	struct auth_user_info u = {
+		.account_name = "u1",
+		.domain = "D",
+		.unix_name = "u1",
+		.uid = 1000,
+		.gid = 1000,
+		.ngroups = 3,
+	};
+	struct auth_result r = {.user = &u, .has_session_key = true};
+	struct testconn *t;
+	struct smbd_session *s;
+	gid_t *groups;
+
+	(void)state;
+	assert_true(map != MAP_FAILED);
+	assert_non_null(ts);
+	assert_int_equal(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	groups = (gid_t *)(map + pg) - 3;
+	groups[0] = 1000;
+	groups[1] = 27;
+	groups[2] = 100;
+	u.groups = groups;
+	memcpy(r.session_key, key, 16);
+	t = testconn_new_on(ts, ts);
+	assert_true(testconn_negotiate(t, SMB2_DIALECT_0311,
+				       SMB2_ENCRYPTION_AES128_GCM,
+				       SMB2_SIGNING_AES_CMAC, guid));
+	s = smbd_session_new(t->conn);
+	assert_non_null(s);
+	assert_int_equal(smbd_session_establish(s, &r,
+						SMB2_NEGOTIATE_SIGNING_ENABLED,
+						false),
+			 NT_STATUS_OK);
+	assert_int_equal(s->state, SMBD_SESSION_VALID);
+	assert_int_equal(s->ngroups, 3);
+	assert_int_equal(s->groups[2], 100);
+	talloc_free(ts);
+	munmap(map, 2 * (size_t)pg);
+}
 
 /* The harness's own logon and tree connect, then a signed and an
  * encrypted ECHO, as the fuzz targets use them. */
@@ -79,6 +131,7 @@ static void test_harness_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups_copied_within_bounds),
 		cmocka_unit_test(test_harness_roundtrip),
 	};
 
