@@ -86,3 +86,11 @@ testsuite_unit_test_channel_seq_SOURCES = testsuite/unit/test_channel_seq.c
 testsuite_unit_test_channel_seq_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_channel_seq_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
+# Fuzz targets behind the logon (testsrv harness, seeds by seed_session.py).
+EXTRA_DIST += testsuite/fuzz/session_env.h testsuite/fuzz/seed_session.py \
+	testsuite/fuzz/fuzz_transform_session.c \
+	testsuite/fuzz/fuzz_compound_session.c \
+	testsuite/fuzz/fuzz_create_durable.c \
+	testsuite/fuzz/corpus/fuzz_transform_session \
+	testsuite/fuzz/corpus/fuzz_compound_session \
+	testsuite/fuzz/corpus/fuzz_create_durable
