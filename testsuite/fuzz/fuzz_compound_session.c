@@ -10,7 +10,8 @@
  *   bits 0-2  the dialect: 3.1.1, 3.1.1, 3.0.2, 3.0, 2.1, 2.0.2, 3.1.1,
  *             3.1.1;
  *   bit 3     sign each request (with A's key, or B's with bit 4);
- *   bit 5     give the requests the connection's next message ids;
+ *   bit 5     give the requests the connection's next message ids (a
+ *             CANCEL the id of the request before it);
  *   bit 6     SessionId % 4 picks A (0), B (1) or leaves it;
  *   bit 7     sign with the other session's key on every second frame
  *             (those must be refused, not crash);

@@ -22,7 +22,8 @@ ALL_ONES = 0xFFFFFFFFFFFFFFFF
 
 OP = dict(NEGOTIATE=0, SESSION_SETUP=1, LOGOFF=2, TCON=3, TDIS=4, CREATE=5,
           CLOSE=6, FLUSH=7, READ=8, WRITE=9, LOCK=10, IOCTL=11, CANCEL=12,
-          ECHO=13, QUERY_DIRECTORY=14, NOTIFY=15, GETINFO=16, SETINFO=17)
+          ECHO=13, QUERY_DIRECTORY=14, NOTIFY=15, GETINFO=16, SETINFO=17,
+          BREAK=18)
 
 
 def utf16(s):
@@ -132,6 +133,30 @@ def notify(f, sid=SID_A, tid=1, flags=0):
         "<HHI16sII", 32, 0, 4096, f, 0x17, 0)
 
 
+def ioctl(f, code, data=b"", sid=SID_A, tid=1, flags=0, max_out=4096):
+    return hdr("IOCTL", sid, tid, flags) + struct.pack(
+        "<HHI16sIIIIIIII", 57, 0, code, f, 64 + 56 if data else 0,
+        len(data), 0, 0, 0, max_out, 1, 0) + (data if data else b"\0")
+
+
+def setinfo_disposition(f, sid=SID_A, tid=1, flags=0):
+    return hdr("SETINFO", sid, tid, flags) + struct.pack(
+        "<HBBIHHI16s", 33, 1, 13, 1, 64 + 32, 0, 0, f) + b"\1"
+
+
+def cancel(sid=SID_A):
+    return hdr("CANCEL", sid, 0) + struct.pack("<HH", 4, 0)
+
+
+def tdis(sid=SID_A, tid=1):
+    return hdr("TDIS", sid, tid) + struct.pack("<HH", 4, 0)
+
+
+def sesssetup(sid=SID_A):
+    return hdr("SESSION_SETUP", sid, 0) + struct.pack(
+        "<HBBIIHHQ", 25, 0, 1, 0, 0, 88, 0, 0) + b"\0"
+
+
 def echo(sid=SID_A, tid=0, flags=0):
     return hdr("ECHO", sid, tid, flags) + struct.pack("<HH", 4, 0)
 
@@ -149,8 +174,10 @@ PREV = fid(ALL_ONES)  # related requests take the FileId before them
 
 
 def frames(*fs):
-    """fuzz_compound_session's framing: 16-bit length, then the bytes."""
-    return b"".join(struct.pack("<H", len(f)) + f for f in fs)
+    """fuzz_compound_session's framing: 16-bit length, then the bytes;
+    the fourth and last frame takes the rest, unprefixed."""
+    return b"".join((struct.pack("<H", len(f)) if i < 3 else b"") + f
+                    for i, f in enumerate(fs[:4]))
 
 
 def seeds_transform():
@@ -177,6 +204,8 @@ def seeds_transform():
             querydir(PREV, sid=SID_B, tid=2, flags=RELATED),
             close(PREV, sid=SID_B, tid=2, flags=RELATED)),
         "raw_after": bytes([0xa4, 1]) + echo(),
+        "sesssetup_inside": bytes([0x24, 1]) + sesssetup(),
+
     }
 
 
@@ -210,6 +239,34 @@ def seeds_compound():
         "logoff_related": bytes([0x20, 1]) + frames(compound(
             logoff(SID_B), create("x.txt", sid=SID_B, flags=RELATED))),
         "wrong_key": bytes([0xa8, 1]) + frames(echo(), echo(), echo()),
+        "delete_on_close": bytes([0x28, 1]) + frames(
+            compound(create("d.txt", access=0x0013019f, options=0x1040),
+                     close(PREV, flags=RELATED)),
+            create("d.txt", disposition=1)),
+        "disposition": bytes([0x20, 1]) + frames(compound(
+            create("e.txt", access=0x0013019f),
+            setinfo_disposition(PREV, flags=RELATED),
+            close(PREV, flags=RELATED))),
+        "ioctl_resume_key": bytes([0x20, 1]) + frames(compound(
+            create("k.txt"), ioctl(PREV, 0x00140078, flags=RELATED),
+            close(PREV, flags=RELATED))),
+        # B waits on A's lock, then cancels it (by MessageId).
+        "lock_wait_cancel": bytes([0x20, 1]) + frames(
+            compound(create("l.txt"), write(PREV, b"z" * 16, flags=RELATED),
+                     lock(PREV, flags=RELATED)),
+            create("l.txt", sid=SID_B, access=0x00120089),
+            hdr("LOCK", SID_B, 1) + struct.pack(
+                "<HHI16sQQII", 48, 1, 0, fid(FID1 + 1), 0, 10, 0x2, 0),
+            cancel(SID_B)),
+        # B's open breaks A's batch oplock (the break goes to A).
+        "oplock_b_breaks_a": bytes([0x20, 1]) + frames(
+            create("o.txt", oplock=0x09),
+            create("o.txt", sid=SID_B, oplock=0x09, access=0x00120089),
+            hdr("BREAK", SID_A, 1) + struct.pack("<HBBI16s", 24, 0x01, 0,
+                                                 0, fid(FID1))),
+        "tdis_then_use": bytes([0x20, 1]) + frames(compound(
+            tdis(SID_B, 2), create("t.txt", sid=SID_B, tid=2,
+                                   disposition=1))),
     }
 
 

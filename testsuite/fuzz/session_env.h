@@ -221,11 +221,16 @@ static void env_each_req(struct env *e, uint8_t *msg, size_t len,
 	}
 }
 
-/* The connection's next message id (a fuzzer cannot know them). */
+/* The connection's next message id (a fuzzer cannot know them); a
+ * CANCEL names the request before it (3.3.5.16: by MessageId). */
 static void env_next_mid(struct env *e, uint8_t *h)
 {
 	uint16_t charge = le16(h + SMB2_HDR_CREDIT_CHARGE);
 
+	if (le16(h + SMB2_HDR_OPCODE) == SMB2_OP_CANCEL) {
+		put_le64(h + SMB2_HDR_MESSAGE_ID, e->t->next_mid - 1);
+		return;
+	}
 	put_le64(h + SMB2_HDR_MESSAGE_ID, e->t->next_mid);
 	e->t->next_mid += charge == 0 ? 1 : charge;
 }
