@@ -42,6 +42,13 @@ testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
 	$(UNIT_LIBS)
 testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# Sessions on a test server (testsrv_new): identity, keys, the harness.
+check_PROGRAMS += testsuite/unit/test_session
+TESTS += testsuite/unit/test_session
+testsuite_unit_test_session_SOURCES = testsuite/unit/test_session.c
+testsuite_unit_test_session_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
+testsuite_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_create_ctx
 TESTS += testsuite/unit/test_create_ctx
 testsuite_unit_test_create_ctx_SOURCES = testsuite/unit/test_create_ctx.c
@@ -99,3 +106,12 @@ testsuite_unit_test_control_SOURCES = testsuite/unit/test_control.c
 testsuite_unit_test_control_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control
+
+# Fuzz targets behind the logon (testsrv harness, seeds by seed_session.py).
+EXTRA_DIST += testsuite/fuzz/session_env.h testsuite/fuzz/seed_session.py \
+	testsuite/fuzz/fuzz_transform_session.c \
+	testsuite/fuzz/fuzz_compound_session.c \
+	testsuite/fuzz/fuzz_create_durable.c \
+	testsuite/fuzz/corpus/fuzz_transform_session \
+	testsuite/fuzz/corpus/fuzz_compound_session \
+	testsuite/fuzz/corpus/fuzz_create_durable

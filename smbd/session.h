@@ -20,6 +20,7 @@ struct smbd_conn;
 struct smbd_worker;
 struct gensec;
 struct smbd_tcon;
+struct auth_result;
 
 enum smbd_session_state {
 	SMBD_SESSION_IN_PROGRESS,
@@ -95,6 +96,21 @@ struct smbd_tcon {
 #define SMBD_MAX_TCONS_PER_SESSION 256
 
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+/* smb2_sesssetup.c: a new session of conn, IN_PROGRESS, with a fresh id
+ * (the caller checked the per-connection limits). */
+struct smbd_session *smbd_session_new(struct smbd_conn *conn);
+/*
+ * 3.3.5.5.3, once the authentication succeeded: the session takes r's
+ * identity, derives its keys from r's session key and its preauth hash
+ * (not on a re-authentication: the keys stay), and becomes VALID.
+ * ACCESS_DENIED when `server smb encrypt = required` and the session
+ * cannot encrypt.  SESSION_SETUP calls it with the gensec result; the
+ * test connection (testsuite/common/smb2_testconn.c) with one it made,
+ * so fuzz targets hold sessions whose keys they know.
+ */
+NTSTATUS smbd_session_establish(struct smbd_session *s,
+				const struct auth_result *r, uint8_t sec_mode,
+				bool reauth);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
 /* After a reload: each tree finds its share again by section name (the
  * indices may have moved); a tree whose share is gone or no longer

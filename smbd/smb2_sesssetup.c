@@ -104,7 +104,7 @@ static NTSTATUS session_may_start(const struct smbd_conn *conn)
 	return NT_STATUS_OK;
 }
 
-static struct smbd_session *session_new(struct smbd_conn *conn)
+struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 {
 	struct smbd_worker *w = conn->worker;
 	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
@@ -196,9 +196,17 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 		s->uid = u->uid;
 		s->gid = u->gid;
 		s->ngroups = u->ngroups;
-		s->groups = talloc_memdup(s, u->groups,
-					  sizeof(gid_t) * (u->ngroups + 1));
-		if (s->account_name == NULL || s->unix_name == NULL) {
+		/* The user's array holds ngroups (auth_unix_user_info:
+		 * exactly getgrouplist's count, or NULL); ours one more,
+		 * zeroed, as the copies made from it (open.c, the notify
+		 * walk) take ngroups + 1. */
+		s->groups = talloc_zero_array(s, gid_t, u->ngroups + 1);
+		if (s->groups != NULL && u->groups != NULL) {
+			memcpy(s->groups, u->groups,
+			       sizeof(gid_t) * u->ngroups);
+		}
+		if (s->account_name == NULL || s->unix_name == NULL ||
+		    s->groups == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
 	} else {
@@ -251,6 +259,33 @@ static void session_set_keys(struct smbd_session *s,
 
 		s->encrypt = e == LP_ENCRYPT_REQUIRED || e == LP_ENCRYPT_DESIRED;
 	}
+}
+
+NTSTATUS smbd_session_establish(struct smbd_session *s,
+				const struct auth_result *r, uint8_t sec_mode,
+				bool reauth)
+{
+	NTSTATUS st = session_take_identity(s, r);
+
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (!reauth) {
+		session_set_keys(s, r, sec_mode);
+	}
+	if (!(s->encrypt && s->has_keys) && !s->anonymous && !s->guest &&
+	    lp_int(s->conn->worker->srv->lp, LP_GLOBAL,
+		   LP_SERVER_SMB_ENCRYPT) == LP_ENCRYPT_REQUIRED) {
+		/* The client cannot encrypt but we must (3.3.5.5.3). */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	s->state = SMBD_SESSION_VALID;
+	smbd_conn_logged_on(s->conn);
+	/* `log file = log.%m`: as Samba, the machine is the workstation
+	 * the logon named from now on. */
+	smbd_conn_log_machine(s->conn, r->client_workstation);
+	smbd_status_session(s, true);
+	return NT_STATUS_OK;
 }
 
 /*
@@ -355,12 +390,9 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 		/* 3.3.5.5.3: a re-authentication must be the same user. */
 		return NT_STATUS_LOGON_FAILURE;
 	}
-	st = session_take_identity(s, r);
+	st = smbd_session_establish(s, r, sec_mode, reauth);
 	if (!NT_STATUS_IS_OK(st)) {
 		return st;
-	}
-	if (!reauth) {
-		session_set_keys(s, r, sec_mode);
 	}
 	*flags = 0;
 	if (s->anonymous) {
@@ -370,18 +402,7 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	}
 	if (s->encrypt && s->has_keys) {
 		*flags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
-	} else if (!s->anonymous && !s->guest &&
-		   lp_int(req->conn->worker->srv->lp, LP_GLOBAL,
-			  LP_SERVER_SMB_ENCRYPT) == LP_ENCRYPT_REQUIRED) {
-		/* The client cannot encrypt but we must (3.3.5.5.3). */
-		return NT_STATUS_ACCESS_DENIED;
 	}
-	s->state = SMBD_SESSION_VALID;
-	smbd_conn_logged_on(s->conn);
-	/* `log file = log.%m`: as Samba, the machine is the workstation
-	 * the logon named from now on. */
-	smbd_conn_log_machine(s->conn, r->client_workstation);
-	smbd_status_session(s, true);
 	/* 3.3.4.1.1: the final response is signed when the session signs,
 	 * and always for 3.1.1 (it authenticates the preauth hash). */
 	if (s->has_keys && (s->signing_required ||
@@ -537,7 +558,7 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 				   conn->nsessions);
 			return may;
 		}
-		s = session_new(conn);
+		s = smbd_session_new(conn);
 		if (s == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}

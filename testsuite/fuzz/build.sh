@@ -9,6 +9,10 @@
 # source tree.  A new target is a new fuzz_NAME.c here (build.sh and run.sh
 # pick up every one); give it a few small seeds in corpus/fuzz_NAME/,
 # minimized with: bin/fuzz_NAME -merge=1 NEWDIR corpus/fuzz_NAME.
+# The targets behind the logon (fuzz_transform_session,
+# fuzz_compound_session, fuzz_create_durable: session_env.h) get theirs from
+# seed_session.py, which writes corpus/TARGET/ (rerun it after changing an
+# input layout).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/testsuite/fuzz/bin}
