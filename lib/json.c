@@ -211,7 +211,8 @@ static bool member(struct json_writer *w, const char *key)
 		}
 		return true;
 	}
-	if (key == NULL) {
+	/* Array elements have no key; object members must have one. */
+	if ((key == NULL) != w->in_array[w->depth - 1]) {
 		w->failed = true;
 		return false;
 	}
@@ -219,6 +220,9 @@ static bool member(struct json_writer *w, const char *key)
 		put(w, ", ");
 	}
 	w->need_comma[w->depth - 1] = true;
+	if (key == NULL) {
+		return !w->failed;
+	}
 	if (!w->failed &&
 	    !json_escape_append(talloc_parent(w->buf), &w->buf, &w->len,
 				(const uint8_t *)key, strlen(key))) {
@@ -238,20 +242,53 @@ void json_open(struct json_writer *w, const char *key)
 		return;
 	}
 	put(w, "{");
+	w->in_array[w->depth] = false;
 	w->need_comma[w->depth++] = false;
 }
 
-void json_close(struct json_writer *w)
+void json_open_array(struct json_writer *w, const char *key)
+{
+	if (!member(w, key)) {
+		return;
+	}
+	if (w->depth == 0 || w->depth >= JSON_MAX_DEPTH) {
+		w->failed = true;	/* never the top value */
+		return;
+	}
+	put(w, "[");
+	w->in_array[w->depth] = true;
+	w->need_comma[w->depth++] = false;
+}
+
+/* Close the innermost object (array false) or array (true). */
+static void json_end(struct json_writer *w, bool array)
 {
 	if (w->failed) {
 		return;
 	}
-	if (w->depth == 0) {
+	if (w->depth == 0 || w->in_array[w->depth - 1] != array) {
 		w->failed = true;
 		return;
 	}
 	w->depth--;
-	put(w, "}");
+	put(w, array ? "]" : "}");
+}
+
+void json_close(struct json_writer *w)
+{
+	json_end(w, false);
+}
+
+void json_close_array(struct json_writer *w)
+{
+	json_end(w, true);
+}
+
+void json_add_bool(struct json_writer *w, const char *key, bool val)
+{
+	if (member(w, key)) {
+		put(w, val ? "true" : "false");
+	}
 }
 
 void json_add_str(struct json_writer *w, const char *key, const char *val)

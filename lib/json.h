@@ -1,6 +1,6 @@
 /*
- * A small JSON writer for log lines (the auth_json_audit events): objects,
- * strings, integers and null, written as Samba's JSON log lines are
+ * A small JSON writer for log lines (the auth_json_audit events) and
+ * smbstatus --json: objects, arrays, strings, integers, booleans and null, written as Samba's JSON log lines are
  * (`{"key": value, "key": value}`, one line).
  *
  * Strings come from clients (user, domain and workstation names), so the
@@ -30,6 +30,7 @@ struct json_writer {
 	bool failed;
 	unsigned depth;
 	bool need_comma[JSON_MAX_DEPTH];
+	bool in_array[JSON_MAX_DEPTH];
 };
 
 /* buf is allocated on mem_ctx. */
@@ -37,6 +38,11 @@ void json_init(struct json_writer *w, TALLOC_CTX *mem_ctx);
 /* An object: the top one (key NULL) or a member of the open object. */
 void json_open(struct json_writer *w, const char *key);
 void json_close(struct json_writer *w);
+/* An array member of the open object; its elements are added with key
+ * NULL (json_open(w, NULL) for an object element).  Never the top value. */
+void json_open_array(struct json_writer *w, const char *key);
+void json_close_array(struct json_writer *w);
+void json_add_bool(struct json_writer *w, const char *key, bool val);
 /* A string member; val NULL writes null (Samba's unset fields). */
 void json_add_str(struct json_writer *w, const char *key, const char *val);
 void json_add_int(struct json_writer *w, const char *key, int64_t val);

@@ -9,6 +9,7 @@
 #include "conf/loadparm.h"
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
+#include "locking/smbstatus.h"
 #include "lib/log.h"
 
 #include <getopt.h>
@@ -17,27 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
+#include <grp.h>
+#include <time.h>
+#include "lib/clock.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
 #endif
 #define DEFAULT_CONFIG SYSCONFDIR "/samba/smb.conf"
 
-struct rec {
-	char kind;
-	uint32_t pid;
-	uint64_t a, b;
-	char *text;
-};
-
-struct snapshot {
-	TALLOC_CTX *mem;
-	struct rec *r;
-	size_t n;
-};
-
-static void collect(char kind, uint32_t pid, uint64_t a, uint64_t b,
-		    const char *text, void *priv)
+void smbstatus_collect(char kind, uint32_t pid, uint64_t a, uint64_t b,
+		       const char *text, void *priv)
 {
 	struct snapshot *s = priv;
 	struct rec *r = talloc_realloc(s->mem, s->r, struct rec, s->n + 1);
@@ -51,8 +42,8 @@ static void collect(char kind, uint32_t pid, uint64_t a, uint64_t b,
 	s->n++;
 }
 
-/* The value of key in a "key=value\n" record ("" when absent). */
-static const char *field(TALLOC_CTX *mem, const char *text, const char *key)
+const char *smbstatus_field(TALLOC_CTX *mem, const char *text,
+			    const char *key)
 {
 	size_t kl = strlen(key);
 	const char *p = text;
@@ -69,7 +60,7 @@ static const char *field(TALLOC_CTX *mem, const char *text, const char *key)
 	return "";
 }
 
-static const char *dialect_name(const char *hex)
+const char *smbstatus_dialect_name(const char *hex)
 {
 	unsigned d = (unsigned)strtoul(hex, NULL, 16);
 
@@ -89,59 +80,142 @@ static const char *dialect_name(const char *hex)
 	}
 }
 
+void smbstatus_crypto_of(TALLOC_CTX *mem, const struct rec *r, bool tree,
+			 struct smbstatus_crypto *out)
+{
+	bool encrypted =
+		strcmp(smbstatus_field(mem, r->text, "encryption"), "yes") == 0;
+	bool required =
+		strcmp(smbstatus_field(mem, r->text, "signing"), "required") == 0;
+
+	out->enc_cipher = smbstatus_field(mem, r->text, "cipher");
+	out->enc_degree = encrypted ? "full" : "none";
+	out->sign_cipher = smbstatus_field(mem, r->text, "signalgo");
+	/* As Samba reports it: an encrypted session's own messages are
+	 * sealed rather than signed ("partial"), its trees' are "full". */
+	out->sign_degree = encrypted ? (tree ? "full" : "partial")
+			   : required ? "full"
+				      : "none";
+}
+
+const char *smbstatus_crypto_text(TALLOC_CTX *mem, const char *cipher,
+				  const char *degree)
+{
+	if (strcmp(degree, "none") == 0) {
+		return "-";
+	}
+	if (strcmp(degree, "full") == 0) {
+		return cipher;
+	}
+	return talloc_asprintf(mem, "%s(%s)", degree, cipher);
+}
+
+const char *smbstatus_ctime(TALLOC_CTX *mem, const char *nttime)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[64];
+
+	timespec_from_nttime(strtoull(nttime, NULL, 10), &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
+	return talloc_strdup(mem, buf);
+}
+
+/* Samba 4.17's layout: PID, Username, Group, Machine (with its
+ * ipv4:addr:port), Protocol Version, Encryption, Signing. */
 static void show_sessions(struct snapshot *s)
 {
 	size_t i;
 
-	printf("\n%-8s %-16s %-10s %-28s %-9s %-11s %-8s\n", "PID",
-	       "Username", "Session", "Machine", "Protocol", "Encryption",
-	       "Signing");
-	printf("%.*s\n", 96, "------------------------------------------------"
-			     "------------------------------------------------");
+	printf("\n%-7s %-12s %-12s %-41s %-17s %-20s %-21s\n", "PID",
+	       "Username", "Group", "Machine", "Protocol Version",
+	       "Encryption", "Signing");
+	printf("%.*s\n", 136, "------------------------------------------------"
+			      "------------------------------------------------"
+			      "----------------------------------------");
 	for (i = 0; i < s->n; i++) {
 		const struct rec *r = &s->r[i];
+		const char *addr, *gid;
+		struct smbstatus_crypto c;
+		struct group *g;
 
 		if (r->kind != STATUS_SESSION) {
 			continue;
 		}
-		printf("%-8u %-16s %-10" PRIx64 " %-28s %-9s %-11s %-8s\n",
-		       (unsigned)r->pid, field(s->mem, r->text, "user"), r->a,
-		       field(s->mem, r->text, "client"),
-		       dialect_name(field(s->mem, r->text, "dialect")),
-		       strcmp(field(s->mem, r->text, "encryption"), "yes") == 0
-			       ? "yes"
-			       : "-",
-		       strcmp(field(s->mem, r->text, "signing"), "required") ==
-				       0
-			       ? "required"
-			       : "-");
+		addr = smbstatus_field(s->mem, r->text, "raddr");
+		gid = smbstatus_field(s->mem, r->text, "gid");
+		g = getgrgid((gid_t)strtoul(gid, NULL, 10));
+		smbstatus_crypto_of(s->mem, r, false, &c);
+		printf("%-7u %-12s %-12s %-41s %-17s %-20s %-21s\n",
+		       (unsigned)r->pid, smbstatus_field(s->mem, r->text, "user"),
+		       g ? g->gr_name : gid,
+		       talloc_asprintf(s->mem, "%s (ipv%c:%s:%s)", addr,
+				       strchr(addr, ':') ? '6' : '4', addr,
+				       smbstatus_field(s->mem, r->text,
+						       "rport")),
+		       smbstatus_dialect_name(
+			       smbstatus_field(s->mem, r->text, "dialect")),
+		       smbstatus_crypto_text(s->mem, c.enc_cipher,
+					     c.enc_degree),
+		       smbstatus_crypto_text(s->mem, c.sign_cipher,
+					     c.sign_degree));
 	}
 }
 
+const struct rec *smbstatus_find_session(const struct snapshot *s,
+					 uint32_t pid, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->r[i].kind == STATUS_SESSION && s->r[i].pid == pid &&
+		    s->r[i].a == id) {
+			return &s->r[i];
+		}
+	}
+	return NULL;
+}
+
+/* Service, pid, Machine, Connected at, Encryption, Signing (Samba's). */
 static void show_shares(struct snapshot *s)
 {
 	size_t i;
 
-	printf("\n%-14s %-8s %-10s %-28s %s\n", "Service", "PID", "Session",
-	       "Machine", "Path");
-	printf("%.*s\n", 96, "------------------------------------------------"
+	printf("\n%-12s %-7s %-13s %-32s %-12s %-12s\n", "Service", "pid",
+	       "Machine", "Connected at", "Encryption", "Signing");
+	printf("%.*s\n", 93, "------------------------------------------------"
 			     "------------------------------------------------");
 	for (i = 0; i < s->n; i++) {
 		const struct rec *r = &s->r[i];
+		const struct rec *sess;
+		struct smbstatus_crypto c = {"-", "none", "-", "none"};
 
 		if (r->kind != STATUS_TCON) {
 			continue;
 		}
-		printf("%-14s %-8u %-10" PRIx64 " %-28s %s\n",
-		       field(s->mem, r->text, "share"), (unsigned)r->pid, r->a,
-		       field(s->mem, r->text, "client"),
-		       field(s->mem, r->text, "path"));
+		sess = smbstatus_find_session(s, r->pid, r->a);
+		if (sess != NULL) {
+			smbstatus_crypto_of(s->mem, sess, true, &c);
+		}
+		printf("%-12s %-7u %-13s %-32s %-12s %-12s\n",
+		       smbstatus_field(s->mem, r->text, "share"),
+		       (unsigned)r->pid,
+		       sess ? smbstatus_field(s->mem, sess->text, "raddr") : "",
+		       talloc_asprintf(s->mem, "%s UTC",
+				       smbstatus_ctime(s->mem,
+						       smbstatus_field(
+							       s->mem, r->text,
+							       "connected"))),
+		       smbstatus_crypto_text(s->mem, c.enc_cipher,
+					     c.enc_degree),
+		       smbstatus_crypto_text(s->mem, c.sign_cipher,
+					     c.sign_degree));
 	}
 }
 
-/* The open record of (pid, open id), or NULL. */
-static const struct rec *find_open(const struct snapshot *s, uint32_t pid,
-				   uint64_t id)
+const struct rec *smbstatus_find_open(const struct snapshot *s, uint32_t pid,
+				      uint64_t id)
 {
 	size_t i;
 
@@ -159,7 +233,7 @@ struct locks_ctx {
 	unsigned n;
 };
 
-static const char *deny_mode(uint32_t share)
+const char *smbstatus_deny_mode(uint32_t share)
 {
 	switch (share & 7) {
 	case 0:
@@ -199,7 +273,7 @@ static void show_open(const struct file_key *k, uint16_t flags,
 		      const struct share_mode_entry *e, void *priv)
 {
 	struct locks_ctx *lc = priv;
-	const struct rec *o = find_open(lc->s, e->pid, e->open_id);
+	const struct rec *o = smbstatus_find_open(lc->s, e->pid, e->open_id);
 	char cache[32];
 	const char *rw = (e->access_mask & 0x6) && (e->access_mask & 0x1)
 				 ? "RDWR"
@@ -208,23 +282,30 @@ static void show_open(const struct file_key *k, uint16_t flags,
 						  : "-";
 
 	if (lc->n++ == 0) {
-		printf("\nLocked files:\n%-8s %-11s %-10s %-6s %-20s %-24s %s\n",
-		       "Pid", "DenyMode", "Access", "R/W", "Oplock",
-		       "SharePath", "Name");
+		printf("\nLocked files:\n%-8s %-10s %-11s %-10s %-6s %-20s "
+		       "%-24s %-20s %s\n",
+		       "Pid", "User(ID)", "DenyMode", "Access", "R/W", "Oplock",
+		       "SharePath", "Name", "Time");
 		printf("%.*s\n", 100,
 		       "--------------------------------------------------"
 		       "--------------------------------------------------");
 	}
 	caching_str(e, cache, sizeof(cache));
-	printf("%-8u %-11s 0x%-8x %-6s %-20s %-24s %s%s%s%s\n",
-	       (unsigned)e->pid, deny_mode(e->share_access),
+	printf("%-8u %-10s %-11s 0x%-8x %-6s %-20s %-24s %s%s%s   %s%s\n",
+	       (unsigned)e->pid,
+	       o ? smbstatus_field(lc->s->mem, o->text, "uid") : "-",
+	       smbstatus_deny_mode(e->share_access),
 	       (unsigned)e->access_mask, rw, cache,
-	       o ? field(lc->s->mem, o->text, "sharepath") : "?",
-	       o ? field(lc->s->mem, o->text, "name")
+	       o ? smbstatus_field(lc->s->mem, o->text, "sharepath") : "?",
+	       o ? smbstatus_field(lc->s->mem, o->text, "name")
 		 : talloc_asprintf(lc->s->mem, "%" PRIu64 ":%" PRIu64, k->dev,
 				   k->ino),
-	       o && *field(lc->s->mem, o->text, "stream") ? ":" : "",
-	       o ? field(lc->s->mem, o->text, "stream") : "",
+	       o && *smbstatus_field(lc->s->mem, o->text, "stream") ? ":" : "",
+	       o ? smbstatus_field(lc->s->mem, o->text, "stream") : "",
+	       o ? smbstatus_ctime(lc->s->mem, smbstatus_field(lc->s->mem,
+							       o->text,
+							       "opened"))
+		 : "",
 	       (flags & SHARE_REC_DELETE_PENDING) ? "  (delete pending)" : "");
 }
 
@@ -232,7 +313,7 @@ static void show_brl(const struct file_key *k, uint32_t pid, uint64_t open_id,
 		     uint64_t off, uint64_t len, bool exclusive, void *priv)
 {
 	struct locks_ctx *lc = priv;
-	const struct rec *o = find_open(lc->s, pid, open_id);
+	const struct rec *o = smbstatus_find_open(lc->s, pid, open_id);
 
 	if (lc->n++ == 0) {
 		printf("\nByte range locks:\n%-8s %-6s %-20s %-20s %s\n", "Pid",
@@ -243,7 +324,7 @@ static void show_brl(const struct file_key *k, uint32_t pid, uint64_t open_id,
 	}
 	printf("%-8u %-6s %-20" PRIu64 " %-20" PRIu64 " %s\n", (unsigned)pid,
 	       exclusive ? "WRITE" : "READ", off, len,
-	       o ? field(lc->s->mem, o->text, "name")
+	       o ? smbstatus_field(lc->s->mem, o->text, "name")
 		 : talloc_asprintf(lc->s->mem, "%" PRIu64 ":%" PRIu64, k->dev,
 				   k->ino));
 }
@@ -257,6 +338,8 @@ static void usage(FILE *f)
 		"  -S, --shares        Show tree connects only\n"
 		"  -L, --locks         Show open files only\n"
 		"  -B, --byterange     Show byte-range locks too\n"
+		"      --json          Everything as one JSON object (Samba's "
+		"schema)\n"
 		"  -s, --configfile=F  smb.conf to read (default %s)\n"
 		"  -h, --help          This text\n",
 		DEFAULT_CONFIG);
@@ -270,13 +353,14 @@ int main(int argc, char **argv)
 		{"shares", no_argument, NULL, 'S'},
 		{"locks", no_argument, NULL, 'L'},
 		{"byterange", no_argument, NULL, 'B'},
+		{"json", no_argument, NULL, 'j'},
 		{"configfile", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *config = DEFAULT_CONFIG;
 	bool only_sessions = false, only_shares = false, only_locks = false;
-	bool brl = false;
+	bool brl = false, json = false;
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct snapshot snap = {.mem = mem};
 	struct locks_ctx lc = {.s = &snap};
@@ -299,6 +383,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			brl = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 's':
 			config = optarg;
@@ -323,9 +410,19 @@ int main(int argc, char **argv)
 			lockdir);
 		return 1;
 	}
+	(void)status_db_walk(db, smbstatus_collect, &snap);
+	if (json) {
+		bool ok = smbstatus_json(&snap, db, config,
+					 !only_shares && !only_locks,
+					 !only_sessions && !only_locks,
+					 !only_sessions && !only_shares,
+					 brl && !only_sessions && !only_shares);
+
+		talloc_free(mem);
+		return ok ? 0 : 1;
+	}
 	printf("smbd-ng version %s (lock directory %s)\n", PACKAGE_VERSION,
 	       lockdir);
-	(void)status_db_walk(db, collect, &snap);
 	if (!only_shares && !only_locks) {
 		show_sessions(&snap);
 	}

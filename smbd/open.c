@@ -2,6 +2,7 @@
  * The connection's table of opens: a hash of the volatile FileId.
  */
 #include "smbd/open.h"
+#include "lib/clock.h"
 #include "smbd/conn.h"
 #include "smbd/status.h"
 #include "smbd/oplock.h"
@@ -277,6 +278,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->tcon = t;
 	op->session = s;
 	op->fd = fd;
+	op->opened_nttime = clock_nttime();
 	if (s != NULL) {
 		if (!smbd_tree_cred(op, s, t, &op->owner_cred)) {
 			talloc_free(op);

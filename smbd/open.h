@@ -82,6 +82,7 @@ struct smbd_open {
 	bool lease_linked;
 	struct smbd_worker *worker;
 	struct smbd_conn *conn;
+	uint64_t opened_nttime;	/* when it was opened (smbstatus) */
 	struct smbd_tcon *tcon;
 	struct smbd_session *session;
 	uint64_t fid_persistent;

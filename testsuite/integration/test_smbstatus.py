@@ -133,5 +133,89 @@ class MaxConnectionsTests(unittest.TestCase):
             return False
 
 
+def json_shape(v, depth=0, parent=None):
+    """The keys and value types of smbstatus --json, with the ids and
+    paths that name entries (sessions, tcons, files, opens) folded."""
+    if isinstance(v, dict):
+        fold = parent in ("sessions", "tcons", "open_files",
+                          "byte_range_locks", "opens")
+        out = {}
+        for k, x in v.items():
+            out["*" if fold else k] = json_shape(x, depth + 1, k)
+        return out
+    if isinstance(v, list):
+        return [json_shape(x, depth + 1) for x in v[:1]]
+    return type(v).__name__
+
+
+class SmbstatusJson(unittest.TestCase):
+    """smbstatus --json -B on ours has the keys and value types of Samba
+    4.17's (its smbstatus on its smbd, same client actions, same run),
+    and ours has the values."""
+
+    def snapshot(self, binary, status):
+        srv = h.Smbd(binary=binary,
+                     global_options=[("server signing", "mandatory")])
+        self.addCleanup(srv.cleanup)
+        srv.create_user(USER, PASSWORD)
+        srv.start()
+        path = os.path.join(srv.share, "json-file.txt")
+        with open(path, "w") as f:
+            f.write("x" * 200)
+        os.chmod(path, 0o666)
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=srv.port,
+                          timeout=NET_TIMEOUT,
+                          preferredDialect=s3.SMB2_DIALECT_30)
+        c.login(USER, PASSWORD)
+        self.addCleanup(c.close)
+        smb = c.getSMBServer()
+        tid = c.connectTree("share")
+        fid = c.openFile(tid, "json-file.txt")
+        req = s3.SMB2Lock()
+        req["FileID"] = fid
+        req["LockCount"] = 1
+        req["LockSequence"] = 0
+        req["Locks"] = struct.pack("<QQII", 10, 5, 2 | 0x10, 0)
+        packet = smb.SMB_PACKET()
+        packet["Command"] = s3.SMB2_LOCK
+        packet["TreeID"] = tid
+        packet["Data"] = req
+        self.assertEqual(smb.recvSMB(smb.sendSMB(packet))["Status"], 0)
+        out = subprocess.run([status, "--json", "-B", "-s", srv.conf],
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        import json
+        return json.loads(out.stdout)
+
+    def test_schema_as_samba(self):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        if h.is_samba():
+            raise unittest.SkipTest("compares ours with Samba")
+        ours = self.snapshot(h.smbd_binary(), smbstatus_binary())
+        sess = list(ours["sessions"].values())
+        self.assertEqual(len(sess), 1)
+        self.assertEqual(sess[0]["username"], USER)
+        self.assertEqual(sess[0]["session_dialect"], "SMB3_00")
+        self.assertEqual(sess[0]["signing"],
+                         {"cipher": "AES-128-CMAC", "degree": "full"})
+        self.assertEqual(sess[0]["hostname"][:15], "ipv4:127.0.0.1:")
+        tcon = list(ours["tcons"].values())
+        self.assertEqual([t["service"] for t in tcon], ["share"])
+        files = list(ours["open_files"].values())
+        self.assertEqual([f["filename"] for f in files], ["json-file.txt"])
+        opens = list(files[0]["opens"].values())
+        self.assertEqual(opens[0]["access_mask"]["READ_DATA"], True)
+        locks = list(ours["byte_range_locks"].values())[0]["locks"]
+        self.assertEqual([(x["type"], x["start"], x["size"]) for x in locks],
+                         [("W", 10, 5)])
+        if not os.access("/usr/sbin/smbd", os.X_OK):
+            return
+        samba = self.snapshot("/usr/sbin/smbd", "/usr/bin/smbstatus")
+        a, b = json_shape(ours), json_shape(samba)
+        # the oplock/lease objects are empty for this open on both
+        self.assertEqual(a, b)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -389,6 +389,34 @@ static void test_json_writer(void **state)
 		"4625, \"authDescription\": null, \"clientAccount\": "
 		"\"a\\\"\\n\", \"duration\": -5}}");
 
+	/* Arrays and booleans (smbstatus --json's "locks"). */
+	json_init(&w, tmp);
+	json_open(&w, NULL);
+	json_open_array(&w, "locks");
+	json_open(&w, NULL);
+	json_add_bool(&w, "READ", true);
+	json_add_int(&w, "start", 10);
+	json_close(&w);
+	json_add_bool(&w, NULL, false);
+	json_close_array(&w);
+	json_open_array(&w, "none");
+	json_close_array(&w);
+	json_close(&w);
+	assert_string_equal(json_finish(&w),
+			    "{\"locks\": [{\"READ\": true, \"start\": 10}, "
+			    "false], \"none\": []}");
+	/* a keyed member inside an array, a mismatched close */
+	json_init(&w, tmp);
+	json_open(&w, NULL);
+	json_open_array(&w, "a");
+	json_add_int(&w, "k", 1);
+	assert_null(json_finish(&w));
+	json_init(&w, tmp);
+	json_open(&w, NULL);
+	json_open_array(&w, "a");
+	json_close(&w);
+	assert_null(json_finish(&w));
+
 	/* Misuse sticks as an error. */
 	json_init(&w, tmp);
 	json_add_str(&w, "k", "v"); /* no object open */
