@@ -8,6 +8,7 @@
 #include "smbd/session.h"
 #include "smbd/smb2_server.h"
 #include "lib/log.h"
+#include "vfs/module.h"
 #include "lib/wire.h"
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
@@ -119,6 +120,7 @@ bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
 struct open_delete {
 	struct tpool_job tj;
 	struct vfs_share share;	/* the share's resolve rules */
+	struct vfs_stack *vfs;	/* its modules (recycle): our reference */
 	int root_fd;		/* a duplicate of the share's */
 	int fd;			/* the stream's file, or -1 */
 	char *path;
@@ -139,12 +141,12 @@ static void open_delete_work(struct tpool_job *tj)
 			(void)vfs_stream_delete(d->fd, d->stream);
 		}
 	} else if (d->delete_now) {
-		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path,
-					 d->is_dir, &d->id);
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      d->is_dir, &d->id);
 	}
 	if (d->delete_base) {
-		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path, false,
-					 &d->id);
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      false, &d->id);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_NOTICE("delete on close of %s: %s\n", d->path,
@@ -165,6 +167,7 @@ static void open_delete_done(struct tpool_job *tj)
 
 static int open_delete_destructor(struct open_delete *d)
 {
+	vfs_stack_unref(d->vfs);
 	if (d->fd != -1) {
 		close(d->fd);
 	}
@@ -196,6 +199,7 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	talloc_set_destructor(d, open_delete_destructor);
 	d->share = op->tcon->share;
 	d->share.path = "";
+	d->vfs = vfs_stack_ref(op->tcon->vfs);
 	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	d->path = talloc_strdup(d, op->path);
 	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;

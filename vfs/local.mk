@@ -43,3 +43,12 @@ TESTS += testsuite/unit/test_dosmode
 testsuite_unit_test_dosmode_SOURCES = testsuite/unit/test_dosmode.c
 testsuite_unit_test_dosmode_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# The stackable module layer (vfs objects) and its modules.
+libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c
+
+check_PROGRAMS += testsuite/unit/test_vfs_module
+TESTS += testsuite/unit/test_vfs_module
+testsuite_unit_test_vfs_module_SOURCES = testsuite/unit/test_vfs_module.c
+testsuite_unit_test_vfs_module_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_module_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

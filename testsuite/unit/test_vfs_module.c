@@ -1,0 +1,285 @@
+/*
+ * vfs/module.c: the registry, stack building from `vfs objects` (order,
+ * unknown names, duplicates), reference counting, and the unlink call
+ * through the stack (recycle's move and its pass-through to POSIX), on a
+ * scratch directory with options from a fake parameter reader.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "vfs/module.h"
+
+/* Options of the fake reader: "mod:opt=value" strings. */
+static const char *const *fake_opts;
+
+static const char *fake_get(const char *mod, const char *opt)
+{
+	char key[128];
+	size_t n;
+	const char *const *o;
+
+	snprintf(key, sizeof(key), "%s:%s=", mod, opt);
+	n = strlen(key);
+	for (o = fake_opts; o != NULL && *o != NULL; o++) {
+		if (strncmp(*o, key, n) == 0) {
+			return *o + n;
+		}
+	}
+	return NULL;
+}
+
+static const char *fake_str(void *ctx, TALLOC_CTX *mem_ctx, const char *mod,
+			    const char *opt)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? talloc_strdup(mem_ctx, v) : NULL;
+}
+
+static bool fake_bool(void *ctx, const char *mod, const char *opt, bool def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? strcmp(v, "yes") == 0 : def;
+}
+
+static int fake_int(void *ctx, const char *mod, const char *opt, int def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? (int)strtol(v, NULL, 0) : def;
+}
+
+static uint64_t fake_bytes(void *ctx, const char *mod, const char *opt,
+			   uint64_t def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? strtoull(v, NULL, 10) : def;
+}
+
+static const char **fake_list(void *ctx, TALLOC_CTX *mem_ctx,
+			      const char *mod, const char *opt)
+{
+	const char *v = fake_get(mod, opt);
+	const char **l = talloc_zero_array(mem_ctx, const char *, 2);
+
+	(void)ctx;
+	if (l != NULL && v != NULL) {
+		l[0] = talloc_strdup(l, v);
+	}
+	return l;
+}
+
+static const struct vfs_module_params fake = {
+	fake_str, fake_bool, fake_int, fake_bytes, fake_list, NULL,
+};
+
+struct scratch {
+	char dir[64];
+	struct vfs_share sh;
+};
+
+static int scratch_setup(void **state)
+{
+	struct scratch *s = calloc(1, sizeof(*s));
+
+	snprintf(s->dir, sizeof(s->dir), "/tmp/test_vfs_module.XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	s->sh.root_fd = open(s->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(s->sh.root_fd != -1);
+	s->sh.path = s->dir;
+	s->sh.follow_symlinks = true;
+	*state = s;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	struct scratch *s = *state;
+	char cmd[128];
+
+	close(s->sh.root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", s->dir);
+	assert_int_equal(system(cmd), 0);
+	free(s);
+	return 0;
+}
+
+static void put(struct scratch *s, const char *rel, const char *data)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", s->dir, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(data, f);
+	fclose(f);
+}
+
+static bool there(struct scratch *s, const char *rel)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", s->dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+static void test_registry(void **state)
+{
+	(void)state;
+	assert_ptr_equal(vfs_module_find("recycle"), &vfs_module_recycle);
+	assert_ptr_equal(vfs_module_find("RECYCLE"), &vfs_module_recycle);
+	assert_non_null(vfs_module_find("acl_xattr"));
+	assert_null(vfs_module_find("fruit"));
+	assert_null(vfs_module_find(""));
+}
+
+static void test_build(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"acl_xattr", "nosuch", "recycle",
+					    "ACL_XATTR", "other", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = NULL;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has(st, "acl_xattr"));
+	assert_true(vfs_stack_has(st, "recycle"));
+	assert_false(vfs_stack_has(st, "nosuch"));
+	assert_non_null(vfs_stack_priv(st, "recycle"));
+	assert_null(vfs_stack_priv(st, "acl_xattr"));
+	assert_non_null(unknown);
+	assert_string_equal(unknown[0], "nosuch");
+	assert_string_equal(unknown[1], "other");
+	assert_null(unknown[2]);
+	/* the stack outlives mem: references decide */
+	assert_ptr_equal(vfs_stack_ref(st), st);
+	talloc_free(mem);
+	vfs_stack_unref(st);
+	assert_true(vfs_stack_has(st, "recycle"));
+	vfs_stack_unref(st);
+	/* no modules: an empty stack, nothing unknown */
+	mem = talloc_new(NULL);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, NULL, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_null(unknown);
+	assert_false(vfs_stack_has(st, "recycle"));
+	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+static void test_recycle_unlink(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"recycle", NULL};
+	static const char *const opts[] = {"recycle:repository=bin/./x",
+					   "recycle:exclude=*.o", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = opts;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	put(s, "a.txt", "a");
+	put(s, "b.o", "b");
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "a.txt", false,
+				 NULL)));
+	assert_false(there(s, "a.txt"));
+	assert_true(there(s, "bin/x/a.txt"));
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "b.o", false,
+				 NULL)));
+	assert_false(there(s, "b.o"));
+	assert_false(there(s, "bin/x/b.o"));
+	/* a file that is not the one the caller means is left alone */
+	{
+		struct vfs_file_id other = {1, 1};
+
+		put(s, "c.txt", "c");
+		assert_int_equal(vfs_stack_unlink(st, &s->sh, s->sh.root_fd,
+						  "c.txt", false, &other),
+				 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+		assert_true(there(s, "c.txt"));
+		assert_false(there(s, "bin/x/c.txt"));
+	}
+	/* inside the repository: for real */
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "bin/x/a.txt",
+				 false, NULL)));
+	assert_false(there(s, "bin/x/a.txt"));
+	/* directories: for real */
+	assert_int_equal(mkdirat(s->sh.root_fd, "d", 0755), 0);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_unlink(
+		st, &s->sh, s->sh.root_fd, "d", true, NULL)));
+	assert_false(there(s, "d"));
+	assert_false(there(s, "bin/x/d"));
+	/* a NULL stack is the POSIX call */
+	put(s, "e.txt", "e");
+	assert_true(NT_STATUS_IS_OK(vfs_stack_unlink(
+		NULL, &s->sh, s->sh.root_fd, "e.txt", false, NULL)));
+	assert_false(there(s, "e.txt"));
+	assert_false(there(s, "bin/x/e.txt"));
+	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+static void test_recycle_repository_outside(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"recycle", NULL};
+	static const char *const bad[][2] = {
+		{"recycle:repository=../up", NULL},
+		{"recycle:repository=/elsewhere/bin", NULL},
+		{"recycle:repository=a/../../b", NULL},
+	};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fake_opts = bad[i];
+		assert_false(NT_STATUS_IS_OK(vfs_stack_build(
+			mem, names, &fake, &s->sh, &st, &unknown)));
+	}
+	talloc_free(mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test_setup_teardown(test_build, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_unlink,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_repository_outside,
+						scratch_setup,
+						scratch_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
