@@ -222,7 +222,8 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 /*
  * The vfs modules' options, read through conf/loadparm's parametric
  * lookups (vfs/module.h struct vfs_module_params): "mod:opt" in the
- * share, then [global]; strings get the share's `%` substitutions.
+ * share, then [global]; a module asks for the share's `%` substitutions
+ * where Samba's module makes them.
  */
 struct tcon_params {
 	const struct lp_ctx *lp;
@@ -249,7 +250,15 @@ static const char *tcon_parm_str(void *ctx, TALLOC_CTX *mem_ctx,
 		return NULL;
 	}
 	v = lp_parm_str(tp->lp, tp->snum, key, NULL);
-	return v != NULL ? lp_substitute(mem_ctx, tp->lp, v, tp->sub) : NULL;
+	return v != NULL ? talloc_strdup(mem_ctx, v) : NULL;
+}
+
+static char *tcon_parm_subst(void *ctx, TALLOC_CTX *mem_ctx,
+			     const char *value)
+{
+	const struct tcon_params *tp = ctx;
+
+	return lp_substitute(mem_ctx, tp->lp, value, tp->sub);
 }
 
 static bool tcon_parm_bool(void *ctx, const char *mod, const char *opt,
@@ -310,6 +319,7 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 	struct tcon_params tp = {lp, t->snum, sub};
 	const struct vfs_module_params p = {
 		.str = tcon_parm_str,
+		.subst = tcon_parm_subst,
 		.boolean = tcon_parm_bool,
 		.integer = tcon_parm_int,
 		.bytes = tcon_parm_bytes,

@@ -16,6 +16,7 @@ static const struct vfs_module vfs_module_acl_xattr = {
 static const struct vfs_module *const registry[] = {
 	&vfs_module_acl_xattr,
 	&vfs_module_recycle,
+	&vfs_module_shadow_copy2,
 };
 
 #define NREGISTRY (sizeof(registry) / sizeof(registry[0]))
@@ -154,21 +155,48 @@ void vfs_stack_unref(struct vfs_stack *s)
 	}
 }
 
-/* The first module at or below depth with an unlink hook. */
+enum vfs_hook { HOOK_UNLINK, HOOK_SNAP_LIST, HOOK_SNAP_ROOT };
+
+static bool has_hook(const struct vfs_module *m, enum vfs_hook h)
+{
+	switch (h) {
+	case HOOK_UNLINK:
+		return m->unlink != NULL;
+	case HOOK_SNAP_LIST:
+		return m->snap_list != NULL;
+	case HOOK_SNAP_ROOT:
+		return m->snap_root != NULL;
+	}
+	return false;
+}
+
+/* The depth of the first module at or below depth from that has hook h;
+ * s->n (or 0 for no stack) when none has it: the POSIX layer's turn. */
+static unsigned next_with(const struct vfs_stack *s, unsigned from,
+			  enum vfs_hook h)
+{
+	unsigned d;
+
+	if (s == NULL) {
+		return 0;
+	}
+	for (d = from; d < s->n && !has_hook(s->e[d].mod, h); d++) {
+	}
+	return d;
+}
+
 NTSTATUS vfs_next_unlink(const struct vfs_call *c, const struct vfs_share *sh,
 			 int root_fd, const char *path, bool is_dir,
 			 const struct vfs_file_id *want)
 {
 	const struct vfs_stack *s = c->stack;
-	unsigned d;
+	unsigned d = next_with(s, c->depth + 1, HOOK_UNLINK);
 
-	for (d = c->depth + 1; s != NULL && d < s->n; d++) {
-		if (s->e[d].mod->unlink != NULL) {
-			struct vfs_call next = {s, d, s->e[d].priv};
+	if (s != NULL && d < s->n) {
+		struct vfs_call next = {s, d, s->e[d].priv};
 
-			return s->e[d].mod->unlink(&next, sh, root_fd, path,
-						   is_dir, want);
-		}
+		return s->e[d].mod->unlink(&next, sh, root_fd, path, is_dir,
+					   want);
 	}
 	return vfs_unlink_anchored(sh, root_fd, path, is_dir, want);
 }
@@ -182,4 +210,58 @@ NTSTATUS vfs_stack_unlink(const struct vfs_stack *s,
 	struct vfs_call top = {s, (unsigned)-1, NULL};
 
 	return vfs_next_unlink(&top, sh, root_fd, path, is_dir, want);
+}
+
+NTSTATUS vfs_next_snap_list(const struct vfs_call *c, TALLOC_CTX *mem_ctx,
+			    const struct vfs_share *sh, int64_t **times,
+			    size_t *n)
+{
+	const struct vfs_stack *s = c->stack;
+	unsigned d = next_with(s, c->depth + 1, HOOK_SNAP_LIST);
+
+	if (s != NULL && d < s->n) {
+		struct vfs_call next = {s, d, s->e[d].priv};
+
+		return s->e[d].mod->snap_list(&next, mem_ctx, sh, times, n);
+	}
+	*times = NULL;
+	*n = 0;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_next_snap_root(const struct vfs_call *c,
+			    const struct vfs_share *sh, int64_t t, int *fd)
+{
+	const struct vfs_stack *s = c->stack;
+	unsigned d = next_with(s, c->depth + 1, HOOK_SNAP_ROOT);
+
+	if (s != NULL && d < s->n) {
+		struct vfs_call next = {s, d, s->e[d].priv};
+
+		return s->e[d].mod->snap_root(&next, sh, t, fd);
+	}
+	*fd = -1;
+	return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+bool vfs_stack_has_snapshots(const struct vfs_stack *s)
+{
+	return s != NULL && next_with(s, 0, HOOK_SNAP_ROOT) < s->n;
+}
+
+NTSTATUS vfs_stack_snap_list(const struct vfs_stack *s, TALLOC_CTX *mem_ctx,
+			     const struct vfs_share *sh, int64_t **times,
+			     size_t *n)
+{
+	struct vfs_call top = {s, (unsigned)-1, NULL};
+
+	return vfs_next_snap_list(&top, mem_ctx, sh, times, n);
+}
+
+NTSTATUS vfs_stack_snap_root(const struct vfs_stack *s,
+			     const struct vfs_share *sh, int64_t t, int *fd)
+{
+	struct vfs_call top = {s, (unsigned)-1, NULL};
+
+	return vfs_next_snap_root(&top, sh, t, fd);
 }

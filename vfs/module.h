@@ -50,9 +50,14 @@
 
 /* How a module reads its options ("module:option") at tree connect. */
 struct vfs_module_params {
-	/* The value, `%` macros substituted (NULL when unset), on mem_ctx. */
+	/* The value as written (NULL when unset), on mem_ctx: Samba's
+	 * modules read most options without `%` macros (shadow:format is
+	 * strftime's, its %S is not the share name). */
 	const char *(*str)(void *ctx, TALLOC_CTX *mem_ctx, const char *mod,
 			   const char *opt);
+	/* value with the share's `%` macros expanded (recycle:repository's
+	 * %U), on mem_ctx; NULL when out of memory. */
+	char *(*subst)(void *ctx, TALLOC_CTX *mem_ctx, const char *value);
 	bool (*boolean)(void *ctx, const char *mod, const char *opt, bool def);
 	/* strtol base 0: "0700" is octal */
 	int (*integer)(void *ctx, const char *mod, const char *opt, int def);
@@ -87,6 +92,17 @@ struct vfs_module {
 	NTSTATUS (*unlink)(const struct vfs_call *c, const struct vfs_share *sh,
 			   int root_fd, const char *path, bool is_dir,
 			   const struct vfs_file_id *want);
+	/* Previous versions (FSCTL_SRV_ENUMERATE_SNAPSHOTS): the times
+	 * (seconds since 1970, UTC) of the share's snapshots, in the order
+	 * to list them, on mem_ctx.  Below every module: none. */
+	NTSTATUS (*snap_list)(const struct vfs_call *c, TALLOC_CTX *mem_ctx,
+			      const struct vfs_share *sh, int64_t **times,
+			      size_t *n);
+	/* An O_PATH directory fd of the share's root as the snapshot taken
+	 * at t has it (an @GMT path or TWrp open resolves beneath it).
+	 * Below every module: OBJECT_NAME_NOT_FOUND. */
+	NTSTATUS (*snap_root)(const struct vfs_call *c,
+			      const struct vfs_share *sh, int64_t t, int *fd);
 };
 
 /* The registry: the module of that name (case-insensitive), or NULL. */
@@ -122,7 +138,22 @@ NTSTATUS vfs_next_unlink(const struct vfs_call *c, const struct vfs_share *sh,
 			 int root_fd, const char *path, bool is_dir,
 			 const struct vfs_file_id *want);
 
+/* Whether a module of the stack serves previous versions (snap_root):
+ * only then are @GMT components taken out of paths. */
+bool vfs_stack_has_snapshots(const struct vfs_stack *s);
+NTSTATUS vfs_stack_snap_list(const struct vfs_stack *s, TALLOC_CTX *mem_ctx,
+			     const struct vfs_share *sh, int64_t **times,
+			     size_t *n);
+NTSTATUS vfs_stack_snap_root(const struct vfs_stack *s,
+			     const struct vfs_share *sh, int64_t t, int *fd);
+NTSTATUS vfs_next_snap_list(const struct vfs_call *c, TALLOC_CTX *mem_ctx,
+			    const struct vfs_share *sh, int64_t **times,
+			    size_t *n);
+NTSTATUS vfs_next_snap_root(const struct vfs_call *c,
+			    const struct vfs_share *sh, int64_t t, int *fd);
+
 /* The modules the registry has (for testparm and the man page). */
 extern const struct vfs_module vfs_module_recycle;
+extern const struct vfs_module vfs_module_shadow_copy2;
 
 #endif

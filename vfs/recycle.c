@@ -113,6 +113,12 @@ static NTSTATUS recycle_connect(TALLOC_CTX *mem_ctx,
 	if (repo == NULL || repo[0] == '\0') {
 		repo = ".recycle";
 	}
+	/* As Samba's module: the repository's macros are expanded. */
+	repo = p->subst(p->ctx, c, repo);
+	if (repo == NULL) {
+		talloc_free(c);
+		return NT_STATUS_NO_MEMORY;
+	}
 	c->repository = recycle_repo_path(c, repo, sh);
 	if (c->repository == NULL) {
 		/* Deleting for real would lose what the admin meant to

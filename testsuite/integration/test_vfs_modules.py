@@ -1,15 +1,26 @@
 #!/usr/bin/python3
-"""`vfs objects` modules (issue 15 item 7): recycle, checked on disk after
-deletes made with impacket; the same tests pass against Samba 4.17's
-vfs_recycle (SMBD=/usr/sbin/smbd), which is where the expected layout
-comes from ("Copy #n of NAME", keeptree, exclude lists matched without
-case, exclude_dir matching any directory on the way, size bounds, files
-deleted inside the repository going for real, directories removed for
-real, the repository made with directory_mode).
+"""`vfs objects` modules (issue 15 item 7).
+
+recycle, checked on disk after deletes made with impacket; the same tests
+pass against Samba 4.17's vfs_recycle (SMBD=/usr/sbin/smbd), which is
+where the expected layout comes from ("Copy #n of NAME", keeptree,
+exclude lists matched without case, exclude_dir matching any directory
+on the way, size bounds, files deleted inside the repository going for
+real, directories removed for real, the repository made with
+directory_mode).
+
+shadow_copy2, a Previous Versions round trip: snapshot directories in
+the module's layout, FSCTL_SRV_ENUMERATE_SNAPSHOTS (the size-only query
+and the full one), smbclient `allinfo` listing them and `get` of an
+@GMT path (smbclient sends it as a TWrp create context), a raw CREATE
+with TWrp; against Samba too.  An @GMT component inside the SMB2 path
+(as Windows Explorer sends it) is ours only: Samba 4.17 reads only TWrp
+over SMB2.
 """
 
 import os
 import stat
+import struct
 import subprocess
 import sys
 import time
@@ -204,6 +215,231 @@ class UnknownModule(h.TestUser, h.SmbdTestCase):
                            stdin=subprocess.DEVNULL)
         self.assertIn("'no_such_module' is not available", r.stderr)
         self.assertNotIn("'recycle' is not available", r.stderr)
+
+
+FSCTL_SRV_ENUMERATE_SNAPSHOTS = 0x00144064
+INVALID_PARAMETER = 0xC000000D
+MEDIA_WRITE_PROTECTED = 0xC00000A2
+NAME_NOT_FOUND = 0xC0000034
+GENERIC_READ = 0x80000000
+FILE_READ_DATA = 0x1
+SHARE_ALL = 7
+FILE_OPEN = 1
+SNAP_NEW = "@GMT-2024.01.02-03.04.05"
+SNAP_OLD = "@GMT-2023.05.06-07.08.09"
+
+
+def err_code(e):
+    get = getattr(e, "getErrorCode", None) or getattr(e, "get_error_code")
+    return get()
+
+
+def twrp(token):
+    """The TWrp create context (MS-SMB2 2.2.13.2.7) for an @GMT token."""
+    t = time.strptime(token, "@GMT-%Y.%m.%d-%H.%M.%S")
+    import calendar
+    ft = (calendar.timegm(t) + 11644473600) * 10000000
+    body = struct.pack("<HHHHI", 16, 4, 0, 24, 8)
+    return _Ctx(struct.pack("<I", 0) + body + b"TWrp" + b"\0" * 4 +
+                struct.pack("<Q", ft))
+
+
+class _Ctx:
+    def __init__(self, data):
+        self.data = data
+
+    def getData(self):
+        return self.data
+
+
+def snapshot_array(data):
+    """SRV_SNAPSHOT_ARRAY (MS-SMB2 2.2.32.2) -> (n, returned, size, tokens)"""
+    n, ret, size = struct.unpack_from("<III", data)
+    names = data[12:12 + size].decode("utf-16-le").split("\0")
+    return n, ret, size, [x for x in names if x]
+
+
+class ShadowBase:
+    """A server whose share options need the share's own path (set before
+    it starts): shadow_options(share_path) gives them."""
+    start_server = False
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        srv = cls.new_server()
+        cls.addClassCleanup(srv.cleanup)
+        srv.share_options = list(srv.share_options) + \
+            cls.shadow_options(srv.share, srv.tmp)
+        srv.write_conf()
+        srv.start()
+        cls.smbd = srv
+        if os.geteuid() != 0:
+            raise h.unittest.SkipTest("needs root to add the test user")
+        srv.create_user(h.TEST_USER, h.TEST_PASSWORD)
+        cls.client_conf = os.path.join(srv.tmp, "client.conf")
+        with open(cls.client_conf, "w") as f:
+            f.write("[global]\n")
+
+    def smbclient(self, *args, timeout=60):
+        return h.TestUser.smbclient(self, *args, timeout=timeout)
+
+    def logon(self):
+        return h.TestUser.impacket_logon(self)
+
+    def make_snapshots(self, snapdir, names, rel=""):
+        for name in names:
+            d = os.path.join(snapdir, name, rel, "dir")
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "f.txt"), "w") as f:
+                f.write("old " + name)
+        live = os.path.join(self.smbd.share, "dir")
+        os.makedirs(live, exist_ok=True)
+        with open(os.path.join(live, "f.txt"), "w") as f:
+            f.write("new")
+        subprocess.run(["chmod", "-R", "a+rwX", self.smbd.tmp], check=True)
+
+    def enumerate(self, c, tid, max_out):
+        fid = c.openFile(tid, "dir\\f.txt", desiredAccess=FILE_READ_DATA)
+        try:
+            return c._SMBConnection.ioctl(
+                tid, fid, FSCTL_SRV_ENUMERATE_SNAPSHOTS, flags=1,
+                maxOutputResponse=max_out)
+        finally:
+            c.closeFile(tid, fid)
+
+    def read_twrp(self, c, tid, path, token, access=GENERIC_READ):
+        smb = c._SMBConnection
+        fid = smb.create(tid, path, access, SHARE_ALL, 0, FILE_OPEN, 0x80,
+                         createContexts=[twrp(token)])
+        try:
+            return smb.read(tid, fid, 0, 100)
+        finally:
+            smb.close(tid, fid)
+
+
+class ShadowMount(ShadowBase):
+    """The default layout: .snapshots at the file system's root (here
+    the share, as shadow:mountpoint says), @GMT names, newest first."""
+    share_options = [("vfs objects", "shadow_copy2")]
+
+    @classmethod
+    def shadow_options(cls, share, tmp):
+        return [("shadow:mountpoint", share)]
+
+    def setUp(self):
+        super().setUp()
+        self.make_snapshots(os.path.join(self.smbd.share, ".snapshots"),
+                            [SNAP_NEW, SNAP_OLD, "not-a-snapshot"])
+        self.c = self.logon()
+        self.tid = self.c.connectTree("share")
+
+    def tearDown(self):
+        self.c.close()
+        super().tearDown()
+
+    def test_enumerate(self):
+        # the size-only query (16 bytes, as clients send it first)
+        r = self.enumerate(self.c, self.tid, 16)
+        self.assertEqual(len(r), 16)
+        self.assertEqual(struct.unpack_from("<III", r), (2, 0, 102))
+        r = self.enumerate(self.c, self.tid, 12 + 102)
+        self.assertEqual(snapshot_array(r), (2, 2, 102, [SNAP_NEW, SNAP_OLD]))
+        self.assertEqual(r[-4:], b"\0\0\0\0")
+        with self.assertRaises(Exception) as cm:
+            self.enumerate(self.c, self.tid, 15)
+        self.assertEqual(err_code(cm.exception), INVALID_PARAMETER)
+
+    def test_smbclient_allinfo_get(self):
+        rc, out = self.smbclient("-c", "allinfo dir/f.txt")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(SNAP_NEW, out)
+        self.assertIn(SNAP_OLD, out)
+        dest = os.path.join(self.smbd.tmp, "got.txt")
+        rc, out = self.smbclient("-c", "get %s/dir/f.txt %s" %
+                                 (SNAP_OLD, dest))
+        self.assertEqual(rc, 0, out)
+        with open(dest) as f:
+            self.assertEqual(f.read(), "old " + SNAP_OLD)
+
+    def test_twrp(self):
+        self.assertEqual(self.read_twrp(self.c, self.tid, "dir\\f.txt",
+                                        SNAP_NEW), b"old " + SNAP_NEW.encode())
+        # a time with no snapshot
+        with self.assertRaises(Exception):
+            self.read_twrp(self.c, self.tid, "dir\\f.txt",
+                           "@GMT-2024.01.02-03.04.06")
+        # the live file is untouched
+        self.assertEqual(self.c.readFile(self.tid, self.c.openFile(
+            self.tid, "dir\\f.txt", desiredAccess=FILE_READ_DATA), 0, 10),
+            b"new")
+
+    def test_read_only(self):
+        if h.is_samba():
+            self.skipTest("Samba opens it read-only and fails the write")
+        with self.assertRaises(Exception) as cm:
+            self.read_twrp(self.c, self.tid, "dir\\f.txt", SNAP_NEW,
+                           access=0x12019f)
+        self.assertEqual(err_code(cm.exception), MEDIA_WRITE_PROTECTED)
+        with self.assertRaises(Exception) as cm:
+            self.c.openFile(self.tid, SNAP_NEW + "\\dir\\f.txt",
+                            desiredAccess=0x12019f)
+        self.assertEqual(err_code(cm.exception), MEDIA_WRITE_PROTECTED)
+        with self.assertRaises(Exception):
+            self.c.createFile(self.tid, SNAP_NEW + "\\dir\\new.txt")
+        self.assertFalse(os.path.exists(os.path.join(
+            self.smbd.share, ".snapshots", SNAP_NEW, "dir", "new.txt")))
+
+    def test_gmt_in_path(self):
+        """An @GMT component anywhere in the path (Windows Explorer)."""
+        if h.is_samba():
+            self.skipTest("Samba 4.17 reads only TWrp over SMB2")
+        for name in (SNAP_OLD + "\\dir\\f.txt", "dir\\" + SNAP_OLD +
+                     "\\f.txt", "dir\\f.txt\\" + SNAP_OLD):
+            fid = self.c.openFile(self.tid, name,
+                                  desiredAccess=FILE_READ_DATA)
+            self.assertEqual(self.c.readFile(self.tid, fid, 0, 100),
+                             b"old " + SNAP_OLD.encode(), name)
+            self.c.closeFile(self.tid, fid)
+        names = [f.get_longname() for f in
+                 self.c.listPath("share", SNAP_OLD + "\\dir\\*")]
+        self.assertIn("f.txt", names)
+
+
+class ShadowElsewhere(ShadowBase):
+    """An absolute snapshot directory outside the share, a basedir above
+    the share, a format of our own, oldest first."""
+    share_options = [("vfs objects", "shadow_copy2"),
+                     ("shadow:format", "snap-%Y%m%d-%H%M%S"),
+                     ("shadow:sort", "asc")]
+
+    @classmethod
+    def shadow_options(cls, share, tmp):
+        return [("shadow:snapdir", os.path.join(tmp, "snaps")),
+                ("shadow:basedir", tmp)]
+
+    def test_layout(self):
+        self.make_snapshots(os.path.join(self.smbd.tmp, "snaps"),
+                            ["snap-20240102-030405", "snap-20230506-070809",
+                             "@GMT-2022.01.01-00.00.00"], rel="share")
+        c = self.logon()
+        try:
+            tid = c.connectTree("share")
+            r = self.enumerate(c, tid, 1000)
+            self.assertEqual(snapshot_array(r),
+                             (2, 2, 102, [SNAP_OLD, SNAP_NEW]))
+            self.assertEqual(self.read_twrp(c, tid, "dir\\f.txt", SNAP_NEW),
+                             b"old snap-20240102-030405")
+        finally:
+            c.close()
+
+
+class ShadowMountShare(ShadowMount, h.SmbdTestCase):
+    pass
+
+
+class ShadowElsewhereShare(ShadowElsewhere, h.SmbdTestCase):
+    pass
 
 
 class RecycleTreeShare(RecycleTree, h.TestUser, h.SmbdTestCase):

@@ -1,8 +1,9 @@
 /*
  * vfs/module.c: the registry, stack building from `vfs objects` (order,
- * unknown names, duplicates), reference counting, and the unlink call
- * through the stack (recycle's move and its pass-through to POSIX), on a
- * scratch directory with options from a fake parameter reader.
+ * unknown names, duplicates), reference counting, the unlink call
+ * through the stack (recycle's move and its pass-through to POSIX), and
+ * the snapshot calls (shadow_copy2's list and root), on a scratch
+ * directory with options from a fake parameter reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,12 @@ static const char *fake_str(void *ctx, TALLOC_CTX *mem_ctx, const char *mod,
 	return v ? talloc_strdup(mem_ctx, v) : NULL;
 }
 
+static char *fake_subst(void *ctx, TALLOC_CTX *mem_ctx, const char *v)
+{
+	(void)ctx;
+	return talloc_strdup(mem_ctx, v);
+}
+
 static bool fake_bool(void *ctx, const char *mod, const char *opt, bool def)
 {
 	const char *v = fake_get(mod, opt);
@@ -86,7 +93,8 @@ static const char **fake_list(void *ctx, TALLOC_CTX *mem_ctx,
 }
 
 static const struct vfs_module_params fake = {
-	fake_str, fake_bool, fake_int, fake_bytes, fake_list, NULL,
+	fake_str, fake_subst, fake_bool, fake_int, fake_bytes, fake_list,
+	NULL,
 };
 
 struct scratch {
@@ -147,6 +155,8 @@ static void test_registry(void **state)
 	assert_ptr_equal(vfs_module_find("recycle"), &vfs_module_recycle);
 	assert_ptr_equal(vfs_module_find("RECYCLE"), &vfs_module_recycle);
 	assert_non_null(vfs_module_find("acl_xattr"));
+	assert_ptr_equal(vfs_module_find("shadow_copy2"),
+			 &vfs_module_shadow_copy2);
 	assert_null(vfs_module_find("fruit"));
 	assert_null(vfs_module_find(""));
 }
@@ -267,6 +277,66 @@ static void test_recycle_repository_outside(void **state)
 	talloc_free(mem);
 }
 
+static void mkdirs(struct scratch *s, const char *rel)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%s", s->dir, rel);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* shadow_copy2: snapshots found by format, sorted, opened by time. */
+static void test_shadow_copy2(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"shadow_copy2", NULL};
+	char mp[128];
+	const char *opts[] = {mp, "shadow:sort=asc",
+			      "shadow:format=s_%Y%m%d_%H%M%S", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	int64_t *times;
+	size_t n;
+	int fd;
+
+	snprintf(mp, sizeof(mp), "shadow:mountpoint=%s", s->dir);
+	fake_opts = opts;
+	mkdirs(s, ".snapshots/s_20240102_030405/dir");
+	mkdirs(s, ".snapshots/s_20230506_070809");
+	mkdirs(s, ".snapshots/s_2023050_070809x");
+	mkdirs(s, ".snapshots/@GMT-2022.01.01-00.00.00");
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has_snapshots(st));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 2);
+	assert_int_equal(times[0], 1683356889);	/* 2023-05-06 07:08:09 */
+	assert_int_equal(times[1], 1704164645);	/* 2024-01-02 03:04:05 */
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_root(st, &s->sh,
+							1704164645, &fd)));
+	{
+		struct stat sb;
+
+		assert_int_equal(fstatat(fd, "dir", &sb, 0), 0);
+		assert_true(S_ISDIR(sb.st_mode));
+		close(fd);
+	}
+	assert_int_equal(vfs_stack_snap_root(st, &s->sh, 1704164646, &fd),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_int_equal(fd, -1);
+	vfs_stack_unref(st);
+	/* without the module: no snapshots, none to open */
+	assert_false(vfs_stack_has_snapshots(NULL));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(NULL, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 0);
+	assert_int_equal(vfs_stack_snap_root(NULL, &s->sh, 0, &fd),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	talloc_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +347,9 @@ int main(void)
 						scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_recycle_repository_outside,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_shadow_copy2,
 						scratch_setup,
 						scratch_teardown),
 	};
