@@ -92,6 +92,35 @@ static const char *shadow_below(const char *path, const char *prefix)
 	return path[n] == '/' ? path + n + 1 : path + n;
 }
 
+/* An admin-given path with its symlinks resolved when it exists (so it
+ * compares with the share's canonical path), else as written. */
+static char *shadow_canon(TALLOC_CTX *mem_ctx, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (path == NULL) {
+		return NULL;
+	}
+	return shadow_trim(mem_ctx, realpath(path, real) ? real : path);
+}
+
+/* An absolute snapshot directory: its parent canonical, its own name
+ * as written (a symlink there, inside a share, is not followed to
+ * decide where it is). */
+static char *shadow_canon_dir(TALLOC_CTX *mem_ctx, const char *path)
+{
+	char *p = shadow_trim(mem_ctx, path);
+	char *slash = p ? strrchr(p, '/') : NULL;
+	char *parent;
+
+	if (slash == NULL || slash == p || slash[1] == '\0') {
+		return p;
+	}
+	parent = shadow_canon(mem_ctx,
+			      talloc_strndup(mem_ctx, p, (size_t)(slash - p)));
+	return parent ? talloc_asprintf(mem_ctx, "%s%s", parent, slash) : NULL;
+}
+
 /* The mount point of the file system holding path: the highest
  * directory above it on the same device. */
 static char *shadow_mountpoint(TALLOC_CTX *mem_ctx, const char *path)
@@ -138,20 +167,24 @@ static NTSTATUS shadow_connect(TALLOC_CTX *mem_ctx,
 				       ? real
 				       : (sh->path ? sh->path : "/"));
 	opt = p->str(p->ctx, c, "shadow", "mountpoint");
-	mount = opt != NULL && opt[0] == '/' ? shadow_trim(c, opt)
+	mount = opt != NULL && opt[0] == '/' ? shadow_canon(c, opt)
 					     : shadow_mountpoint(c, share);
+	if (share == NULL || mount == NULL) {
+		talloc_free(c);
+		return NT_STATUS_NO_MEMORY;
+	}
 	opt = p->str(p->ctx, c, "shadow", "snapdir");
 	if (opt == NULL || opt[0] == '\0') {
 		opt = ".snapshots";
 	}
 	c->snapdir = opt[0] == '/'
-			     ? shadow_trim(c, opt)
+			     ? shadow_canon_dir(c, opt)
 			     : talloc_asprintf(c, "%s%s%s", mount,
 					       strcmp(mount, "/") ? "/" : "",
 					       opt);
 	c->snapdir = c->snapdir ? shadow_trim(c, c->snapdir) : NULL;
 	opt = p->str(p->ctx, c, "shadow", "basedir");
-	base = opt != NULL && opt[0] == '/' ? shadow_trim(c, opt) : mount;
+	base = opt != NULL && opt[0] == '/' ? shadow_canon(c, opt) : mount;
 	if (share == NULL || mount == NULL || c->snapdir == NULL ||
 	    base == NULL) {
 		talloc_free(c);
@@ -254,6 +287,11 @@ static DIR *shadow_open_snapdir(const struct shadow_conf *c,
 	return d;
 }
 
+static bool shadow_dot(const char *n)
+{
+	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
 static int shadow_cmp_asc(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -289,9 +327,7 @@ static NTSTATUS shadow_snap_list(const struct vfs_call *call,
 	while ((de = readdir(d)) != NULL && cnt < SHADOW_MAX_SNAPSHOTS) {
 		int64_t when;
 
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' ||
-		     (de->d_name[1] == '.' && de->d_name[2] == '\0'))) {
+		if (shadow_dot(de->d_name)) {
 			continue;
 		}
 		if (!shadow_name_time(c, de->d_name, &when)) {
@@ -342,7 +378,7 @@ static NTSTATUS shadow_snap_root(const struct vfs_call *call,
 		int64_t when;
 		int n, fd;
 
-		if (de->d_name[0] == '.' ||
+		if (shadow_dot(de->d_name) ||
 		    !shadow_name_time(c, de->d_name, &when) || when != t) {
 			continue;
 		}

@@ -337,6 +337,45 @@ static void test_shadow_copy2(void **state)
 	talloc_free(mem);
 }
 
+/*
+ * A .snapshots inside the share is opened with the share's rules even
+ * when smb.conf names the mount point through a symlink: a user who
+ * makes .snapshots a symlink out of the share gets no snapshots from
+ * there.
+ */
+static void test_shadow_copy2_confined(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"shadow_copy2", NULL};
+	char mp[160], link[96], out[96], cmd[1024];
+	const char *opts[] = {mp, NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	int64_t *times;
+	size_t n;
+
+	snprintf(link, sizeof(link), "%s.link", s->dir);
+	snprintf(out, sizeof(out), "%s.out", s->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf %s %s && ln -s %s %s && "
+		 "mkdir -p %s/@GMT-2024.01.02-03.04.05 && "
+		 "ln -s %s %s/.snapshots",
+		 link, out, s->dir, link, out, out, s->dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(mp, sizeof(mp), "shadow:mountpoint=%s", link);
+	fake_opts = opts;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 0);
+	vfs_stack_unref(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", link, out);
+	assert_int_equal(system(cmd), 0);
+	talloc_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +389,9 @@ int main(void)
 						scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_shadow_copy2,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_shadow_copy2_confined,
 						scratch_setup,
 						scratch_teardown),
 	};
