@@ -255,6 +255,10 @@ static int open_destructor(struct smbd_open *op)
 		close(op->fd);
 		op->fd = -1;
 	}
+	if (op->snap_root_fd != -1) {
+		close(op->snap_root_fd);
+		op->snap_root_fd = -1;
+	}
 	return 0;
 }
 
@@ -278,6 +282,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->tcon = t;
 	op->session = s;
 	op->fd = fd;
+	op->snap_root_fd = -1;
 	if (s != NULL) {
 		if (!smbd_tree_cred(op, s, t, &op->owner_cred)) {
 			talloc_free(op);

@@ -749,6 +749,16 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
 	op->path = talloc_steal(op, st->real_path);
+	if (st->snapshot) {
+		/* Later path-relative work on this open (a listing's
+		 * symlinks) stays inside the snapshot. */
+		op->snap_root_fd = fcntl(st->share.root_fd, F_DUPFD_CLOEXEC,
+					 0);
+		if (op->snap_root_fd == -1) {
+			talloc_free(op);
+			return NT_STATUS_TOO_MANY_OPENED_FILES;
+		}
+	}
 	op->stream = talloc_steal(op, st->stream_xattr);
 	op->access_mask = granted;
 	op->share_access = st->share_access;

@@ -225,6 +225,7 @@ GENERIC_READ = 0x80000000
 FILE_READ_DATA = 0x1
 SHARE_ALL = 7
 FILE_OPEN = 1
+FILE_DIRECTORY_FILE = 0x1
 SNAP_NEW = "@GMT-2024.01.02-03.04.05"
 SNAP_OLD = "@GMT-2023.05.06-07.08.09"
 
@@ -373,6 +374,39 @@ class ShadowMount(ShadowBase):
         self.assertEqual(self.c.readFile(self.tid, self.c.openFile(
             self.tid, "dir\\f.txt", desiredAccess=FILE_READ_DATA), 0, 10),
             b"new")
+
+    def test_twrp_listing(self):
+        """A directory of a snapshot lists the snapshot's entries, its
+        symlinks resolved inside the snapshot (the live directory has no
+        "only_old" and no "lnk")."""
+        snapdir = os.path.join(self.smbd.share, ".snapshots", SNAP_NEW, "dir")
+        with open(os.path.join(snapdir, "only_old"), "w") as f:
+            f.write("x")
+        if not os.path.lexists(os.path.join(snapdir, "lnk")):
+            os.symlink("only_old", os.path.join(snapdir, "lnk"))
+        smb = self.c._SMBConnection
+        fid = smb.create(self.tid, "dir", FILE_READ_DATA, SHARE_ALL,
+                         FILE_DIRECTORY_FILE, FILE_OPEN, 0,
+                         createContexts=[twrp(SNAP_NEW)])
+        try:
+            buf = smb.queryDirectory(self.tid, fid, "*",
+                                     informationClass=1)
+            # MS-FSCC 2.4.10 FileDirectoryInformation entries
+            names = []
+            off = 0
+            while True:
+                nxt = struct.unpack_from("<I", buf, off)[0]
+                ln = struct.unpack_from("<I", buf, off + 60)[0]
+                names.append(buf[off + 64:off + 64 + ln]
+                             .decode("utf-16-le"))
+                if nxt == 0:
+                    break
+                off += nxt
+        finally:
+            smb.close(self.tid, fid)
+        self.assertIn("only_old", names)
+        self.assertIn("lnk", names)
+        self.assertIn("f.txt", names)
 
     def test_read_only(self):
         if h.is_samba():
