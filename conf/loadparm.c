@@ -848,10 +848,17 @@ size_t lp_enum_list(const struct lp_ctx *lp, int snum, enum lp_param p,
 }
 
 /*
- * Split on commas and whitespace; a '"' toggles quoting (and is removed),
- * so "a b" is one item, as Samba's lists do.
+ * Split on commas and whitespace (and semicolons for parametric lists); a
+ * '"' toggles quoting (and is removed), so "a b" is one item, as Samba's
+ * lists do.
  */
-static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s)
+static bool lp_list_sep(char c, bool semicolon)
+{
+	return c == ',' || isspace((unsigned char)c) || (semicolon && c == ';');
+}
+
+static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s,
+				  bool semicolon)
 {
 	const char **list;
 	char *item;
@@ -865,7 +872,7 @@ static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s)
 		bool quoted = false, any = false;
 		size_t l = 0;
 
-		while (*s == ',' || isspace((unsigned char)*s)) {
+		while (lp_list_sep(*s, semicolon)) {
 			s++;
 		}
 		if (*s == '\0') {
@@ -881,8 +888,7 @@ static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s)
 				any = true;
 				continue;
 			}
-			if (!quoted &&
-			    (*s == ',' || isspace((unsigned char)*s))) {
+			if (!quoted && lp_list_sep(*s, semicolon)) {
 				break;
 			}
 			item[l++] = *s;
@@ -914,7 +920,7 @@ nomem:
 const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 		     enum lp_param p)
 {
-	return lp_split_list(mem_ctx, lp_str(lp, snum, p));
+	return lp_split_list(mem_ctx, lp_str(lp, snum, p), false);
 }
 
 const char *lp_parm_str(const struct lp_ctx *lp, int snum,
@@ -1020,8 +1026,11 @@ uint64_t lp_parm_bytes(const struct lp_ctx *lp, int snum,
 const char **lp_parm_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
 			  int snum, const char *module_colon_option)
 {
-	return lp_split_list(mem_ctx, lp_parm_str(lp, snum,
-						  module_colon_option, ""));
+	/* Samba splits parametric lists on ';' too (recycle:exclude =
+	 * *.tmp;*.o excludes both). */
+	return lp_split_list(mem_ctx,
+			     lp_parm_str(lp, snum, module_colon_option, ""),
+			     true);
 }
 
 int lp_num_shares(const struct lp_ctx *lp)

@@ -344,8 +344,9 @@ int lp_parm_int(const struct lp_ctx *lp, int snum,
  * 1024, as Samba's conv_str_size); def when unset or malformed. */
 uint64_t lp_parm_bytes(const struct lp_ctx *lp, int snum,
 		       const char *module_colon_option, uint64_t def);
-/* lp_parm_str() split as lp_list() splits (an empty list when unset);
- * NULL only when out of memory. */
+/* lp_parm_str() split as lp_list() splits, and on ';' as Samba's
+ * parametric lists are (an empty list when unset); NULL only when out of
+ * memory. */
 const char **lp_parm_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
 			  int snum, const char *module_colon_option);
 /* lp_str() with `%` substitution (see lp_substitute). */

@@ -77,7 +77,7 @@ class RecycleTree(RecycleBase):
                      ("recycle:keeptree", "yes"),
                      ("recycle:versions", "yes"),
                      ("recycle:touch", "yes"),
-                     ("recycle:exclude", "*.TMP, ~$*"),
+                     ("recycle:exclude", "*.TMP, ~$*;*.bak"),
                      ("recycle:exclude_dir", "scratch"),
                      ("recycle:noversions", "*.log"),
                      ("recycle:maxsize", "1000")]
@@ -115,12 +115,13 @@ class RecycleTree(RecycleBase):
         self.assertFalse(self.there(self.repo("Copy #1 of x.log")))
 
     def test_exclude(self):
-        for n in ("e.tmp", "~$doc.docx", "scratch/s.txt",
+        for n in ("e.tmp", "~$doc.docx", "o.bak", "scratch/s.txt",
                   "deep/scratch/t.txt", "scratchy/k.txt"):
             self.put(n)
             self.rm(n)
         self.assertFalse(self.there(self.repo("e.tmp")))
         self.assertFalse(self.there(self.repo("~$doc.docx")))
+        self.assertFalse(self.there(self.repo("o.bak")))
         self.assertFalse(self.there(self.repo("scratch/s.txt")))
         self.assertFalse(self.there(self.repo("deep/scratch/t.txt")))
         # a directory whose name only starts like one excluded is kept

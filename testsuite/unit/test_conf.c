@@ -582,8 +582,9 @@ static void test_parm_typed(void **state)
 	assert_non_null(l);
 	assert_string_equal(l[0], "*.tmp");
 	assert_string_equal(l[1], "a b");
-	assert_string_equal(l[2], "*.o;x");
-	assert_null(l[3]);
+	assert_string_equal(l[2], "*.o");
+	assert_string_equal(l[3], "x");
+	assert_null(l[4]);
 	l = lp_parm_list(mem, lp, 0, "recycle:unset");
 	assert_non_null(l);
 	assert_null(l[0]);
