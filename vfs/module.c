@@ -2,6 +2,8 @@
  * The VFS module registry and per-share stacks (design in module.h).
  */
 #include "vfs/module.h"
+#include "vfs/streams.h"
+#include "lib/log.h"
 
 #include <string.h>
 #include <strings.h>
@@ -13,8 +15,41 @@ static const struct vfs_module vfs_module_acl_xattr = {
 	.name = "acl_xattr",
 };
 
+/*
+ * streams_xattr: every share keeps alternate data streams in Samba's
+ * streams_xattr layout (vfs/streams.h), listed or not, so the name is
+ * known; its options that would change the layout are not followed and
+ * are reported as such.
+ */
+static NTSTATUS streams_xattr_connect(TALLOC_CTX *mem_ctx,
+				      const struct vfs_module_params *p,
+				      const struct vfs_share *sh, void **priv)
+{
+	const char *prefix = p->str(p->ctx, mem_ctx, "streams_xattr",
+				    "prefix");
+	bool typed = p->boolean(p->ctx, "streams_xattr", "store_stream_type",
+				true);
+
+	(void)sh;
+	if ((prefix != NULL && strcmp(prefix, VFS_STREAM_PREFIX) != 0) ||
+	    !typed) {
+		DBG_WARNING("streams_xattr:prefix and "
+			    "streams_xattr:store_stream_type are not "
+			    "supported: streams are kept as "
+			    VFS_STREAM_PREFIX "NAME" VFS_STREAM_SUFFIX "\n");
+	}
+	*priv = NULL;
+	return NT_STATUS_OK;
+}
+
+static const struct vfs_module vfs_module_streams_xattr = {
+	.name = "streams_xattr",
+	.connect = streams_xattr_connect,
+};
+
 static const struct vfs_module *const registry[] = {
 	&vfs_module_acl_xattr,
+	&vfs_module_streams_xattr,
 	&vfs_module_recycle,
 	&vfs_module_shadow_copy2,
 };

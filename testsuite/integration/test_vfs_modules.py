@@ -196,7 +196,7 @@ class RecycleFlat(RecycleBase):
 class UnknownModule(h.TestUser, h.SmbdTestCase):
     """A module we do not have: the share is served without it, with a
     warning naming it (Samba refuses the tree connect instead)."""
-    share_options = [("vfs objects", "recycle no_such_module")]
+    share_options = [("vfs objects", "recycle streams_xattr no_such_module")]
 
     def test_warned_and_served(self):
         if h.is_samba():
@@ -216,6 +216,9 @@ class UnknownModule(h.TestUser, h.SmbdTestCase):
                            stdin=subprocess.DEVNULL)
         self.assertIn("'no_such_module' is not available", r.stderr)
         self.assertNotIn("'recycle' is not available", r.stderr)
+        # streams_xattr's layout is built in: known, not warned about
+        self.assertNotIn("streams_xattr", r.stderr)
+        self.assertNotIn("no module 'streams_xattr'", self.smbd.log_text())
 
 
 FSCTL_SRV_ENUMERATE_SNAPSHOTS = 0x00144064

@@ -155,6 +155,7 @@ static void test_registry(void **state)
 	assert_ptr_equal(vfs_module_find("recycle"), &vfs_module_recycle);
 	assert_ptr_equal(vfs_module_find("RECYCLE"), &vfs_module_recycle);
 	assert_non_null(vfs_module_find("acl_xattr"));
+	assert_non_null(vfs_module_find("streams_xattr"));
 	assert_ptr_equal(vfs_module_find("shadow_copy2"),
 			 &vfs_module_shadow_copy2);
 	assert_null(vfs_module_find("fruit"));
