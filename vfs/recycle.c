@@ -10,13 +10,14 @@
  *   recycle:keeptree     keep the file's directory path under it
  *   recycle:versions     a name already there: "Copy #n of NAME"
  *   recycle:noversions   names (wildcards) that replace instead
- *   recycle:touch, recycle:touch_mtime   the moved file's atime / mtime
- *                        become now
+ *   recycle:touch, recycle:touch_mtime   the moved file's atime / its
+ *                        mtime and atime become now
  *   recycle:exclude, recycle:exclude_dir   names, and directories on the
  *                        way (any component), that are deleted for real
  *   recycle:minsize, recycle:maxsize   bytes; outside them: deleted
- *   recycle:directory_mode, recycle:subdir_mode   modes of the repository
- *                        and of the directories keeptree makes in it
+ *   recycle:directory_mode, recycle:subdir_mode   modes of the
+ *                        repository's first component and of every
+ *                        directory made below it
  *
  * As in Samba: directories are removed for real (only files are kept);
  * a file inside the repository is deleted for real; when the repository
@@ -195,11 +196,13 @@ static bool recycle_in_repo(const struct recycle_conf *c, const char *path)
 	       (path[n] == '\0' || path[n] == '/');
 }
 
-/* Make every directory of rel (a share-relative path) that is missing,
- * the first repo_depth components with dir_mode, the rest subdir_mode. */
+/* Make every directory of rel (a share-relative path) that is missing:
+ * as Samba's module, the first component with directory_mode and every
+ * one after it (the rest of the repository's own path, %U say, and the
+ * tree keeptree keeps) with subdir_mode. */
 static int recycle_mkdirs(const struct recycle_conf *c,
 			  const struct vfs_share *sh, int root_fd,
-			  const char *rel, unsigned repo_depth)
+			  const char *rel)
 {
 	char buf[RECYCLE_PATH_MAX];
 	size_t len = strlen(rel), i;
@@ -226,9 +229,8 @@ static int recycle_mkdirs(const struct recycle_conf *c,
 			return errno;
 		} else {
 			s = vfs_mkdir_anchored(sh, root_fd, buf,
-					       depth <= repo_depth
-						       ? c->dir_mode
-						       : c->subdir_mode);
+					       depth == 1 ? c->dir_mode
+							  : c->subdir_mode);
 			/* Another delete may have made it meanwhile. */
 			if (!NT_STATUS_IS_OK(s) &&
 			    s != NT_STATUS_OBJECT_NAME_COLLISION) {
@@ -258,14 +260,14 @@ static bool recycle_exists(const struct vfs_share *sh, int root_fd,
 	return there;
 }
 
-/* Set the moved file's atime and/or mtime to now (recycle:touch,
- * recycle:touch_mtime), leaving the other as it is. */
+/* recycle:touch sets the moved file's atime to now; recycle:touch_mtime
+ * its mtime and, as in Samba's module, its atime too. */
 static void recycle_touch(const struct recycle_conf *c,
 			  const struct vfs_share *sh, int root_fd,
 			  const char *path)
 {
 	struct timespec ts[2] = {
-		{.tv_nsec = c->touch ? UTIME_NOW : UTIME_OMIT},
+		{.tv_nsec = UTIME_NOW},
 		{.tv_nsec = c->touch_mtime ? UTIME_NOW : UTIME_OMIT},
 	};
 	const char *base;
@@ -333,7 +335,6 @@ static NTSTATUS recycle_unlink(const struct vfs_call *call,
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	char *dir, *target;
-	unsigned repo_depth = 1;
 	struct stat st;
 	const char *p;
 	NTSTATUS s;
@@ -375,9 +376,6 @@ static NTSTATUS recycle_unlink(const struct vfs_call *call,
 			 "deleted\n", path, (long long)st.st_size);
 		goto purge;
 	}
-	for (p = c->repository; *p != '\0'; p++) {
-		repo_depth += *p == '/';
-	}
 	p = c->keeptree && dir[0] != '\0'
 		    ? talloc_asprintf(tmp, "%s/%s", c->repository, dir)
 		    : c->repository;
@@ -385,7 +383,7 @@ static NTSTATUS recycle_unlink(const struct vfs_call *call,
 		talloc_free(tmp);
 		return NT_STATUS_NO_MEMORY;
 	}
-	err = recycle_mkdirs(c, sh, root_fd, p, repo_depth);
+	err = recycle_mkdirs(c, sh, root_fd, p);
 	if (err != 0) {
 		DBG_WARNING("recycle: cannot make the repository for %s: "
 			    "%s; deleted\n", path, strerror(err));

@@ -80,7 +80,8 @@ class RecycleTree(RecycleBase):
                      ("recycle:exclude", "*.TMP, ~$*;*.bak"),
                      ("recycle:exclude_dir", "scratch"),
                      ("recycle:noversions", "*.log"),
-                     ("recycle:maxsize", "1000")]
+                     ("recycle:maxsize", "1000"),
+                     ("recycle:subdir_mode", "0750")]
 
     def repo(self, rel=""):
         return os.path.join(".bin", h.TEST_USER, rel)
@@ -93,11 +94,13 @@ class RecycleTree(RecycleBase):
         # touch: atime now, mtime kept
         self.assertGreater(st.st_atime, time.time() - 600)
         self.assertEqual(int(st.st_mtime), OLD)
-        # the repository and the tree in it: 0700, the user's
-        for d in (".bin", self.repo(), self.repo("dir"),
-                  self.repo("dir/sub")):
+        # the repository's first component 0700 (directory_mode), every
+        # directory below it 0750 (subdir_mode, as Samba), all the user's
+        for d, mode in ((".bin", 0o700), (self.repo(), 0o750),
+                        (self.repo("dir"), 0o750),
+                        (self.repo("dir/sub"), 0o750)):
             ds = os.stat(os.path.join(self.sh, d))
-            self.assertEqual(stat.S_IMODE(ds.st_mode), 0o700, d)
+            self.assertEqual(oct(stat.S_IMODE(ds.st_mode)), oct(mode), d)
             self.assertEqual(ds.st_uid, self.smbd_uid(), d)
 
     def test_versions(self):
@@ -157,12 +160,20 @@ class RecycleTree(RecycleBase):
 class RecycleFlat(RecycleBase):
     """The defaults (.recycle, no tree, no versions) and minsize."""
     share_options = [("vfs objects", "recycle"),
-                     ("recycle:minsize", "2")]
+                     ("recycle:minsize", "2"),
+                     ("recycle:directory_mode", "0770"),
+                     ("recycle:touch_mtime", "yes")]
 
     def test_flat_and_replace(self):
         self.put("d1/f.txt", b"one")
         self.rm("d1/f.txt")
         self.assertEqual(self.read(".recycle/f.txt"), b"one")
+        st = os.stat(os.path.join(self.sh, ".recycle/f.txt"))
+        # touch_mtime: mtime now (and atime, as Samba does)
+        self.assertGreater(st.st_mtime, time.time() - 600)
+        self.assertGreater(st.st_atime, time.time() - 600)
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(
+            self.sh, ".recycle")).st_mode), 0o770)
         # no versions: the later delete replaces the earlier one
         self.put("d2/f.txt", b"two")
         self.rm("d2/f.txt")
