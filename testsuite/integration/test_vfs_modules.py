@@ -287,6 +287,7 @@ class ShadowBase:
         cls.addClassCleanup(srv.cleanup)
         srv.share_options = list(srv.share_options) + \
             cls.shadow_options(srv.share, srv.tmp)
+        srv.env = getattr(cls, "server_env", None)
         srv.write_conf()
         srv.start()
         cls.smbd = srv
@@ -481,6 +482,38 @@ class ShadowElsewhere(ShadowBase):
                              b"old snap-20240102-030405")
         finally:
             c.close()
+
+
+class ShadowLocal(ShadowBase):
+    """shadow:localtime: names in the server's local time (UTC-5 here)
+    are listed, and opened, by their UTC tokens."""
+    share_options = [("vfs objects", "shadow_copy2"),
+                     ("shadow:localtime", "yes")]
+    server_env = {"TZ": "EST5"}
+
+    @classmethod
+    def shadow_options(cls, share, tmp):
+        return [("shadow:mountpoint", share)]
+
+    def test_localtime(self):
+        self.make_snapshots(os.path.join(self.smbd.share, ".snapshots"),
+                            [SNAP_NEW])
+        c = self.logon()
+        try:
+            tid = c.connectTree("share")
+            r = self.enumerate(c, tid, 1000)
+            self.assertEqual(snapshot_array(r),
+                             (1, 1, 52, ["@GMT-2024.01.02-08.04.05"]))
+            self.assertEqual(
+                self.read_twrp(c, tid, "dir\\f.txt",
+                               "@GMT-2024.01.02-08.04.05"),
+                b"old " + SNAP_NEW.encode())
+        finally:
+            c.close()
+
+
+class ShadowLocalShare(ShadowLocal, h.SmbdTestCase):
+    pass
 
 
 class ShadowMountShare(ShadowMount, h.SmbdTestCase):
