@@ -12,9 +12,10 @@
  *   whose work is elsewhere) has only a name.
  * - The stack of a share (struct vfs_stack) is built at tree connect from
  *   the list (vfs_stack_build) and never changes; a reload builds new
- *   stacks for new trees.  A call enters at the top (vfs_stack_unlink) and
- *   each module hands on with vfs_next_unlink(); under the last module is
- *   the POSIX call (vfs/anchor.h).  Modules get the share (struct
+ *   stacks for new trees.  A call enters at the top (vfs_stack_unlink,
+ *   vfs_stack_snap_list, vfs_stack_snap_root) and each module hands on
+ *   with vfs_next_<op>(); under the last module is the POSIX behaviour
+ *   (vfs/anchor.h's unlink; no snapshots).  Modules get the share (struct
  *   vfs_share, with root_fd) and a share-relative path, never a path to
  *   resolve as root: what they do is anchored like every other call.
  * - Lifetime: pool jobs outlive the request (and may outlive the tree), so
