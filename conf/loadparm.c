@@ -848,13 +848,18 @@ size_t lp_enum_list(const struct lp_ctx *lp, int snum, enum lp_param p,
 }
 
 /*
- * Split on commas and whitespace; a '"' toggles quoting (and is removed),
- * so "a b" is one item, as Samba's lists do.
+ * Split on commas and whitespace (and semicolons for parametric lists); a
+ * '"' toggles quoting (and is removed), so "a b" is one item, as Samba's
+ * lists do.
  */
-const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
-		     enum lp_param p)
+static bool lp_list_sep(char c, bool semicolon)
 {
-	const char *s = lp_str(lp, snum, p);
+	return c == ',' || isspace((unsigned char)c) || (semicolon && c == ';');
+}
+
+static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s,
+				  bool semicolon)
+{
 	const char **list;
 	char *item;
 	size_t n = 0, alloc = 4;
@@ -867,7 +872,7 @@ const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 		bool quoted = false, any = false;
 		size_t l = 0;
 
-		while (*s == ',' || isspace((unsigned char)*s)) {
+		while (lp_list_sep(*s, semicolon)) {
 			s++;
 		}
 		if (*s == '\0') {
@@ -883,8 +888,7 @@ const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 				any = true;
 				continue;
 			}
-			if (!quoted &&
-			    (*s == ',' || isspace((unsigned char)*s))) {
+			if (!quoted && lp_list_sep(*s, semicolon)) {
 				break;
 			}
 			item[l++] = *s;
@@ -911,6 +915,12 @@ const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 nomem:
 	talloc_free(list);
 	return NULL;
+}
+
+const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
+		     enum lp_param p)
+{
+	return lp_split_list(mem_ctx, lp_str(lp, snum, p), false);
 }
 
 const char *lp_parm_str(const struct lp_ctx *lp, int snum,
@@ -941,6 +951,86 @@ bool lp_parm_bool(const struct lp_ctx *lp, int snum,
 		return def;
 	}
 	return b;
+}
+
+/*
+ * Samba reads numeric parametric options with strtol(s, NULL, 0): "0700"
+ * is octal, "0x1c0" hex, "448" decimal.  A value that is not a number
+ * throughout falls back to def here rather than to its leading digits.
+ */
+int lp_parm_int(const struct lp_ctx *lp, int snum,
+		const char *module_colon_option, int def)
+{
+	const char *v = lp_parm_str(lp, snum, module_colon_option, NULL);
+	char *end;
+	long n;
+
+	if (v == NULL) {
+		return def;
+	}
+	while (isspace((unsigned char)*v)) {
+		v++;
+	}
+	errno = 0;
+	n = strtol(v, &end, 0);
+	while (isspace((unsigned char)*end)) {
+		end++;
+	}
+	if (end == v || *end != '\0' || errno != 0 || n < INT_MIN ||
+	    n > INT_MAX) {
+		return def;
+	}
+	return (int)n;
+}
+
+/*
+ * A size as Samba's conv_str_size() reads one: decimal digits and an
+ * optional unit K, M, G, T or P (powers of 1024, either case, an optional
+ * trailing B); anything else (a sign, other text, overflow) is def.
+ */
+uint64_t lp_parm_bytes(const struct lp_ctx *lp, int snum,
+		       const char *module_colon_option, uint64_t def)
+{
+	static const char units[] = "KMGTP";
+	const char *v = lp_parm_str(lp, snum, module_colon_option, NULL);
+	const char *u;
+	unsigned long long n;
+	char *end;
+	unsigned shift = 0;
+
+	if (v == NULL || !isdigit((unsigned char)*v)) {
+		return def;
+	}
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno != 0) {
+		return def;
+	}
+	if (*end != '\0') {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (u == NULL) {
+			return def;
+		}
+		shift = 10 * (unsigned)(u - units + 1);
+		end++;
+		if (*end == 'B' || *end == 'b') {
+			end++;
+		}
+		if (*end != '\0' || n > (UINT64_MAX >> shift)) {
+			return def;
+		}
+	}
+	return (uint64_t)n << shift;
+}
+
+const char **lp_parm_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
+			  int snum, const char *module_colon_option)
+{
+	/* Samba splits parametric lists on ';' too (recycle:exclude =
+	 * *.tmp;*.o excludes both). */
+	return lp_split_list(mem_ctx,
+			     lp_parm_str(lp, snum, module_colon_option, ""),
+			     true);
 }
 
 int lp_num_shares(const struct lp_ctx *lp)

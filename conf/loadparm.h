@@ -21,6 +21,7 @@
 #define CONF_LOADPARM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <talloc.h>
 
@@ -338,6 +339,19 @@ const char *lp_parm_str(const struct lp_ctx *lp, int snum,
 /* lp_parm_str() read as a boolean; def when unset or not a boolean. */
 bool lp_parm_bool(const struct lp_ctx *lp, int snum,
 		  const char *module_colon_option, bool def);
+/* lp_parm_str() as a number, base as strtol's 0 (0700 octal, 0x hex, else
+ * decimal); def when unset or not a whole number. */
+int lp_parm_int(const struct lp_ctx *lp, int snum,
+		const char *module_colon_option, int def);
+/* lp_parm_str() as a size in bytes, "100", "10K", "2M", "1GB" (units of
+ * 1024, as Samba's conv_str_size); def when unset or malformed. */
+uint64_t lp_parm_bytes(const struct lp_ctx *lp, int snum,
+		       const char *module_colon_option, uint64_t def);
+/* lp_parm_str() split as lp_list() splits, and on ';' as Samba's
+ * parametric lists are (an empty list when unset); NULL only when out of
+ * memory. */
+const char **lp_parm_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
+			  int snum, const char *module_colon_option);
 /* lp_str() with `%` substitution (see lp_substitute). */
 char *lp_str_subst(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 		   enum lp_param p, const struct lp_subst *s);

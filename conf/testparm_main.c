@@ -16,6 +16,7 @@
 #include "conf/loadparm.h"
 #include "conf/param_table.h"
 #include "lib/log.h"
+#include "vfs/module.h"
 
 enum {
 	OPT_PARAMETER_NAME = 256,
@@ -137,6 +138,37 @@ static int show_parameter(FILE *out, const struct lp_ctx *lp,
 	return 0;
 }
 
+/* `vfs objects` naming a module this server does not have: the share is
+ * served without it (vfs/module.h), so say which (issue 15 item 7). */
+static void check_vfs_objects(const struct lp_ctx *lp)
+{
+	int snum;
+
+	for (snum = LP_GLOBAL; snum < lp_num_shares(lp); snum++) {
+		TALLOC_CTX *tmp;
+		const char **l;
+
+		if (snum != LP_GLOBAL &&
+		    strcmp(lp_str(lp, snum, LP_VFS_OBJECTS),
+			   lp_str(lp, LP_GLOBAL, LP_VFS_OBJECTS)) == 0) {
+			continue;	/* [global]'s, warned about once */
+		}
+		tmp = talloc_new(NULL);
+		l = lp_list(tmp, lp, snum, LP_VFS_OBJECTS);
+
+		for (; l != NULL && *l != NULL; l++) {
+			if (vfs_module_find(*l) == NULL) {
+				fprintf(stderr,
+					"WARNING: [%s]: vfs objects: module "
+					"'%s' is not available in this "
+					"server; the share runs without it\n",
+					lp_share_name(lp, snum), *l);
+			}
+		}
+		talloc_free(tmp);
+	}
+}
+
 struct testparm_opts {
 	bool suppress;
 	bool verbose;
@@ -160,6 +192,9 @@ static int run(FILE *out, struct lp_ctx *lp, const char *file,
 		ret = 1;
 	}
 	(void)lp_warn_compat(lp);
+	if (!o->skip_checks) {
+		check_vfs_objects(lp);
+	}
 	if (o->param != NULL) {
 		int r = show_parameter(out, lp, o->param, o->section);
 

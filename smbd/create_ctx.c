@@ -137,6 +137,18 @@ NTSTATUS create_ctx_lease_parse(const struct create_ctx *c, bool v2_ok,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS create_ctx_twrp_parse(const struct create_ctx *c, uint64_t *ft)
+{
+	struct wire_cur cur;
+
+	*ft = 0;
+	if (c->data_len != 8) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	wire_cur_init(&cur, c->data, c->data_len);
+	return wire_pull_le64(&cur, ft);
+}
+
 NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
 				  struct create_durable *out)
 {

@@ -71,6 +71,9 @@ struct create_durable {
 NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
 				  struct create_durable *out);
 
+/* TWrp (2.2.13.2.7 SMB2_CREATE_TIMEWARP_TOKEN): the FILETIME Timestamp.
+ * INVALID_PARAMETER unless the data is those 8 bytes. */
+NTSTATUS create_ctx_twrp_parse(const struct create_ctx *c, uint64_t *ft);
 
 /* Append one reply context (8-aligned from base, chaining *prev's Next). */
 void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,

@@ -13,6 +13,7 @@
 #include "smbd/status.h"
 #include "locking/locking.h"
 #include "vfs/anchor.h"
+#include "vfs/module.h"
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "lib/ev.h"
@@ -93,6 +94,8 @@ static struct smbd_conn *durable_conn(struct smbd_worker *w)
 
 static int ghost_tcon_destructor(struct smbd_tcon *t)
 {
+	vfs_stack_unref(t->vfs);
+	t->vfs = NULL;
 	if (t->share.root_fd != -1) {
 		close(t->share.root_fd);
 		t->share.root_fd = -1;
@@ -123,6 +126,9 @@ static struct smbd_tcon *ghost_tcon(struct smbd_open *op)
 		talloc_free(g);
 		return NULL;
 	}
+	/* What the open leaves to delete still goes through the share's
+	 * modules (recycle) when its tree is gone. */
+	g->vfs = vfs_stack_ref(t->vfs);
 	talloc_set_destructor(g, ghost_tcon_destructor);
 	return g;
 }

@@ -226,3 +226,41 @@ void fsctl_net_iface_push(struct wire_buf *b, const struct fsctl_net_iface *v,
 		fsctl_sockaddr_push(b, &v[i]);
 	}
 }
+
+NTSTATUS fsctl_snapshot_array_push(struct wire_buf *b,
+				   const char *const *tokens, uint32_t n,
+				   uint32_t max_out)
+{
+	/* each token and its NUL in UTF-16, then the list's own NUL */
+	const uint64_t each = (FSCTL_SNAPSHOT_TOKEN_CHARS + 1) * 2;
+	uint64_t size = (uint64_t)n * each + 2;
+	uint32_t i;
+	size_t c;
+
+	if (max_out < FSCTL_SNAPSHOT_MIN_OUT || size > UINT32_MAX - 12) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	for (i = 0; i < n; i++) {
+		if (strlen(tokens[i]) != FSCTL_SNAPSHOT_TOKEN_CHARS) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+	}
+	wire_push_le32(b, n);	/* NumberOfSnapShots */
+	if (12 + size > max_out) {
+		wire_push_le32(b, 0);		/* none returned */
+		wire_push_le32(b, (uint32_t)size);
+		wire_push_zero(b, FSCTL_SNAPSHOT_MIN_OUT - 12);
+		return NT_STATUS_OK;
+	}
+	wire_push_le32(b, n);	/* NumberOfSnapShotsReturned */
+	wire_push_le32(b, (uint32_t)size);
+	for (i = 0; i < n; i++) {
+		/* the tokens are ASCII: one UTF-16 unit per byte */
+		for (c = 0; c < FSCTL_SNAPSHOT_TOKEN_CHARS; c++) {
+			wire_push_le16(b, (uint8_t)tokens[i][c]);
+		}
+		wire_push_le16(b, 0);
+	}
+	wire_push_le16(b, 0);
+	return NT_STATUS_OK;
+}

@@ -28,6 +28,7 @@
 #define FSCTL_QUERY_NETWORK_INTERFACE_INFO 0x001401FC
 #define FSCTL_SRV_COPYCHUNK 0x001440F2
 #define FSCTL_SRV_COPYCHUNK_WRITE 0x001480F2
+#define FSCTL_SRV_ENUMERATE_SNAPSHOTS 0x00144064
 
 /*
  * Server-side copy limits: MS-SMB2 3.3.3 ServerSideCopyMaxNumberofChunks,
@@ -155,5 +156,22 @@ struct fsctl_net_iface {
 };
 void fsctl_net_iface_push(struct wire_buf *b, const struct fsctl_net_iface *v,
 			  size_t n);
+
+/*
+ * 2.2.32.2 SRV_SNAPSHOT_ARRAY for n @GMT tokens (24 ASCII characters
+ * each), as 3.3.5.15.1 sizes it for MaxOutputResponse max_out:
+ * SnapShotArraySize is the tokens as NUL-terminated UTF-16 plus the
+ * final NUL (n * 50 + 2).  When the whole array fits, all of it; else
+ * (the client's first, size-only query, 16 bytes as Windows and
+ * smbclient send it) NumberOfSnapShotsReturned 0 and the size needed,
+ * padded to the 16 bytes the client asked for, as Samba answers.
+ * INVALID_PARAMETER when max_out is under 16 (3.3.5.15.1) or a token
+ * is not 24 characters.
+ */
+#define FSCTL_SNAPSHOT_MIN_OUT 16
+#define FSCTL_SNAPSHOT_TOKEN_CHARS 24
+NTSTATUS fsctl_snapshot_array_push(struct wire_buf *b,
+				   const char *const *tokens, uint32_t n,
+				   uint32_t max_out);
 
 #endif

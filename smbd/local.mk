@@ -21,7 +21,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
 	smbd/smb2_notify.c smbd/notify_wire.c smbd/notify_wire.h \
 	smbd/status.c smbd/status.h \
-	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
+	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h smbd/smb2_fsctl_snap.c \
 	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c \
 	smbd/sdnotify.c smbd/sdnotify.h smbd/control.c smbd/control.h
 

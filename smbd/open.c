@@ -9,6 +9,7 @@
 #include "smbd/session.h"
 #include "smbd/smb2_server.h"
 #include "lib/log.h"
+#include "vfs/module.h"
 #include "lib/wire.h"
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
@@ -123,6 +124,7 @@ bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
 struct open_delete {
 	struct tpool_job tj;
 	struct vfs_share share;	/* the share's resolve rules */
+	struct vfs_stack *vfs;	/* its modules (recycle): our reference */
 	int root_fd;		/* a duplicate of the share's */
 	int fd;			/* the stream's file, or -1 */
 	char *path;
@@ -143,12 +145,12 @@ static void open_delete_work(struct tpool_job *tj)
 			(void)vfs_stream_delete(d->fd, d->stream);
 		}
 	} else if (d->delete_now) {
-		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path,
-					 d->is_dir, &d->id);
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      d->is_dir, &d->id);
 	}
 	if (d->delete_base) {
-		st = vfs_unlink_anchored(&d->share, d->root_fd, d->path, false,
-					 &d->id);
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      false, &d->id);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_NOTICE("delete on close of %s: %s\n", d->path,
@@ -169,6 +171,7 @@ static void open_delete_done(struct tpool_job *tj)
 
 static int open_delete_destructor(struct open_delete *d)
 {
+	vfs_stack_unref(d->vfs);
 	if (d->fd != -1) {
 		close(d->fd);
 	}
@@ -200,6 +203,7 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	talloc_set_destructor(d, open_delete_destructor);
 	d->share = op->tcon->share;
 	d->share.path = "";
+	d->vfs = vfs_stack_ref(op->tcon->vfs);
 	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	d->path = talloc_strdup(d, op->path);
 	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
@@ -255,6 +259,10 @@ static int open_destructor(struct smbd_open *op)
 		close(op->fd);
 		op->fd = -1;
 	}
+	if (op->snap_root_fd != -1) {
+		close(op->snap_root_fd);
+		op->snap_root_fd = -1;
+	}
 	return 0;
 }
 
@@ -279,6 +287,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->session = s;
 	op->fd = fd;
 	op->opened_nttime = clock_nttime();
+	op->snap_root_fd = -1;
 	if (s != NULL) {
 		if (!smbd_tree_cred(op, s, t, &op->owner_cred)) {
 			talloc_free(op);

@@ -91,6 +91,9 @@ struct smbd_open {
 	bool is_dir;
 	bool opath;		/* fd is O_PATH (attribute-only open) */
 	char *path;		/* on-disk, share-relative, '/' separated */
+	/* An open of a previous version (vfs_shadow_copy2): the snapshot's
+	 * share root that path is relative to, else -1. */
+	int snap_root_fd;
 	char *stream;		/* NULL for the file's data */
 	uint32_t access_mask;	/* granted */
 	uint32_t share_access;

@@ -89,6 +89,9 @@ struct smbd_tcon {
 	gid_t *force_groups;
 	size_t force_ngroups;
 	struct vfs_share share;	/* root fd and options, for vfs/ */
+	/* `vfs objects` (vfs/module.h): one reference is the tree's; a job
+	 * that calls through it takes its own. */
+	struct vfs_stack *vfs;
 };
 
 /* Tree connects one session may hold (no client maps more than a few

@@ -13,6 +13,7 @@
 #include "smbd/session.h"
 #include "smbd/write_time.h"
 #include "vfs/anchor.h"
+#include "vfs/module.h"
 #include "vfs/dosattrib.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
@@ -39,6 +40,7 @@ struct close_state {
 	bool want_info;
 	struct vfs_file_id id;	/* the file a delete may remove */
 	struct vfs_share share;
+	struct vfs_stack *vfs;	/* the share's modules: our reference */
 	NTSTATUS status;
 	struct vfs_file_info fi;
 };
@@ -76,9 +78,9 @@ static void close_job(void *p)
 	if (st->delete_on_close && st->path[0] != '\0') {
 		/* Anchored to the file's directory and checked to be this
 		 * file (vfs/anchor.h): never through a re-pointed path. */
-		NTSTATUS ds = vfs_unlink_anchored(&st->share, st->root_fd,
-						  st->path, st->is_dir,
-						  &st->id);
+		NTSTATUS ds = vfs_stack_unlink(st->vfs, &st->share,
+					       st->root_fd, st->path,
+					       st->is_dir, &st->id);
 
 		if (!NT_STATUS_IS_OK(ds)) {
 			DBG_NOTICE("delete on close of %s: %s\n", st->path,
@@ -89,6 +91,12 @@ static void close_job(void *p)
 	}
 	close(st->root_fd);
 	st->root_fd = -1;
+}
+
+static int close_state_destructor(struct close_state *st)
+{
+	vfs_stack_unref(st->vfs);
+	return 0;
 }
 
 static void close_orphan(void *p)
@@ -149,6 +157,8 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	st->id.dev = op->dev;
 	st->id.ino = op->ino;
 	st->share = op->tcon->share;
+	st->vfs = vfs_stack_ref(op->tcon->vfs);
+	talloc_set_destructor(st, close_state_destructor);
 	st->path = talloc_strdup(st, op->path);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

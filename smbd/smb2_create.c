@@ -40,6 +40,8 @@
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/module.h"
+#include "vfs/snapshot.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -65,6 +67,7 @@ static void create_orphan(void *p)
 
 static int create_state_destructor(struct create_state *st)
 {
+	vfs_stack_unref(st->vfs);
 	if (st->share.root_fd != -1) {
 		close(st->share.root_fd);
 	}
@@ -413,6 +416,19 @@ static void create_job(void *p)
 	struct stat sb;
 	bool is_dir = false;
 
+	if (st->snapshot) {
+		int sfd;
+
+		/* Everything below resolves beneath the snapshot's copy of
+		 * the share root instead of the live one. */
+		st->status = vfs_stack_snap_root(st->vfs, &st->share,
+						 st->snap_time, &sfd);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		close(st->share.root_fd);
+		st->share.root_fd = sfd;
+	}
 	st->status = vfs_resolve(st, &st->share, st->path, &r);
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
@@ -736,6 +752,16 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
 	op->path = talloc_steal(op, st->real_path);
+	if (st->snapshot) {
+		/* Later path-relative work on this open (a listing's
+		 * symlinks) stays inside the snapshot. */
+		op->snap_root_fd = fcntl(st->share.root_fd, F_DUPFD_CLOEXEC,
+					 0);
+		if (op->snap_root_fd == -1) {
+			talloc_free(op);
+			return NT_STATUS_TOO_MANY_OPENED_FILES;
+		}
+	}
 	op->stream = talloc_steal(op, st->stream_xattr);
 	op->access_mask = granted;
 	op->share_access = st->share_access;
@@ -860,6 +886,24 @@ static bool name_has_stream_syntax(const uint8_t *name, size_t len)
 	return false;
 }
 
+/*
+ * An open of a previous version (MS-SMB2 3.3.5.9: the snapshot is read
+ * only): a request for a right that writes is refused as a read-only
+ * volume refuses it, STATUS_MEDIA_WRITE_PROTECTED; nothing is created
+ * or overwritten in it (the read-only-share rules of create_job).
+ */
+static NTSTATUS create_snapshot_check(struct create_state *st,
+				      struct smbd_tcon *t)
+{
+	if ((st->access & SEC_RIGHTS_WRITE_ANY) ||
+	    (st->options & FILE_DELETE_ON_CLOSE)) {
+		return NT_STATUS_MEDIA_WRITE_PROTECTED;
+	}
+	st->read_only_share = true;
+	st->vfs = vfs_stack_ref(t->vfs);
+	return NT_STATUS_OK;
+}
+
 NTSTATUS smb2_create(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;
@@ -869,6 +913,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	uint32_t ctx_off, ctx_len;
 	uint16_t name_off, name_len;
 	char *path = NULL, *stream = NULL;
+	bool snapshot = false;
+	int64_t snap_time = 0;
 	NTSTATUS status;
 
 	uint8_t oplock_level = 0;
@@ -927,6 +973,18 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return status;
 	}
 
+	if (vfs_stack_has_snapshots(t->vfs)) {
+		/* A previous version named by an @GMT component anywhere in
+		 * the path, as Windows sends it (vfs/snapshot.h). */
+		char *rest;
+
+		status = vfs_gmt_strip(req->mem_ctx, path, &rest, &snapshot,
+				       &snap_time);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+		path = rest;
+	}
 	if (name_has_stream_syntax(req->in + name_off, name_len) &&
 	    (options & FILE_DIRECTORY_FILE)) {
 		/* A data stream is never a directory (MS-FSA 2.1.5.1:
@@ -957,7 +1015,12 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
 	st->oplock_level = oplock_level;
+	st->snapshot = snapshot;
+	st->snap_time = snap_time;
 	status = create_contexts(req, st, ctx_off, ctx_len);
+	if (NT_STATUS_IS_OK(status) && st->snapshot) {
+		status = create_snapshot_check(st, req->tcon);
+	}
 	if (NT_STATUS_IS_OK(status) && st->share.acl_xattr) {
 		status = ntacl_session_token(st, req->session, req->tcon,
 					     &st->tok);

@@ -166,6 +166,11 @@ NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 	if (want & SEC_FLAG_MAXIMUM_ALLOWED) {
 		want = (want & ~SEC_FLAG_MAXIMUM_ALLOWED) | st->max_access;
 	}
+	if (st->snapshot) {
+		/* A snapshot is read-only whatever its modes say (the
+		 * explicit write rights were refused at the request). */
+		want &= ~SEC_RIGHTS_WRITE_ANY;
+	}
 	/* The creator of a new file gets what it asked for; otherwise a
 	 * right the permissions do not give is refused.  DELETE (or
 	 * delete-on-close) needs write access to the directory. */

@@ -13,6 +13,8 @@
 #include "smbd/status.h"
 #include "smbd/oplock.h"
 #include "conf/loadparm.h"
+#include "vfs/module.h"
+#include "vfs/snapshot.h"
 #include "locking/locking_rec.h"
 #include "locking/smbd_locking.h"
 #include "smbd/smbd.h"
@@ -283,9 +285,26 @@ NTSTATUS create_contexts(struct smb2_request *req,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	if (create_ctx_find(&l, "TWrp") != NULL) {
-		/* No snapshots are exposed (no `vfs objects = shadow_copy2`). */
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	{
+		const struct create_ctx *tw = create_ctx_find(&l, "TWrp");
+		uint64_t when;
+
+		if (tw == NULL) {
+			return NT_STATUS_OK;
+		}
+		if (!vfs_stack_has_snapshots(req->tcon->vfs)) {
+			/* No snapshots are exposed here (no `vfs objects =
+			 * shadow_copy2`): no such previous version. */
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		status = create_ctx_twrp_parse(tw, &when);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+		/* 2.2.13.2.7: the version at that time; it names the same
+		 * snapshot as an @GMT component would. */
+		st->snapshot = true;
+		st->snap_time = vfs_filetime_to_unix(when);
 	}
 	return NT_STATUS_OK;
 }

@@ -45,6 +45,12 @@ struct smbd_open;
 struct create_state {
 	/* in */
 	struct vfs_share share;		/* root_fd is our own dup */
+	/* A previous version (an @GMT component or TWrp, vfs/snapshot.h):
+	 * the create job swaps root_fd for the snapshot's share root
+	 * (vfs_stack_snap_root) and the open is read-only. */
+	bool snapshot;
+	int64_t snap_time;
+	struct vfs_stack *vfs;		/* our reference, when snapshot */
 	char *path;
 	uint32_t disposition, options, access, attrs;
 	bool read_only_share;

@@ -123,6 +123,7 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_SET_COMPRESSION, true, smb2_fsctl_set_compression},
 	{FSCTL_CREATE_OR_GET_OBJECT_ID, true, smb2_fsctl_object_id},
 	{FSCTL_GET_OBJECT_ID, true, smb2_fsctl_object_id},
+	{FSCTL_SRV_ENUMERATE_SNAPSHOTS, true, smb2_fsctl_enumerate_snapshots},
 };
 
 #define SMB2_NUM_FSCTLS (sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]))

@@ -56,6 +56,9 @@ NTSTATUS smb2_fsctl_get_compression(struct smb2_ioctl_state *st);
 NTSTATUS smb2_fsctl_set_compression(struct smb2_ioctl_state *st);
 NTSTATUS smb2_fsctl_object_id(struct smb2_ioctl_state *st);
 
+/* smb2_fsctl_snap.c: 3.3.5.15.1 previous versions */
+NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st);
+
 /* smb2_fsctl_net.c: 3.3.5.15.11 */
 NTSTATUS smb2_fsctl_network_interface_info(struct smb2_ioctl_state *st);
 

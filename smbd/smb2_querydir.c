@@ -645,8 +645,12 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 	 * them from under the pool thread. */
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd != -1) {
+		/* An open inside a snapshot lists it beneath the
+		 * snapshot's root (symlinks are resolved from there). */
 		st->share.root_fd =
-			fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+			fcntl(op->snap_root_fd != -1 ? op->snap_root_fd
+						     : req->tcon->share.root_fd,
+			      F_DUPFD_CLOEXEC, 0);
 	}
 	if (st->fd == -1 || st->share.root_fd == -1) {
 		struct qd_dir *d = op->dir;

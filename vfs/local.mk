@@ -43,3 +43,22 @@ TESTS += testsuite/unit/test_dosmode
 testsuite_unit_test_dosmode_SOURCES = testsuite/unit/test_dosmode.c
 testsuite_unit_test_dosmode_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# The stackable module layer (vfs objects) and its modules.
+libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
+	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h
+
+check_PROGRAMS += testsuite/unit/test_vfs_module
+TESTS += testsuite/unit/test_vfs_module
+testsuite_unit_test_vfs_module_SOURCES = testsuite/unit/test_vfs_module.c
+testsuite_unit_test_vfs_module_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_module_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_snapshot
+TESTS += testsuite/unit/test_snapshot
+testsuite_unit_test_snapshot_SOURCES = testsuite/unit/test_snapshot.c
+testsuite_unit_test_snapshot_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_snapshot_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_gmt.c testsuite/fuzz/corpus/fuzz_gmt \
+	testsuite/fuzz/fuzz_snapshot_array.c \
+	testsuite/fuzz/corpus/fuzz_snapshot_array

@@ -644,6 +644,56 @@ static void test_inheritance(void **state)
 	talloc_free(mem);
 }
 
+/* The lp_parm_* readers vfs modules use (recycle:maxsize, recycle:
+ * directory_mode, recycle:exclude): Samba's number, size and list rules. */
+static void test_parm_typed(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct lp_ctx *lp = lp_new(mem);
+	const char **l;
+
+	(void)state;
+	assert_true(lp_load_string(lp, "t",
+				   "[global]\nrecycle:maxsize = 2M\n"
+				   "recycle:directory_mode = 0750\n"
+				   "[a]\npath = /a\n"
+				   "recycle:maxsize = 100\n"
+				   "recycle:minsize = 10kb\n"
+				   "recycle:subdir_mode = 0x1ff\n"
+				   "recycle:versions = 12\n"
+				   "recycle:bad = 12x\n"
+				   "recycle:huge = 99999999999P\n"
+				   "recycle:neg = -5\n"
+				   "recycle:exclude = *.tmp, \"a b\" ,*.o;x\n"));
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:maxsize", 7), 100);
+	assert_int_equal(lp_parm_bytes(lp, LP_GLOBAL, "recycle:maxsize", 7),
+			 2 * 1024 * 1024);
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:minsize", 7), 10240);
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:bad", 7), 7);
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:huge", 7), 7);
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:neg", 7), 7);
+	assert_int_equal(lp_parm_bytes(lp, 0, "recycle:unset", 7), 7);
+	/* share, then [global]; octal and hex as strtol base 0 */
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:directory_mode", 1),
+			 0750);
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:subdir_mode", 1), 0777);
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:versions", 1), 12);
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:neg", 1), -5);
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:bad", 1), 1);
+	assert_int_equal(lp_parm_int(lp, 0, "recycle:unset", 1), 1);
+	l = lp_parm_list(mem, lp, 0, "recycle:exclude");
+	assert_non_null(l);
+	assert_string_equal(l[0], "*.tmp");
+	assert_string_equal(l[1], "a b");
+	assert_string_equal(l[2], "*.o");
+	assert_string_equal(l[3], "x");
+	assert_null(l[4]);
+	l = lp_parm_list(mem, lp, 0, "recycle:unset");
+	assert_non_null(l);
+	assert_null(l[0]);
+	talloc_free(mem);
+}
+
 static void test_many_shares(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -1031,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_shares),
 		cmocka_unit_test(test_dump_roundtrip),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_parm_typed),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);

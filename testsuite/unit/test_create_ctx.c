@@ -168,6 +168,27 @@ static void test_lease_parse(void **state)
 }
 
 /* DHnQ, DHnC, DH2Q, DH2C (MS-SMB2 2.2.13.2.3, .4, .11, .12). */
+/* 2.2.13.2.7 SMB2_CREATE_TIMEWARP_TOKEN: exactly a FILETIME. */
+static void test_twrp_parse(void **state)
+{
+	uint8_t d[9] = {0x80, 0x35, 0x06, 0x7f, 0x4d, 0x3d, 0xda, 0x01, 0x7};
+	struct create_ctx c = {.tag = "TWrp", .data = d, .data_len = 8};
+	uint64_t ft;
+
+	(void)state;
+	assert_int_equal(create_ctx_twrp_parse(&c, &ft), NT_STATUS_OK);
+	assert_true(ft == 0x01da3d4d7f063580ULL);
+	c.data_len = 7;
+	assert_int_equal(create_ctx_twrp_parse(&c, &ft),
+			 NT_STATUS_INVALID_PARAMETER);
+	c.data_len = 9;
+	assert_int_equal(create_ctx_twrp_parse(&c, &ft),
+			 NT_STATUS_INVALID_PARAMETER);
+	c.data_len = 0;
+	assert_int_equal(create_ctx_twrp_parse(&c, &ft),
+			 NT_STATUS_INVALID_PARAMETER);
+}
+
 static void test_durable_parse(void **state)
 {
 	uint8_t d[36];
@@ -299,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_lease_parse),
 		cmocka_unit_test(test_durable_parse),
+		cmocka_unit_test(test_twrp_parse),
 		cmocka_unit_test(test_sd_to_mode),
 		cmocka_unit_test(test_sd_from_mode_roundtrip),
 	};

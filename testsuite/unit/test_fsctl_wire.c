@@ -290,6 +290,62 @@ static void test_object_id(void **state)
 	talloc_free(mem);
 }
 
+/* 2.2.32.2 SRV_SNAPSHOT_ARRAY as 3.3.5.15.1 sizes it (and as Samba
+ * answers the 16-byte query: the 12-byte header, zero padded). */
+static void test_snapshot_array(void **state)
+{
+	static const char *const tok[] = {"@GMT-2024.01.02-03.04.05",
+					  "@GMT-2023.05.06-07.08.09"};
+	static const char *const bad[] = {"@GMT-2024.01.02-03.04.0"};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct wire_buf b;
+	size_t i;
+
+	(void)state;
+	/* under 16: refused */
+	wire_buf_init(&b, mem, 0);
+	assert_int_equal(fsctl_snapshot_array_push(&b, tok, 2, 15),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* the size-only answer, for 16 and for anything short of 114 */
+	for (i = 16; i < 114; i += 97) {
+		wire_buf_init(&b, mem, 0);
+		assert_int_equal(fsctl_snapshot_array_push(&b, tok, 2,
+							   (uint32_t)i),
+				 NT_STATUS_OK);
+		assert_int_equal(b.len, 16);
+		assert_int_equal(le32(b.data), 2);
+		assert_int_equal(le32(b.data + 4), 0);
+		assert_int_equal(le32(b.data + 8), 102);
+		assert_int_equal(le32(b.data + 12), 0);
+	}
+	/* all of it: the tokens as NUL-terminated UTF-16, a final NUL */
+	wire_buf_init(&b, mem, 0);
+	assert_int_equal(fsctl_snapshot_array_push(&b, tok, 2, 114),
+			 NT_STATUS_OK);
+	assert_int_equal(b.len, 114);
+	assert_int_equal(le32(b.data + 4), 2);
+	for (i = 0; i < 24; i++) {
+		assert_int_equal(b.data[12 + 2 * i], tok[0][i]);
+		assert_int_equal(b.data[12 + 2 * i + 1], 0);
+		assert_int_equal(b.data[62 + 2 * i], tok[1][i]);
+	}
+	assert_int_equal(le16(b.data + 60), 0);
+	assert_int_equal(le16(b.data + 110), 0);
+	assert_int_equal(le16(b.data + 112), 0);
+	/* none: an empty list is its final NUL */
+	wire_buf_init(&b, mem, 0);
+	assert_int_equal(fsctl_snapshot_array_push(&b, NULL, 0, 16),
+			 NT_STATUS_OK);
+	assert_int_equal(b.len, 14);
+	assert_int_equal(le32(b.data), 0);
+	assert_int_equal(le32(b.data + 8), 2);
+	/* a malformed token is refused, nothing half-written matters */
+	wire_buf_init(&b, mem, 0);
+	assert_int_equal(fsctl_snapshot_array_push(&b, bad, 1, 1000),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(mem);
+}
+
 static void test_net_iface(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -354,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_small_inputs),
 		cmocka_unit_test(test_object_id),
 		cmocka_unit_test(test_net_iface),
+		cmocka_unit_test(test_snapshot_array),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,401 @@
+/*
+ * vfs/module.c: the registry, stack building from `vfs objects` (order,
+ * unknown names, duplicates), reference counting, the unlink call
+ * through the stack (recycle's move and its pass-through to POSIX), and
+ * the snapshot calls (shadow_copy2's list and root), on a scratch
+ * directory with options from a fake parameter reader.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "vfs/module.h"
+
+/* Options of the fake reader: "mod:opt=value" strings. */
+static const char *const *fake_opts;
+
+static const char *fake_get(const char *mod, const char *opt)
+{
+	char key[128];
+	size_t n;
+	const char *const *o;
+
+	snprintf(key, sizeof(key), "%s:%s=", mod, opt);
+	n = strlen(key);
+	for (o = fake_opts; o != NULL && *o != NULL; o++) {
+		if (strncmp(*o, key, n) == 0) {
+			return *o + n;
+		}
+	}
+	return NULL;
+}
+
+static const char *fake_str(void *ctx, TALLOC_CTX *mem_ctx, const char *mod,
+			    const char *opt)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? talloc_strdup(mem_ctx, v) : NULL;
+}
+
+static char *fake_subst(void *ctx, TALLOC_CTX *mem_ctx, const char *v)
+{
+	(void)ctx;
+	return talloc_strdup(mem_ctx, v);
+}
+
+static bool fake_bool(void *ctx, const char *mod, const char *opt, bool def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? strcmp(v, "yes") == 0 : def;
+}
+
+static int fake_int(void *ctx, const char *mod, const char *opt, int def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? (int)strtol(v, NULL, 0) : def;
+}
+
+static uint64_t fake_bytes(void *ctx, const char *mod, const char *opt,
+			   uint64_t def)
+{
+	const char *v = fake_get(mod, opt);
+
+	(void)ctx;
+	return v ? strtoull(v, NULL, 10) : def;
+}
+
+static const char **fake_list(void *ctx, TALLOC_CTX *mem_ctx,
+			      const char *mod, const char *opt)
+{
+	const char *v = fake_get(mod, opt);
+	const char **l = talloc_zero_array(mem_ctx, const char *, 2);
+
+	(void)ctx;
+	if (l != NULL && v != NULL) {
+		l[0] = talloc_strdup(l, v);
+	}
+	return l;
+}
+
+static const struct vfs_module_params fake = {
+	fake_str, fake_subst, fake_bool, fake_int, fake_bytes, fake_list,
+	NULL,
+};
+
+struct scratch {
+	char dir[64];
+	struct vfs_share sh;
+};
+
+static int scratch_setup(void **state)
+{
+	struct scratch *s = calloc(1, sizeof(*s));
+
+	snprintf(s->dir, sizeof(s->dir), "/tmp/test_vfs_module.XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	s->sh.root_fd = open(s->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(s->sh.root_fd != -1);
+	s->sh.path = s->dir;
+	s->sh.follow_symlinks = true;
+	*state = s;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	struct scratch *s = *state;
+	char cmd[128];
+
+	close(s->sh.root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", s->dir);
+	assert_int_equal(system(cmd), 0);
+	free(s);
+	return 0;
+}
+
+static void put(struct scratch *s, const char *rel, const char *data)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", s->dir, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(data, f);
+	fclose(f);
+}
+
+static bool there(struct scratch *s, const char *rel)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", s->dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+static void test_registry(void **state)
+{
+	(void)state;
+	assert_ptr_equal(vfs_module_find("recycle"), &vfs_module_recycle);
+	assert_ptr_equal(vfs_module_find("RECYCLE"), &vfs_module_recycle);
+	assert_non_null(vfs_module_find("acl_xattr"));
+	assert_non_null(vfs_module_find("streams_xattr"));
+	assert_ptr_equal(vfs_module_find("shadow_copy2"),
+			 &vfs_module_shadow_copy2);
+	assert_null(vfs_module_find("fruit"));
+	assert_null(vfs_module_find(""));
+}
+
+static void test_build(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"acl_xattr", "nosuch", "recycle",
+					    "ACL_XATTR", "other", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = NULL;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has(st, "acl_xattr"));
+	assert_true(vfs_stack_has(st, "recycle"));
+	assert_false(vfs_stack_has(st, "nosuch"));
+	assert_non_null(vfs_stack_priv(st, "recycle"));
+	assert_null(vfs_stack_priv(st, "acl_xattr"));
+	assert_non_null(unknown);
+	assert_string_equal(unknown[0], "nosuch");
+	assert_string_equal(unknown[1], "other");
+	assert_null(unknown[2]);
+	/* the stack outlives mem: references decide */
+	assert_ptr_equal(vfs_stack_ref(st), st);
+	talloc_free(mem);
+	vfs_stack_unref(st);
+	assert_true(vfs_stack_has(st, "recycle"));
+	vfs_stack_unref(st);
+	/* no modules: an empty stack, nothing unknown */
+	mem = talloc_new(NULL);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, NULL, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_null(unknown);
+	assert_false(vfs_stack_has(st, "recycle"));
+	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+static void test_recycle_unlink(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"recycle", NULL};
+	static const char *const opts[] = {"recycle:repository=bin/./x",
+					   "recycle:exclude=*.o", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = opts;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	put(s, "a.txt", "a");
+	put(s, "b.o", "b");
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "a.txt", false,
+				 NULL)));
+	assert_false(there(s, "a.txt"));
+	assert_true(there(s, "bin/x/a.txt"));
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "b.o", false,
+				 NULL)));
+	assert_false(there(s, "b.o"));
+	assert_false(there(s, "bin/x/b.o"));
+	/* a file that is not the one the caller means is left alone */
+	{
+		struct vfs_file_id other = {1, 1};
+
+		put(s, "c.txt", "c");
+		assert_int_equal(vfs_stack_unlink(st, &s->sh, s->sh.root_fd,
+						  "c.txt", false, &other),
+				 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+		assert_true(there(s, "c.txt"));
+		assert_false(there(s, "bin/x/c.txt"));
+	}
+	/* inside the repository: for real */
+	assert_true(NT_STATUS_IS_OK(
+		vfs_stack_unlink(st, &s->sh, s->sh.root_fd, "bin/x/a.txt",
+				 false, NULL)));
+	assert_false(there(s, "bin/x/a.txt"));
+	/* directories: for real */
+	assert_int_equal(mkdirat(s->sh.root_fd, "d", 0755), 0);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_unlink(
+		st, &s->sh, s->sh.root_fd, "d", true, NULL)));
+	assert_false(there(s, "d"));
+	assert_false(there(s, "bin/x/d"));
+	/* a NULL stack is the POSIX call */
+	put(s, "e.txt", "e");
+	assert_true(NT_STATUS_IS_OK(vfs_stack_unlink(
+		NULL, &s->sh, s->sh.root_fd, "e.txt", false, NULL)));
+	assert_false(there(s, "e.txt"));
+	assert_false(there(s, "bin/x/e.txt"));
+	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+static void test_recycle_repository_outside(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"recycle", NULL};
+	static const char *const bad[][2] = {
+		{"recycle:repository=../up", NULL},
+		{"recycle:repository=/elsewhere/bin", NULL},
+		{"recycle:repository=a/../../b", NULL},
+	};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fake_opts = bad[i];
+		assert_false(NT_STATUS_IS_OK(vfs_stack_build(
+			mem, names, &fake, &s->sh, &st, &unknown)));
+	}
+	talloc_free(mem);
+}
+
+static void mkdirs(struct scratch *s, const char *rel)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%s", s->dir, rel);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* shadow_copy2: snapshots found by format, sorted, opened by time. */
+static void test_shadow_copy2(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"shadow_copy2", NULL};
+	char mp[128];
+	const char *opts[] = {mp, "shadow:sort=asc",
+			      "shadow:format=s_%Y%m%d_%H%M%S", NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	int64_t *times;
+	size_t n;
+	int fd;
+
+	snprintf(mp, sizeof(mp), "shadow:mountpoint=%s", s->dir);
+	fake_opts = opts;
+	mkdirs(s, ".snapshots/s_20240102_030405/dir");
+	mkdirs(s, ".snapshots/s_20230506_070809");
+	mkdirs(s, ".snapshots/s_2023050_070809x");
+	mkdirs(s, ".snapshots/@GMT-2022.01.01-00.00.00");
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has_snapshots(st));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 2);
+	assert_int_equal(times[0], 1683356889);	/* 2023-05-06 07:08:09 */
+	assert_int_equal(times[1], 1704164645);	/* 2024-01-02 03:04:05 */
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_root(st, &s->sh,
+							1704164645, &fd)));
+	{
+		struct stat sb;
+
+		assert_int_equal(fstatat(fd, "dir", &sb, 0), 0);
+		assert_true(S_ISDIR(sb.st_mode));
+		close(fd);
+	}
+	assert_int_equal(vfs_stack_snap_root(st, &s->sh, 1704164646, &fd),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_int_equal(fd, -1);
+	vfs_stack_unref(st);
+	/* without the module: no snapshots, none to open */
+	assert_false(vfs_stack_has_snapshots(NULL));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(NULL, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 0);
+	assert_int_equal(vfs_stack_snap_root(NULL, &s->sh, 0, &fd),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	talloc_free(mem);
+}
+
+/*
+ * A .snapshots inside the share is opened with the share's rules even
+ * when smb.conf names the mount point through a symlink: a user who
+ * makes .snapshots a symlink out of the share gets no snapshots from
+ * there.
+ */
+static void test_shadow_copy2_confined(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"shadow_copy2", NULL};
+	char mp[160], link[96], out[96], cmd[1024];
+	const char *opts[] = {mp, NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+	int64_t *times;
+	size_t n;
+
+	snprintf(link, sizeof(link), "%s.link", s->dir);
+	snprintf(out, sizeof(out), "%s.out", s->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf %s %s && ln -s %s %s && "
+		 "mkdir -p %s/@GMT-2024.01.02-03.04.05 && "
+		 "ln -s %s %s/.snapshots",
+		 link, out, s->dir, link, out, out, s->dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(mp, sizeof(mp), "shadow:mountpoint=%s", link);
+	fake_opts = opts;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 0);
+	vfs_stack_unref(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", link, out);
+	assert_int_equal(system(cmd), 0);
+	talloc_free(mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test_setup_teardown(test_build, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_unlink,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_repository_outside,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_shadow_copy2,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_shadow_copy2_confined,
+						scratch_setup,
+						scratch_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
