@@ -340,6 +340,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	 * compounded replies fall back to a copy by themselves. */
 	P(LP_USE_SENDFILE, "use sendfile", B, S, "yes", NULL, 0),
 	P(LP_USERNAME_MAP, "username map", STR, G, NULL, NULL, 0),
+	P(LP_USERNAME_MAP_CACHE_TIME, "username map cache time", I, G, "0",
+	  NULL, 0),
+	P(LP_USERNAME_MAP_SCRIPT, "username map script", STR, G, NULL, NULL,
+	  0),
 	P(LP_VALID_USERS, "valid users", L, S, NULL, NULL, 0),
 	P(LP_VETO_FILES, "veto files", STR, S, NULL, NULL, 0),
 	P(LP_VFS_OBJECTS, "vfs objects", L, S, NULL, NULL, 0),

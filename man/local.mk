@@ -1,2 +1,2 @@
 # man/: manual pages installed by make install.
-dist_man_MANS += man/smbd.8
+dist_man_MANS += man/smbd.8 man/smbcontrol.1

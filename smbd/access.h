@@ -16,7 +16,18 @@ struct smbd_user_id {
 	size_t ngroups;
 };
 
-/* NULL-terminated lists (NULL or empty: no restriction). */
+/* What decided a host check, for the log line: list is "hosts allow" or
+ * "hosts deny" (NULL when no list applied), entry the entry that
+ * matched (NULL when the client matched none of list). */
+struct smbd_host_verdict {
+	const char *list;
+	const char *entry;
+};
+
+/* NULL-terminated lists (NULL or empty: no restriction).  The verdict's
+ * strings point into the lists. */
+bool smbd_host_check(const char *const *allow, const char *const *deny,
+		     const char *addr, struct smbd_host_verdict *v);
 bool smbd_host_allowed(const char *const *allow, const char *const *deny,
 		       const char *addr);
 bool smbd_user_in_list(const char *const *list, const struct smbd_user_id *u);

@@ -179,7 +179,8 @@ static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
 	DBG_NOTICE("worker %d (cpu %d): connection from %s, "
 		   "SO_INCOMING_CPU %d\n",
 		   w->index, w->cpu, conn->remote, incoming_cpu);
-	if (!smbd_conn_limits_admit(conn)) {
+	if (!smbd_conn_hosts_admit(conn, fd) ||
+	    !smbd_conn_limits_admit(conn)) {
 		close(fd);
 		talloc_free(conn);
 		return;

@@ -18,6 +18,7 @@ struct smbd_session;
 struct smbd_open;
 struct smb2_frame;
 struct passdb;
+struct smbd_user_map_cache;
 struct tpool;
 struct ev_loop;
 struct ev_stream;
@@ -39,6 +40,7 @@ struct smbd_worker {
 	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
 	uint32_t nonce_salt;
 	struct passdb *passdb;		/* opened on first logon */
+	struct smbd_user_map_cache *user_map;	/* smbd/user_map.c */
 	struct tpool *tpool;		/* file-system calls */
 	struct locking_db *locking;	/* shared DB: locking/smbd_locking.h */
 	bool stopping;

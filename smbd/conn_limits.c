@@ -2,6 +2,7 @@
  * Connection admission and pre-logon limits (design in conn_limits.h).
  */
 #include "smbd/conn_limits.h"
+#include "smbd/access.h"
 #include "smbd/conn.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #define LIMITS_HOST_BUCKETS 1024
 
@@ -57,6 +59,49 @@ void smbd_conn_limits_worker_init(struct smbd_worker *w)
 		memset(row_of(w->srv, w->index), 0,
 		       sizeof(struct conn_limits_row));
 	}
+}
+
+unsigned smbd_conn_limits_total(const struct smbd_server *srv)
+{
+	uint64_t all = 0;
+	int i;
+
+	for (i = 0; srv->conn_limits != NULL && i < srv->nworkers; i++) {
+		all += __atomic_load_n(&row_of(srv, i)->total,
+				       __ATOMIC_RELAXED);
+	}
+	return all > UINT32_MAX ? UINT32_MAX : (unsigned)all;
+}
+
+bool smbd_conn_hosts_admit(struct smbd_conn *conn, int fd)
+{
+	/*
+	 * RFC 1002 4.3.4 NEGATIVE SESSION RESPONSE, error 0x81 "not
+	 * listening on called name": what Samba 4.17 sends, unasked, to a
+	 * refused host before it closes (a client then reports the refusal
+	 * instead of a bare reset).
+	 */
+	static const uint8_t negative[5] = {0x83, 0x00, 0x00, 0x01, 0x81};
+	const struct lp_ctx *lp = conn->worker->srv->lp;
+	TALLOC_CTX *tmp = talloc_new(conn);
+	const char **allow = lp_list(tmp, lp, LP_GLOBAL, LP_HOSTS_ALLOW);
+	const char **deny = lp_list(tmp, lp, LP_GLOBAL, LP_HOSTS_DENY);
+	struct smbd_host_verdict v;
+	bool ok = smbd_host_check(allow, deny, conn->remote_addr, &v);
+
+	if (!ok) {
+		DBG_WARNING("refusing connection from %s: %s%s%s%s\n",
+			    conn->remote,
+			    v.entry != NULL ? "[global] " : "not in [global] ",
+			    v.list, v.entry != NULL ? " entry " : "",
+			    v.entry != NULL ? v.entry : "");
+		/* A fresh socket's send buffer is empty: this cannot block,
+		 * and if it fails the close says no just the same. */
+		(void)send(fd, negative, sizeof(negative),
+			   MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	talloc_free(tmp);
+	return ok;
 }
 
 bool smbd_conn_limits_admit(struct smbd_conn *conn)

@@ -9,6 +9,11 @@
  *   connections in all, and per source address hashed into buckets), so
  *   a worker that dies takes its counts with it: its successor zeroes
  *   the row.  A refused connection is closed at once.
+ * - the [global] `hosts allow` / `hosts deny` lists (issue 15 item 5):
+ *   a refused host is told so with a NetBIOS negative session response
+ *   and closed before it can negotiate, as Samba does; a share's own
+ *   lists are checked at tree connect (smb2_tcon.c), both with
+ *   access.c's one parser;
  * - before a session is logged on, a frame may carry at most
  *   SMBD_MAX_PRELOGON_PDU bytes (NEGOTIATE and SESSION_SETUP need far
  *   less), so an unauthenticated connection holds at most that much;
@@ -36,6 +41,12 @@ bool smbd_conn_limits_create(struct smbd_server *srv);
 /* A worker starts: its row is empty. */
 void smbd_conn_limits_worker_init(struct smbd_worker *w);
 
+/* The connections all workers hold now (for the service status). */
+unsigned smbd_conn_limits_total(const struct smbd_server *srv);
+
+/* Whether the [global] host lists let conn (its remote_addr set) in;
+ * refused: logged, answered on fd, which the caller closes. */
+bool smbd_conn_hosts_admit(struct smbd_conn *conn, int fd);
 /* Whether conn (its remote_addr set) may stay; counts it if so. */
 bool smbd_conn_limits_admit(struct smbd_conn *conn);
 /* conn goes (counted or not). */

@@ -6,6 +6,7 @@ libsmbd_a_SOURCES += \
 	smbd/conn.c smbd/conn_barrier.c smbd/conn_limits.c smbd/conn_limits.h smbd/conn_log.c smbd/conn_log.h smbd/smb2_pdu.c smbd/smb2_dispatch.c \
 	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
 	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
+	smbd/user_map.c smbd/user_map.h \
 	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/durable.c \
 	smbd/durable.h smbd/create_ctx.c \
 	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_create_private.h \
@@ -21,7 +22,8 @@ libsmbd_a_SOURCES += \
 	smbd/smb2_notify.c smbd/notify_wire.c smbd/notify_wire.h \
 	smbd/status.c smbd/status.h \
 	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h \
-	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c
+	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c \
+	smbd/sdnotify.c smbd/sdnotify.h smbd/control.c smbd/control.h
 
 sbin_PROGRAMS += smbd/smbd
 smbd_smbd_SOURCES = smbd/main.c
@@ -79,3 +81,21 @@ testsuite_unit_test_channel_seq_SOURCES = testsuite/unit/test_channel_seq.c
 testsuite_unit_test_channel_seq_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_channel_seq_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
+
+# smbd/access: hosts allow / deny (accept and tree connect), user lists.
+check_PROGRAMS += testsuite/unit/test_access
+TESTS += testsuite/unit/test_access
+testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
+testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+bin_PROGRAMS += smbd/smbcontrol
+smbd_smbcontrol_SOURCES = smbd/smbcontrol_main.c
+smbd_smbcontrol_LDADD = $(SMBD_LIBS)
+
+check_PROGRAMS += testsuite/unit/test_control
+TESTS += testsuite/unit/test_control
+testsuite_unit_test_control_SOURCES = testsuite/unit/test_control.c
+testsuite_unit_test_control_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control

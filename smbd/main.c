@@ -66,18 +66,30 @@ static void usage(FILE *f)
 
 static void build_options(void)
 {
+	/* The "Paths:" block has Samba's smbd -b names and layout, so the
+	 * scripts that read it (grep CONFIGFILE) work on either. */
 	printf("Build environment:\n"
-	       "   Version:       %s\n"
-	       "   Config file:   %s\n"
-	       "   Paths:\n"
-	       "      SBINDIR:    %s\n"
-	       "      SYSCONFDIR: %s\n"
-	       "      LOCALSTATEDIR: %s\n"
-	       "   I/O loops:     io_uring (liburing), epoll fallback\n"
-	       "   Crypto:        OpenSSL 3 libcrypto\n"
-	       "   Databases:     tdb (mutex locking)\n",
-	       PACKAGE_VERSION, DEFAULT_CONFIG, SBINDIR, SYSCONFDIR,
-	       LOCALSTATEDIR);
+	       "   Version: %s (%s)\n"
+	       "\n"
+	       "Paths:\n"
+	       "   SBINDIR: %s\n"
+	       "   BINDIR: %s\n"
+	       "   CONFIGFILE: %s\n"
+	       "   LOGFILEBASE: %s/log/samba\n"
+	       "   LOCKDIR: %s/samba\n"
+	       "   STATEDIR: %s/lib/samba\n"
+	       "   CACHEDIR: %s/cache/samba\n"
+	       "   PIDDIR: %s/samba\n"
+	       "   PRIVATE_DIR: %s/lib/samba/private\n"
+	       "\n"
+	       "Features:\n"
+	       "   I/O loops: io_uring (liburing), epoll fallback\n"
+	       "   Crypto: OpenSSL 3 libcrypto\n"
+	       "   Databases: tdb (mutex locking)\n"
+	       "   Service manager: systemd (sd_notify)\n",
+	       PACKAGE_VERSION, PACKAGE_NAME, SBINDIR, BINDIR, DEFAULT_CONFIG,
+	       LOCALSTATEDIR, RUNSTATEDIR, LOCALSTATEDIR, LOCALSTATEDIR,
+	       RUNSTATEDIR, LOCALSTATEDIR);
 }
 
 static bool parse_args(int argc, char **argv, struct smbd_opts *o)
@@ -313,6 +325,7 @@ int main(int argc, char **argv)
 	}
 	clock_update();
 	srv = talloc_zero(NULL, struct smbd_server);
+	srv->control_fd = -1;
 	srv->lp = lp_new(srv);
 	srv->config_file = o.config ? o.config : DEFAULT_CONFIG;
 	srv->foreground = o.foreground;

@@ -11,6 +11,8 @@
 #include "smbd/smbd.h"
 #include "smbd/conn_limits.h"
 #include "smbd/oplock.h"
+#include "smbd/sdnotify.h"
+#include "smbd/control.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -181,6 +183,7 @@ int smbd_master_run(struct smbd_server *srv)
 	struct smbd_slot *slots;
 	sigset_t set;
 	int i, timeout;
+	uint64_t status_due;
 
 	slots = talloc_zero_array(srv, struct smbd_slot, srv->nworkers);
 	if (slots == NULL) {
@@ -192,6 +195,7 @@ int smbd_master_run(struct smbd_server *srv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGIO);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	/* Created (and wiped of a previous run's entries) before any
@@ -206,11 +210,18 @@ int smbd_master_run(struct smbd_server *srv)
 	if (!smbd_mailboxes_create(srv) || !smbd_conn_limits_create(srv)) {
 		return 1;
 	}
+	/* smbcontrol's socket: without it the server still runs (the
+	 * signals do the same for reload and shutdown). */
+	srv->control_fd = smbd_control_open(srv);
 	for (i = 0; i < srv->nworkers; i++) {
 		master_start_worker(srv, slots, i);
 	}
 	DBG_NOTICE("master pid %d serving with %d workers\n", (int)getpid(),
 		   srv->nworkers);
+	/* The sockets were bound before the fork: from here on a client's
+	 * connection is accepted by a worker, so the service is up. */
+	smbd_notify_ready(srv);
+	status_due = master_now_ms() + SMBD_NOTIFY_STATUS_MS;
 
 	for (;;) {
 		struct timespec ts, *tsp = NULL;
@@ -218,6 +229,21 @@ int smbd_master_run(struct smbd_server *srv)
 		int sig;
 
 		timeout = master_restart_due(srv, slots);
+		if (smbd_notify_enabled()) {
+			uint64_t now = master_now_ms();
+			int left = now >= status_due
+					   ? 0
+					   : (int)(status_due - now);
+
+			if (left == 0) {
+				smbd_notify_status(srv);
+				status_due = now + SMBD_NOTIFY_STATUS_MS;
+				left = SMBD_NOTIFY_STATUS_MS;
+			}
+			if (timeout < 0 || left < timeout) {
+				timeout = left;
+			}
+		}
 		if (timeout >= 0) {
 			ts.tv_sec = timeout / 1000;
 			ts.tv_nsec = (long)(timeout % 1000) * 1000000;
@@ -228,20 +254,32 @@ int smbd_master_run(struct smbd_server *srv)
 		if (sig == -1) {
 			continue; /* timeout or EINTR: restart what is due */
 		}
+		if (sig == SIGIO && srv->control_fd != -1) {
+			enum smbd_control_op action = SMBD_CONTROL_NONE;
+
+			smbd_control_handle(srv, srv->control_fd, &action);
+			sig = action == SMBD_CONTROL_RELOAD ? SIGHUP
+			      : action == SMBD_CONTROL_SHUTDOWN ? SIGTERM
+								 : SIGIO;
+		}
 		switch (sig) {
 		case SIGCHLD:
 			master_reap(srv, slots, false);
 			break;
 		case SIGHUP:
+			smbd_notify_reloading();
 			if (smbd_reload_config(srv)) {
 				DBG_NOTICE("reloaded %s\n", srv->config_file);
 			}
 			master_signal_workers(srv, slots, SIGHUP);
+			smbd_notify_ready(srv);
 			break;
 		case SIGTERM:
 		case SIGINT:
+			smbd_notify_stopping();
 			DBG_NOTICE("got signal %d: shutting down\n", sig);
 			master_stop(srv, slots);
+			smbd_control_close(srv);
 			smbd_pidfile_remove(srv);
 			DBG_NOTICE("stopped\n");
 			return 0;

@@ -3,6 +3,7 @@
  * waiters (see oplock.h).
  */
 #include "smbd/oplock.h"
+#include "smbd/control.h"
 #include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
@@ -69,6 +70,7 @@ enum msg_type {
 	MSG_DURABLE_REQ = 8,	/* reclaim of a durable open (durable.c) */
 	MSG_DURABLE_GIVE = 9,	/* its hand-over; its fd rides along */
 	MSG_DURABLE_NACK = 10,	/* refused */
+	MSG_CONTROL = 11,	/* from the master: smbcontrol (control.c) */
 };
 
 /* Between processes of one server on one host: native layout, checked
@@ -82,6 +84,7 @@ struct smbd_msg {
 	int32_t from;		/* sender's worker index (barrier) */
 	char account[64];	/* NUL-terminated (checked on receipt) */
 	struct smbd_durable_xfer dh;	/* MSG_DURABLE_* */
+	char text[256];		/* MSG_CONTROL's argument, NUL-terminated */
 };
 
 bool smbd_mailboxes_create(struct smbd_server *srv)
@@ -212,6 +215,12 @@ static void mailbox_readable(void *priv)
 		case MSG_BARRIER:
 			smbd_barrier_request(w, m.from, m.session_id);
 			break;
+		case MSG_CONTROL:
+			if (memchr(m.text, '\0', sizeof(m.text)) != NULL) {
+				smbd_worker_control(w, (int)m.session_id,
+						    m.text);
+			}
+			break;
 		case MSG_BARRIER_ACK:
 			smbd_barrier_answered(w, m.session_id);
 			break;
@@ -244,6 +253,25 @@ static void mailbox_send(struct smbd_worker *w, int to,
 		DBG_WARNING("worker %d: message to worker %d lost: %s\n",
 			    w->index, to, strerror(errno));
 	}
+}
+
+bool smbd_mailbox_send_control(struct smbd_server *srv, int to, int op,
+			       const char *arg)
+{
+	struct smbd_msg m = {
+		.magic = MSG_MAGIC,
+		.type = MSG_CONTROL,
+		.session_id = (uint64_t)op,
+		.from = -1,
+	};
+
+	if (srv->mbox == NULL || to < 0 || to >= srv->nworkers ||
+	    strlen(arg) >= sizeof(m.text)) {
+		return false;
+	}
+	memcpy(m.text, arg, strlen(arg) + 1);
+	return send(srv->mbox[2 * to + 1], &m, sizeof(m), MSG_DONTWAIT) ==
+	       (ssize_t)sizeof(m);
 }
 
 bool smbd_mailbox_barrier(struct smbd_worker *w, int to, uint64_t token,

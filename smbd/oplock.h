@@ -51,6 +51,10 @@ bool smbd_mailbox_listen(struct smbd_worker *w);
 
 /* The accept barrier's question (ack false) or answer to worker to;
  * false if the message could not be queued. */
+/* The master (or anyone) to worker to: an smbcontrol op (control.h) with
+ * its argument (under 256 bytes).  False when it cannot be sent. */
+bool smbd_mailbox_send_control(struct smbd_server *srv, int to, int op,
+			       const char *arg);
 bool smbd_mailbox_barrier(struct smbd_worker *w, int to, uint64_t token,
 			  bool ack);
 

@@ -39,6 +39,9 @@ struct smbd_session {
 	uint64_t id;
 	enum smbd_session_state state;
 	struct gensec *gensec;		/* while authenticating */
+	/* `username map script`'s answer for this logon (user_map.c):
+	 * for client name map_client, map_result (NULL: not mapped). */
+	char *map_client, *map_result;
 	uint8_t preauth_hash[64];	/* 3.1.1, per session (3.3.5.5) */
 
 	/* Who is logged on. */
@@ -97,5 +100,8 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
  * indices may have moved); a tree whose share is gone or no longer
  * `available` is disconnected. */
 void smbd_tcons_reloaded(struct smbd_worker *w);
+/* smbcontrol close-share: the trees of share name (case-insensitive,
+ * its section or the name connected to) are disconnected. */
+void smbd_tcons_close_share(struct smbd_worker *w, const char *name);
 
 #endif

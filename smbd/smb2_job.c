@@ -60,11 +60,12 @@ void smb2_job_orphan(struct smb2_job *job)
 	job->req = NULL;
 }
 
-NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
-		      smb2_job_done_fn done, smb2_job_orphan_fn orphan)
+static NTSTATUS job_start(struct smb2_request *req, void *state,
+			  smb2_job_fn fn, smb2_job_done_fn done,
+			  smb2_job_orphan_fn orphan, bool daemon)
 {
+	const struct smbd_session *s = daemon ? NULL : req->session;
 	struct smbd_worker *w = req->conn->worker;
-	struct smbd_session *s = req->session;
 	struct smb2_job *job;
 
 	if (w->tpool == NULL) {
@@ -85,7 +86,12 @@ NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 	job->tj.fn = smb2_job_work;
 	job->tj.done = smb2_job_finished;
 	job->tj.priv = job;
-	if (s != NULL) {
+	if (daemon) {
+		/* A pool thread keeps the credentials of its last job:
+		 * take root's explicitly. */
+		job->tj.use_cred = true;
+		job->tj.cred = (struct tpool_cred){0};
+	} else if (s != NULL) {
 		job->tj.use_cred = true;
 		if (!smbd_tree_cred(job, s, req->tcon, &job->tj.cred)) {
 			talloc_free(job);
@@ -95,4 +101,17 @@ NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 	smb2_frame_set_job(req, job);
 	tpool_submit(w->tpool, &job->tj);
 	return SMBD_STATUS_ASYNC;
+}
+
+NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
+		      smb2_job_done_fn done, smb2_job_orphan_fn orphan)
+{
+	return job_start(req, state, fn, done, orphan, false);
+}
+
+NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
+			     smb2_job_fn fn, smb2_job_done_fn done,
+			     smb2_job_orphan_fn orphan)
+{
+	return job_start(req, state, fn, done, orphan, true);
 }

@@ -129,6 +129,13 @@ static int notify_pending_destructor(struct notify_pending *p)
 struct notify_ctx {
 	int fd;
 	struct notify_state *list;
+	/* WATCH_TREE walks in the pool add watches that the loop registers
+	 * only when they finish: while any runs, a wd no watcher uses may be
+	 * one a walk is about to register, so it waits here instead of being
+	 * removed, until no walk runs. */
+	unsigned walks;
+	int *orphans;
+	unsigned norphans;
 };
 
 static void notify_readable(void *priv);
@@ -256,22 +263,64 @@ static void notify_cancel(void *priv)
 
 /* ---- watches ---- */
 
-static bool notify_add_wd(struct notify_state *ns, int dirfd,
-			  const char *prefix)
+/* Whether a watcher of the worker still uses wd. */
+static bool notify_wd_used(const struct notify_ctx *nc, int wd)
 {
-	struct notify_ctx *nc = notify_ctx(ns->w);
-	struct notify_wd *n;
-	char path[64];
-	unsigned i;
-	int wd;
+	const struct notify_state *o;
+	unsigned j;
 
-	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
-		return false;
+	for (o = nc->list; o != NULL; o = o->next) {
+		for (j = 0; j < o->nwds; j++) {
+			if (o->wds[j].wd == wd) {
+				return true;
+			}
+		}
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
-	wd = inotify_add_watch(nc->fd, path, IN_MASK);
-	if (wd == -1) {
-		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
+	return false;
+}
+
+/* wd is no longer ns's: remove the kernel's watch unless another watcher
+ * has it, or a walk in the pool may be about to claim it. */
+static void notify_drop_wd(struct notify_ctx *nc, int wd)
+{
+	int *n;
+
+	if (nc->walks == 0) {
+		if (!notify_wd_used(nc, wd)) {
+			(void)inotify_rm_watch(nc->fd, wd);
+		}
+		return;
+	}
+	n = talloc_realloc(nc, nc->orphans, int, nc->norphans + 1);
+	if (n == NULL) {
+		return;	/* a watch left until the worker ends: no harm */
+	}
+	nc->orphans = n;
+	n[nc->norphans++] = wd;
+}
+
+/* The last walk finished: the waiting wds nobody claimed go. */
+static void notify_sweep_orphans(struct notify_ctx *nc)
+{
+	unsigned i;
+
+	for (i = 0; i < nc->norphans; i++) {
+		if (!notify_wd_used(nc, nc->orphans[i])) {
+			(void)inotify_rm_watch(nc->fd, nc->orphans[i]);
+		}
+	}
+	TALLOC_FREE(nc->orphans);
+	nc->norphans = 0;
+}
+
+/* Make wd (already added to the kernel) one of ns's, with its prefix. */
+static bool notify_register_wd(struct notify_state *ns, int wd,
+			       const char *prefix)
+{
+	struct notify_wd *n;
+	unsigned i;
+
+	if (ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
 		return false;
 	}
 	/* A directory made while the walk ran can reach us twice (the walk
@@ -292,20 +341,46 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 	return true;
 }
 
+static bool notify_add_wd(struct notify_state *ns, int dirfd,
+			  const char *prefix)
+{
+	struct notify_ctx *nc = notify_ctx(ns->w);
+	char path[64];
+	int wd;
+
+	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+	wd = inotify_add_watch(nc->fd, path, IN_MASK);
+	if (wd == -1) {
+		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
+		return false;
+	}
+	if (!notify_register_wd(ns, wd, prefix)) {
+		notify_drop_wd(nc, wd);
+		return false;
+	}
+	return true;
+}
+
 /*
  * WATCH_TREE walk (MS-SMB2 3.3.5.19: changes "in the directory or its
  * subtree" the client may see).  It runs in the worker's pool under the
  * watcher's credentials, so the loop thread never blocks on a big tree
  * and a directory the user cannot open (a root-owned 0700 one) is simply
  * not watched: no local change below it is reported, as Samba 4.17 does
- * not.  The pool thread only opens directories; the loop thread then adds
- * the inotify watches through /proc/self/fd (the permission was checked
- * by the user's open) and closes the fds.  A directory created while the
- * walk runs is seen by its parent's watch once added, or was already
- * listed by the walk.
+ * not.  The pool thread opens each directory as the user and adds its
+ * inotify watch there (through /proc/self/fd: the kernel checks the
+ * user's read permission), keeping only the directories on the path
+ * from the start open (at most the depth bound), never one descriptor
+ * per directory; the loop thread registers the wds when the walk is
+ * done (notify_drop_wd keeps a wd a walk may claim meanwhile).  A
+ * directory created while the walk runs is seen by its parent's watch,
+ * or was already listed by the walk.
  */
 struct notify_walk_dir {
-	int fd;
+	int wd;
 	char *prefix;		/* "sub\\dir\\" */
 };
 
@@ -314,13 +389,41 @@ struct notify_walk {
 	struct notify_walk *next;	/* ns->walks */
 	struct notify_state *ns;	/* NULL once the watcher is gone */
 	int start;		/* O_PATH fd of the directory walked */
+	struct notify_ctx *nc;	/* the worker's inotify context */
+	int ifd;		/* its descriptor */
 	char *prefix;		/* its prefix */
 	bool include_start;	/* watch it too (a grown directory) */
 	unsigned max;		/* directories it may add */
 	struct notify_walk_dir *dirs;
 	unsigned ndirs;
-	gid_t *groups;
 };
+
+/* Watch the directory open on fd (the pool thread, as the user) and
+ * note it with its prefix; false when no more can be added. */
+static bool notify_walk_watch(struct notify_walk *wk, int fd,
+			      const char *prefix)
+{
+	struct notify_walk_dir *n;
+	char path[64];
+	int wd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(wk->ifd, path, IN_MASK);
+	if (wd == -1) {
+		return errno != ENOSPC;	/* out of watches: stop */
+	}
+	n = talloc_realloc(wk, wk->dirs, struct notify_walk_dir,
+			   wk->ndirs + 1);
+	if (n == NULL) {
+		/* the wd stays for the loop to drop: note it prefix-less */
+		return false;
+	}
+	wk->dirs = n;
+	n[wk->ndirs].wd = wd;
+	n[wk->ndirs].prefix = talloc_strdup(wk, prefix);
+	wk->ndirs++;
+	return n[wk->ndirs - 1].prefix != NULL;
+}
 
 static void notify_walk_dir(struct notify_walk *wk, int dfd,
 			    const char *prefix, int depth)
@@ -339,9 +442,9 @@ static void notify_walk_dir(struct notify_walk *wk, int dfd,
 	}
 	while ((de = readdir(d)) != NULL && wk->ndirs < wk->max &&
 	       depth <= 32) {
-		struct notify_walk_dir *n;
 		char *sub;
 		int sfd;
+		bool more;
 
 		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0) {
@@ -354,18 +457,15 @@ static void notify_walk_dir(struct notify_walk *wk, int dfd,
 			continue;
 		}
 		sub = talloc_asprintf(wk, "%s%s\\", prefix, de->d_name);
-		n = talloc_realloc(wk, wk->dirs, struct notify_walk_dir,
-				   wk->ndirs + 1);
-		if (sub == NULL || n == NULL) {
-			talloc_free(sub);
-			close(sfd);
+		more = sub != NULL && notify_walk_watch(wk, sfd, sub);
+		if (more) {
+			notify_walk_dir(wk, sfd, sub, depth + 1);
+		}
+		talloc_free(sub);
+		close(sfd);
+		if (!more) {
 			break;
 		}
-		wk->dirs = n;
-		n[wk->ndirs].fd = sfd;
-		n[wk->ndirs].prefix = sub;
-		wk->ndirs++;
-		notify_walk_dir(wk, sfd, sub, depth + 1);
 	}
 	closedir(d);
 }
@@ -377,18 +477,16 @@ static void notify_walk_fn(struct tpool_job *tj)
 	if (wk->include_start) {
 		int fd = openat(wk->start, ".",
 				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bool more;
 
 		if (fd == -1) {
 			return;	/* not the user's to see: no watch */
 		}
-		wk->dirs = talloc_zero(wk, struct notify_walk_dir);
-		if (wk->dirs == NULL) {
-			close(fd);
+		more = notify_walk_watch(wk, fd, wk->prefix);
+		close(fd);
+		if (!more) {
 			return;
 		}
-		wk->dirs[0].fd = fd;
-		wk->dirs[0].prefix = talloc_strdup(wk, wk->prefix);
-		wk->ndirs = 1;
 	}
 	notify_walk_dir(wk, wk->start, wk->prefix, 0);
 }
@@ -397,6 +495,7 @@ static void notify_walk_done(struct tpool_job *tj)
 {
 	struct notify_walk *wk = tj->priv;
 	struct notify_state *ns = wk->ns;
+	struct notify_ctx *nc = wk->nc;
 	unsigned i;
 
 	if (ns != NULL) {
@@ -410,15 +509,18 @@ static void notify_walk_done(struct tpool_job *tj)
 		}
 	}
 	for (i = 0; i < wk->ndirs; i++) {
-		if (ns != NULL && tj->cred_error == 0 &&
-		    wk->dirs[i].prefix != NULL) {
-			(void)notify_add_wd(ns, wk->dirs[i].fd,
-					    wk->dirs[i].prefix);
+		if (ns == NULL || tj->cred_error != 0 ||
+		    wk->dirs[i].prefix == NULL ||
+		    !notify_register_wd(ns, wk->dirs[i].wd,
+					wk->dirs[i].prefix)) {
+			notify_drop_wd(nc, wk->dirs[i].wd);
 		}
-		close(wk->dirs[i].fd);
 	}
 	close(wk->start);
 	talloc_free(wk);
+	if (--nc->walks == 0) {
+		notify_sweep_orphans(nc);
+	}
 }
 
 /* Walk from dirfd (not consumed) in the pool as the watcher. */
@@ -426,9 +528,10 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 			      const char *prefix, bool include_start)
 {
 	struct smbd_session *s = ns->op->session;
+	struct notify_ctx *nc = notify_ctx(ns->w);
 	struct notify_walk *wk;
 
-	if (ns->w->tpool == NULL || s == NULL ||
+	if (ns->w->tpool == NULL || s == NULL || nc == NULL ||
 	    ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
 		return;
 	}
@@ -457,6 +560,9 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 		talloc_free(wk);
 		return;
 	}
+	wk->nc = nc;
+	wk->ifd = nc->fd;
+	nc->walks++;
 	wk->next = ns->walks;
 	ns->walks = wk;
 	tpool_submit(ns->w->tpool, &wk->tj);
@@ -484,23 +590,9 @@ static int notify_state_destructor(struct notify_state *ns)
 		ns->next->prev = ns->prev;
 	}
 	/* The kernel shares one wd per directory among watchers: drop it
-	 * only when no other watcher uses it. */
+	 * only when no other watcher uses it (ns is off the list now). */
 	for (i = 0; nc != NULL && nc->fd != -1 && i < ns->nwds; i++) {
-		struct notify_state *o;
-		bool used = false;
-		unsigned j;
-
-		for (o = nc->list; o != NULL && !used; o = o->next) {
-			for (j = 0; j < o->nwds; j++) {
-				if (o->wds[j].wd == ns->wds[i].wd) {
-					used = true;
-					break;
-				}
-			}
-		}
-		if (!used) {
-			(void)inotify_rm_watch(nc->fd, ns->wds[i].wd);
-		}
+		notify_drop_wd(nc, ns->wds[i].wd);
 	}
 	return 0;
 }

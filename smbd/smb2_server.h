@@ -154,6 +154,12 @@ typedef NTSTATUS (*smb2_job_done_fn)(struct smb2_request *req, void *state);
 typedef void (*smb2_job_orphan_fn)(void *state);
 NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 		      smb2_job_done_fn done, smb2_job_orphan_fn orphan);
+/* The same with the daemon's own credentials (root), for work the
+ * server does for itself during a logon (`username map script`), not on
+ * a user's behalf. */
+NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
+			     smb2_job_fn fn, smb2_job_done_fn done,
+			     smb2_job_orphan_fn orphan);
 void smb2_job_orphan(struct smb2_job *job);
 
 /* Handlers */

@@ -22,6 +22,7 @@
 #include "smbd/auth/auth_audit.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/passdb.h"
+#include "smbd/user_map.h"
 #include "conf/loadparm.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
@@ -291,26 +292,36 @@ static struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
 }
 
 /* The user database, opened on first use so a passdb.tdb created after
- * start-up (smbpasswd -a) is found. */
+ * start-up (smbpasswd -a) is found.  The name looked up is the client's
+ * after `username map` (smbd/user_map.h). */
 static NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx,
 				 const char *user, const char *domain,
 				 struct auth_user_info **out)
 {
-	struct smbd_worker *w = priv;
+	struct smbd_session *s = priv;
+	struct smbd_worker *w = s->conn->worker;
+	char *name;
+	NTSTATUS st;
 
 	if (w->passdb == NULL) {
 		const struct lp_ctx *lp = w->srv->lp;
 		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
 						   LP_PRIVATE_DIR));
-		NTSTATUS st = passdb_open(w, path, false, &w->passdb);
 
+		st = passdb_open(w, path, false, &w->passdb);
 		talloc_free(path);
 		if (!NT_STATUS_IS_OK(st)) {
 			w->passdb = NULL;
 			return NT_STATUS_NO_SUCH_USER;
 		}
 	}
-	return passdb_auth_lookup(w->passdb, mem_ctx, user, domain, out);
+	name = smbd_user_map_name(s, mem_ctx, user);
+	if (name == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st = passdb_auth_lookup(w->passdb, mem_ctx, name, domain, out);
+	talloc_free(name);
+	return st;
 }
 
 static NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
@@ -454,43 +465,121 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 	}
 }
 
-/* The auth_audit / auth_json_audit lines of a finished exchange. */
-static void sesssetup_audit(const struct smbd_conn *conn,
-			    const struct gensec *g)
+/* The auth_audit / auth_json_audit lines of a finished exchange.  The
+ * mapped account is the name after `username map`, as Samba's
+ * mappedAccount (the lookup maps it, NTLMSSP does not know). */
+static void sesssetup_audit(struct smbd_session *s)
 {
-	const struct auth_audit *a = gensec_audit(g);
+	const struct auth_audit *a = gensec_audit(s->gensec);
+	struct auth_audit copy;
 	struct auth_audit_where w;
+	char *mapped = NULL;
 
-	if (a != NULL) {
-		sesssetup_where(conn, &w);
-		auth_audit_log(a, &w);
+	if (a == NULL) {
+		return;
 	}
+	copy = *a;
+	if (a->mapped_user != NULL) {
+		mapped = smbd_user_map_name(s, s, a->mapped_user);
+		if (mapped != NULL) {
+			copy.mapped_user = mapped;
+		}
+	}
+	sesssetup_where(s->conn, &w);
+	auth_audit_log(&copy, &w);
+	talloc_free(mapped);
+}
+
+/* The request's fields (2.2.5), read again by a continuation: the
+ * dispatch table checked the body and the buffer's range. */
+struct sesssetup_args {
+	uint8_t flags, sec_mode;
+	uint16_t len;
+	uint64_t prev_id;
+	const uint8_t *blob;
+};
+
+static void sesssetup_args(const struct smb2_request *req,
+			   struct sesssetup_args *a)
+{
+	struct wire_cur b = req->body;
+	uint16_t off;
+
+	b.off = 0;
+	(void)wire_skip(&b, 2);
+	(void)wire_pull_u8(&b, &a->flags);
+	(void)wire_pull_u8(&b, &a->sec_mode);
+	(void)wire_skip(&b, 8); /* Capabilities, Channel */
+	(void)wire_pull_le16(&b, &off);
+	(void)wire_pull_le16(&b, &a->len);
+	(void)wire_pull_le64(&b, &a->prev_id);
+	a->blob = a->len ? req->in + off : NULL;
+}
+
+/* One leg of the exchange, once what it needs is at hand. */
+static NTSTATUS sesssetup_auth(struct smb2_request *req,
+			       struct smbd_session *s)
+{
+	struct smbd_conn *conn = req->conn;
+	struct sesssetup_args a;
+	uint16_t out_flags = 0;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS st;
+
+	sesssetup_args(req, &a);
+	st = gensec_update(s->gensec, req->mem_ctx, a.blob, a.len, &out,
+			   &out_len);
+	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		req->keep_body = true;
+		(void)sesssetup_reply(req, 0, out, out_len);
+		return st;
+	}
+	sesssetup_audit(s);
+	if (NT_STATUS_IS_OK(st)) {
+		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
+	}
+	TALLOC_FREE(s->gensec);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("%s: session setup failed: %s\n", conn->remote,
+			   nt_errstr(st));
+		/* A failed (re)authentication ends the session (3.3.5.5). */
+		req->session = NULL;
+		talloc_free(s);
+		return st;
+	}
+	if (a.prev_id != 0 && a.prev_id != s->id && s->account_name != NULL) {
+		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
+		 * the same user, on any connection: the session id names
+		 * the worker that holds it (session_new). */
+		smbd_session_previous(conn->worker, a.prev_id, s->account_name);
+	}
+	return sesssetup_reply(req, out_flags, out, out_len);
+}
+
+/* After `username map script` ran in the pool (smbd/user_map.c). */
+static NTSTATUS sesssetup_resume(struct smb2_request *req)
+{
+	struct smbd_session *s = smbd_session_find(req->conn,
+						   req->session_id);
+
+	if (s == NULL || s->gensec == NULL) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	req->session = s;
+	return sesssetup_auth(req, s);
 }
 
 NTSTATUS smb2_sesssetup(struct smb2_request *req)
 {
 	struct smbd_conn *conn = req->conn;
-	struct wire_cur *b = &req->body;
 	struct smbd_session *s;
 	struct auth_config *cfg;
-	uint8_t flags, sec_mode;
-	uint16_t off, len, out_flags = 0;
-	uint64_t prev_id;
-	const uint8_t *blob;
-	uint8_t *out = NULL;
-	size_t out_len = 0;
+	struct sesssetup_args a;
 	NTSTATUS st;
 
-	(void)wire_skip(b, 2);
-	(void)wire_pull_u8(b, &flags);
-	(void)wire_pull_u8(b, &sec_mode);
-	(void)wire_skip(b, 8); /* Capabilities, Channel */
-	(void)wire_pull_le16(b, &off);
-	(void)wire_pull_le16(b, &len);
-	(void)wire_pull_le64(b, &prev_id);
-	blob = len ? req->in + off : NULL; /* the table checked the range */
-
-	if (flags & SMB2_SESSION_FLAG_BINDING) {
+	sesssetup_args(req, &a);
+	if (a.flags & SMB2_SESSION_FLAG_BINDING) {
 		/* Multichannel is not offered (no CAP_MULTI_CHANNEL). */
 		return NT_STATUS_REQUEST_NOT_ACCEPTED;
 	}
@@ -521,39 +610,18 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 	}
 	if (s->gensec == NULL) {
 		cfg = sesssetup_auth_config(s, conn->worker->srv->lp);
-		s->gensec = cfg ? gensec_new(s, cfg, sesssetup_lookup,
-					     conn->worker, conn->remote_addr)
+		s->gensec = cfg ? gensec_new(s, cfg, sesssetup_lookup, s,
+					     conn->remote_addr)
 				: NULL;
 		if (s->gensec == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
-	st = gensec_update(s->gensec, req->mem_ctx, blob, len, &out, &out_len);
-	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
-		req->keep_body = true;
-		(void)sesssetup_reply(req, 0, out, out_len);
-		return st;
-	}
-	sesssetup_audit(conn, s->gensec);
-	if (NT_STATUS_IS_OK(st)) {
-		st = sesssetup_done(req, s, sec_mode, &out_flags);
-	}
-	TALLOC_FREE(s->gensec);
+	st = smbd_user_map_prepare(req, s, a.blob, a.len, sesssetup_resume);
 	if (!NT_STATUS_IS_OK(st)) {
-		DBG_NOTICE("%s: session setup failed: %s\n", conn->remote,
-			   nt_errstr(st));
-		/* A failed (re)authentication ends the session (3.3.5.5). */
-		req->session = NULL;
-		talloc_free(s);
-		return st;
+		return st;	/* SMBD_STATUS_ASYNC: sesssetup_resume goes on */
 	}
-	if (prev_id != 0 && prev_id != s->id && s->account_name != NULL) {
-		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
-		 * the same user, on any connection: the session id names
-		 * the worker that holds it (session_new). */
-		smbd_session_previous(conn->worker, prev_id, s->account_name);
-	}
-	return sesssetup_reply(req, out_flags, out, out_len);
+	return sesssetup_auth(req, s);
 }
 
 NTSTATUS smb2_logoff(struct smb2_request *req)

@@ -316,8 +316,17 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 
 	sh->root_fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sh->root_fd == -1) {
+		int err = errno;
+
 		DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name,
-			t->path, strerror(errno));
+			t->path, strerror(err));
+		/* Out of descriptors is the server's state, not the share's:
+		 * answer as an open would (TOO_MANY_OPENED_FILES), not
+		 * BAD_NETWORK_NAME, which MS-SMB2 3.3.5.7 keeps for a share
+		 * that does not exist and which a client does not retry. */
+		if (err == EMFILE || err == ENFILE) {
+			return vfs_map_errno(err);
+		}
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	sh->path = t->path;
@@ -501,9 +510,11 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
  * the tree took at connect time (path, read only, masks) stay, as in
  * Samba, until the client connects again.
  */
-void smbd_tcons_reloaded(struct smbd_worker *w)
+/* Disconnect every disk tree of the worker for which keep() says no. */
+static void tcons_sweep(struct smbd_worker *w,
+			bool (*keep)(struct smbd_tcon *t, const void *arg),
+			const void *arg, const char *why)
 {
-	const struct lp_ctx *lp = w->srv->lp;
 	struct smbd_conn *c;
 	struct smbd_session *s;
 	struct smbd_tcon *t, *next;
@@ -512,21 +523,41 @@ void smbd_tcons_reloaded(struct smbd_worker *w)
 		for (s = c->sessions; s != NULL; s = s->next) {
 			for (t = s->tcons; t != NULL; t = next) {
 				next = t->next;
-				if (t->ipc) {
+				if (t->ipc || keep(t, arg)) {
 					continue;
 				}
-				t->snum = lp_find_share(lp, t->section);
-				if (t->snum >= 0 &&
-				    lp_bool(lp, t->snum, LP_AVAILABLE)) {
-					continue;
-				}
-				DBG_NOTICE("%s: share [%s] is gone after the "
-					   "reload: tree %u disconnected\n",
-					   c->remote, t->share_name, t->id);
+				DBG_NOTICE("%s: share [%s] %s: tree %u "
+					   "disconnected\n", c->remote,
+					   t->share_name, why, t->id);
 				talloc_free(t);
 			}
 		}
 	}
+}
+
+static bool tcon_still_configured(struct smbd_tcon *t, const void *arg)
+{
+	const struct lp_ctx *lp = arg;
+
+	t->snum = lp_find_share(lp, t->section);
+	return t->snum >= 0 && lp_bool(lp, t->snum, LP_AVAILABLE);
+}
+
+void smbd_tcons_reloaded(struct smbd_worker *w)
+{
+	tcons_sweep(w, tcon_still_configured, w->srv->lp,
+		    "is gone after the reload");
+}
+
+static bool tcon_not_named(struct smbd_tcon *t, const void *arg)
+{
+	return strcasecmp(t->share_name, arg) != 0 &&
+	       strcasecmp(t->section, arg) != 0;
+}
+
+void smbd_tcons_close_share(struct smbd_worker *w, const char *name)
+{
+	tcons_sweep(w, tcon_not_named, name, "closed by smbcontrol");
 }
 
 NTSTATUS smb2_tdis(struct smb2_request *req)

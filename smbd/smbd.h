@@ -42,6 +42,7 @@ struct smbd_server {
 	 * (MAP_SHARED), NULL when off. */
 	uint64_t *spread_ctr;
 	void *conn_limits;	/* shared connection counts (conn_limits.c) */
+	int control_fd;		/* smbcontrol's socket (control.c), or -1 */
 };
 
 /* master.c */

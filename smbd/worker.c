@@ -97,6 +97,10 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 
 	snprintf(role, sizeof(role), "worker %d", index);
 	log_set_role(role);
+	if (srv->control_fd != -1) {
+		close(srv->control_fd);	/* smbcontrol talks to the master */
+		srv->control_fd = -1;
+	}
 	crash_set_panic_action(lp_str(srv->lp, LP_GLOBAL, LP_PANIC_ACTION));
 	/* Die with the master: no orphaned workers holding the port. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -34,7 +34,11 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_reload.py \
 	testsuite/integration/test_admin_conf.py \
 	testsuite/integration/test_auth_audit.py \
-	testsuite/integration/test_log_file.py
+	testsuite/integration/test_log_file.py \
+	testsuite/integration/test_systemd.py \
+	testsuite/integration/test_hosts.py \
+	testsuite/integration/test_usermap.py \
+	testsuite/integration/test_smbcontrol.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \

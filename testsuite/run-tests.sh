@@ -10,7 +10,11 @@
 #                                     oplock, lease, durable, notify,
 #                                     compound); fails on any sanitizer report
 #   fuzz                              testsuite/fuzz/build.sh + run.sh N
-#   make bench-short                  only if the Makefile has that target
+#   make bench-short                  only if the Makefile has that target;
+#   make bench-floods                 then issue 14's floods, ours and Samba
+#                                     side by side (testsuite/bench/floods.py,
+#                                     ~90 s; fails if ours does not refuse or
+#                                     bound a flood, or a server crashes)
 # Later steps run even when an earlier test step fails; the summary lists
 # each step and the exit status is non-zero if any step failed.
 #
@@ -155,7 +159,10 @@ do_bench() {
 		echo "no bench-short target: skipped"
 		return 0
 	fi
-	(cd "$BUILD" && make bench-short)
+	bench_rc=0
+	(cd "$BUILD" && make bench-short) || bench_rc=1
+	(cd "$BUILD" && make bench-floods) || bench_rc=1
+	return $bench_rc
 }
 
 step build do_build || finish

@@ -270,6 +270,26 @@ const struct auth_audit *gensec_audit(const struct gensec *g)
 	return ntlmssp_server_audit(g->ntlmssp);
 }
 
+char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
+		       const uint8_t *in, size_t in_len)
+{
+	struct spnego_token tok;
+
+	if (in == NULL || in_len == 0) {
+		return NULL;
+	}
+	if (g->state == GENSEC_RAW) {
+		return ntlmssp_server_peek_user(g->ntlmssp, mem_ctx, in, in_len);
+	}
+	if (g->state != GENSEC_WANT_AUTH ||
+	    !NT_STATUS_IS_OK(spnego_parse(in, in_len, &tok)) ||
+	    tok.type != SPNEGO_NEG_TOKEN_RESP || tok.mech_token.data == NULL) {
+		return NULL;
+	}
+	return ntlmssp_server_peek_user(g->ntlmssp, mem_ctx, tok.mech_token.data,
+					tok.mech_token.len);
+}
+
 const struct auth_result *gensec_result(const struct gensec *g)
 {
 	return g->state == GENSEC_DONE ? ntlmssp_server_result(g->ntlmssp)

@@ -42,6 +42,14 @@ NTSTATUS gensec_update(struct gensec *g, TALLOC_CTX *mem_ctx,
 		       const uint8_t *in, size_t in_len, uint8_t **out,
 		       size_t *out_len);
 
+/*
+ * The user name the next gensec_update(g, in) will authenticate, when in
+ * carries the NTLMSSP AUTHENTICATE (raw or in a negTokenResp); NULL
+ * otherwise.  Nothing in g changes.
+ */
+char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
+		       const uint8_t *in, size_t in_len);
+
 /* NULL until gensec_update() returned NT_STATUS_OK. */
 const struct auth_result *gensec_result(const struct gensec *g);
 

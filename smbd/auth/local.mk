@@ -8,7 +8,8 @@ libsmbd_a_SOURCES += \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
 	smbd/auth/auth_audit.c smbd/auth/auth_audit.h \
-	smbd/auth/passdb.c smbd/auth/passdb.h
+	smbd/auth/passdb.c smbd/auth/passdb.h \
+	smbd/auth/usermap.c smbd/auth/usermap.h
 
 check_PROGRAMS += testsuite/unit/test_ntlmssp
 TESTS += testsuite/unit/test_ntlmssp
@@ -38,3 +39,11 @@ EXTRA_DIST += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/fuzz/fuzz_spnego.c testsuite/fuzz/fuzz_ntlmssp.c \
 	testsuite/fuzz/fuzz_passdb.c testsuite/fuzz/corpus/fuzz_spnego \
 	testsuite/fuzz/corpus/fuzz_ntlmssp testsuite/fuzz/corpus/fuzz_passdb
+
+# smbd/auth/usermap: the username map file.
+check_PROGRAMS += testsuite/unit/test_usermap
+TESTS += testsuite/unit/test_usermap
+testsuite_unit_test_usermap_SOURCES = testsuite/unit/test_usermap.c
+testsuite_unit_test_usermap_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_usermap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_usermap.c testsuite/fuzz/corpus/fuzz_usermap

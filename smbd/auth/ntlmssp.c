@@ -970,6 +970,29 @@ NTSTATUS ntlmssp_server_update(struct ntlmssp_server *s, TALLOC_CTX *mem_ctx,
 	return status;
 }
 
+char *ntlmssp_server_peek_user(const struct ntlmssp_server *s,
+			       TALLOC_CTX *mem_ctx, const uint8_t *in,
+			       size_t in_len)
+{
+	struct ntlmssp_auth_msg am;
+	char *user = NULL;
+
+	/* The same cut and decoding server_authenticate() makes, so the
+	 * name seen here is the name it will look up. */
+	if (s->state != NTLMSSP_WANT_AUTH ||
+	    !NT_STATUS_IS_OK(ntlmssp_parse_authenticate(in, in_len, &am)) ||
+	    !NT_STATUS_IS_OK(pull_str(mem_ctx,
+				      s->flags & NTLMSSP_NEGOTIATE_UNICODE,
+				      &am.user, &user))) {
+		return NULL;
+	}
+	if (user[0] == '\0') {
+		talloc_free(user);
+		return NULL;
+	}
+	return user;
+}
+
 const struct auth_result *ntlmssp_server_result(const struct ntlmssp_server *s)
 {
 	return s->state == NTLMSSP_DONE ? &s->result : NULL;

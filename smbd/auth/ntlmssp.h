@@ -90,6 +90,16 @@ struct ntlmssp_server *ntlmssp_server_new(TALLOC_CTX *mem_ctx,
 					  auth_lookup_fn lookup, void *priv,
 					  const char *remote_addr);
 
+/*
+ * The user name in `in` when s waits for the AUTHENTICATE and `in` is
+ * one (its state unchanged); NULL otherwise and for an empty name.  For
+ * work that must be done before the logon is checked (`username map
+ * script`, which may not run on the event loop).
+ */
+char *ntlmssp_server_peek_user(const struct ntlmssp_server *s,
+			       TALLOC_CTX *mem_ctx, const uint8_t *in,
+			       size_t in_len);
+
 /* NTLMv1 (MS-NLMP 3.3.1): the 24-byte NtChallengeResponse, with extended
  * session security when client_chal (8 bytes) is given; false when DES is
  * not available.  And the SessionBaseKey and KXKEY (3.4.5.1). */

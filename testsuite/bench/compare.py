@@ -142,6 +142,33 @@ def process_tree(root):
     return tree
 
 
+def tree_cpu_seconds(root):
+    """CPU seconds of ROOT's process tree: utime+stime of every live
+    process plus cutime+cstime (the CPU of the children it reaped)."""
+    total = 0
+    for pid in process_tree(root):
+        st = proc_stat(pid)
+        if st is not None:
+            total += st[1] + st[2]
+    return total / CLK_TCK
+
+
+def tree_mem_kib(root, proc_file, field):
+    """Sum over ROOT's process tree of FIELD (a "Name:" line in kB) of
+    /proc/PID/PROC_FILE: ("smaps_rollup", "Pss:") or ("status", "VmRSS:")."""
+    total = 0
+    for pid in process_tree(root):
+        try:
+            with open("/proc/%d/%s" % (pid, proc_file)) as f:
+                for line in f:
+                    if line.startswith(field):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
+
+
 class Server:
     """One smbd (Samba's or ours) with its own config, dirs and share."""
 
@@ -247,25 +274,10 @@ class Server:
         return self.proc is not None and self.proc.poll() is None
 
     def cpu_seconds(self):
-        total = 0
-        for pid in process_tree(self.proc.pid):
-            st = proc_stat(pid)
-            if st is not None:
-                total += st[1] + st[2]
-        return total / CLK_TCK
+        return tree_cpu_seconds(self.proc.pid)
 
     def pss_kib(self):
-        total = 0
-        for pid in process_tree(self.proc.pid):
-            try:
-                with open("/proc/%d/smaps_rollup" % pid) as f:
-                    for line in f:
-                        if line.startswith("Pss:"):
-                            total += int(line.split()[1])
-                            break
-            except OSError:
-                pass
-        return total
+        return tree_mem_kib(self.proc.pid, "smaps_rollup", "Pss:")
 
     def settle(self, timeout=15):
         """Wait until per-connection processes have exited."""

@@ -32,7 +32,8 @@ testsuite_unit_test_nbench_stats_LDADD = $(CMOCKA_LIBS) -lm
 testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
-	testsuite/bench/lockpairs.py testsuite/bench/logons.py
+	testsuite/bench/floods.py testsuite/bench/lockpairs.py \
+	testsuite/bench/logons.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
 BENCH_ARGS =
@@ -54,5 +55,13 @@ bench-short: testsuite/bench/nbench
 	@$(BENCH_BUILD_SMBD)
 	$(BENCH_RUN) --short $(BENCH_ARGS)
 
-.PHONY: bench bench-short
+# Issue 14's floods against ours and Samba, side by side (floods.py, about
+# 90 s): prints figures, fails only if a server crashes or ours does not
+# refuse or bound a flood.  Pass floods.py options in FLOODS_ARGS.
+FLOODS_ARGS =
+bench-floods: smbd/smbd
+	/usr/bin/python3 $(abs_top_srcdir)/testsuite/bench/floods.py \
+		--builddir $(abs_top_builddir) $(FLOODS_ARGS)
+
+.PHONY: bench bench-short bench-floods
 CLEANFILES += bench-smbd-build.log

@@ -33,8 +33,9 @@ NEG_FLAGS = (0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 |
 
 
 class Conn:
-    def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    def __init__(self, port, timeout=30):
+        self.s = socket.create_connection(("127.0.0.1", port),
+                                          timeout=timeout)
         self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.mid = 0
 

@@ -207,6 +207,34 @@ class AuditAuthz(AuditBase, unittest.TestCase):
                                r"\d+\] local host \[ipv4:127\.0\.0\.1:\d+\]")
 
 
+class AuditUsermap(AuditBase, unittest.TestCase):
+    """mappedAccount is the name after `username map` (as Samba's)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(debug=cls.LEVEL)
+        umap = os.path.join(cls.smbd.tmp, "usermap")
+        with open(umap, "w") as f:
+            f.write("%s = alias\n" % USER)
+        cls.smbd.global_options = [("username map", umap)]
+        cls.smbd.write_conf()
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    def test_mapped_account(self):
+        since = self.smbd.log_size()
+        rc, out = self.smbclient(PASSWORD, user="alias")
+        self.assertEqual(rc, 0, out)
+        self.smbd.wait_log(r'"eventId": 4624', since=since)
+        ev = [as_dict(e)["Authentication"]
+              for e in json_events(self.smbd.log_text()[since:])]
+        self.assertEqual(len(ev), 1, ev)
+        self.assertEqual((ev[0]["clientAccount"], ev[0]["mappedAccount"],
+                          ev[0]["becameAccount"]), ("alias", USER, USER))
+
+
 class AuditOff(AuditBase, unittest.TestCase):
     LEVEL = "1"
 

@@ -6,6 +6,8 @@
   accept that keeps failing with EMFILE (its CPU time over 2 s stays
   small), and once the connections go a normal client is served again;
   one session holds at most 256 tree connects (INSUFFICIENT_RESOURCES);
+  a tree connect that finds no descriptor for the share's directory is
+  TOO_MANY_OPENED_FILES, not BAD_NETWORK_NAME;
 - before logon (item 5): frames over 64 KiB drop the connection, a
   connection that has not logged on after `smbd logon timeout` is
   dropped, connections per host and in all are capped;
@@ -37,13 +39,15 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK
 
 
-class OutOfFds:
+class LowFds:
+    """One worker under RLIMIT_NOFILE 64."""
     workers = 1
 
     @classmethod
     def setUpClass(cls):
         if h.is_samba():
-            raise unittest.SkipTest("Samba forks a process per client")
+            raise unittest.SkipTest("Samba forks a process per client "
+                                    "(and aborts under 64 descriptors)")
         super().setUpClass()
 
     @classmethod
@@ -51,6 +55,9 @@ class OutOfFds:
         srv = super().new_server(global_options, share_options, **kw)
         srv.nofile = 64
         return srv
+
+
+class OutOfFds(LowFds):
 
     def test_emfile_no_spin(self):
         kids = h.child_pids(self.smbd.pid)
@@ -150,6 +157,44 @@ class PendingLogons(h.TestUser):
             self.assertLess(grown, 2048)
 
 
+def tcons_until_refused(c, limit=300):
+    """TREE_CONNECTs to [share] on impacket connection c until one is
+    refused: (how many were granted, the refusal's status or 0)."""
+    smb = c.getSMBServer()
+    for n in range(limit):
+        # impacket reuses a tree connect by share name: forget the name
+        # so each call sends a TREE_CONNECT
+        for k in [k for k in smb._Session["TreeConnectTable"]
+                  if isinstance(k, str)]:
+            del smb._Session["TreeConnectTable"][k]
+        try:
+            c.connectTree("share")
+        except Exception as e:
+            return n, e.getErrorCode()
+    return limit, 0
+
+
+class TconOutOfFds(LowFds, h.TestUser):
+    """A tree connect that finds no descriptor for the share's directory
+    is refused as such, TOO_MANY_OPENED_FILES, not BAD_NETWORK_NAME (the
+    share exists; floods.py's flood c showed 2000 of them)."""
+
+    def test_tcon_out_of_fds(self):
+        c = self.impacket_logon()
+        try:
+            n, status = tcons_until_refused(c)
+        finally:
+            c.close()
+        self.assertGreater(n, 0)
+        self.assertLess(n, 64)
+        self.assertEqual(status, 0xC000011F, "tree connect %d: 0x%08x" %
+                         (n + 1, status))
+        # the descriptors are back: a tree connect works again
+        d = self.impacket_logon()
+        d.connectTree("share")
+        d.close()
+
+
 class TreeCap(h.TestUser):
     """Tree connects per session are capped (item 7): each holds the
     share's directory open."""
@@ -159,21 +204,7 @@ class TreeCap(h.TestUser):
             self.skipTest("Samba allows more tree connects per session")
         c = self.impacket_logon()
         try:
-            n = 0
-            status = 0
-            smb = c.getSMBServer()
-            for _ in range(300):
-                # impacket reuses a tree connect by share name: forget
-                # the name so each call sends a TREE_CONNECT
-                for k in [k for k in smb._Session["TreeConnectTable"]
-                          if isinstance(k, str)]:
-                    del smb._Session["TreeConnectTable"][k]
-                try:
-                    c.connectTree("share")
-                    n += 1
-                except Exception as e:
-                    status = e.getErrorCode()
-                    break
+            n, status = tcons_until_refused(c)
             self.assertEqual(n, 256)
             self.assertEqual(status, 0xC000009A)
             # another session still connects
@@ -275,6 +306,7 @@ class PreLogonCase(PreLogon, h.TestUser, h.SmbdTestCase):
 
 h.backend_variants(globals(), OutOfFds)
 h.backend_variants(globals(), TreeCap)
+h.backend_variants(globals(), TconOutOfFds)
 h.backend_variants(globals(), PendingLogons, backends=("io_uring",))
 
 if __name__ == "__main__":

@@ -243,5 +243,68 @@ class NotifyWalkTests(unittest.TestCase):
                         took)
 
 
+class NotifyFdBoundTests(unittest.TestCase):
+    """A WATCH_TREE walk keeps only the directories on its current path
+    open, not one descriptor per directory: under a 128-descriptor limit
+    a tree of 300 directories is watched whole (the old walk held all of
+    them until it was done, ran out and left most unwatched)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(workers=1)
+        cls.smbd.nofile = 128
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.smbd.cleanup()
+
+    def test_wide_tree_under_low_fd_limit(self):
+        if self.smbd.samba:
+            self.skipTest("Samba reports no local change in subdirectories")
+        top = os.path.join(self.smbd.share, "wide")
+        names = ["d%03d" % i for i in range(300)]
+        for n in names:
+            os.makedirs(os.path.join(top, n), exist_ok=True)
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=self.smbd.port,
+                          timeout=NET_TIMEOUT,
+                          preferredDialect=s3.SMB2_DIALECT_30)
+        c.login(USER, PASSWORD)
+        self.addCleanup(c.close)
+        smb, tid = c.getSMBServer(), c.connectTree("share")
+        d = smb.create(tid, "wide", s3.FILE_READ_DATA | s3.SYNCHRONIZE,
+                       s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE,
+                       s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+        mid = notify_send(smb, tid, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME,
+                          tree=True, size=65536)
+        time.sleep(1.0)  # the walk adds its watches in the pool
+        want = {"%s\\x.txt" % n for n in names[::10]}
+        for w in want:
+            with open(os.path.join(top, w.replace("\\", "/")), "w") as f:
+                f.write("x")
+        seen = set()
+        deadline = time.time() + NET_TIMEOUT
+        while not want <= seen and time.time() < deadline:
+            box = []
+            t = threading.Thread(target=lambda m=mid: box.append(
+                smb.recvSMB(m)))
+            t.daemon = True
+            t.start()
+            t.join(max(0.1, deadline - time.time()))
+            if not box:
+                break
+            self.assertEqual(box[0]["Status"], 0, hex(box[0]["Status"]))
+            seen |= {n for _, n in parse_changes(box[0]["Data"])}
+            if want <= seen:
+                break
+            mid = notify_send(smb, tid, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME,
+                              tree=True, size=65536)
+        self.assertEqual(sorted(want - seen), [],
+                         "changes in unwatched directories")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -689,6 +689,8 @@ static NTSTATUS run_spnego(TALLOC_CTX *mem_ctx, bool ntlm_first,
 	gensec_fix_challenge(g, vec_server_chal, 0);
 	*gout = g;
 	build_negotiate(&c, CLIENT_FLAGS);
+	/* gensec_peek_user: only the AUTHENTICATE leg carries a name */
+	assert_null(gensec_peek_user(g, mem_ctx, c.neg, 40));
 	if (ntlm_first) {
 		assert_true(NT_STATUS_IS_OK(spnego_build_init(
 			mem_ctx, mechs + 1, 1, c.neg, 40, NULL, 0, &in,
@@ -710,6 +712,7 @@ static NTSTATUS run_spnego(TALLOC_CTX *mem_ctx, bool ntlm_first,
 		assert_true(NT_STATUS_IS_OK(spnego_build_resp(
 			mem_ctx, SPNEGO_NO_STATE, false, c.neg, 40, NULL, 0,
 			&in, &in_len)));
+		assert_null(gensec_peek_user(g, mem_ctx, in, in_len));
 		status = gensec_update(g, mem_ctx, in, in_len, &out, &out_len);
 		assert_int_equal(status, NT_STATUS_MORE_PROCESSING_REQUIRED);
 		assert_true(NT_STATUS_IS_OK(spnego_parse(out, out_len, &tok)));
@@ -736,6 +739,12 @@ static NTSTATUS run_spnego(TALLOC_CTX *mem_ctx, bool ntlm_first,
 	assert_true(NT_STATUS_IS_OK(spnego_build_resp(
 		mem_ctx, SPNEGO_NO_STATE, false, msg, len, mic, 16, &in,
 		&in_len)));
+	/* the name the AUTHENTICATE will log on with; peeking (twice)
+	 * changes nothing in the exchange that follows */
+	assert_string_equal(gensec_peek_user(g, mem_ctx, in, in_len), "alice");
+	assert_string_equal(gensec_peek_user(g, mem_ctx, in, in_len), "alice");
+	assert_null(gensec_peek_user(g, mem_ctx, msg, len)); /* unwrapped */
+	assert_null(gensec_peek_user(g, mem_ctx, in, in_len / 2));
 	status = gensec_update(g, mem_ctx, in, in_len, &out, &out_len);
 	if (!NT_STATUS_IS_OK(status)) {
 		assert_null(out);
@@ -798,6 +807,19 @@ static void test_gensec_raw_and_hint(void **state)
 	assert_int_equal(gensec_update(g, mem_ctx, c.neg, 40, &out, &out_len),
 			 NT_STATUS_MORE_PROCESSING_REQUIRED);
 	assert_memory_equal(out, "NTLMSSP", 8);
+	{
+		struct topts o = {.user = "bob", .domain = "WORKGROUP",
+				  .password = "pw"};
+		uint8_t msg[2048];
+		size_t len;
+
+		/* raw: the AUTHENTICATE itself is peeked */
+		assert_null(gensec_peek_user(g, mem_ctx, c.neg, 40));
+		take_challenge(&c, out, out_len);
+		len = build_auth(&c, &o, msg, sizeof(msg));
+		assert_string_equal(gensec_peek_user(g, mem_ctx, msg, len),
+				    "bob");
+	}
 
 	/* garbage */
 	g = gensec_new(mem_ctx, &tcfg, tlookup, NULL, NULL);

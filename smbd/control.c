@@ -1,0 +1,220 @@
+/*
+ * See control.h.
+ */
+#include "smbd/control.h"
+#include "smbd/smbd.h"
+#include "smbd/oplock.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+#include "smbd/session.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static const struct {
+	const char *verb;
+	enum smbd_control_op op;
+	bool takes_arg;
+} control_verbs[] = {
+	{"reload-config", SMBD_CONTROL_RELOAD, false},
+	{"shutdown", SMBD_CONTROL_SHUTDOWN, false},
+	{"debug", SMBD_CONTROL_DEBUG, true},
+	{"close-share", SMBD_CONTROL_CLOSE_SHARE, true},
+	{"ping", SMBD_CONTROL_NONE, false},
+};
+
+enum smbd_control_op smbd_control_parse(const char *req, size_t len,
+					char *arg, size_t arg_size)
+{
+	size_t vlen = 0, alen, i;
+	const char *a;
+
+	if (arg_size == 0) {
+		return SMBD_CONTROL_NONE;
+	}
+	arg[0] = '\0';
+	while (len > 0 && (req[len - 1] == '\n' || req[len - 1] == ' ')) {
+		len--;
+	}
+	while (vlen < len && req[vlen] != ' ') {
+		vlen++;
+	}
+	a = req + vlen;
+	alen = len - vlen;
+	while (alen > 0 && *a == ' ') {
+		a++;
+		alen--;
+	}
+	for (i = 0; i < sizeof(control_verbs) / sizeof(control_verbs[0]);
+	     i++) {
+		if (strlen(control_verbs[i].verb) != vlen ||
+		    memcmp(control_verbs[i].verb, req, vlen) != 0) {
+			continue;
+		}
+		if (control_verbs[i].takes_arg != (alen > 0) ||
+		    alen >= arg_size || memchr(a, '\0', alen) != NULL) {
+			snprintf(arg, arg_size, "%s %s", control_verbs[i].verb,
+				 control_verbs[i].takes_arg
+					 ? "needs one argument"
+					 : "takes no argument");
+			return SMBD_CONTROL_NONE;
+		}
+		memcpy(arg, a, alen);
+		arg[alen] = '\0';
+		if (control_verbs[i].op == SMBD_CONTROL_NONE) {
+			snprintf(arg, arg_size, "pong");
+		}
+		return control_verbs[i].op;
+	}
+	snprintf(arg, arg_size, "unknown message '%.*s'",
+		 (int)(vlen > 64 ? 64 : vlen), req);
+	return SMBD_CONTROL_NONE;
+}
+
+int smbd_control_open(struct smbd_server *srv)
+{
+	const char *dir = lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd;
+
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s", dir,
+			     SMBD_CONTROL_SOCKET) >= sizeof(sun.sun_path)) {
+		DBG_ERR("lock directory %s: too long for the smbcontrol "
+			"socket\n", dir);
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		return -1;
+	}
+	(void)unlink(sun.sun_path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    chmod(sun.sun_path, 0600) != 0 ||
+	    fcntl(fd, F_SETOWN, getpid()) != 0 ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC) != 0) {
+		DBG_ERR("smbcontrol socket %s: %s\n", sun.sun_path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void smbd_control_close(struct smbd_server *srv)
+{
+	const char *dir = lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	if (srv->control_fd == -1) {
+		return;
+	}
+	close(srv->control_fd);
+	srv->control_fd = -1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			     SMBD_CONTROL_SOCKET) < sizeof(path)) {
+		(void)unlink(path);
+	}
+}
+
+static void control_forward(struct smbd_server *srv, int op, const char *arg)
+{
+	int i;
+
+	for (i = 0; i < srv->nworkers; i++) {
+		(void)smbd_mailbox_send_control(srv, i, op, arg);
+	}
+}
+
+/* `debug LEVEL`: a number (Samba also takes class:level lists, whose
+ * first number is the level here). */
+static bool control_debug_level(const char *arg, int *level)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || v < 0 || v > 10 || (*end != '\0' && *end != ' ')) {
+		return false;
+	}
+	*level = (int)v;
+	return true;
+}
+
+void smbd_control_handle(struct smbd_server *srv, int fd,
+			 enum smbd_control_op *action)
+{
+	char req[SMBD_CONTROL_MAX], arg[SMBD_CONTROL_MAX];
+	char answer[SMBD_CONTROL_MAX + 16];
+	struct sockaddr_un from;
+	socklen_t flen;
+	ssize_t n;
+	int level;
+
+	for (;;) {
+		enum smbd_control_op op;
+
+		flen = sizeof(from);
+		n = recvfrom(fd, req, sizeof(req), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &flen);
+		if (n < 0) {
+			break;
+		}
+		op = smbd_control_parse(req, (size_t)n, arg, sizeof(arg));
+		snprintf(answer, sizeof(answer), "ok");
+		switch (op) {
+		case SMBD_CONTROL_NONE:
+			snprintf(answer, sizeof(answer), "%s %s",
+				 strcmp(arg, "pong") == 0 ? "ok" : "error",
+				 arg);
+			break;
+		case SMBD_CONTROL_RELOAD:
+		case SMBD_CONTROL_SHUTDOWN:
+			*action = op;
+			break;
+		case SMBD_CONTROL_DEBUG:
+			if (!control_debug_level(arg, &level)) {
+				snprintf(answer, sizeof(answer),
+					 "error bad debug level '%.64s'", arg);
+				break;
+			}
+			log_set_level(level);
+			control_forward(srv, op, arg);
+			break;
+		case SMBD_CONTROL_CLOSE_SHARE:
+			control_forward(srv, op, arg);
+			break;
+		}
+		DBG_NOTICE("smbcontrol: %.*s: %s\n", (int)(n > 80 ? 80 : n),
+			   req, answer);
+		if (flen > sizeof(sa_family_t)) {
+			(void)sendto(fd, answer, strlen(answer), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, flen);
+		}
+	}
+}
+
+void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
+{
+	int level;
+
+	switch (op) {
+	case SMBD_CONTROL_DEBUG:
+		if (control_debug_level(arg, &level)) {
+			log_set_level(level);
+		}
+		break;
+	case SMBD_CONTROL_CLOSE_SHARE:
+		smbd_tcons_close_share(w, arg);
+		break;
+	default:
+		break;
+	}
+}
