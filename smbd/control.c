@@ -134,18 +134,16 @@ static void control_forward(struct smbd_server *srv, int op, const char *arg)
 	}
 }
 
-/* `debug LEVEL`: a number (Samba also takes class:level lists, whose
- * first number is the level here). */
-static bool control_debug_level(const char *arg, int *level)
+/* `debug LEVEL`: a `log level` value, "3" or "1 auth:3 passdb:5"
+ * (lib/log.h), as Samba's smbcontrol takes it.  Class files
+ * ("class:N@FILE") only come from smb.conf: a control message must not
+ * make the daemon open a file of the sender's choosing. */
+static bool control_debug_level(const char *arg)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	int levels[LOG_CLASS__COUNT];
 
-	if (end == arg || v < 0 || v > 10 || (*end != '\0' && *end != ' ')) {
-		return false;
-	}
-	*level = (int)v;
-	return true;
+	return arg[0] != '\0' && strchr(arg, '@') == NULL &&
+	       log_parse_levels(arg, levels, NULL, 0);
 }
 
 void smbd_control_handle(struct smbd_server *srv, int fd,
@@ -156,7 +154,6 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 	struct sockaddr_un from;
 	socklen_t flen;
 	ssize_t n;
-	int level;
 
 	for (;;) {
 		enum smbd_control_op op;
@@ -180,12 +177,12 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 			*action = op;
 			break;
 		case SMBD_CONTROL_DEBUG:
-			if (!control_debug_level(arg, &level)) {
+			if (!control_debug_level(arg)) {
 				snprintf(answer, sizeof(answer),
 					 "error bad debug level '%.64s'", arg);
 				break;
 			}
-			log_set_level(level);
+			(void)log_set_levels(arg);
 			control_forward(srv, op, arg);
 			break;
 		case SMBD_CONTROL_CLOSE_SHARE:
@@ -203,12 +200,10 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 
 void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
 {
-	int level;
-
 	switch (op) {
 	case SMBD_CONTROL_DEBUG:
-		if (control_debug_level(arg, &level)) {
-			log_set_level(level);
+		if (control_debug_level(arg)) {
+			(void)log_set_levels(arg);
 		}
 		break;
 	case SMBD_CONTROL_CLOSE_SHARE:
