@@ -28,3 +28,5 @@ TESTS += testsuite/unit/test_log
 testsuite_unit_test_log_SOURCES = testsuite/unit/test_log.c
 testsuite_unit_test_log_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_log_levels.c testsuite/fuzz/corpus/fuzz_log_levels \
+	testsuite/fuzz/fuzz_json.c testsuite/fuzz/corpus/fuzz_json

@@ -441,6 +441,26 @@ static void log_evict(void)
 	}
 }
 
+/*
+ * Whether this is the process's main (event loop) thread.  Only it opens,
+ * rotates and reopens files: a pool thread closing a descriptor the loop
+ * is about to write to could send log lines into whatever file the number
+ * is reused for (a user's file opened by another pool job).  The thread
+ * id is cached per thread and per pid (a fork()ed child's main thread
+ * inherits the parent's cache).
+ */
+static bool log_on_main_thread(void)
+{
+	static __thread pid_t tid, for_pid;
+	pid_t pid = getpid();
+
+	if (for_pid != pid) {
+		tid = gettid();
+		for_pid = pid;
+	}
+	return tid == pid;
+}
+
 /* The file the next line goes to: the class's own file, the current
  * client file (opened on demand), else the main one. */
 static struct log_file *log_target(enum log_class cls)
@@ -449,7 +469,7 @@ static struct log_file *log_target(enum log_class cls)
 	int h = log_current;
 
 	if ((unsigned)cls < LOG_CLASS__COUNT && log_class_file[cls] != 0 &&
-	    gettid() == getpid()) {
+	    log_on_main_thread()) {
 		h = log_class_file[cls] - 1;
 	}
 	if (h < 0 || (f = log_clients[h]) == NULL) {
@@ -580,6 +600,8 @@ void log_msg(enum log_class cls, int level, const char *func,
 		(void)!write(STDERR_FILENO, line + pre, (size_t)(n - pre));
 	}
 	free(heap);
-	log_check_size(f);
+	if (log_on_main_thread()) {
+		log_check_size(f);
+	}
 	errno = saved_errno;
 }

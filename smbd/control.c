@@ -134,14 +134,16 @@ static void control_forward(struct smbd_server *srv, int op, const char *arg)
 	}
 }
 
-/* `debug LEVEL`: what `log level` takes (Samba's "3 auth:5 passdb:2"),
- * checked before anything is changed or forwarded. */
-static bool control_debug_valid(const char *arg)
+/* `debug LEVEL`: a `log level` value, "3" or "1 auth:3 passdb:5"
+ * (lib/log.h), as Samba's smbcontrol takes it.  Class files
+ * ("class:N@FILE") only come from smb.conf: a control message must not
+ * make the daemon open a file of the sender's choosing. */
+static bool control_debug_level(const char *arg)
 {
 	int levels[LOG_CLASS__COUNT];
-	char err[128];
 
-	return log_parse_levels(arg, levels, err, sizeof(err));
+	return arg[0] != '\0' && strchr(arg, '@') == NULL &&
+	       log_parse_levels(arg, levels, NULL, 0);
 }
 
 void smbd_control_handle(struct smbd_server *srv, int fd,
@@ -175,11 +177,12 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 			*action = op;
 			break;
 		case SMBD_CONTROL_DEBUG:
-			if (!control_debug_valid(arg) || !log_set_levels(arg)) {
+			if (!control_debug_level(arg)) {
 				snprintf(answer, sizeof(answer),
 					 "error bad debug level '%.64s'", arg);
 				break;
 			}
+			(void)log_set_levels(arg);
 			control_forward(srv, op, arg);
 			break;
 		case SMBD_CONTROL_CLOSE_SHARE:
@@ -199,7 +202,9 @@ void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
 {
 	switch (op) {
 	case SMBD_CONTROL_DEBUG:
-		(void)log_set_levels(arg);
+		if (control_debug_level(arg)) {
+			(void)log_set_levels(arg);
+		}
 		break;
 	case SMBD_CONTROL_CLOSE_SHARE:
 		smbd_tcons_close_share(w, arg);

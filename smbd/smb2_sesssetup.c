@@ -27,6 +27,7 @@
 #include "lib/crypto.h"
 #include "lib/log.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #undef DBGC_CLASS
@@ -373,6 +374,54 @@ static NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
 	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
+/* Where a logon came in, for the audit lines (smbd/auth/auth_audit.h). */
+static void sesssetup_where(const struct smbd_conn *conn,
+			    struct auth_audit_where *w)
+{
+	*w = (struct auth_audit_where){
+		.service = "SMB2",
+		.local_addr = conn->local_addr,
+		.local_port = conn->local_port,
+		.remote_addr = conn->remote_addr,
+		.remote_port = conn->remote_port,
+		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
+					LP_NETBIOS_NAME),
+	};
+}
+
+/* Samba's "Authorization" event for a session now set up. */
+static void sesssetup_authz(const struct smbd_session *s,
+			    const struct auth_result *r)
+{
+	struct auth_audit_where w;
+	struct auth_authz z = {
+		.anonymous = s->anonymous,
+		.account = s->account_name,
+		.uid = s->uid,
+		.acct_ctrl = r->user != NULL ? r->user->acct_ctrl : 0,
+	};
+	uint8_t g[16];
+	char guid[40];
+
+	if (log_class_level[LOG_CLASS_AUTH_AUDIT] < AUTH_AUDIT_AUTHZ_LEVEL &&
+	    log_class_level[LOG_CLASS_AUTH_AUDIT_JSON] <
+		    AUTH_AUDIT_AUTHZ_LEVEL) {
+		return;
+	}
+	/* A random (version 4) GUID per logon, as Samba's session id. */
+	crypto_random(g, sizeof(g));
+	g[6] = (uint8_t)((g[6] & 0x0f) | 0x40);
+	g[8] = (uint8_t)((g[8] & 0x3f) | 0x80);
+	snprintf(guid, sizeof(guid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+		 g[10], g[11], g[12], g[13], g[14], g[15]);
+	z.session_guid = guid;
+	sesssetup_where(s->conn, &w);
+	auth_audit_authz_log(&z, &w);
+}
+
 /* After a successful exchange: identity, keys, signing of the reply. */
 static NTSTATUS sesssetup_done(struct smb2_request *req,
 			       struct smbd_session *s, uint8_t sec_mode,
@@ -394,6 +443,7 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	if (!NT_STATUS_IS_OK(st)) {
 		return st;
 	}
+	sesssetup_authz(s, r);
 	*flags = 0;
 	if (s->anonymous) {
 		*flags |= SMB2_SESSION_FLAG_IS_NULL;
@@ -436,24 +486,29 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 	}
 }
 
-/* The auth_audit / auth_json_audit lines of a finished exchange. */
-static void sesssetup_audit(const struct smbd_conn *conn,
-			    const struct gensec *g)
+/* The auth_audit / auth_json_audit lines of a finished exchange.  The
+ * mapped account is the name after `username map`, as Samba's
+ * mappedAccount (the lookup maps it, NTLMSSP does not know). */
+static void sesssetup_audit(struct smbd_session *s)
 {
-	const struct auth_audit *a = gensec_audit(g);
-	struct auth_audit_where w = {
-		.service = "SMB2",
-		.local_addr = conn->local_addr,
-		.local_port = conn->local_port,
-		.remote_addr = conn->remote_addr,
-		.remote_port = conn->remote_port,
-		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
-					LP_NETBIOS_NAME),
-	};
+	const struct auth_audit *a = gensec_audit(s->gensec);
+	struct auth_audit copy;
+	struct auth_audit_where w;
+	char *mapped = NULL;
 
-	if (a != NULL) {
-		auth_audit_log(a, &w);
+	if (a == NULL) {
+		return;
 	}
+	copy = *a;
+	if (a->mapped_user != NULL) {
+		mapped = smbd_user_map_name(s, s, a->mapped_user);
+		if (mapped != NULL) {
+			copy.mapped_user = mapped;
+		}
+	}
+	sesssetup_where(s->conn, &w);
+	auth_audit_log(&copy, &w);
+	talloc_free(mapped);
 }
 
 /* The request's fields (2.2.5), read again by a continuation: the
@@ -501,7 +556,7 @@ static NTSTATUS sesssetup_auth(struct smb2_request *req,
 		(void)sesssetup_reply(req, 0, out, out_len);
 		return st;
 	}
-	sesssetup_audit(conn, s->gensec);
+	sesssetup_audit(s);
 	if (NT_STATUS_IS_OK(st)) {
 		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
 	}

@@ -27,6 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH
+
 extern char **environ;
 
 struct script_answer {

@@ -55,14 +55,83 @@ static char *addr_str(TALLOC_CTX *mem_ctx, const char *addr, unsigned port)
 			       addr, port);
 }
 
+/* "2026-12-04T02:52:03.349869+0000", Samba's JSON timestamp. */
+static char *json_time(TALLOC_CTX *mem_ctx)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[64], zone[8];
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	return talloc_asprintf(mem_ctx, "%s.%06ld%s", ts, (long)tv.tv_usec,
+			       zone);
+}
+
+/* "Fri, 04 Dec 2026 02:52:03.346304 UTC", Samba's human-line time. */
+static char *text_time(TALLOC_CTX *mem_ctx)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[64], zone[16];
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%a, %d %b %Y %H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%Z", &tm);
+	return talloc_asprintf(mem_ctx, "%s.%06ld %s", ts, (long)tv.tv_usec,
+			       zone);
+}
+
 /* Our session SID: the Unix-user SID S-1-22-1-uid our NT ACL checks use
  * (smbd/ntacl.c), where Samba shows the account's domain SID and RID. */
+static char *uid_sid(TALLOC_CTX *mem_ctx, uid_t uid)
+{
+	return talloc_asprintf(mem_ctx, "S-1-22-1-%u", (unsigned)uid);
+}
+
 static char *became_sid(TALLOC_CTX *mem_ctx, const struct auth_audit *a)
 {
 	if (!NT_STATUS_IS_OK(a->status) || a->became_user == NULL) {
 		return NULL;
 	}
-	return talloc_asprintf(mem_ctx, "S-1-22-1-%u", (unsigned)a->became_uid);
+	return uid_sid(mem_ctx, a->became_uid);
+}
+
+/* The start of a Samba event: {"timestamp": ..., "type": TYPE, TYPE:
+ * {"version": {"major": 1, "minor": MINOR}, ... (left open). */
+static void event_start(struct json_writer *j, TALLOC_CTX *tmp,
+			const char *type, int minor)
+{
+	json_init(j, tmp);
+	json_open(j, NULL);
+	json_add_str(j, "timestamp", json_time(tmp));
+	json_add_str(j, "type", type);
+	json_open(j, type);
+	json_open(j, "version");
+	json_add_int(j, "major", 1);
+	json_add_int(j, "minor", minor);
+	json_close(j);
+}
+
+/* Close the event; its text on mem_ctx, NULL after any error.  Frees
+ * tmp. */
+static char *event_finish(struct json_writer *j, TALLOC_CTX *mem_ctx,
+			  TALLOC_CTX *tmp)
+{
+	const char *out;
+	char *ret = NULL;
+
+	json_close(j);
+	json_close(j);
+	out = json_finish(j);
+	if (out != NULL) {
+		ret = talloc_strdup(mem_ctx, out);
+	}
+	talloc_free(tmp);
+	return ret;
 }
 
 char *auth_audit_json(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
@@ -70,31 +139,12 @@ char *auth_audit_json(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 {
 	TALLOC_CTX *tmp = talloc_new(mem_ctx);
 	struct json_writer j;
-	struct timeval tv;
-	struct tm tm;
-	char ts[64], zone[8];
 	bool ok = NT_STATUS_IS_OK(a->status);
-	const char *out;
-	char *ret = NULL;
 
 	if (tmp == NULL) {
 		return NULL;
 	}
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	strftime(zone, sizeof(zone), "%z", &tm);
-	json_init(&j, tmp);
-	json_open(&j, NULL);
-	json_add_str(&j, "timestamp",
-		     talloc_asprintf(tmp, "%s.%06ld%s", ts, (long)tv.tv_usec,
-				     zone));
-	json_add_str(&j, "type", "Authentication");
-	json_open(&j, "Authentication");
-	json_open(&j, "version");
-	json_add_int(&j, "major", 1);
-	json_add_int(&j, "minor", 2);
-	json_close(&j);
+	event_start(&j, tmp, "Authentication", 2);
 	json_add_int(&j, "eventId", ok ? EVT_ID_SUCCESSFUL_LOGON
 				       : EVT_ID_UNSUCCESSFUL_LOGON);
 	json_add_str(&j, "logonId", "0");
@@ -123,14 +173,7 @@ char *auth_audit_json(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 	json_add_str(&j, "netlogonTrustAccountSid", NULL);
 	json_add_str(&j, "passwordType", a->password_type);
 	json_add_int(&j, "duration", (int64_t)a->duration_us);
-	json_close(&j);
-	json_close(&j);
-	out = json_finish(&j);
-	if (out != NULL) {
-		ret = talloc_strdup(mem_ctx, out);
-	}
-	talloc_free(tmp);
-	return ret;
+	return event_finish(&j, mem_ctx, tmp);
 }
 
 /* A client string for the human line: control characters and '\' are
@@ -166,18 +209,11 @@ char *auth_audit_text(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 		      const struct auth_audit_where *w)
 {
 	TALLOC_CTX *tmp = talloc_new(mem_ctx);
-	struct timeval tv;
-	struct tm tm;
-	char ts[64], zone[16];
 	char *tail, *ret;
 
 	if (tmp == NULL) {
 		return NULL;
 	}
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%a, %d %b %Y %H:%M:%S", &tm);
-	strftime(zone, sizeof(zone), "%Z", &tm);
 	if (NT_STATUS_IS_OK(a->status) && a->became_user != NULL) {
 		tail = talloc_asprintf(tmp, "became [%s]\\[%s] [%s].",
 				       w->became_domain,
@@ -190,11 +226,11 @@ char *auth_audit_text(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 	}
 	ret = talloc_asprintf(
 		mem_ctx,
-		"Auth: [%s,(null)] user [%s]\\[%s] at [%s.%06ld %s] with [%s] "
+		"Auth: [%s,(null)] user [%s]\\[%s] at [%s] with [%s] "
 		"status [%s] workstation [%s] remote host [%s] %s local host "
 		"[%s] \n",
 		w->service, clean(tmp, a->client_domain),
-		clean(tmp, a->client_user), ts, (long)tv.tv_usec, zone,
+		clean(tmp, a->client_user), text_time(tmp),
 		a->password_type, nt_errstr(a->status),
 		clean(tmp, a->workstation),
 		addr_str(tmp, w->remote_addr, w->remote_port), tail,
@@ -225,6 +261,97 @@ void auth_audit_log(const struct auth_audit *a,
 				     line);
 		} else {
 			DBG_ERR("out of memory for an auth_json_audit line\n");
+		}
+		talloc_free(line);
+	}
+}
+
+/* Samba's anonymous session: "ANONYMOUS LOGON" in "NT AUTHORITY",
+ * S-1-5-7. */
+static const char *authz_account(const struct auth_authz *z)
+{
+	return z->anonymous ? "ANONYMOUS LOGON" : z->account;
+}
+
+static const char *authz_domain(const struct auth_authz *z,
+				const struct auth_audit_where *w)
+{
+	return z->anonymous ? "NT AUTHORITY" : w->became_domain;
+}
+
+static char *authz_sid(TALLOC_CTX *mem_ctx, const struct auth_authz *z)
+{
+	return z->anonymous ? talloc_strdup(mem_ctx, "S-1-5-7")
+			    : uid_sid(mem_ctx, z->uid);
+}
+
+char *auth_audit_authz_json(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
+			    const struct auth_audit_where *w)
+{
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
+	struct json_writer j;
+
+	if (tmp == NULL) {
+		return NULL;
+	}
+	event_start(&j, tmp, "Authorization", 1);
+	json_add_str(&j, "localAddress",
+		     addr_str(tmp, w->local_addr, w->local_port));
+	json_add_str(&j, "remoteAddress",
+		     addr_str(tmp, w->remote_addr, w->remote_port));
+	json_add_str(&j, "serviceDescription", w->service);
+	json_add_str(&j, "authType", "NTLMSSP");
+	json_add_str(&j, "domain", authz_domain(z, w));
+	json_add_str(&j, "account", clip(tmp, authz_account(z)));
+	json_add_str(&j, "sid", authz_sid(tmp, z));
+	json_add_str(&j, "sessionId", z->session_guid);
+	json_add_str(&j, "logonServer", w->became_domain);
+	json_add_str(&j, "transportProtection", "SMB");
+	json_add_str(&j, "accountFlags",
+		     talloc_asprintf(tmp, "0x%08x", (unsigned)z->acct_ctrl));
+	return event_finish(&j, mem_ctx, tmp);
+}
+
+char *auth_audit_authz_text(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
+			    const struct auth_audit_where *w)
+{
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
+	char *ret;
+
+	if (tmp == NULL) {
+		return NULL;
+	}
+	ret = talloc_asprintf(
+		mem_ctx,
+		"Successful AuthZ: [%s,NTLMSSP] user [%s]\\[%s] [%s] at [%s] "
+		"Remote host [%s] local host [%s]\n",
+		w->service, authz_domain(z, w), clean(tmp, authz_account(z)),
+		authz_sid(tmp, z), text_time(tmp),
+		addr_str(tmp, w->remote_addr, w->remote_port),
+		addr_str(tmp, w->local_addr, w->local_port));
+	talloc_free(tmp);
+	return ret;
+}
+
+void auth_audit_authz_log(const struct auth_authz *z,
+			  const struct auth_audit_where *w)
+{
+	int lvl = z->anonymous ? AUTH_AUDIT_ANONYMOUS_LEVEL
+			       : AUTH_AUDIT_AUTHZ_LEVEL;
+	char *line;
+
+	if (lvl <= log_class_level[LOG_CLASS_AUTH_AUDIT]) {
+		line = auth_audit_authz_text(NULL, z, w);
+		if (line != NULL) {
+			LOG_CLASS_AT(LOG_CLASS_AUTH_AUDIT, lvl, "%s", line);
+		}
+		talloc_free(line);
+	}
+	if (lvl <= log_class_level[LOG_CLASS_AUTH_AUDIT_JSON]) {
+		line = auth_audit_authz_json(NULL, z, w);
+		if (line != NULL) {
+			LOG_CLASS_AT(LOG_CLASS_AUTH_AUDIT_JSON, lvl, "%s\n",
+				     line);
 		}
 		talloc_free(line);
 	}

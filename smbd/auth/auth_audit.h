@@ -10,7 +10,14 @@
  *   auth_json_audit  {"timestamp": ..., "type": "Authentication",
  *                    "Authentication": {...}} with Samba's keys
  *
- * at Samba's levels: failures 2, successes 3, anonymous logons 5.
+ * at Samba's levels: failures 2, successes 3, anonymous logons 5; and,
+ * once the session is set up, Samba's authorization event:
+ *
+ *   auth_audit       Successful AuthZ: [SMB2,NTLMSSP] user [DOM]\[user]
+ *                    [SID] at [time] Remote host [...] local host [...]
+ *   auth_json_audit  {"timestamp": ..., "type": "Authorization", ...}
+ *
+ * at level 4 (anonymous 5).
  * Client-supplied names are escaped (JSON: lib/json; the human line:
  * control characters as \xNN), so a user name cannot forge log lines.
  */
@@ -32,7 +39,25 @@ struct auth_audit_where {
 /* Samba's levels of the audit lines. */
 #define AUTH_AUDIT_FAILURE_LEVEL 2
 #define AUTH_AUDIT_SUCCESS_LEVEL 3
+#define AUTH_AUDIT_AUTHZ_LEVEL 4
 #define AUTH_AUDIT_ANONYMOUS_LEVEL 5
+
+/* A session that was set up: Samba's "Authorization" event. */
+struct auth_authz {
+	bool anonymous;
+	const char *account;  /* the session's account */
+	uid_t uid;            /* for the SID, as in struct auth_audit */
+	uint32_t acct_ctrl;   /* passdb account flags (ACB_*) */
+	const char *session_guid; /* "xxxxxxxx-xxxx-..." unique per logon */
+};
+
+void auth_audit_authz_log(const struct auth_authz *z,
+			  const struct auth_audit_where *w);
+/* The JSON event and the human line (tests); NULL when out of memory. */
+char *auth_audit_authz_json(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
+			    const struct auth_audit_where *w);
+char *auth_audit_authz_text(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
+			    const struct auth_audit_where *w);
 
 /* Log a's lines in the classes whose level asks for them. */
 void auth_audit_log(const struct auth_audit *a,

@@ -265,6 +265,11 @@ NTSTATUS gensec_update(struct gensec *g, TALLOC_CTX *mem_ctx,
 	return status;
 }
 
+const struct auth_audit *gensec_audit(const struct gensec *g)
+{
+	return ntlmssp_server_audit(g->ntlmssp);
+}
+
 char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
 		       const uint8_t *in, size_t in_len)
 {
@@ -283,11 +288,6 @@ char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
 	}
 	return ntlmssp_server_peek_user(g->ntlmssp, mem_ctx, tok.mech_token.data,
 					tok.mech_token.len);
-}
-
-const struct auth_audit *gensec_audit(const struct gensec *g)
-{
-	return ntlmssp_server_audit(g->ntlmssp);
 }
 
 const struct auth_result *gensec_result(const struct gensec *g)

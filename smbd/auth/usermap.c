@@ -7,6 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_AUTH
+
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';

@@ -8,7 +8,9 @@ Samba 4.17's keys, in its order (SAMBA_KEYS was taken from
 /usr/sbin/smbd's output; SMBD=/usr/sbin/smbd runs this test against Samba
 and checks the same list), eventId 4625/4624 and the status Samba
 reports (WRONG_PASSWORD, though the client is told LOGON_FAILURE); the
-human "Auth: [SMB2,(null)] user [...]" line for each.  At level 2 only
+human "Auth: [SMB2,(null)] user [...]" line for each; at level 4 also
+Samba's "Authorization" event (its keys from Samba 4.17 as well) and
+"Successful AuthZ:" line for the session set up.  At level 2 only
 the failure is logged (Samba's levels); at `log level = 1` none.  A user
 name with a quote and control characters stays inside its
 JSON string and its line (ours only: Samba writes the human line raw).
@@ -37,6 +39,12 @@ SAMBA_AUTH_KEYS = [
     "netlogonTrustAccount", "netlogonNegotiateFlags",
     "netlogonSecureChannelType", "netlogonTrustAccountSid", "passwordType",
     "duration"]
+# Samba 4.17.12's "Authorization" event (level 4, after the session is set
+# up), keys in its order.
+SAMBA_AUTHZ_KEYS = [
+    "version", "localAddress", "remoteAddress", "serviceDescription",
+    "authType", "domain", "account", "sid", "sessionId", "logonServer",
+    "transportProtection", "accountFlags"]
 
 
 def json_events(text):
@@ -169,6 +177,62 @@ class AuditFailuresOnly(AuditBase, unittest.TestCase):
         self.assertEqual([as_dict(e)["Authentication"]["eventId"]
                           for e in ev], [4625])
         self.assertNotIn("Auth: [SMB2", self.smbd.log_text()[since:])
+
+
+class AuditAuthz(AuditBase, unittest.TestCase):
+    LEVEL = "1 auth_json_audit:4 auth_audit:4"
+
+    def test_authorization_event(self):
+        since = self.logons()
+        self.smbd.wait_log(r'"type": "Authorization"', since=since)
+        text = self.smbd.log_text()[since:]
+        ev = json_events(text)
+        types = [dict(e)["type"] for e in ev]
+        self.assertEqual(types, ["Authentication", "Authentication",
+                                 "Authorization"], text)
+        z = ev[2]
+        self.assertEqual(keys(z), ["timestamp", "type", "Authorization"])
+        self.assertEqual(keys(dict(z)["Authorization"]), SAMBA_AUTHZ_KEYS)
+        a = as_dict(z)["Authorization"]
+        self.assertEqual(a["version"], {"major": 1, "minor": 1})
+        self.assertEqual(a["account"], USER)
+        self.assertEqual(a["authType"], "NTLMSSP")
+        self.assertEqual(a["serviceDescription"], "SMB2")
+        self.assertRegex(a["sessionId"], r"^[0-9a-f]{8}(-[0-9a-f]{4}){3}"
+                                         r"-[0-9a-f]{12}$")
+        self.assertEqual(a["accountFlags"], "0x00000010")
+        self.assertRegex(text, r"Successful AuthZ: \[SMB2,NTLMSSP\] user "
+                               r"\[[^]]+\]\\\[smbdtest\] \[S-1-[-0-9]+\] at "
+                               r"\[[^]]+\] Remote host \[ipv4:127\.0\.0\.1:"
+                               r"\d+\] local host \[ipv4:127\.0\.0\.1:\d+\]")
+
+
+class AuditUsermap(AuditBase, unittest.TestCase):
+    """mappedAccount is the name after `username map` (as Samba's)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.smbd = h.Smbd(debug=cls.LEVEL)
+        umap = os.path.join(cls.smbd.tmp, "usermap")
+        with open(umap, "w") as f:
+            f.write("%s = alias\n" % USER)
+        cls.smbd.global_options = [("username map", umap)]
+        cls.smbd.write_conf()
+        cls.smbd.create_user(USER, PASSWORD)
+        cls.smbd.start()
+
+    def test_mapped_account(self):
+        since = self.smbd.log_size()
+        rc, out = self.smbclient(PASSWORD, user="alias")
+        self.assertEqual(rc, 0, out)
+        self.smbd.wait_log(r'"eventId": 4624', since=since)
+        ev = [as_dict(e)["Authentication"]
+              for e in json_events(self.smbd.log_text()[since:])]
+        self.assertEqual(len(ev), 1, ev)
+        self.assertEqual((ev[0]["clientAccount"], ev[0]["mappedAccount"],
+                          ev[0]["becameAccount"]), ("alias", USER, USER))
 
 
 class AuditOff(AuditBase, unittest.TestCase):

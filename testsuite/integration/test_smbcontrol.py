@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """smbcontrol against the running daemon (issue 15 packaging): ping,
-debug LEVEL reaching the workers, close-share disconnecting the trees of a
+debug LEVEL reaching the workers (also Samba's "1 auth_json_audit:3"
+class form), close-share disconnecting the trees of a
 share in every worker, reload-config picking up a new share, shutdown
 stopping the server, and refusals (an unknown message, a missing
 argument, no server).  Ours only: Samba's smbcontrol talks Samba's
@@ -55,13 +56,35 @@ class SmbControl(h.TestUser, h.SmbdTestCase):
         rc, out = self.control("smbd", "debug", "eleven")
         self.assertEqual(rc, 1)
         self.assertIn("bad debug level", out)
-        rc, out = self.control("smbd", "debug", "1 nosuchclass:3")
-        self.assertEqual(rc, 1)
-        self.assertIn("bad debug level", out)
+        # a class Samba does not have; a class file (smb.conf only)
+        for bad in ("1 nosuchclass:3", "1 auth:3@/tmp/smbcontrol-file"):
+            rc, out = self.control("smbd", "debug", bad)
+            self.assertEqual(rc, 1, bad)
+            self.assertIn("bad debug level", out)
+        self.assertFalse(os.path.exists("/tmp/smbcontrol-file"))
+
+    def test_debug_classes(self):
+        # Samba's class:level form: the audit lines start
+        mark = os.path.getsize(self.smbd.log)
+        self.assertEqual(self.control("smbd", "debug",
+                                      "1 auth_json_audit:3")[0], 0)
+        try:
+            conns = [self.impacket_logon() for _ in range(2)]
+            for c in conns:
+                c.close()
+            self.assertTrue(self.smbd.wait_log(r'"type": "Authentication"',
+                                               since=mark, count=2))
+            with open(self.smbd.log, "rb") as f:
+                f.seek(mark)
+                text = f.read().decode("utf-8", "replace")
+            # all at 1: no notices of other classes meanwhile
+            self.assertNotRegex(text, r", 3\] worker \d+\[\d+\] conn_start")
+        finally:
+            self.control("smbd", "debug", "3")
 
     def test_debug_reaches_workers(self):
         mark = os.path.getsize(self.smbd.log)
-        self.assertEqual(self.control("smbd", "debug", "1 smb2:10")[0], 0)
+        self.assertEqual(self.control("smbd", "debug", "10")[0], 0)
         try:
             # two connections: with spread connections, both workers
             for _ in range(2):

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,6 +260,41 @@ static void test_client_files(void **state)
 	log_set_file(NULL);
 }
 
+static void *thread_lines(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 600; i++) {
+		DBG_WARNING("line %d from a pool thread, long enough\n", i);
+	}
+	return NULL;
+}
+
+/* Only the main thread rotates (and so closes and reopens) a file: a
+ * pool thread closing the descriptor the loop writes to could send lines
+ * into a reused descriptor.  Its lines still arrive. */
+static void test_rotation_main_thread_only(void **state)
+{
+	char path[128], old[140];
+	pthread_t t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/main3.log", tmpdir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	assert_int_equal(log_set_file(path), 0);
+	log_set_level(1);
+	log_set_max_size_kb(1);
+	assert_int_equal(pthread_create(&t, NULL, thread_lines, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(file_size(old), -1);
+	assert_true(file_size(path) > 600 * 40);
+	thread_lines(NULL); /* the main thread rotates */
+	log_set_max_size_kb(5000);
+	assert_true(file_size(old) > 600 * 40);
+	log_set_file(NULL);
+}
+
 /* A class with its own file writes only there; the next `log level`
  * without it closes it. */
 static void test_class_file(void **state)
@@ -480,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_client_files),
 		cmocka_unit_test(test_client_rotation),
 		cmocka_unit_test(test_class_file),
+		cmocka_unit_test(test_rotation_main_thread_only),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_json_writer),
 	};
