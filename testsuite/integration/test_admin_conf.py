@@ -8,8 +8,11 @@ a share with create/directory masks and force modes, one that keeps DOS
 attributes in the mode bits (`store dos attributes = no`), a drop box
 (`inherit permissions` under a -wx directory), a guest share (the `guest
 account` owns what anonymous users write), `force group = +group` for a
-member and for a non-member, and veto/hide files.  The same smbclient
-script runs against both servers; every file it makes is stat()ed.  The
+member and for a non-member, veto/hide files, a global `hosts deny`
+(items 5: a denied source address is refused at accept) and a `username
+map` (item 6: a mapped name logs on as the Unix account it maps to).  The
+same smbclient script runs against both servers; every file it makes is
+stat()ed.  The
 figures Samba gave on 2026-12-04 are kept below too, so the test still
 checks something where Samba's smbd is not installed (it then says so).
 """
@@ -17,6 +20,7 @@ checks something where Samba's smbd is not installed (it then says so).
 import grp
 import os
 import pwd
+import socket
 import subprocess
 import sys
 import unittest
@@ -29,6 +33,7 @@ SVC_USER = "smbtsvc"        # force user
 GUEST_USER = "smbtguest"    # guest account
 FORCE_GROUP = "smbtgrp"     # force group, TEST_USER is not a member
 MEMBER_GROUP = "smbtmember"  # TEST_USER is a member
+MAPPED_NAME = "Project.Lead"  # username map: logs on as TEST_USER
 
 SHARES = {
     "proj": ["create mask = 0660", "directory mask = 2770",
@@ -44,6 +49,7 @@ SHARES = {
     "nonmember": ["force group = +%s" % FORCE_GROUP],
     "member": ["force group = +%s" % MEMBER_GROUP],
     "veto": ["veto files = /*.tmp/", "hide files = /*.bak/"],
+    "mapped": [],
 }
 # directory modes set before the server starts (drop: write and search
 # for others, no listing)
@@ -72,6 +78,7 @@ SAMBA_4_17 = {
     ("member", "f"): (0o100744, "@user", MEMBER_GROUP),
     ("member", "d"): (0o40755, "@user", MEMBER_GROUP),
     ("veto", "f"): (0o100744, "@user", "@group"),
+    ("mapped", "f"): (0o100744, "@user", "@group"),
 }
 
 # what each share's script does, in smbclient commands
@@ -86,6 +93,7 @@ SCRIPTS = {
     "nonmember": ["put src f"],
     "member": ["put src f", "mkdir d"],
     "veto": ["put src f", "put src x.tmp", "put src old.bak", "ls"],
+    "mapped": ["put src f"],
 }
 
 
@@ -111,7 +119,14 @@ class Server:
     def __init__(self, binary):
         self.srv = h.Smbd(binary=binary,
                           global_options=["guest account = %s" % GUEST_USER,
-                                          "map to guest = bad user"])
+                                          "map to guest = bad user",
+                                          "hosts deny = 127.0.0.2"])
+        usermap = os.path.join(self.srv.tmp, "users.map")
+        with open(usermap, "w") as f:
+            f.write("# Unix name = client names\n%s = %s\n" %
+                    (h.TEST_USER, MAPPED_NAME))
+        self.srv.global_options = list(self.srv.global_options) + [
+            "username map = %s" % usermap]
         self.samba = self.srv.samba
         text = self.srv.conf_text()
         for name, opts in SHARES.items():
@@ -131,8 +146,9 @@ class Server:
 
     def smbclient(self, share, command):
         anon = share == "pub"
+        user = MAPPED_NAME if share == "mapped" else h.TEST_USER
         auth = ["-N"] if anon else [
-            "-U", "%s%%%s" % (h.TEST_USER, h.TEST_PASSWORD)]
+            "-U", "%s%%%s" % (user, h.TEST_PASSWORD)]
         r = subprocess.run(
             ["smbclient", "//127.0.0.1/%s" % share, "-p",
              str(self.srv.port), "-m", "SMB3", "-t", "20"] + auth +
@@ -159,8 +175,25 @@ class Server:
                 rows.add((parts[0], attrs))
         return rows
 
+    def from_address(self, src):
+        """What a client at src gets: an SMB2 answer ("in") or not."""
+        s = socket.socket()
+        s.settimeout(10)
+        try:
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", self.srv.port))
+            s.sendall(h.netbios(h.negotiate_request()))
+            hdr = s.recv(8)
+            return "in" if hdr[4:8] == b"\xfeSMB" else "refused"
+        except OSError:
+            return "refused"
+        finally:
+            s.close()
+
     def results(self):
         seen, disk, shown = {}, {}, {}
+        seen["hosts"] = [self.from_address(a)
+                         for a in ("127.0.0.1", "127.0.0.2")]
         for share, cmds in SCRIPTS.items():
             seen[share] = [self.smbclient(share, c) for c in cmds]
         user = pwd.getpwnam(h.TEST_USER)
@@ -210,6 +243,9 @@ class AdminConf(unittest.TestCase):
             self.assertEqual(
                 (oct(got[0]), got[1], got[2]),
                 (oct(want[0]), want[1], want[2]), "%s/%s" % key)
+        # hosts deny at accept; the mapped name wrote as TEST_USER
+        self.assertEqual(o_seen["hosts"], ["in", "refused"])
+        self.assertEqual(o_seen["mapped"], [[]])
         # vetoed names are not created, hidden ones listed as H
         self.assertNotIn(("veto", "x.tmp"), o_disk)
         self.assertIn(("old.bak", "AH"), o_shown["veto"])
@@ -219,6 +255,7 @@ class AdminConf(unittest.TestCase):
                       "the kept Samba 4.17 figures only)", file=sys.stderr)
             return
         s_seen, s_disk, s_shown, _ = self.run_server(SAMBA)
+        self.assertEqual(o_seen["hosts"], s_seen["hosts"])
         for share in SCRIPTS:
             for cmd, a, b in zip(SCRIPTS[share], o_seen[share],
                                  s_seen[share]):
