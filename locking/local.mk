@@ -24,6 +24,7 @@ testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # smbstatus: sessions, shares, open files and locks of the running smbd.
 bin_PROGRAMS += locking/smbstatus
 locking_smbstatus_SOURCES = locking/smbstatus.c locking/smbstatus.h \
+	locking/smbstatus_snap.c \
 	locking/smbstatus_json.c
 locking_smbstatus_LDADD = $(SMBD_LIBS)
 dist_man_MANS += man/smbstatus.1

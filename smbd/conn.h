@@ -31,6 +31,10 @@ struct smbd_worker {
 	int index;
 	int cpu;
 	struct ev_loop *loop;
+	/* Set by the worker's start: applies an smbcontrol message that came
+	 * through the mailbox (MSG_CONTROL), so the mailbox code needs no
+	 * knowledge of what the messages do. */
+	void (*on_control)(struct smbd_worker *w, int op, const char *arg);
 	unsigned nconns;
 	uint64_t conn_seq;
 	uint16_t session_epoch;

@@ -3,7 +3,6 @@
  * waiters (see oplock.h).
  */
 #include "smbd/oplock.h"
-#include "smbd/control.h"
 #include "smbd/durable.h"
 #include "smbd/conn.h"
 #include "smbd/open.h"
@@ -216,9 +215,9 @@ static void mailbox_readable(void *priv)
 			smbd_barrier_request(w, m.from, m.session_id);
 			break;
 		case MSG_CONTROL:
-			if (memchr(m.text, '\0', sizeof(m.text)) != NULL) {
-				smbd_worker_control(w, (int)m.session_id,
-						    m.text);
+			if (memchr(m.text, '\0', sizeof(m.text)) != NULL &&
+			    w->on_control != NULL) {
+				w->on_control(w, (int)m.session_id, m.text);
 			}
 			break;
 		case MSG_BARRIER_ACK:

@@ -5,6 +5,7 @@
  * serves a connection.
  */
 #include "smbd/conn_limits.h"
+#include "smbd/control.h"
 #include "smbd/smbd.h"
 #include "smbd/conn.h"
 #include "smbd/oplock.h"
@@ -150,6 +151,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		DBG_ERR("worker %d: no thread pool\n", index);
 		_exit(1);
 	}
+	w->on_control = smbd_worker_control;
 	if (!smbd_mailbox_listen(w)) {
 		DBG_ERR("worker %d: cannot watch its mailbox\n", index);
 		_exit(1);
