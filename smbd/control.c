@@ -84,7 +84,8 @@ int smbd_control_open(struct smbd_server *srv)
 {
 	const char *dir = lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	int fd;
+	mode_t old_mask;
+	int fd, on = 1, rc;
 
 	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s", dir,
 			     SMBD_CONTROL_SOCKET) >= sizeof(sun.sun_path)) {
@@ -97,8 +98,14 @@ int smbd_control_open(struct smbd_server *srv)
 		return -1;
 	}
 	(void)unlink(sun.sun_path);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(sun.sun_path, 0600) != 0 ||
+	/* The socket file is made 0600 by bind itself (the daemon's umask
+	 * is 0: a chmod after it would leave a moment in which anyone could
+	 * send), and each request's sender must be root (SO_PASSCRED). */
+	old_mask = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old_mask);
+	if (rc != 0 || chmod(sun.sun_path, 0600) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0 ||
 	    fcntl(fd, F_SETOWN, getpid()) != 0 ||
 	    fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC) != 0) {
 		DBG_ERR("smbcontrol socket %s: %s\n", sun.sun_path,
@@ -146,6 +153,46 @@ static bool control_debug_level(const char *arg)
 	       log_parse_levels(arg, levels, NULL, 0);
 }
 
+/* One datagram, its sender's address and whether the sender is root
+ * (the kernel's SCM_CREDENTIALS, not anything the sender wrote). */
+static ssize_t control_recv(int fd, char *buf, size_t len,
+			    struct sockaddr_un *from, socklen_t *flen,
+			    bool *root)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} cm;
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr mh = {
+		.msg_name = from,
+		.msg_namelen = sizeof(*from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cm.buf,
+		.msg_controllen = sizeof(cm.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+
+	*root = false;
+	*flen = mh.msg_namelen;
+	if (n < 0) {
+		return n;
+	}
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			*root = uc.uid == 0;
+		}
+	}
+	return n;
+}
+
 void smbd_control_handle(struct smbd_server *srv, int fd,
 			 enum smbd_control_op *action)
 {
@@ -157,12 +204,16 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 
 	for (;;) {
 		enum smbd_control_op op;
+		bool root = false;
 
-		flen = sizeof(from);
-		n = recvfrom(fd, req, sizeof(req), MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &flen);
+		n = control_recv(fd, req, sizeof(req), &from, &flen, &root);
 		if (n < 0) {
 			break;
+		}
+		if (!root) {
+			DBG_WARNING("smbcontrol: a request from a process that "
+				    "is not root: refused\n");
+			continue;
 		}
 		op = smbd_control_parse(req, (size_t)n, arg, sizeof(arg));
 		snprintf(answer, sizeof(answer), "ok");

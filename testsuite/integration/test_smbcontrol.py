@@ -135,6 +135,19 @@ class SmbControl(h.TestUser, h.SmbdTestCase):
             time.sleep(0.2)
         self.assertEqual(rc, 0, out)
 
+    def test_only_root_may_send(self):
+        import pwd
+        u = pwd.getpwnam(h.TEST_USER)
+        r = subprocess.run(["setpriv", "--reuid=%d" % u.pw_uid,
+                            "--regid=%d" % u.pw_gid, "--clear-groups",
+                            smbcontrol_binary(), "-s", self.smbd.conf,
+                            "-t", "5", "smbd", "shutdown"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("no smbd answers", r.stderr)
+        self.assertTrue(self.smbd.running())
+        self.assertEqual(self.control("smbd", "ping")[0], 0)
+
     def test_shutdown(self):
         srv = self.new_server()
         self.addCleanup(srv.cleanup)
