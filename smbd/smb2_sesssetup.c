@@ -226,8 +226,16 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 		s->uid = g->uid;
 		s->gid = g->gid;
 		s->ngroups = g->ngroups;
-		s->groups = talloc_steal(s, g->groups);
+		/* ngroups + 1, zeroed, as for a user above */
+		s->groups = talloc_zero_array(s, gid_t, g->ngroups + 1);
+		if (s->groups != NULL && g->groups != NULL) {
+			memcpy(s->groups, g->groups,
+			       sizeof(gid_t) * g->ngroups);
+		}
 		talloc_free(g);
+		if (s->groups == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
 	}
 	return NT_STATUS_OK;
 }

@@ -405,8 +405,10 @@ static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
 	t->force_uid = s->uid;
 	t->force_gid = s->gid;
 	t->force_ngroups = s->ngroups;
-	t->force_groups = talloc_memdup(t, s->groups,
-					sizeof(gid_t) * (s->ngroups + 1));
+	t->force_groups = s->ngroups > 0
+				  ? talloc_memdup(t, s->groups,
+						  sizeof(gid_t) * s->ngroups)
+				  : NULL;
 	if (user[0] != '\0') {
 		st = auth_unix_user_info(t, user, &u);
 		if (!NT_STATUS_IS_OK(st)) {
