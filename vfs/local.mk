@@ -46,7 +46,8 @@ testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
-	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h
+	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
+	vfs/snapdir.c vfs/snapdir.h
 
 check_PROGRAMS += testsuite/unit/test_vfs_module
 TESTS += testsuite/unit/test_vfs_module
