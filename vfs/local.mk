@@ -46,7 +46,9 @@ testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
-	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h
+	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
+	vfs/snapdir.c vfs/snapdir.h vfs/snapper.c vfs/snapper_info.c \
+	vfs/snapper_info.h
 
 check_PROGRAMS += testsuite/unit/test_vfs_module
 TESTS += testsuite/unit/test_vfs_module
@@ -62,3 +64,12 @@ testsuite_unit_test_snapshot_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_gmt.c testsuite/fuzz/corpus/fuzz_gmt \
 	testsuite/fuzz/fuzz_snapshot_array.c \
 	testsuite/fuzz/corpus/fuzz_snapshot_array
+
+# snapper's info.xml parser (vfs/snapper_info.c)
+check_PROGRAMS += testsuite/unit/test_snapper_info
+TESTS += testsuite/unit/test_snapper_info
+testsuite_unit_test_snapper_info_SOURCES = testsuite/unit/test_snapper_info.c
+testsuite_unit_test_snapper_info_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_snapper_info_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_snapper_info.c \
+	testsuite/fuzz/corpus/fuzz_snapper_info

@@ -156,5 +156,6 @@ NTSTATUS vfs_next_snap_root(const struct vfs_call *c,
 /* The modules the registry has (for testparm and the man page). */
 extern const struct vfs_module vfs_module_recycle;
 extern const struct vfs_module vfs_module_shadow_copy2;
+extern const struct vfs_module vfs_module_snapper;
 
 #endif

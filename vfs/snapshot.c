@@ -10,44 +10,11 @@
 /* FILETIME of 1970-01-01, in seconds (MS-DTYP 2.3.3). */
 #define FILETIME_UNIX_EPOCH_S 11644473600LL
 
-static bool read_digits(const char *s, size_t n, int *v)
+bool vfs_utc_time(const int v[6], int64_t *t)
 {
-	size_t i;
-
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9') {
-			return false;
-		}
-		*v = *v * 10 + (s[i] - '0');
-	}
-	return true;
-}
-
-bool vfs_gmt_token_parse(const char *s, size_t len, int64_t *t)
-{
-	/* offsets of the fields in "@GMT-YYYY.MM.DD-HH.MM.SS" */
-	static const struct {
-		size_t off, n;
-		char after;
-	} f[6] = {{5, 4, '.'},	{10, 2, '.'}, {13, 2, '-'},
-		  {16, 2, '.'}, {19, 2, '.'}, {22, 2, '\0'}};
-	int v[6];
 	struct tm tm, back;
 	time_t tt;
-	size_t i;
 
-	if (len != VFS_GMT_TOKEN_LEN || memcmp(s, "@GMT-", 5) != 0) {
-		return false;
-	}
-	for (i = 0; i < 6; i++) {
-		if (!read_digits(s + f[i].off, f[i].n, &v[i])) {
-			return false;
-		}
-		if (f[i].after != '\0' && s[f[i].off + f[i].n] != f[i].after) {
-			return false;
-		}
-	}
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_year = v[0] - 1900;
 	tm.tm_mon = v[1] - 1;
@@ -66,6 +33,43 @@ bool vfs_gmt_token_parse(const char *s, size_t len, int64_t *t)
 	}
 	*t = (int64_t)tt;
 	return true;
+}
+
+bool vfs_date_parse(const char *s, size_t len, const char *layout,
+		    int64_t *t)
+{
+	/* the field of each layout letter, in vfs_utc_time's order */
+	static const char letters[] = "YMDhms";
+	int v[6] = {0, 0, 0, 0, 0, 0};
+	size_t i;
+
+	if (len != strlen(layout)) {
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		const char *f = strchr(letters, layout[i]);
+
+		if (f == NULL) {
+			if (s[i] != layout[i]) {
+				return false;
+			}
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9') {
+			return false;
+		}
+		v[f - letters] = v[f - letters] * 10 + (s[i] - '0');
+	}
+	return vfs_utc_time(v, t);
+}
+
+bool vfs_gmt_token_parse(const char *s, size_t len, int64_t *t)
+{
+	/* the prefix apart: its 'M' is no month digit */
+	if (len != VFS_GMT_TOKEN_LEN || memcmp(s, "@GMT-", 5) != 0) {
+		return false;
+	}
+	return vfs_date_parse(s + 5, len - 5, "YYYY.MM.DD-hh.mm.ss", t);
 }
 
 bool vfs_gmt_token_format(int64_t t, char out[VFS_GMT_TOKEN_LEN + 1])

@@ -8,7 +8,8 @@
  * or, in SMB2, the TWrp create context (MS-SMB2 2.2.13.2.7
  * SMB2_CREATE_TIMEWARP_TOKEN, a FILETIME), which is what smbclient and
  * Windows send over SMB2.  Both come down to a time in seconds (UTC);
- * vfs_shadow_copy2 (shadow_copy2.c) finds the snapshot taken then.
+ * vfs_shadow_copy2 and vfs_snapper (vfs/snapdir.h) find the snapshot
+ * taken then.
  */
 #ifndef VFS_SNAPSHOT_H
 #define VFS_SNAPSHOT_H
@@ -22,6 +23,18 @@
 
 /* "@GMT-YYYY.MM.DD-HH.MM.SS": 24 characters. */
 #define VFS_GMT_TOKEN_LEN 24
+
+/* The time of a UTC date given as year, month (1-12), day, hour, minute,
+ * second, if that date is real (no 30 Feb, hour < 24, ...): the check
+ * behind both the @GMT token and snapper's info.xml date. */
+bool vfs_utc_time(const int v[6], int64_t *t);
+
+/* Whether s[0..len) is exactly a date written as layout says, where
+ * the letters Y M D h m s stand for one decimal digit of the year,
+ * month, day, hour, minute, second (so "YYYY-MM-DD hh:mm:ss") and every
+ * other character (none of those letters) for itself; its time (the date read as UTC) in *t. */
+bool vfs_date_parse(const char *s, size_t len, const char *layout,
+		    int64_t *t);
 
 /* Whether s[0..len) is exactly a token of a real UTC time (no 30 Feb,
  * hour < 24, ...); its time in *t. */

@@ -9,12 +9,12 @@
  * wire format.
  *
  * `vfs objects` modules (vfs/module.h): a table-driven registry of const
- * descriptors (acl_xattr, streams_xattr, recycle, shadow_copy2); at tree
- * connect each share gets a stack built in `vfs objects` order, every
- * module reading its "module:option" values once and hooking only the
- * operations it changes (recycle: unlink; shadow_copy2: snap_list and
- * snap_root), each handing on to the next and finally to the POSIX
- * calls here.  The stack is immutable and reference counted (pool jobs
+ * descriptors (acl_xattr, streams_xattr, recycle, shadow_copy2, snapper,
+ * the last two sharing vfs/snapdir.c); at tree connect each share gets a
+ * stack built in `vfs objects` order, every module reading its
+ * "module:option" values once and hooking only the operations it changes
+ * (recycle: unlink; shadow_copy2 and snapper: snap_list and snap_root),
+ * each handing on to the next and finally to the POSIX calls here.  The stack is immutable and reference counted (pool jobs
  * may outlive the tree).  A module the registry lacks is logged and
  * left out (testparm warns too).  New hooks (vfs_fruit's) go into
  * struct vfs_module with a vfs_stack_<op> / vfs_next_<op> pair.

@@ -111,8 +111,9 @@ class UnitFile(unittest.TestCase):
 class Install(unittest.TestCase):
     """`make install DESTDIR=...` from the build directory: the programs
     under their -ng names (never shadowing Samba's), a manual page for
-    each program, the unit with the installed paths, the logrotate file
-    and the example smb.conf."""
+    each program and each VFS module with options or a layout of its own,
+    the unit with the installed paths, the logrotate file and the example
+    smb.conf."""
 
     def test_make_install(self):
         build = os.environ.get("BUILDDIR")
@@ -148,6 +149,9 @@ class Install(unittest.TestCase):
                             for f in files), files)
         self.assertTrue(any(f.endswith("man5/smb.conf-ng.5")
                             for f in files), files)
+        for mod in ("recycle", "shadow_copy2", "snapper"):
+            self.assertTrue(any(f.endswith("man8/vfs_%s-ng.8" % mod)
+                                for f in files), "no vfs_%s(8)" % mod)
 
 
 if __name__ == "__main__":

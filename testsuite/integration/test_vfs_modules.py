@@ -16,6 +16,14 @@ and the full one), smbclient `allinfo` listing them and `get` of an
 with TWrp; against Samba too.  An @GMT component inside the SMB2 path
 (as Windows Explorer sends it) is ours only: Samba 4.17 reads only TWrp
 over SMB2.
+
+snapper (vfs_snapper), the same round trip over snapper's layout on disk:
+SUBVOL/.snapshots/N/snapshot/ with the time in N/info.xml's <date>, the
+subvolume being the share's path or a directory above it; a snapshot
+whose info.xml does not parse is left out and logged.  Ours only:
+Samba's vfs_snapper asks snapperd over D-Bus for the list (without it,
+Samba 4.17 logs "dbus connection error", FSCTL_SRV_ENUMERATE_SNAPSHOTS
+fails with INVALID_PARAMETER and allinfo lists nothing).
 """
 
 import os
@@ -510,6 +518,130 @@ class ShadowLocal(ShadowBase):
                 b"old " + SNAP_NEW.encode())
         finally:
             c.close()
+
+
+SNAPPER_INFO = """<?xml version="1.0"?>
+<snapshot>
+  <type>single</type>
+  <num>%s</num>
+  <date>%s</date>
+  <description>smbd-ng test</description>
+  <cleanup>number</cleanup>
+</snapshot>
+"""
+
+
+def snapper_date(token):
+    """"@GMT-2024.01.02-03.04.05" -> "2024-01-02 03:04:05" """
+    t = time.strptime(token, "@GMT-%Y.%m.%d-%H.%M.%S")
+    return time.strftime("%Y-%m-%d %H:%M:%S", t)
+
+
+class SnapperBase(ShadowBase):
+    """snapper's layout below subvol(); the share is rel() below it."""
+    share_options = [("vfs objects", "snapper")]
+
+    @classmethod
+    def shadow_options(cls, share, tmp):
+        return []
+
+    def setUp(self):
+        if h.is_samba():
+            self.skipTest("Samba's vfs_snapper needs snapperd on D-Bus")
+        super().setUp()
+        snaps = os.path.join(self.subvol(), ".snapshots")
+        # 1 and 2 are snapshots; 3's info.xml is malformed (month 13),
+        # 0 is snapper's live system, "snapshot-4" no number
+        for num, date in (("1", snapper_date(SNAP_OLD)),
+                          ("2", snapper_date(SNAP_NEW)),
+                          ("3", "2024-13-01 00:00:00"),
+                          ("0", "2022-01-01 00:00:00"),
+                          ("snapshot-4", "2022-01-01 00:00:00")):
+            d = os.path.join(snaps, num, "snapshot", self.rel(), "dir")
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "f.txt"), "w") as f:
+                f.write("old " + num)
+            with open(os.path.join(snaps, num, "info.xml"), "w") as f:
+                f.write(SNAPPER_INFO % (num, date))
+        live = os.path.join(self.smbd.share, "dir")
+        os.makedirs(live, exist_ok=True)
+        with open(os.path.join(live, "f.txt"), "w") as f:
+            f.write("new")
+        subprocess.run(["chmod", "-R", "a+rwX", self.smbd.tmp], check=True)
+
+    def test_round_trip(self):
+        rc, out = self.smbclient("-c", "allinfo dir/f.txt")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(SNAP_OLD, out)
+        self.assertIn(SNAP_NEW, out)
+        # 3, 0 and snapshot-4 are not snapshots
+        self.assertEqual(out.count("@GMT-"), 2, out)
+        dest = os.path.join(self.smbd.tmp, "got.txt")
+        rc, out = self.smbclient("-c", "get %s/dir/f.txt %s" %
+                                 (SNAP_NEW, dest))
+        self.assertEqual(rc, 0, out)
+        with open(dest) as f:
+            self.assertEqual(f.read(), "old 2")
+        rc, out = self.smbclient("-c", "get %s/dir/f.txt %s" %
+                                 (SNAP_OLD, dest))
+        self.assertEqual(rc, 0, out)
+        with open(dest) as f:
+            self.assertEqual(f.read(), "old 1")
+        self.assertTrue(self.smbd.wait_log(
+            r"\.snapshots/3/info\.xml has no valid <date>", timeout=5),
+            self.smbd.log_tail(20))
+
+    def test_enumerate_twrp(self):
+        c = self.logon()
+        try:
+            tid = c.connectTree("share")
+            r = self.enumerate(c, tid, 1000)
+            # oldest first, as snapper numbers them
+            self.assertEqual(snapshot_array(r),
+                             (2, 2, 102, [SNAP_OLD, SNAP_NEW]))
+            self.assertEqual(self.read_twrp(c, tid, "dir\\f.txt",
+                                            SNAP_OLD), b"old 1")
+            # read-only, as shadow_copy2's
+            with self.assertRaises(Exception) as cm:
+                self.read_twrp(c, tid, "dir\\f.txt", SNAP_OLD,
+                               access=0x12019f)
+            self.assertEqual(err_code(cm.exception), MEDIA_WRITE_PROTECTED)
+            # the live file is untouched
+            fid = c.openFile(tid, "dir\\f.txt",
+                             desiredAccess=FILE_READ_DATA)
+            self.assertEqual(c.readFile(tid, fid, 0, 10), b"new")
+            c.closeFile(tid, fid)
+        finally:
+            c.close()
+
+
+class SnapperShare(SnapperBase):
+    """The share is the subvolume: its own .snapshots."""
+
+    def subvol(self):
+        return self.smbd.share
+
+    def rel(self):
+        return ""
+
+
+class SnapperAbove(SnapperBase):
+    """The share is a directory of the subvolume: .snapshots above it,
+    the share's path below the subvolume inside each snapshot."""
+
+    def subvol(self):
+        return self.smbd.tmp
+
+    def rel(self):
+        return "share"
+
+
+class SnapperShareTest(SnapperShare, h.SmbdTestCase):
+    pass
+
+
+class SnapperAboveTest(SnapperAbove, h.SmbdTestCase):
+    pass
 
 
 class ShadowLocalShare(ShadowLocal, h.SmbdTestCase):

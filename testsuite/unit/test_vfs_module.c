@@ -158,6 +158,7 @@ static void test_registry(void **state)
 	assert_non_null(vfs_module_find("streams_xattr"));
 	assert_ptr_equal(vfs_module_find("shadow_copy2"),
 			 &vfs_module_shadow_copy2);
+	assert_ptr_equal(vfs_module_find("snapper"), &vfs_module_snapper);
 	assert_null(vfs_module_find("fruit"));
 	assert_null(vfs_module_find(""));
 }
@@ -286,6 +287,35 @@ static void mkdirs(struct scratch *s, const char *rel)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * The two snapshots the tests make, 2023-05-06 07:08:09 and 2024-01-02
+ * 03:04:05, listed oldest first; the newer one's copy of the share has
+ * the directory in_new; there is none at the time absent.
+ */
+static void check_two_snapshots(struct vfs_stack *st, TALLOC_CTX *mem,
+				const struct vfs_share *sh,
+				const char *in_new, int64_t absent)
+{
+	struct stat sb;
+	int64_t *times;
+	size_t n;
+	int fd;
+
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, sh, &times,
+							&n)));
+	assert_int_equal(n, 2);
+	assert_int_equal(times[0], 1683356889);
+	assert_int_equal(times[1], 1704164645);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_root(st, sh, 1704164645,
+							&fd)));
+	assert_int_equal(fstatat(fd, in_new, &sb, 0), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	close(fd);
+	assert_int_equal(vfs_stack_snap_root(st, sh, absent, &fd),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_int_equal(fd, -1);
+}
+
 /* shadow_copy2: snapshots found by format, sorted, opened by time. */
 static void test_shadow_copy2(void **state)
 {
@@ -310,23 +340,7 @@ static void test_shadow_copy2(void **state)
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
 						    &st, &unknown)));
 	assert_true(vfs_stack_has_snapshots(st));
-	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
-							&times, &n)));
-	assert_int_equal(n, 2);
-	assert_int_equal(times[0], 1683356889);	/* 2023-05-06 07:08:09 */
-	assert_int_equal(times[1], 1704164645);	/* 2024-01-02 03:04:05 */
-	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_root(st, &s->sh,
-							1704164645, &fd)));
-	{
-		struct stat sb;
-
-		assert_int_equal(fstatat(fd, "dir", &sb, 0), 0);
-		assert_true(S_ISDIR(sb.st_mode));
-		close(fd);
-	}
-	assert_int_equal(vfs_stack_snap_root(st, &s->sh, 1704164646, &fd),
-			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
-	assert_int_equal(fd, -1);
+	check_two_snapshots(st, mem, &s->sh, "dir", 1704164646);
 	vfs_stack_unref(st);
 	/* without the module: no snapshots, none to open */
 	assert_false(vfs_stack_has_snapshots(NULL));
@@ -377,6 +391,150 @@ static void test_shadow_copy2_confined(void **state)
 	talloc_free(mem);
 }
 
+static void put_info(struct scratch *s, const char *num, const char *date)
+{
+	char rel[128], doc[256];
+
+	snprintf(rel, sizeof(rel), ".snapshots/%s/snapshot/dir", num);
+	mkdirs(s, rel);
+	snprintf(rel, sizeof(rel), ".snapshots/%s/info.xml", num);
+	snprintf(doc, sizeof(doc),
+		 "<?xml version=\"1.0\"?>\n<snapshot>\n  <type>single</type>\n"
+		 "  <num>%s</num>\n  <date>%s</date>\n</snapshot>\n", num,
+		 date);
+	put(s, rel, doc);
+}
+
+static struct vfs_stack *snapper_stack(TALLOC_CTX *mem, struct scratch *s,
+				       const struct vfs_share *sh)
+{
+	static const char *const names[] = {"snapper", NULL};
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = NULL;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has_snapshots(st));
+	(void)s;
+	return st;
+}
+
+/* snapper: numbered snapshots with a valid info.xml, oldest first,
+ * opened by the time of their <date>; the rest skipped. */
+static void test_snapper(void **state)
+{
+	struct scratch *s = *state;
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+
+	put_info(s, "1", "2024-01-02 03:04:05");
+	put_info(s, "3", "2023-05-06 07:08:09");
+	put_info(s, "2", "2024-01-02 03:04");		/* malformed */
+	put_info(s, "0", "2022-01-01 00:00:00");	/* the live system */
+	put_info(s, "04", "2022-01-01 00:00:00");	/* not snapper's name */
+	mkdirs(s, ".snapshots/5/snapshot");		/* no info.xml */
+	mkdirs(s, ".snapshots/6/snapshot");		/* a FIFO */
+	assert_int_equal(mkfifoat(s->sh.root_fd, ".snapshots/6/info.xml",
+				  0600), 0);
+	st = snapper_stack(mem, s, &s->sh);
+	check_two_snapshots(st, mem, &s->sh, "dir", 1640995200);
+	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+/* The share below the subvolume: .snapshots found above it, the
+ * share's path below the subvolume taken into each snapshot. */
+static void test_snapper_above(void **state)
+{
+	struct scratch *s = *state;
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_share sub = s->sh;
+	char path[128];
+	struct vfs_stack *st;
+	int fd;
+
+	put_info(s, "1", "2024-01-02 03:04:05");
+	put_info(s, "2", "2023-05-06 07:08:09");
+	mkdirs(s, ".snapshots/1/snapshot/a/share/only_old");
+	mkdirs(s, "a/share");
+	snprintf(path, sizeof(path), "%s/a/share", s->dir);
+	sub.path = path;
+	sub.root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(sub.root_fd != -1);
+	st = snapper_stack(mem, s, &sub);
+	check_two_snapshots(st, mem, &sub, "only_old", 1640995200);
+	/* snapshot 2 has no copy of a/share */
+	assert_int_equal(vfs_stack_snap_root(st, &sub, 1683356889, &fd),
+			 NT_STATUS_OBJECT_PATH_NOT_FOUND);
+	vfs_stack_unref(st);
+	close(sub.root_fd);
+	talloc_free(mem);
+}
+
+/*
+ * Confinement: a .snapshots of the share swapped for a symlink out of
+ * the share after tree connect gives nothing; an info.xml or a
+ * snapshot directory that is a symlink out of .snapshots is not
+ * followed.
+ */
+static void test_snapper_confined(void **state)
+{
+	struct scratch *s = *state;
+	TALLOC_CTX *mem = talloc_new(NULL);
+	char out[96], cmd[1024];
+	struct vfs_stack *st;
+	int64_t *times;
+	size_t n;
+	int fd;
+
+	snprintf(out, sizeof(out), "%s.out", s->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf %s && mkdir -p %s/snaps/1/snapshot %s/real && "
+		 "cp -r %s/snaps/1 %s/snaps/2",
+		 out, out, out, out, out);
+	assert_int_equal(system(cmd), 0);
+	put_info(s, "1", "2024-01-02 03:04:05");
+	put_info(s, "2", "2023-05-06 07:08:09");
+	put_info(s, "3", "2022-01-01 00:00:00");
+	/* 2's info.xml and 3's snapshot lead out of .snapshots */
+	snprintf(cmd, sizeof(cmd),
+		 "printf '<snapshot><date>2021-01-01 00:00:00</date>"
+		 "</snapshot>' > %s/info.xml && "
+		 "rm %s/.snapshots/2/info.xml && "
+		 "ln -s %s/info.xml %s/.snapshots/2/info.xml && "
+		 "rm -r %s/.snapshots/3/snapshot && "
+		 "ln -s %s/real %s/.snapshots/3/snapshot",
+		 out, s->dir, out, s->dir, s->dir, out, s->dir);
+	assert_int_equal(system(cmd), 0);
+	st = snapper_stack(mem, s, &s->sh);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 2);	/* 1 and 3, not 2 */
+	assert_int_equal(times[0], 1640995200);
+	assert_int_equal(times[1], 1704164645);
+	assert_false(NT_STATUS_IS_OK(vfs_stack_snap_root(st, &s->sh,
+							 1640995200, &fd)));
+	assert_int_equal(fd, -1);
+	/* the share's .snapshots becomes a symlink out of the share */
+	snprintf(cmd, sizeof(cmd),
+		 "cp %s/.snapshots/1/info.xml %s/snaps/1/ && "
+		 "rm -rf %s/.snapshots && ln -s %s/snaps %s/.snapshots",
+		 s->dir, out, s->dir, out, s->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_true(NT_STATUS_IS_OK(vfs_stack_snap_list(st, mem, &s->sh,
+							&times, &n)));
+	assert_int_equal(n, 0);
+	/* openat2 refuses the way out (EXDEV) */
+	assert_int_equal(vfs_stack_snap_root(st, &s->sh, 1704164645, &fd),
+			 NT_STATUS_ACCESS_DENIED);
+	assert_int_equal(fd, -1);
+	vfs_stack_unref(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", out);
+	assert_int_equal(system(cmd), 0);
+	talloc_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +551,14 @@ int main(void)
 						scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_shadow_copy2_confined,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_snapper, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_snapper_above,
+						scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_snapper_confined,
 						scratch_setup,
 						scratch_teardown),
 	};
