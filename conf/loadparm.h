@@ -30,6 +30,8 @@ struct lp_ctx;
 /* Where smbd and testparm look without -s/CONFIGFILE (Samba's place). */
 #ifdef SYSCONFDIR
 #define LP_DEFAULT_CONFIG_FILE SYSCONFDIR "/samba/smb.conf"
+#else
+#define LP_DEFAULT_CONFIG_FILE "/etc/samba/smb.conf"
 #endif
 
 /* snum meaning the [global] section */

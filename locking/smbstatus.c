@@ -22,10 +22,6 @@
 #include <time.h>
 #include "lib/clock.h"
 
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_CONFIG SYSCONFDIR "/samba/smb.conf"
 
 
 
@@ -214,7 +210,7 @@ static void usage(FILE *f)
 		"schema)\n"
 		"  -s, --configfile=F  smb.conf to read (default %s)\n"
 		"  -h, --help          This text\n",
-		DEFAULT_CONFIG);
+		LP_DEFAULT_CONFIG_FILE);
 }
 
 int main(int argc, char **argv)
@@ -230,7 +226,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *config = DEFAULT_CONFIG;
+	const char *config = LP_DEFAULT_CONFIG_FILE;
 	bool only_sessions = false, only_shares = false, only_locks = false;
 	bool brl = false, json = false;
 	TALLOC_CTX *mem = talloc_new(NULL);

@@ -23,14 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
-#endif
 #ifndef LOCALSTATEDIR
 #define LOCALSTATEDIR "/var"
 #endif
-
-#define DEFAULT_CONFIG SYSCONFDIR "/samba/smb.conf"
 
 struct smbd_opts {
 	bool daemon, foreground, interactive, no_process_group, log_stdout;
@@ -87,7 +82,7 @@ static void build_options(void)
 	       "   Crypto: OpenSSL 3 libcrypto\n"
 	       "   Databases: tdb (mutex locking)\n"
 	       "   Service manager: systemd (sd_notify)\n",
-	       PACKAGE_VERSION, PACKAGE_NAME, SBINDIR, BINDIR, DEFAULT_CONFIG,
+	       PACKAGE_VERSION, PACKAGE_NAME, SBINDIR, BINDIR, LP_DEFAULT_CONFIG_FILE,
 	       LOCALSTATEDIR, RUNSTATEDIR, LOCALSTATEDIR, LOCALSTATEDIR,
 	       RUNSTATEDIR, LOCALSTATEDIR);
 }
@@ -327,7 +322,7 @@ int main(int argc, char **argv)
 	srv = talloc_zero(NULL, struct smbd_server);
 	srv->control_fd = -1;
 	srv->lp = lp_new(srv);
-	srv->config_file = o.config ? o.config : DEFAULT_CONFIG;
+	srv->config_file = o.config ? o.config : LP_DEFAULT_CONFIG_FILE;
 	srv->foreground = o.foreground;
 	srv->no_process_group = o.no_process_group;
 	log_set_role("master");

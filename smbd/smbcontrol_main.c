@@ -21,10 +21,6 @@
 #include <talloc.h>
 #include <unistd.h>
 
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_CONFIG SYSCONFDIR "/samba/smb.conf"
 
 static void usage(FILE *f)
 {
@@ -101,7 +97,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *config = DEFAULT_CONFIG;
+	const char *config = LP_DEFAULT_CONFIG_FILE;
 	int timeout_s = 10, c, rc;
 	char req[SMBD_CONTROL_MAX], arg[SMBD_CONTROL_MAX];
 	TALLOC_CTX *mem = talloc_new(NULL);

@@ -359,9 +359,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_set_level(0);
-#ifdef LP_DEFAULT_CONFIG_FILE
 	o.config = LP_DEFAULT_CONFIG_FILE;
-#endif
 	if (parse_args(argc, argv, &o) != 0) {
 		talloc_free(mem_ctx);
 		return 1;
