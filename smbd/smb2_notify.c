@@ -415,7 +415,9 @@ static bool notify_walk_watch(struct notify_walk *wk, int fd,
 	n = talloc_realloc(wk, wk->dirs, struct notify_walk_dir,
 			   wk->ndirs + 1);
 	if (n == NULL) {
-		/* the wd stays for the loop to drop: note it prefix-less */
+		/* Out of memory: the kernel's watch stays unregistered (no
+		 * events reach anyone through it) until the worker ends; it
+		 * cannot be removed here, another watcher may share it. */
 		return false;
 	}
 	wk->dirs = n;
