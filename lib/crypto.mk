@@ -11,8 +11,8 @@ testsuite_unit_test_crypto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # smbd/: SMB2/3 signing, key derivation and the encryption transform.
 libsmbd_a_SOURCES += \
-	smbd/smb2_signing.c smbd/smb2_signing.h \
-	smbd/smb2_transform.c smbd/smb2_transform.h
+	smbd/conn/smb2_signing.c smbd/conn/smb2_signing.h \
+	smbd/conn/smb2_transform.c smbd/conn/smb2_transform.h
 
 check_PROGRAMS += testsuite/unit/test_signing
 TESTS += testsuite/unit/test_signing

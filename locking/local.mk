@@ -6,7 +6,7 @@ libsmbd_a_SOURCES += \
 	locking/locking_db.c locking/share_mode.c locking/oplock.c \
 	locking/status_db.c \
 	locking/brlock.c \
-	locking/smbd_locking.h locking/smbd_locking.c
+	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
 
 check_PROGRAMS += testsuite/unit/test_locking
 TESTS += testsuite/unit/test_locking
@@ -14,7 +14,7 @@ testsuite_unit_test_locking_SOURCES = testsuite/unit/test_locking.c
 testsuite_unit_test_locking_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_locking_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-# smbd/smb2_lock.c's request parsing (the handler itself is in smbd/).
+# smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
 check_PROGRAMS += testsuite/unit/test_locking_smb2
 TESTS += testsuite/unit/test_locking_smb2
 testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c

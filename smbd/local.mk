@@ -1,32 +1,32 @@
 # smbd/: the daemon.  Everything but main() is in libsmbd.a so unit tests
 # and fuzz targets link the same code.
 libsmbd_a_SOURCES += \
-	smbd/smbd.h smbd/smb2.h smbd/conn.h smbd/smb2_server.h \
-	smbd/listen.c smbd/pidfile.c smbd/master.c smbd/worker.c \
-	smbd/conn.c smbd/conn_barrier.c smbd/conn_limits.c smbd/conn_limits.h smbd/conn_log.c smbd/conn_log.h smbd/smb2_pdu.c smbd/smb2_dispatch.c \
-	smbd/smb2_negotiate.c smbd/session.h smbd/smb2_sesssetup.c \
-	smbd/access.c smbd/access.h smbd/smb2_tcon.c smbd/smb2_ioctl.c \
-	smbd/user_map.c smbd/user_map.h \
-	smbd/smb2_job.c smbd/open.c smbd/open.h smbd/durable.c \
-	smbd/durable.h smbd/create_ctx.c \
-	smbd/create_ctx.h smbd/smb2_create.c smbd/smb2_create_private.h \
-	smbd/smb2_create_access.c smbd/smb2_create_ctx_apply.c \
-	smbd/smb2_create_durable.c \
-	smbd/smb2_close.c smbd/smb2_read.c \
-	smbd/smb2_write.c smbd/write_time.c smbd/write_time.h \
-	smbd/smb2_getinfo.c smbd/smb2_setinfo.c \
-	smbd/secdesc.c smbd/secdesc.h smbd/sd.c smbd/sd.h \
-	smbd/ntacl.c smbd/ntacl.h smbd/ntacl_file.c smbd/ntacl_file.h \
-	smbd/smb2_querydir.c smbd/smb2_lock.c \
-	smbd/smb2_lock.h smbd/oplock.c smbd/oplock.h smbd/smb2_break.c \
-	smbd/smb2_notify.c smbd/notify_wire.c smbd/notify_wire.h \
-	smbd/status.c smbd/status.h \
-	smbd/smb2_ioctl.h smbd/fsctl_wire.c smbd/fsctl_wire.h smbd/smb2_fsctl_snap.c \
-	smbd/smb2_copychunk.c smbd/smb2_fsctl_fs.c smbd/smb2_fsctl_net.c \
-	smbd/sdnotify.c smbd/sdnotify.h smbd/control.c smbd/control.h
+	smbd/smbd.h smbd/smb2.h smbd/conn/conn.h smbd/conn/smb2_server.h \
+	smbd/process/listen.c smbd/process/pidfile.c smbd/process/master.c smbd/process/worker.c \
+	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
+	smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/smb2/smb2_sesssetup.c \
+	smbd/auth/access.c smbd/auth/access.h smbd/smb2/smb2_tcon.c smbd/smb2/smb2_ioctl.c \
+	smbd/smb2/user_map.c smbd/smb2/user_map.h \
+	smbd/conn/smb2_job.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
+	smbd/objects/durable.h smbd/objects/create_ctx.c \
+	smbd/objects/create_ctx.h smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
+	smbd/smb2/smb2_create_access.c smbd/smb2/smb2_create_ctx_apply.c \
+	smbd/smb2/smb2_create_durable.c \
+	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
+	smbd/smb2/smb2_write.c smbd/objects/write_time.c smbd/objects/write_time.h \
+	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c \
+	smbd/objects/secdesc.c smbd/objects/secdesc.h smbd/objects/sd.c smbd/objects/sd.h \
+	smbd/objects/ntacl.c smbd/objects/ntacl.h smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
+	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
+	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/smb2/smb2_break.c \
+	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c smbd/smb2/notify_wire.h \
+	smbd/objects/status.c smbd/objects/status.h \
+	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h smbd/smb2/smb2_fsctl_snap.c \
+	smbd/smb2/smb2_copychunk.c smbd/smb2/smb2_fsctl_fs.c smbd/smb2/smb2_fsctl_net.c \
+	smbd/process/sdnotify.c smbd/process/sdnotify.h smbd/process/control.c smbd/process/control.h
 
 sbin_PROGRAMS += smbd/smbd
-smbd_smbd_SOURCES = smbd/main.c
+smbd_smbd_SOURCES = smbd/process/main.c
 smbd_smbd_LDADD = $(SMBD_LIBS)
 
 # Tests of the SMB2 layer drive a socket-less connection.
@@ -97,7 +97,7 @@ testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 bin_PROGRAMS += smbd/smbcontrol
-smbd_smbcontrol_SOURCES = smbd/smbcontrol_main.c
+smbd_smbcontrol_SOURCES = smbd/process/smbcontrol_main.c
 smbd_smbcontrol_LDADD = $(SMBD_LIBS)
 
 check_PROGRAMS += testsuite/unit/test_control

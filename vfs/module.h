@@ -25,7 +25,7 @@
  *   and dropped only on the worker's loop thread; pool threads only read
  *   the (immutable) stack, so the count needs no atomics.
  * - Options come through struct vfs_module_params, which the caller
- *   (smbd/smb2_tcon.c) implements over conf/loadparm's parametric lookups
+ *   (smbd/smb2/smb2_tcon.c) implements over conf/loadparm's parametric lookups
  *   ("recycle:repository"), so vfs/ does not depend on conf/.
  * - A name the registry does not know is reported to the caller (which
  *   logs it at tree connect; testparm warns about it) and skipped: Samba

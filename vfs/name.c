@@ -6,7 +6,7 @@
  * the limits (255 units a component, 32767 a path) and the character rules
  * are defined on units, so checking them before conversion is both exact
  * and cheap.  Only the validated components are converted to UTF-8, with
- * smbd/auth/auth_str.h's converter.
+ * lib/charset.h's converter.
  *
  * Matching runs a set-of-states simulation of the MS-FSA 2.1.4.4
  * expression over code points (two bitmaps of pattern positions), so a
@@ -18,7 +18,7 @@
  * upcase table is; without that locale only ASCII is folded.
  */
 #include "vfs/name.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 
 #include <locale.h>
 #include <pthread.h>

@@ -23,7 +23,7 @@
  * it elsewhere with a symlink; a module's own reads inside it
  * (info.xml) and a snapshot's root are opened beneath it with
  * RESOLVE_BENEATH; the client's path is then resolved beneath that root
- * with the share's rules (smbd/smb2_create.c).  All of it runs in the
+ * with the share's rules (smbd/smb2/smb2_create.c).  All of it runs in the
  * pool thread with the session user's credentials.
  */
 #ifndef VFS_SNAPDIR_H

@@ -4,7 +4,7 @@
  * path strings; errno mapped to NTSTATUS once, here.
  *
  * Everything in vfs/ runs in a pool thread with the session user's
- * credentials (smbd/smb2_job.c), so each call may block and is checked by
+ * credentials (smbd/conn/smb2_job.c), so each call may block and is checked by
  * the kernel against that user's permissions.  Nothing in vfs/ knows the
  * wire format.
  *

@@ -86,7 +86,7 @@ static char *text_time(TALLOC_CTX *mem_ctx)
 }
 
 /* Our session SID: the Unix-user SID S-1-22-1-uid our NT ACL checks use
- * (smbd/ntacl.c), where Samba shows the account's domain SID and RID. */
+ * (smbd/objects/ntacl.c), where Samba shows the account's domain SID and RID. */
 static char *uid_sid(TALLOC_CTX *mem_ctx, uid_t uid)
 {
 	return talloc_asprintf(mem_ctx, "S-1-22-1-%u", (unsigned)uid);

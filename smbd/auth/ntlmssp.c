@@ -17,7 +17,7 @@
  * account names exist.
  */
 #include "smbd/auth/ntlmssp.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "lib/clock.h"
 #include "lib/crypto.h"
 #include "lib/log.h"

@@ -6,7 +6,7 @@
  * Samba's own tdbsam does.
  */
 #include "smbd/auth/passdb.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "lib/log.h"
 #include "lib/wire.h"
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include "conf/loadparm.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "smbd/auth/passdb.h"
 #include <errno.h>
 #include <getopt.h>

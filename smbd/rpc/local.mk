@@ -22,7 +22,7 @@ EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc \
 	testsuite/integration/test_rpc.py
 
 # The SMB2 side of named pipes (hooks in smb2_create/read/write/ioctl/getinfo).
-libsmbd_a_SOURCES += smbd/smb2_pipe.c smbd/smb2_pipe.h
+libsmbd_a_SOURCES += smbd/smb2/smb2_pipe.c smbd/smb2/smb2_pipe.h
 
 # End to end: smbclient -L, rpcclient, impacket against the daemon.
 TESTS += testsuite/integration/test_rpc.py

@@ -3,13 +3,13 @@
  *
  * Alignment is counted from the start of the stub data, which is where
  * C706 14.2.2 puts the origin of the octet stream for a call's
- * parameters.  UTF-16 <-> UTF-8 goes through smbd/auth/auth_str.h.
+ * parameters.  UTF-16 <-> UTF-8 goes through lib/charset.h.
  */
 #include "smbd/rpc/ndr.h"
 
 #include <string.h>
 
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 
 void ndr_pull_init(struct ndr_pull *n, const uint8_t *data, size_t len)
 {

@@ -24,7 +24,7 @@
 
 #include "conf/loadparm.h"
 #include "lib/log.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "smbd/auth/passdb.h"
 #include "smbd/rpc/rpc_service.h"
 

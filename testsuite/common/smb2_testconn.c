@@ -2,11 +2,11 @@
  * See smb2_testconn.h.
  */
 #include "testsuite/common/smb2_testconn.h"
-#include "smbd/conn.h"
-#include "smbd/session.h"
+#include "smbd/conn/conn.h"
+#include "smbd/conn/session.h"
 #include "smbd/smb2.h"
-#include "smbd/smb2_signing.h"
-#include "smbd/smb2_transform.h"
+#include "smbd/conn/smb2_signing.h"
+#include "smbd/conn/smb2_transform.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/auth.h"
 #include "conf/loadparm.h"

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for smbcontrol's request parser (smbd/control.c):
+ * libFuzzer target for smbcontrol's request parser (smbd/process/control.c):
  * any datagram parses to an op or a refusal, the argument is always
  * NUL-terminated inside its buffer and, for an op, a copy of the
  * request's bytes.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smbd/control.h"
+#include "smbd/process/control.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

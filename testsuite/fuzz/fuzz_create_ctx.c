@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <talloc.h>
 
-#include "smbd/create_ctx.h"
-#include "smbd/secdesc.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/secdesc.h"
 
 #include <stdlib.h>
 

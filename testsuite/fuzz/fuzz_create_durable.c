@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: CREATE with its contexts against opens waiting for a
  * durable reclaim (MS-SMB2 3.3.5.9.7 DHnC, 3.3.5.9.12 DH2C, 3.3.5.9.8
- * and 3.3.5.9.11 RqLs with them; smbd/durable.c, smb2_create_durable.c).
+ * and 3.3.5.9.11 RqLs with them; smbd/objects/durable.c, smb2_create_durable.c).
  *
  * Before each input the harness opens, as session A on [share],
  * "dur.txt" with a batch oplock and a DH2Q (CreateGuid G1) and

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/fscc.c.
+ * libFuzzer target: smbd/objects/fscc.c.
  *
  * Input: byte 0 picks the SET_INFO class (every value, so unknown
  * classes are covered too), the rest is the SET_INFO buffer for
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/fscc.h"
+#include "smbd/objects/fscc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/fsctl_wire.c, the FSCTL input parsers the
+ * libFuzzer target: smbd/smb2/fsctl_wire.c, the FSCTL input parsers the
  * IOCTL handlers run on client bytes.
  *
  * The whole input goes to every parser.  Checked invariants: a parsed
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/fsctl_wire.h"
+#include "smbd/smb2/fsctl_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

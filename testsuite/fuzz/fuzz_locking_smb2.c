@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/smb2_lock.c's LOCK request parser and flag
+ * libFuzzer target: smbd/smb2/smb2_lock.c's LOCK request parser and flag
  * check.  Whatever parses must hold LockCount elements read from inside
  * the input; a lock request that passes the check has ranges matching
  * its elements and waits only when it is a single element.
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <talloc.h>
-#include "smbd/smb2_lock.h"
+#include "smbd/smb2/smb2_lock.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

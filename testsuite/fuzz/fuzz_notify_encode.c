@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the CHANGE_NOTIFY response encoder
- * (smbd/notify_wire.c).
+ * (smbd/smb2/notify_wire.c).
  *
  * Input: byte 0-3 the client's OutputBufferLength, then entries of one
  * action byte and a NUL-terminated name (any bytes: the encoder must
@@ -16,7 +16,7 @@
 #include <talloc.h>
 
 #include "lib/wire.h"
-#include "smbd/notify_wire.h"
+#include "smbd/smb2/notify_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

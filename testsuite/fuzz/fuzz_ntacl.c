@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/sd.c.  The input is tried both as a security.NTACL
+ * libFuzzer target: smbd/objects/sd.c.  The input is tried both as a security.NTACL
  * blob and as a plain self-relative descriptor.  Whatever parses must
  * marshal, parse again and marshal to the same bytes; an NTACL blob is
  * rewritten as version 1 and must read back to the same descriptor.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
-#include "smbd/sd.h"
+#include "smbd/objects/sd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

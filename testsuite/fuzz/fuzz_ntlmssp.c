@@ -12,7 +12,7 @@
 #include <talloc.h>
 #include "lib/log.h"
 #include "lib/wire.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "smbd/auth/ntlmssp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

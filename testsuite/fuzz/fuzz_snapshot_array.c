@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the SRV_SNAPSHOT_ARRAY encoder (smbd/fsctl_wire.c,
+ * libFuzzer target: the SRV_SNAPSHOT_ARRAY encoder (smbd/smb2/fsctl_wire.c,
  * MS-SMB2 2.2.32.2) over the tokens of fuzzer-chosen times.
  *
  * Input: MaxOutputResponse (4 bytes), then 8-byte times.  Every time a
@@ -14,7 +14,7 @@
 #include <talloc.h>
 
 #include "lib/wire.h"
-#include "smbd/fsctl_wire.h"
+#include "smbd/smb2/fsctl_wire.h"
 #include "vfs/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

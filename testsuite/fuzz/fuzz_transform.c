@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/crypto.h"
-#include "smbd/smb2_transform.h"
+#include "smbd/conn/smb2_transform.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "vfs/name.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -20,10 +20,10 @@
  *
  * Included once by each target, after smb2_testconn.c.
  */
-#include "smbd/conn.h"
-#include "smbd/durable.h"
-#include "smbd/open.h"
-#include "smbd/session.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/durable.h"
+#include "smbd/objects/open.h"
+#include "smbd/conn/session.h"
 #include "smbd/smb2.h"
 #include "smbd/smbd.h"
 #include "lib/log.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`log file = DIR/log.%m`: one file per client machine (smbd/conn_log.c).
+"""`log file = DIR/log.%m`: one file per client machine (smbd/conn/conn_log.c).
 
 As Samba 4.17 does it (SMBD=/usr/sbin/smbd passes the same test): the
 daemon's lines go to log.smbd, a connection's lines to log.<address>

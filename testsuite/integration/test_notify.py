@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""CHANGE_NOTIFY (smbd/smb2_notify.c) with impacket, on two workers.
+"""CHANGE_NOTIFY (smbd/smb2/smb2_notify.c) with impacket, on two workers.
 
 smbtorture's smb2.notify drives the protocol from one client; here: a
 change made by a local process straight in the share directory reaches

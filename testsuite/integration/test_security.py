@@ -188,7 +188,7 @@ class Security:
         drop(smb)
         time.sleep(0.3)
         # on another CPU: with two workers the reclaim crosses workers
-        # (the holder checks the claim, smbd/durable.c)
+        # (the holder checks the claim, smbd/objects/durable.c)
         smb2 = logon_on(self.smbd.port, cpus[-1])
         rtid = smb2.connectTree("ro")
         with self.assertRaises(SessionError) as cm:

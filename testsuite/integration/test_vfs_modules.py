@@ -148,7 +148,7 @@ class RecycleTree(RecycleBase):
 
     def test_dropped_connection(self):
         """A delete on close that the open leaves behind (the client goes
-        away without CLOSE) is recycled too (smbd/open.c)."""
+        away without CLOSE) is recycled too (smbd/objects/open.c)."""
         self.put("gone/d.txt", b"dropped")
         c = self.impacket_logon()
         tid = c.connectTree("share")

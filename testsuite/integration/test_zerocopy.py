@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Zero-copy READ replies (`use sendfile`, smbd/smb2_read.c): files of
+"""Zero-copy READ replies (`use sendfile`, smbd/smb2/smb2_read.c): files of
 sizes around the 16 KiB threshold and page boundaries come back intact
 (SHA-256) through smbclient `get` and impacket, on sessions that neither
 sign nor encrypt (the data goes with sendfile), and with signing required

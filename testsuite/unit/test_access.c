@@ -1,5 +1,5 @@
 /*
- * smbd/access.c: the hosts allow / hosts deny parser and decision, the
+ * smbd/auth/access.c: the hosts allow / hosts deny parser and decision, the
  * one used at accept ([global]) and at tree connect (shares).  The
  * decisions for 127.0.0.x follow what Samba 4.17 was measured to do
  * (testsuite/integration/test_hosts.py runs against both).
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "smbd/access.h"
+#include "smbd/auth/access.h"
 
 #define L(...) ((const char *const[]){__VA_ARGS__, NULL})
 

@@ -1,6 +1,6 @@
 /*
  * Unit tests: MS-SMB2 3.3.5.2.10 Verifying the Channel Sequence Number
- * (smbd_channel_seq_verify/_done in smbd/open.c).  A request under the
+ * (smbd_channel_seq_verify/_done in smbd/objects/open.c).  A request under the
  * open's sequence or a newer one (16-bit distance up to 0x7FFF) counts;
  * an older one is stale; a replay is stale while requests of an older
  * channel are still in flight; replies give the counts back.
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smbd/smb2_server.h"
-#include "smbd/open.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/objects/open.h"
 
 /* One request at a time, as smbtorture's replay.channel-sequence sends
  * them: every verified request's reply comes before the next. */

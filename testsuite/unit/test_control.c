@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbcontrol's request parser (smbd/control.c).
+ * Unit tests for smbcontrol's request parser (smbd/process/control.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "smbd/control.h"
+#include "smbd/process/control.h"
 
 static enum smbd_control_op parse(const char *req, char *arg, size_t size)
 {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/create_ctx.h"
-#include "smbd/secdesc.h"
-#include "smbd/open.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/open.h"
 #include "lib/wire.h"
 
 static void push_ctx(struct wire_buf *b, size_t *prev, const char *name,

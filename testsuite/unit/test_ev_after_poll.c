@@ -4,7 +4,7 @@
  * loop reads) has been handled when the callback runs, even though the
  * loop had no reason to look again; an entry queued by a callback waits
  * for the next poll; a freed entry never runs.  The accept barrier
- * (smbd/conn_barrier.c) rests on the first property.
+ * (smbd/conn/conn_barrier.c) rests on the first property.
  */
 #include <stdarg.h>
 #include <stddef.h>

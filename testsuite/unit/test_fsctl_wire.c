@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/fsctl_wire.c (the FSCTL structures of MS-SMB2
+ * Unit tests for smbd/smb2/fsctl_wire.c (the FSCTL structures of MS-SMB2
  * 2.2.31.1 / 2.2.32.x and MS-FSCC 2.3).
  *
  * Requests are built here at the offsets of the spec's tables (byte
@@ -17,7 +17,7 @@
 #include <talloc.h>
 #include <sys/socket.h>
 
-#include "smbd/fsctl_wire.h"
+#include "smbd/smb2/fsctl_wire.h"
 
 /* SRV_COPYCHUNK_COPY with n chunks of len bytes, chunk i from i*len to
  * 1000000 + i*len. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/smb2_lock.c's request parsing (MS-SMB2 2.2.26) and
+ * Unit tests for smbd/smb2/smb2_lock.c's request parsing (MS-SMB2 2.2.26) and
  * flag rules (3.3.5.14.2), with the cases smbtorture
  * smb2.lock.valid-request sends.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "smbd/smb2_lock.h"
+#include "smbd/smb2/smb2_lock.h"
 #include "lib/wire.h"
 
 #define S SMB2_LOCKFLAG_SHARED

@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/ntacl.c: the MS-DTYP 2.5.3.2 access check with
+ * Unit tests for smbd/objects/ntacl.c: the MS-DTYP 2.5.3.2 access check with
  * MAXIMUM_ALLOWED, inheritance (2.5.3.4) and the SET_INFO merge.  The
  * expected masks are the ones smbtorture's smb2.acls tests get from
  * Windows and Samba.
@@ -12,9 +12,9 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/ntacl.h"
-#include "smbd/open.h"
-#include "smbd/secdesc.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/secdesc.h"
 
 static void sid_wk(struct sd_sid *s, uint8_t auth, uint32_t sub)
 {

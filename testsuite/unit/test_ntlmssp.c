@@ -24,7 +24,7 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 #include "smbd/auth/asn1.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/ntlmssp.h"
 #include "smbd/auth/spnego.h"

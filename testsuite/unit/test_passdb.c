@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "lib/crypto.h"
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "smbd/auth/passdb.h"
 
 #define SAMBA_SMBPASSWD "/usr/bin/smbpasswd"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/sd.c: self-relative security descriptors (MS-DTYP
+ * Unit tests for smbd/objects/sd.c: self-relative security descriptors (MS-DTYP
  * 2.4.6) and Samba's security.NTACL xattr.
  *
  * The captured blobs were written by Samba 4.17 (Debian, /usr/sbin/smbd)
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/sd.h"
+#include "smbd/objects/sd.h"
 
 static const char samba_file_v4[] =
 	"0400040000000200040002000100cdc0f33354cf5d24e504f1347ae8366b4bc8"

@@ -14,10 +14,10 @@
 
 #include "testsuite/common/smb2_testconn.h"
 #include "smbd/auth/auth.h"
-#include "smbd/conn.h"
-#include "smbd/session.h"
+#include "smbd/conn/conn.h"
+#include "smbd/conn/session.h"
 #include "smbd/smb2.h"
-#include "smbd/smb2_transform.h"
+#include "smbd/conn/smb2_transform.h"
 #include "lib/wire.h"
 
 static const uint8_t guid[16] = "unit-test-client";

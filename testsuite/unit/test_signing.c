@@ -30,8 +30,8 @@
 
 #include "lib/crypto.h"
 #include "lib/wire.h"
-#include "smbd/smb2_signing.h"
-#include "smbd/smb2_transform.h"
+#include "smbd/conn/smb2_signing.h"
+#include "smbd/conn/smb2_transform.h"
 
 static size_t unhex(const char *hex, uint8_t *out, size_t max)
 {

@@ -11,10 +11,10 @@
 #include <talloc.h>
 
 #include "testsuite/common/smb2_testconn.h"
-#include "smbd/conn.h"
+#include "smbd/conn/conn.h"
 #include "smbd/smbd.h"
 #include "smbd/smb2.h"
-#include "smbd/smb2_server.h"
+#include "smbd/conn/smb2_server.h"
 #include "lib/wire.h"
 
 static void hdr(struct wire_buf *b, uint16_t op, uint64_t mid, uint16_t credits)

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "smbd/auth/auth_str.h"
+#include "lib/charset.h"
 #include "vfs/name.h"
 
 /* Parse UTF-8 name s as it would arrive in UTF-16LE. */

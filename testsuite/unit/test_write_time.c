@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/write_time.c (delayed write time): an open on a
+ * Unit tests for smbd/objects/write_time.c (delayed write time): an open on a
  * temporary file, writes done with pwrite as the WRITE job does them,
  * and the file's mtime (the write time every query reports) checked
  * after each step.  The two-second timer itself is left to smbtorture's
@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "smbd/conn.h"
-#include "smbd/fscc.h"
-#include "smbd/open.h"
-#include "smbd/write_time.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/write_time.h"
 #include "lib/clock.h"
 #include "lib/ev.h"
 

@@ -1,0 +1,175 @@
+/*
+ * Worker and connection state.
+ *
+ * A worker owns its connections; a connection owns its sessions (issue 3)
+ * and everything below them, as a talloc tree (DESIGN.md "Memory").
+ */
+#ifndef SMBD_CONN_H
+#define SMBD_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+struct smbd_server;
+struct smbd_session;
+struct smbd_open;
+struct smb2_frame;
+struct passdb;
+struct smbd_user_map_cache;
+struct tpool;
+struct ev_loop;
+struct ev_stream;
+struct smbd_waiter;
+struct durable_wait;
+struct smbd_barrier;
+
+struct smbd_worker {
+	struct smbd_server *srv;
+	int index;
+	int cpu;
+	struct ev_loop *loop;
+	/* Set by the worker's start: applies an smbcontrol message that came
+	 * through the mailbox (MSG_CONTROL), so the mailbox code needs no
+	 * knowledge of what the messages do. */
+	void (*on_control)(struct smbd_worker *w, int op, const char *arg);
+	unsigned nconns;
+	uint64_t conn_seq;
+	uint16_t session_epoch;
+	uint64_t session_seq;
+	uint64_t open_seq;
+	uint64_t async_seq;		/* AsyncIds (3.3.4.2) */
+	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
+	uint32_t nonce_salt;
+	struct passdb *passdb;		/* opened on first logon */
+	struct smbd_user_map_cache *user_map;	/* smbd/smb2/user_map.c */
+	struct tpool *tpool;		/* file-system calls */
+	struct locking_db *locking;	/* shared DB: smbd/objects/smbd_locking.h */
+	bool stopping;
+	/* Opens by FileId.Volatile across connections: breaks name them. */
+#define SMBD_WORKER_OPEN_BUCKETS 1024
+	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
+	/* Opens holding a lease, by lease key: lease creates and acks. */
+#define SMBD_WORKER_LEASE_BUCKETS 256
+	struct smbd_open *lease_hash[SMBD_WORKER_LEASE_BUCKETS];
+	struct smbd_waiter *waiters;	/* opens waiting for a break */
+	void *notify;			/* inotify state (smb2_notify.c) */
+	struct smbd_conn *conns;	/* every connection of the worker */
+	/* Holds the disconnected durable opens (smbd/objects/durable.c): no socket,
+	 * no session; made on first use. */
+	struct smbd_conn *durable_conn;
+	struct durable_wait *durable_waits;	/* reclaims asked of others */
+	struct smbd_barrier *barriers;	/* accepts waiting (conn_barrier.c) */
+	uint64_t barrier_seq;
+	uint64_t wake_gen;
+};
+
+/* Bits of the message-id window bitmap (MS-SMB2 3.3.1.1): two full credit
+ * windows, so a client may leave gaps without being starved at once. */
+#define SMBD_SEQ_BITS (2 * 8192)
+
+struct smbd_conn {
+	struct smbd_worker *worker;
+	struct smbd_conn *wprev, *wnext;	/* worker->conns */
+	struct ev_stream *stream;
+	uint64_t id;
+	char remote[64];	/* "addr:port" for logs */
+	char remote_addr[48];	/* numeric address, for hosts allow / %I */
+	char local_addr[48];	/* numeric, for the auth audit lines */
+	uint16_t remote_port;
+	uint16_t local_port;
+	int log_slot;		/* conn_log.c: client log handle + 1, or 0 */
+	bool nbt;		/* port 139: NetBIOS session request first */
+	bool nbt_session_ok;
+	/* Tests and fuzzers: frames go here instead of a socket.  The sink
+	 * owns the buffer. */
+	void (*sink)(struct smbd_conn *conn, uint8_t *buf, size_t len);
+	bool busy;		/* a frame is being handled */
+	bool dead;		/* dropped while busy: freed after it */
+
+	/* Frame reassembly: only an incomplete tail is ever copied. */
+	uint8_t hdr[4];
+	size_t hdr_have;
+	uint8_t *frame;
+	size_t frame_len, frame_have;
+
+	/* Negotiate (MS-SMB2 3.3.1.7 Connection). */
+	bool negotiated;	/* SMB2 dialect chosen */
+	bool smb1_wildcard;	/* SMB1 NEGOTIATE answered 0x02FF */
+	uint16_t dialect;
+	uint16_t client_security_mode;
+	uint32_t client_caps;
+	uint32_t server_caps;
+	uint8_t client_guid[16];
+	uint16_t client_dialects[16];
+	uint16_t client_ndialects;
+	uint16_t server_security_mode;
+	uint16_t cipher;	/* 0: none negotiated */
+	uint16_t signing_algo;	/* SMB2_SIGNING_* */
+	bool signing_algo_negotiated;
+	uint8_t preauth_hash[64];
+	uint32_t max_trans, max_read, max_write;
+
+	/* Credits and the message-id window (MS-SMB2 3.3.1.1, 3.3.1.2). */
+	uint64_t seq_low;	/* lowest id not yet used */
+	uint64_t seq_high;	/* first id past the window */
+	uint32_t cur_credits;	/* unused ids in [seq_low, seq_high) */
+	uint8_t *seq_bitmap;	/* SMBD_SEQ_BITS bits, id % SMBD_SEQ_BITS */
+
+	struct smbd_session *sessions;
+	/* conn_limits.c */
+	bool logged_on;		/* a session has logged on */
+	bool limits_counted;
+	unsigned limits_bucket;
+	struct ev_timer *logon_timer;
+	/* Sessions by id (smbd_session_find), and how many: a client may
+	 * hold at most SMBD_MAX_SESSIONS, of which SMBD_MAX_PENDING_SESSIONS
+	 * still authenticating (issue 14 item 6). */
+#define SMBD_SESSION_BUCKETS 64
+	struct smbd_session *session_hash[SMBD_SESSION_BUCKETS];
+	unsigned nsessions;
+	struct smb2_frame *waiting_frames;	/* cancellable (dispatch) */
+
+	/* Opens by volatile FileId (open.c). */
+#define SMBD_OPEN_BUCKETS 256
+	struct smbd_open *open_hash[SMBD_OPEN_BUCKETS];
+	unsigned nopens;
+};
+
+void smbd_conn_accept(struct smbd_worker *w, int fd);
+/* 3.3.5.5.3 PreviousSessionId: log off the session id of this worker if
+ * account (its user) owns it, on whichever connection it lives. */
+/*
+ * conn_barrier.c: start(w, fd) runs once every other worker has handled
+ * what the kernel finished for it before now (a client's dropped earlier
+ * connection), or after a short timeout.
+ */
+void smbd_accept_after_barrier(struct smbd_worker *w, int fd,
+			       void (*start)(struct smbd_worker *w, int fd));
+/* Mailbox messages of the barrier: a worker asks, we answer after our
+ * next poll; the answer to our own question. */
+void smbd_barrier_request(struct smbd_worker *w, int from, uint64_t token);
+void smbd_barrier_answered(struct smbd_worker *w, uint64_t token);
+
+void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
+				  const char *account);
+/* Bytes from the socket (also the entry point for tests and fuzzers). */
+void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len);
+/* A connection without a socket, for tests and fuzzers. */
+struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
+					 void (*sink)(struct smbd_conn *,
+						      uint8_t *, size_t));
+/* Send one frame: buf starts with 4 bytes the function fills with the
+ * NetBIOS session-message header; it takes ownership of buf. */
+void smbd_conn_send_frame(struct smbd_conn *conn, uint8_t *buf, size_t len);
+/* The same, the frame's payload continuing with flen bytes of the file
+ * fd from off, sent from the page cache without a copy (zero-copy READ);
+ * takes fd.  Only for a connection with a socket (conn->sink == NULL). */
+void smbd_conn_send_frame_file(struct smbd_conn *conn, uint8_t *buf,
+			       size_t len, int fd, uint64_t off, size_t flen);
+/* Drop the connection (logged at level 3 with the reason). */
+void smbd_conn_disconnect(struct smbd_conn *conn, const char *why);
+
+#endif

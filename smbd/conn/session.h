@@ -1,0 +1,126 @@
+/*
+ * Sessions and tree connects (MS-SMB2 3.3.1.8 Session, 3.3.1.9 TreeConnect).
+ *
+ * A session is a talloc child of its connection, a tree connect a child
+ * of its session, so LOGOFF, TREE_DISCONNECT and a dropped connection free
+ * everything below them (DESIGN.md "Memory").
+ */
+#ifndef SMBD_SESSION_H
+#define SMBD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/ntstatus.h"
+#include "smbd/conn/smb2_signing.h"
+#include "vfs/vfs.h"
+
+struct smbd_conn;
+struct smbd_worker;
+struct gensec;
+struct smbd_tcon;
+struct auth_result;
+
+enum smbd_session_state {
+	SMBD_SESSION_IN_PROGRESS,
+	SMBD_SESSION_VALID,
+};
+
+/* Per connection: a terminal server multiplexes its users over one
+ * connection, so logged-on sessions may be many; a handful of logons in
+ * progress is all a real client ever has. */
+#define SMBD_MAX_SESSIONS 1024
+#define SMBD_MAX_PENDING_SESSIONS 8
+
+struct smbd_session {
+	struct smbd_session *prev, *next;
+	struct smbd_session *hnext;	/* conn->session_hash chain */
+	struct smbd_conn *conn;
+	uint64_t id;
+	enum smbd_session_state state;
+	struct gensec *gensec;		/* while authenticating */
+	/* `username map script`'s answer for this logon (user_map.c):
+	 * for client name map_client, map_result (NULL: not mapped). */
+	char *map_client, *map_result;
+	uint8_t preauth_hash[64];	/* 3.1.1, per session (3.3.5.5) */
+
+	/* Who is logged on. */
+	bool anonymous, guest;
+	char *account_name;		/* as authenticated */
+	char *domain;
+	char *unix_name;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t ngroups;
+	char *home;
+
+	/* Keys (3.3.5.5.3). */
+	bool has_keys;
+	uint8_t session_key[16];
+	struct smb2_keys keys;
+	enum smb2_sign_algo sign_algo;
+	bool signing_required;
+	bool encrypt;		/* Session.EncryptData (3.3.5.5.3) */
+
+	struct smbd_tcon *tcons;
+	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */
+	uint32_t next_tid;
+};
+
+struct smbd_tcon {
+	struct smbd_tcon *prev, *next;
+	struct smbd_session *session;
+	uint32_t id;
+	int snum;		/* share in the configuration, -1 for IPC$ */
+	char *share_name;
+	char *section;		/* its smb.conf section ("homes" for a home) */
+	char *path;		/* resolved `path` (substitutions done) */
+	bool ipc;
+	bool read_only;
+	uint32_t maximal_access;
+	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
+	/* `force user` / `force group`: the ids file work on this tree runs
+	 * as instead of the session's (smbd_tree_cred). */
+	bool forced;
+	uid_t force_uid;
+	gid_t force_gid;
+	gid_t *force_groups;
+	size_t force_ngroups;
+	struct vfs_share share;	/* root fd and options, for vfs/ */
+	/* `vfs objects` (vfs/module.h): one reference is the tree's; a job
+	 * that calls through it takes its own. */
+	struct vfs_stack *vfs;
+};
+
+/* Tree connects one session may hold (no client maps more than a few
+ * dozen shares; each costs a descriptor here). */
+#define SMBD_MAX_TCONS_PER_SESSION 256
+
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+/* smb2_sesssetup.c: a new session of conn, IN_PROGRESS, with a fresh id
+ * (the caller checked the per-connection limits). */
+struct smbd_session *smbd_session_new(struct smbd_conn *conn);
+/*
+ * 3.3.5.5.3, once the authentication succeeded: the session takes r's
+ * identity, derives its keys from r's session key and its preauth hash
+ * (not on a re-authentication: the keys stay), and becomes VALID.
+ * ACCESS_DENIED when `server smb encrypt = required` and the session
+ * cannot encrypt.  SESSION_SETUP calls it with the gensec result; the
+ * test connection (testsuite/common/smb2_testconn.c) with one it made,
+ * so fuzz targets hold sessions whose keys they know.
+ */
+NTSTATUS smbd_session_establish(struct smbd_session *s,
+				const struct auth_result *r, uint8_t sec_mode,
+				bool reauth);
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
+/* After a reload: each tree finds its share again by section name (the
+ * indices may have moved); a tree whose share is gone or no longer
+ * `available` is disconnected. */
+void smbd_tcons_reloaded(struct smbd_worker *w);
+/* smbcontrol close-share: the trees of share name (case-insensitive,
+ * its section or the name connected to) are disconnected. */
+void smbd_tcons_close_share(struct smbd_worker *w, const char *name);
+
+#endif

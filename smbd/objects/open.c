@@ -1,0 +1,649 @@
+/*
+ * The connection's table of opens: a hash of the volatile FileId.
+ */
+#include "smbd/objects/open.h"
+#include "lib/clock.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/status.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/conn/session.h"
+#include "smbd/conn/smb2_server.h"
+#include "lib/log.h"
+#include "vfs/module.h"
+#include "lib/wire.h"
+#include "locking/locking.h"
+#include "locking/locking_rec.h"
+#include "smbd/objects/smbd_locking.h"
+#include "vfs/anchor.h"
+#include "vfs/streams.h"
+#include "vfs/vfs_posix.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+static struct smbd_open **open_bucket(struct smbd_conn *conn, uint64_t vid)
+{
+	return &conn->open_hash[vid % SMBD_OPEN_BUCKETS];
+}
+
+static struct smbd_open **worker_bucket(struct smbd_worker *w, uint64_t vid)
+{
+	return &w->open_hash[vid % SMBD_WORKER_OPEN_BUCKETS];
+}
+
+struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id)
+{
+	struct smbd_open *op;
+
+	for (op = *worker_bucket(w, id); op != NULL; op = op->whnext) {
+		if (op->fid_volatile == id) {
+			return op;
+		}
+	}
+	return NULL;
+}
+
+static struct smbd_open **lease_bucket(struct smbd_worker *w,
+				       const uint8_t key[16])
+{
+	return &w->lease_hash[(le64(key) ^ le64(key + 8)) %
+			      SMBD_WORKER_LEASE_BUCKETS];
+}
+
+static void open_unhash(struct smbd_open *op)
+{
+	struct smbd_open **pp;
+
+	if (op->conn == NULL) {
+		return;
+	}
+	for (pp = worker_bucket(op->worker, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->whnext) {
+		if (*pp == op) {
+			*pp = op->whnext;
+			break;
+		}
+	}
+	for (pp = lease_bucket(op->worker, op->lease_key);
+	     op->lease_linked && *pp != NULL; pp = &(*pp)->lhnext) {
+		if (*pp == op) {
+			*pp = op->lhnext;
+			break;
+		}
+	}
+	op->lease_linked = false;
+	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == op) {
+			*pp = op->hnext;
+			break;
+		}
+	}
+	op->conn->nopens--;
+	op->conn = NULL;
+}
+
+bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		    const struct smbd_tcon *t, struct tpool_cred *out)
+{
+	const gid_t *src = s->groups;
+	gid_t *groups = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->uid = s->uid;
+	out->gid = s->gid;
+	out->ngroups = s->ngroups;
+	if (t != NULL && t->forced) {
+		out->uid = t->force_uid;
+		out->gid = t->force_gid;
+		out->ngroups = t->force_ngroups;
+		src = t->force_groups;
+	}
+	if (out->ngroups > 0) {
+		groups = talloc_memdup(mem_ctx, src,
+				       sizeof(gid_t) * out->ngroups);
+		if (groups == NULL) {
+			return false;
+		}
+	}
+	out->groups = groups;
+	return true;
+}
+
+/*
+ * A delete that an open leaves behind when it ends without CLOSE (tree
+ * disconnect, logoff, dropped connection, durable expiry).  It runs in
+ * the pool as the open's owner and anchored to the file's directory
+ * (vfs/anchor.h), never on the loop thread as root through a path that
+ * a local user may have re-pointed since the open was made.
+ */
+struct open_delete {
+	struct tpool_job tj;
+	struct vfs_share share;	/* the share's resolve rules */
+	struct vfs_stack *vfs;	/* its modules (recycle): our reference */
+	int root_fd;		/* a duplicate of the share's */
+	int fd;			/* the stream's file, or -1 */
+	char *path;
+	char *stream;
+	bool is_dir;
+	bool delete_now;	/* the open's own object goes */
+	bool delete_base;	/* a stream open's file goes too */
+	struct vfs_file_id id;
+};
+
+static void open_delete_work(struct tpool_job *tj)
+{
+	struct open_delete *d = tj->priv;
+	NTSTATUS st = NT_STATUS_OK;
+
+	if (d->delete_now && d->stream != NULL) {
+		if (d->fd != -1) {
+			(void)vfs_stream_delete(d->fd, d->stream);
+		}
+	} else if (d->delete_now) {
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      d->is_dir, &d->id);
+	}
+	if (d->delete_base) {
+		st = vfs_stack_unlink(d->vfs, &d->share, d->root_fd, d->path,
+				      false, &d->id);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("delete on close of %s: %s\n", d->path,
+			   nt_errstr(st));
+	}
+}
+
+static void open_delete_done(struct tpool_job *tj)
+{
+	struct open_delete *d = tj->priv;
+
+	if (tj->cred_error != 0) {
+		DBG_WARNING("delete on close of %s: cannot switch to uid %u\n",
+			    d->path, (unsigned)d->tj.cred.uid);
+	}
+	talloc_free(d);
+}
+
+static int open_delete_destructor(struct open_delete *d)
+{
+	vfs_stack_unref(d->vfs);
+	if (d->fd != -1) {
+		close(d->fd);
+	}
+	if (d->root_fd != -1) {
+		close(d->root_fd);
+	}
+	return 0;
+}
+
+static void open_delete_submit(struct smbd_open *op, bool delete_now,
+			       bool delete_base)
+{
+	struct open_delete *d;
+
+	if (op->path[0] == '\0' && op->stream == NULL) {
+		return;	/* the share's root is never deleted */
+	}
+	if (op->worker->tpool == NULL || !op->has_owner_cred) {
+		DBG_WARNING("delete on close of %s dropped: no owner to run "
+			    "it as\n", op->path);
+		return;
+	}
+	d = talloc_zero(NULL, struct open_delete);
+	if (d == NULL) {
+		return;
+	}
+	d->root_fd = -1;
+	d->fd = -1;
+	talloc_set_destructor(d, open_delete_destructor);
+	d->share = op->tcon->share;
+	d->share.path = "";
+	d->vfs = vfs_stack_ref(op->tcon->vfs);
+	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	d->path = talloc_strdup(d, op->path);
+	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
+	if (op->stream != NULL && op->fd != -1) {
+		d->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	d->is_dir = op->is_dir;
+	d->delete_now = delete_now;
+	d->delete_base = delete_base;
+	d->id.dev = op->dev;
+	d->id.ino = op->ino;
+	d->tj.fn = open_delete_work;
+	d->tj.done = open_delete_done;
+	d->tj.priv = d;
+	d->tj.use_cred = true;
+	d->tj.cred = op->owner_cred;
+	if (op->owner_cred.ngroups > 0) {
+		d->tj.cred.groups = talloc_memdup(
+			d, op->owner_cred.groups,
+			sizeof(gid_t) * op->owner_cred.ngroups);
+	}
+	if (d->root_fd == -1 || d->path == NULL ||
+	    (op->stream != NULL && d->stream == NULL) ||
+	    (op->owner_cred.ngroups > 0 && d->tj.cred.groups == NULL)) {
+		DBG_WARNING("delete on close of %s: out of resources\n",
+			    op->path);
+		talloc_free(d);
+		return;
+	}
+	tpool_submit(op->worker->tpool, &d->tj);
+}
+
+static int open_destructor(struct smbd_open *op)
+{
+	/* A dropped connection closes its opens too (a CLOSE did this
+	 * already and gave the fd away). */
+	smbd_wt_close(op);
+	smbd_notify_close(op);
+	if (op->share_registered) {
+		bool delete_now = false, delete_base = false;
+
+		/* An open ended by TREE_DISCONNECT, LOGOFF or a dropped
+		 * connection still completes a pending delete. */
+		smbd_open_share_release(op, &delete_now, &delete_base);
+		if (delete_now || delete_base) {
+			open_delete_submit(op, delete_now, delete_base);
+		}
+	}
+	open_unhash(op);
+	if (op->fd != -1) {
+		/* Closing a local fd does not block; opens whose close
+		 * could block go through CLOSE's job instead. */
+		close(op->fd);
+		op->fd = -1;
+	}
+	if (op->snap_root_fd != -1) {
+		close(op->snap_root_fd);
+		op->snap_root_fd = -1;
+	}
+	return 0;
+}
+
+void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16])
+{
+	put_le64(out, op->fid_persistent);
+	put_le64(out + 8, op->fid_volatile);
+}
+
+struct smbd_open *smbd_open_new(struct smbd_conn *conn,
+				struct smbd_session *s,
+				struct smbd_tcon *t, int fd)
+{
+	struct smbd_open *op = talloc_zero(t, struct smbd_open);
+	struct smbd_open **b;
+
+	if (op == NULL) {
+		return NULL;
+	}
+	op->conn = conn;
+	op->tcon = t;
+	op->session = s;
+	op->fd = fd;
+	op->opened_nttime = clock_nttime();
+	op->snap_root_fd = -1;
+	if (s != NULL) {
+		if (!smbd_tree_cred(op, s, t, &op->owner_cred)) {
+			talloc_free(op);
+			return NULL;
+		}
+		op->has_owner_cred = true;
+	}
+	/* Never 0 or all ones (those mean "none"/"the previous one").  The
+	 * worker's index + 1 above bit 40 makes ids unique among workers:
+	 * a durable reclaim on another worker knows whom to ask. */
+	op->fid_volatile = ((uint64_t)(conn->worker->index + 1)
+			    << SMBD_OPEN_ID_WORKER_SHIFT) |
+			   ++conn->worker->open_seq;
+	op->fid_persistent = op->fid_volatile;
+	b = open_bucket(conn, op->fid_volatile);
+	op->hnext = *b;
+	*b = op;
+	op->worker = conn->worker;
+	b = worker_bucket(conn->worker, op->fid_volatile);
+	op->whnext = *b;
+	*b = op;
+	conn->nopens++;
+	talloc_set_destructor(op, open_destructor);
+	return op;
+}
+
+NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
+			  struct smbd_open **out)
+{
+	static const uint8_t chained[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	const uint8_t *id = fid;
+	struct smbd_open *op;
+	uint64_t vid;
+
+	*out = NULL;
+	if (req->related && !req->first_in_chain &&
+	    memcmp(fid, chained, 16) == 0) {
+		/* 3.3.5.2.7.2: the FileId of the previous request; if that
+		 * one failed, this one fails the same way. */
+		if (NT_STATUS_IS_ERR(req->prev_status)) {
+			return req->prev_status;
+		}
+		id = req->prev_fid;
+	}
+	vid = le64(id + 8);
+	for (op = req->conn->open_hash[vid % SMBD_OPEN_BUCKETS]; op != NULL;
+	     op = op->hnext) {
+		if (op->fid_volatile == vid) {
+			break;
+		}
+	}
+	if (op == NULL || op->fid_persistent != le64(id) ||
+	    op->session != req->session || op->tcon != req->tcon) {
+		return NT_STATUS_FILE_CLOSED;
+	}
+	if (!req->channel_counted) {
+		NTSTATUS status = smbd_open_channel_check(req, op);
+
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
+	memcpy(req->fid, id, 16);
+	*out = op;
+	return NT_STATUS_OK;
+}
+
+/* Only these fail on a stale ChannelSequence (3.3.5.2.10). */
+static bool channel_checked_cmd(uint16_t opcode)
+{
+	return opcode == SMB2_OP_WRITE || opcode == SMB2_OP_SETINFO ||
+	       opcode == SMB2_OP_IOCTL;
+}
+
+bool smbd_channel_seq_verify(struct smbd_channel_seq *cs, uint16_t csn,
+			     bool replay)
+{
+	if (csn == cs->seq) {
+		if (replay && cs->outstanding_pre != 0) {
+			/* a replay must not overtake the requests of an
+			 * older channel still in flight */
+			return false;
+		}
+		cs->outstanding++;
+		return true;
+	}
+	if ((uint16_t)(csn - cs->seq) > 0x7fff) {
+		return false;	/* from a channel the client moved away from */
+	}
+	/* A newer channel: what is in flight so far came before it. */
+	cs->outstanding_pre += cs->outstanding;
+	cs->seq = csn;
+	if (replay && cs->outstanding_pre != 0) {
+		cs->outstanding = 0;	/* <272>, as Windows does */
+		return false;
+	}
+	cs->outstanding = 1;
+	return true;
+}
+
+void smbd_channel_seq_done(struct smbd_channel_seq *cs, uint16_t csn)
+{
+	if (csn == cs->seq) {
+		if (cs->outstanding > 0) {
+			cs->outstanding--;
+		}
+	} else if (cs->outstanding_pre > 0) {
+		cs->outstanding_pre--;
+	}
+}
+
+NTSTATUS smbd_open_channel_check(struct smb2_request *req,
+				 struct smbd_open *op)
+{
+	if (req->conn->dialect < SMB2_DIALECT_0300) {
+		return NT_STATUS_OK;
+	}
+	if (smbd_channel_seq_verify(&op->channel, req->channel_seq,
+				    (req->flags &
+				     SMB2_FLAGS_REPLAY_OPERATION) != 0)) {
+		req->channel_counted = true;
+		req->channel_fid = op->fid_volatile;
+		return NT_STATUS_OK;
+	}
+	/* Only these fail; a stale READ or QUERY_INFO goes on. */
+	return channel_checked_cmd(req->opcode) ? NT_STATUS_FILE_NOT_AVAILABLE
+						: NT_STATUS_OK;
+}
+
+/* 3.3.4.1 Sending Any Outgoing Message: the request leaves its open's
+ * count (the open may be gone by now: look it up again). */
+void smbd_open_channel_done(struct smb2_request *req)
+{
+	struct smbd_open *op;
+
+	if (!req->channel_counted) {
+		return;
+	}
+	req->channel_counted = false;
+	op = smbd_open_by_id(req->conn->worker, req->channel_fid);
+	if (op != NULL) {
+		smbd_channel_seq_done(&op->channel, req->channel_seq);
+	}
+}
+
+void smbd_open_lease_link(struct smbd_open *op)
+{
+	struct smbd_open **b = lease_bucket(op->worker, op->lease_key);
+
+	op->lhnext = *b;
+	*b = op;
+	op->lease_linked = true;
+}
+
+struct smbd_open *smbd_open_find_lease(struct smbd_conn *conn,
+				       const uint8_t key[16])
+{
+	struct smbd_open *op;
+
+	/* Any connection of the client: a lease break may be acknowledged
+	 * on another one (smbtorture v2_complex2). */
+	for (op = *lease_bucket(conn->worker, key); op != NULL;
+	     op = op->lhnext) {
+		if (op->caching == CACHING_LEASE &&
+		    memcmp(op->lease_key, key, 16) == 0 &&
+		    memcmp(op->client_guid, conn->client_guid, 16) == 0) {
+			return op;
+		}
+	}
+	return NULL;
+}
+
+void smbd_open_move(struct smbd_open *op, struct smbd_conn *to)
+{
+	struct smbd_open **pp;
+
+	for (pp = open_bucket(op->conn, op->fid_volatile); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == op) {
+			*pp = op->hnext;
+			break;
+		}
+	}
+	op->conn->nopens--;
+	pp = open_bucket(to, op->fid_volatile);
+	op->hnext = *pp;
+	*pp = op;
+	to->nopens++;
+	op->conn = to;
+}
+
+int smbd_open_detach(struct smbd_open *op)
+{
+	int fd = op->fd;
+
+	open_unhash(op);
+	op->fd = -1;
+	return fd;
+}
+
+void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
+		    struct open_owner *o)
+{
+	smbd_open_locking_ids(op, k, o);
+	if (op->stream != NULL) {
+		/* Each stream has share modes of its own (MS-FSA): a key
+		 * of its own, the inode mixed with a hash of the name. */
+		const char *p;
+		uint64_t h = 1469598103934665603ULL;
+
+		for (p = op->stream; *p != '\0'; p++) {
+			h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+		}
+		k->ino ^= h | (1ULL << 63);
+	}
+}
+
+void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
+			     bool *delete_base)
+{
+	struct locking_db *db = op->conn ? smbd_locking(op->conn->worker)
+					 : NULL;
+	struct file_key k;
+	struct open_owner o;
+	bool last = false, wake = false;
+
+	*delete_now = false;
+	*delete_base = false;
+	if (!op->share_registered || db == NULL) {
+		return;
+	}
+	smbd_status_open(op, false);
+	smbd_open_keys(op, &k, &o);
+	brl_remove_owner(db, &k, &o);
+	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
+	op->share_registered = false;
+	if (op->stream_ref) {
+		bool base_last = false;
+
+		smbd_open_locking_ids(op, &k, &o);
+		(void)share_mode_remove(db, &k, &o, &base_last, delete_base);
+		op->stream_ref = false;
+	}
+	if (op->is_dir && op->delete_on_close && !last) {
+		/* MS-FSA 2.1.5.4: the directory's delete is pending now. */
+		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+	}
+	if (wake) {
+		/* An open waits for a break this close may have ended. */
+		smbd_breaks_wake(op->conn->worker, &k);
+	}
+}
+
+NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+	NTSTATUS status;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	smbd_open_keys(op, &k, &o);
+	status = share_mode_set_delete_on_close(db, &k, &o, on);
+	if (NT_STATUS_IS_OK(status) && on && op->is_dir) {
+		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+	}
+	return status;
+}
+
+NTSTATUS smbd_open_check_delete(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	return share_mode_check_delete(db, &k, &o);
+}
+
+/*
+ * Rename of op: Windows refuses it with SHARING_VIOLATION while the
+ * parent directory is open with DELETE access or without
+ * FILE_SHARE_DELETE (smbtorture smb2.rename share_delete_and_delete_access,
+ * no_share_delete_*; the rename changes the directory's contents the way
+ * a delete would).  A parent we cannot stat has no opens we know of.
+ */
+NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct vfs_file_info fi;
+	struct statx stx;
+	struct file_key k;
+	const char *slash;
+	char *parent;
+	int rc, pfd;
+
+	if (db == NULL || op->stream != NULL || op->path == NULL) {
+		return NT_STATUS_OK;
+	}
+	slash = strrchr(op->path, '/');
+	parent = slash ? talloc_strndup(op, op->path, slash - op->path)
+		       : talloc_strdup(op, ".");
+	if (parent == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	/* The parent under the share's openat2 rules, never a symlinked
+	 * way out of it. */
+	pfd = vfs_openat_beneath(&op->tcon->share, op->tcon->share.root_fd,
+				 parent, O_PATH | O_DIRECTORY, 0);
+	rc = pfd == -1 ? -1
+		       : statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
+			       &stx);
+	if (pfd != -1) {
+		close(pfd);
+	}
+	talloc_free(parent);
+	if (rc != 0) {
+		return NT_STATUS_OK;
+	}
+	vfs_statx_to_info(&stx, &fi);
+	k.dev = fi.dev;
+	k.ino = fi.ino;
+	return share_mode_check_rename_parent(db, &k);
+}
+
+NTSTATUS smbd_open_check_open_below(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+
+	if (db == NULL || !op->is_dir || op->path == NULL ||
+	    op->tcon->path == NULL) {
+		return NT_STATUS_OK;
+	}
+	return status_db_open_below(db, op->tcon->path, op->path)
+		       ? NT_STATUS_ACCESS_DENIED
+		       : NT_STATUS_OK;
+}
+
+NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,
+			    bool write)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL || len == 0) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	return brl_check_io(db, &k, &o, off, len, write);
+}

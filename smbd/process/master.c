@@ -1,0 +1,290 @@
+/*
+ * The master process (DESIGN.md "Process model"): forks one worker per
+ * CPU, pins each, restarts a worker that dies, reloads on SIGHUP, stops on
+ * SIGTERM.  It does no SMB work, so it cannot be slowed by a client.
+ *
+ * Signals are blocked and taken synchronously with sigtimedwait(), so the
+ * loop has no async-signal-safety traps.  A worker that dies is restarted
+ * at once, but no more often than once a second per slot, so a worker that
+ * crashes at start-up cannot turn the master into a fork loop.
+ */
+#include "smbd/smbd.h"
+#include "smbd/conn/conn_limits.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/process/sdnotify.h"
+#include "smbd/process/control.h"
+#include "conf/loadparm.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "locking/locking.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct smbd_slot {
+	pid_t pid;
+	uint64_t last_start_ms;
+	bool pending_restart;
+};
+
+static uint64_t master_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool master_start_worker(struct smbd_server *srv,
+				struct smbd_slot *slots, int i)
+{
+	pid_t pid = fork();
+
+	if (pid == -1) {
+		DBG_ERR("cannot fork worker %d: %s\n", i, strerror(errno));
+		slots[i].pending_restart = true;
+		return false;
+	}
+	if (pid == 0) {
+		smbd_worker_main(srv, i);
+	}
+	/* Pin from here too, so the worker is on its CPU by the time the
+	 * line below is logged and anyone reading it checks (the worker
+	 * also pins itself and does not depend on this). */
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(srv->worker_cpus[i], &set);
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
+	slots[i].pid = pid;
+	slots[i].last_start_ms = master_now_ms();
+	slots[i].pending_restart = false;
+	DBG_NOTICE("started worker %d pid %d on cpu %d\n", i, (int)pid,
+		   srv->worker_cpus[i]);
+	return true;
+}
+
+static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
+			bool stopping)
+{
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < srv->nworkers; i++) {
+			if (slots[i].pid == pid) {
+				break;
+			}
+		}
+		if (i == srv->nworkers) {
+			continue; /* e.g. a panic action's child */
+		}
+		slots[i].pid = 0;
+		if (stopping) {
+			continue;
+		}
+		if (WIFSIGNALED(status)) {
+			DBG_ERR("worker %d (pid %d) died with signal %d\n", i,
+				(int)pid, WTERMSIG(status));
+		} else {
+			DBG_ERR("worker %d (pid %d) died with status %d\n", i,
+				(int)pid, WEXITSTATUS(status));
+		}
+		/* Its share modes and locks go before anyone waits on them
+		 * (issue 6: "the master removes a dead worker's entries"). */
+		if (srv->locking != NULL) {
+			locking_cleanup_pid(srv->locking, (uint32_t)pid);
+		}
+		slots[i].pending_restart = true;
+	}
+}
+
+/* Restart due slots; returns ms until the next one is due, or -1. */
+static int master_restart_due(struct smbd_server *srv, struct smbd_slot *slots)
+{
+	uint64_t now = master_now_ms();
+	int i, next = -1;
+
+	for (i = 0; i < srv->nworkers; i++) {
+		uint64_t due;
+
+		if (!slots[i].pending_restart) {
+			continue;
+		}
+		due = slots[i].last_start_ms + 1000;
+		if (now >= due) {
+			master_start_worker(srv, slots, i);
+			continue;
+		}
+		if (next == -1 || (int)(due - now) < next) {
+			next = (int)(due - now);
+		}
+	}
+	return next;
+}
+
+static void master_signal_workers(struct smbd_server *srv,
+				  struct smbd_slot *slots, int sig)
+{
+	int i;
+
+	for (i = 0; i < srv->nworkers; i++) {
+		if (slots[i].pid > 0) {
+			kill(slots[i].pid, sig);
+		}
+	}
+}
+
+static void master_stop(struct smbd_server *srv, struct smbd_slot *slots)
+{
+	uint64_t deadline = master_now_ms() + 5000;
+	int alive, i;
+
+	master_signal_workers(srv, slots, SIGTERM);
+	for (;;) {
+		master_reap(srv, slots, true);
+		for (alive = 0, i = 0; i < srv->nworkers; i++) {
+			alive += slots[i].pid > 0;
+		}
+		if (alive == 0) {
+			break;
+		}
+		if (master_now_ms() > deadline) {
+			DBG_WARNING("%d workers did not stop: killing them\n",
+				    alive);
+			master_signal_workers(srv, slots, SIGKILL);
+			deadline = master_now_ms() + 5000;
+		}
+		usleep(10000);
+	}
+}
+
+bool smbd_reload_config(struct smbd_server *srv)
+{
+	if (!lp_reload(srv->lp)) {
+		DBG_ERR("reloading %s failed: keeping the old configuration\n",
+			srv->config_file);
+		return false;
+	}
+	(void)log_set_levels(lp_str(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
+	log_reopen();
+	return true;
+}
+
+int smbd_master_run(struct smbd_server *srv)
+{
+	struct smbd_slot *slots;
+	sigset_t set;
+	int i, timeout;
+	uint64_t status_due;
+
+	slots = talloc_zero_array(srv, struct smbd_slot, srv->nworkers);
+	if (slots == NULL) {
+		return 1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGIO);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	/* Created (and wiped of a previous run's entries) before any
+	 * worker opens it; the master keeps it open for the cleanup. */
+	if (!NT_STATUS_IS_OK(locking_db_open(
+		    srv, lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY), true,
+		    &srv->locking))) {
+		DBG_ERR("cannot open the locking database in %s\n",
+			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
+		return 1;
+	}
+	if (!smbd_mailboxes_create(srv) || !smbd_conn_limits_create(srv)) {
+		return 1;
+	}
+	/* smbcontrol's socket: without it the server still runs (the
+	 * signals do the same for reload and shutdown). */
+	srv->control_fd = smbd_control_open(srv);
+	for (i = 0; i < srv->nworkers; i++) {
+		master_start_worker(srv, slots, i);
+	}
+	DBG_NOTICE("master pid %d serving with %d workers\n", (int)getpid(),
+		   srv->nworkers);
+	/* The sockets were bound before the fork: from here on a client's
+	 * connection is accepted by a worker, so the service is up. */
+	smbd_notify_ready(srv);
+	status_due = master_now_ms() + SMBD_NOTIFY_STATUS_MS;
+
+	for (;;) {
+		struct timespec ts, *tsp = NULL;
+		siginfo_t si;
+		int sig;
+
+		timeout = master_restart_due(srv, slots);
+		if (smbd_notify_enabled()) {
+			uint64_t now = master_now_ms();
+			int left = now >= status_due
+					   ? 0
+					   : (int)(status_due - now);
+
+			if (left == 0) {
+				smbd_notify_status(srv);
+				status_due = now + SMBD_NOTIFY_STATUS_MS;
+				left = SMBD_NOTIFY_STATUS_MS;
+			}
+			if (timeout < 0 || left < timeout) {
+				timeout = left;
+			}
+		}
+		if (timeout >= 0) {
+			ts.tv_sec = timeout / 1000;
+			ts.tv_nsec = (long)(timeout % 1000) * 1000000;
+			tsp = &ts;
+		}
+		sig = tsp ? sigtimedwait(&set, &si, tsp)
+			  : sigwaitinfo(&set, &si);
+		if (sig == -1) {
+			continue; /* timeout or EINTR: restart what is due */
+		}
+		if (sig == SIGIO && srv->control_fd != -1) {
+			enum smbd_control_op action = SMBD_CONTROL_NONE;
+
+			smbd_control_handle(srv, srv->control_fd, &action);
+			sig = action == SMBD_CONTROL_RELOAD ? SIGHUP
+			      : action == SMBD_CONTROL_SHUTDOWN ? SIGTERM
+								 : SIGIO;
+		}
+		switch (sig) {
+		case SIGCHLD:
+			master_reap(srv, slots, false);
+			break;
+		case SIGHUP:
+			smbd_notify_reloading();
+			if (smbd_reload_config(srv)) {
+				DBG_NOTICE("reloaded %s\n", srv->config_file);
+			}
+			master_signal_workers(srv, slots, SIGHUP);
+			smbd_notify_ready(srv);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			smbd_notify_stopping();
+			DBG_NOTICE("got signal %d: shutting down\n", sig);
+			master_stop(srv, slots);
+			smbd_control_close(srv);
+			smbd_pidfile_remove(srv);
+			DBG_NOTICE("stopped\n");
+			return 0;
+		default:
+			break;
+		}
+	}
+}

@@ -1,0 +1,182 @@
+/*
+ * A worker process: pinned to one CPU, one event loop, many connections
+ * (DESIGN.md "Worker").  It accepts only on its own socket of each
+ * reuseport group, so the CBPF program in listen.c decides which worker
+ * serves a connection.
+ */
+#include "smbd/conn/conn_limits.h"
+#include "smbd/process/control.h"
+#include "smbd/smbd.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/conn/session.h"
+#include "conf/loadparm.h"
+#include "lib/crash.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+#include "lib/tpool.h"
+#include "locking/locking.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static void worker_on_accept(void *priv, int fd)
+{
+	smbd_spread_accept(priv, fd);
+}
+
+static void worker_on_signal(void *priv, int signo)
+{
+	struct smbd_worker *w = priv;
+
+	switch (signo) {
+	case SIGTERM:
+	case SIGINT:
+		w->stopping = true;
+		ev_loop_stop(w->loop);
+		break;
+	case SIGHUP:
+		if (smbd_reload_config(w->srv)) {
+			smbd_tcons_reloaded(w);
+			DBG_NOTICE("worker %d reloaded the configuration\n",
+				   w->index);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void worker_pin(struct smbd_worker *w)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		DBG_WARNING("cannot pin worker %d to cpu %d: %s\n", w->index,
+			    w->cpu, strerror(errno));
+	}
+}
+
+static struct ev_loop *worker_loop(struct smbd_worker *w)
+{
+	int want = lp_int(w->srv->lp, LP_GLOBAL, LP_SMBD_IO_BACKEND);
+	struct ev_loop *loop = NULL;
+
+	if (want == LP_IO_URING) {
+		loop = ev_loop_new(w, EV_BACKEND_URING);
+		if (loop == NULL) {
+			DBG_WARNING("worker %d: io_uring unavailable, "
+				    "falling back to epoll\n",
+				    w->index);
+		}
+	}
+	if (loop == NULL) {
+		loop = ev_loop_new(w, EV_BACKEND_EPOLL);
+	}
+	if (loop != NULL) {
+		DBG_NOTICE("worker %d uses the %s loop\n", w->index,
+			 ev_backend_name(ev_loop_backend(loop)));
+	}
+	return loop;
+}
+
+void smbd_worker_main(struct smbd_server *srv, int index)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	struct smbd_worker *w;
+	char role[32];
+	sigset_t none;
+	size_t g;
+	int i;
+
+	snprintf(role, sizeof(role), "worker %d", index);
+	log_set_role(role);
+	if (srv->control_fd != -1) {
+		close(srv->control_fd);	/* smbcontrol talks to the master */
+		srv->control_fd = -1;
+	}
+	crash_set_panic_action(lp_str(srv->lp, LP_GLOBAL, LP_PANIC_ACTION));
+	/* Die with the master: no orphaned workers holding the port. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1) {
+		_exit(0);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
+
+	w = talloc_zero(srv, struct smbd_worker);
+	if (w == NULL) {
+		_exit(1);
+	}
+	w->srv = srv;
+	w->index = index;
+	w->cpu = srv->worker_cpus[index];
+	worker_pin(w);
+	smbd_conn_limits_worker_init(w);
+
+	/* Keep only our own socket of each group. */
+	for (g = 0; g < srv->ngroups; g++) {
+		for (i = 0; i < srv->nworkers; i++) {
+			if (i != index) {
+				close(srv->groups[g].fds[i]);
+			}
+		}
+	}
+	/* The shared locking DB: the master's handle, reopened so this
+	 * process has its own file descriptors and locks (tdb refuses a
+	 * second open of the same file in one process). */
+	if (srv->locking == NULL ||
+	    !NT_STATUS_IS_OK(locking_db_reopen(srv->locking))) {
+		DBG_ERR("worker %d: cannot reopen the locking database\n",
+			index);
+		_exit(1);
+	}
+	w->locking = srv->locking;
+	w->loop = worker_loop(w);
+	if (w->loop == NULL) {
+		DBG_ERR("worker %d: no event loop\n", index);
+		_exit(1);
+	}
+	/* Four threads: enough to overlap a few slow disk calls per CPU
+	 * while the loop keeps serving; they inherit the worker's CPU. */
+	w->tpool = tpool_new(w, w->loop, 4);
+	if (w->tpool == NULL) {
+		DBG_ERR("worker %d: no thread pool\n", index);
+		_exit(1);
+	}
+	w->on_control = smbd_worker_control;
+	if (!smbd_mailbox_listen(w)) {
+		DBG_ERR("worker %d: cannot watch its mailbox\n", index);
+		_exit(1);
+	}
+	if (ev_signals(w->loop, sigs, sizeof(sigs) / sizeof(sigs[0]),
+		       worker_on_signal, w) != 0) {
+		DBG_ERR("worker %d: cannot watch signals\n", index);
+		_exit(1);
+	}
+	/* The master blocked these; the loop takes them via signalfd. */
+	sigemptyset(&none);
+	sigaddset(&none, SIGCHLD);
+	sigaddset(&none, SIGUSR1);
+	sigprocmask(SIG_UNBLOCK, &none, NULL);
+	for (g = 0; g < srv->ngroups; g++) {
+		if (ev_listen(w->loop, srv->groups[g].fds[index],
+			      worker_on_accept, w) != 0) {
+			DBG_ERR("worker %d: cannot listen\n", index);
+			_exit(1);
+		}
+	}
+	DBG_INFO("worker %d running on cpu %d\n", index, w->cpu);
+	(void)ev_loop_run(w->loop);
+	DBG_INFO("worker %d stopping with %u connections\n", index,
+		 w->nconns);
+	/* Connections go with the worker; the kernel closes the sockets. */
+	_exit(0);
+}

@@ -1,0 +1,179 @@
+/*
+ * CLOSE (MS-SMB2 2.2.15, 2.2.16, 3.3.5.10): the locking DB says whether
+ * this close deletes the file (a pending delete, last open); the fd is
+ * closed, the delete done and the attributes read in the thread pool.
+ * Split from smb2_create.c (one file per command); the attributes are
+ * pushed as the CREATE response does (create_push_times).
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/open.h"
+#include "smbd/smb2/smb2_pipe.h"
+#include "smbd/conn/session.h"
+#include "smbd/objects/write_time.h"
+#include "vfs/anchor.h"
+#include "vfs/module.h"
+#include "vfs/dosattrib.h"
+#include "vfs/streams.h"
+#include "vfs/vfs_posix.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_CLOSE_FLAGS_FULL_INFORMATION 0x0001
+
+struct close_state {
+	int fd;
+	char *stream;
+	int root_fd;
+	char *path;
+	bool is_dir;
+	bool delete_on_close;
+	bool delete_base;	/* the stream's file goes too */
+	bool want_info;
+	struct vfs_file_id id;	/* the file a delete may remove */
+	struct vfs_share share;
+	struct vfs_stack *vfs;	/* the share's modules: our reference */
+	NTSTATUS status;
+	struct vfs_file_info fi;
+};
+
+static void close_job(void *p)
+{
+	struct close_state *st = p;
+
+	if (st->want_info && st->fd != -1) {
+		st->status = vfs_fstat_info(st->fd, &st->fi);
+		if (NT_STATUS_IS_OK(st->status)) {
+			vfs_fill_dos_attributes(&st->share, st->fd, false,
+						st->path, &st->fi);
+		}
+		if (NT_STATUS_IS_OK(st->status) && st->stream != NULL) {
+			uint64_t size = 0;
+
+			(void)vfs_stream_size(st->fd, st->stream, &size);
+			st->fi.end_of_file = size;
+			st->fi.allocation_size = (size + 4095) & ~4095ULL;
+		}
+	}
+	if (st->stream != NULL) {
+		if (st->delete_on_close && st->fd != -1) {
+			(void)vfs_stream_delete(st->fd, st->stream);
+		}
+		/* The file itself goes when this stream open was the last
+		 * thing keeping its pending delete. */
+		st->delete_on_close = st->delete_base;
+	}
+	if (st->fd != -1) {
+		close(st->fd);
+		st->fd = -1;
+	}
+	if (st->delete_on_close && st->path[0] != '\0') {
+		/* Anchored to the file's directory and checked to be this
+		 * file (vfs/anchor.h): never through a re-pointed path. */
+		NTSTATUS ds = vfs_stack_unlink(st->vfs, &st->share,
+					       st->root_fd, st->path,
+					       st->is_dir, &st->id);
+
+		if (!NT_STATUS_IS_OK(ds)) {
+			DBG_NOTICE("delete on close of %s: %s\n", st->path,
+				   nt_errstr(ds));
+		}
+		/* After a delete the reply carries no attributes. */
+		st->want_info = false;
+	}
+	close(st->root_fd);
+	st->root_fd = -1;
+}
+
+static int close_state_destructor(struct close_state *st)
+{
+	vfs_stack_unref(st->vfs);
+	return 0;
+}
+
+static void close_orphan(void *p)
+{
+}
+
+static NTSTATUS close_done(struct smb2_request *req, void *p)
+{
+	struct close_state *st = p;
+	struct wire_buf *out = req->out;
+
+	/* 2.2.16 CLOSE Response */
+	wire_push_le16(out, 60);
+	wire_push_le16(out, st->want_info && NT_STATUS_IS_OK(st->status)
+				    ? SMB2_CLOSE_FLAGS_FULL_INFORMATION
+				    : 0);
+	wire_push_le32(out, 0);
+	if (st->want_info && NT_STATUS_IS_OK(st->status)) {
+		create_push_times(out, &st->fi);
+	} else {
+		wire_push_zero(out, 52);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_close(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct close_state *st;
+	struct smbd_open *op;
+	uint8_t fid[16];
+	uint16_t flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le16(b, &flags);
+	(void)wire_skip(b, 4);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_close(req, op);
+	}
+	st = talloc_zero(NULL, struct close_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->want_info = (flags & SMB2_CLOSE_FLAGS_FULL_INFORMATION) != 0;
+	/* Before the attributes are read: a write since the last write
+	 * time update sets it now (write_time.h). */
+	smbd_wt_close(op);
+	/* The locking DB knows whether this close deletes the file: the
+	 * last open of one whose delete is pending. */
+	smbd_open_share_release(op, &st->delete_on_close, &st->delete_base);
+	st->is_dir = op->is_dir;
+	st->id.dev = op->dev;
+	st->id.ino = op->ino;
+	st->share = op->tcon->share;
+	st->vfs = vfs_stack_ref(op->tcon->vfs);
+	talloc_set_destructor(st, close_state_destructor);
+	st->path = talloc_strdup(st, op->path);
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	st->fd = smbd_open_detach(op);
+	talloc_free(op);
+	if (st->path == NULL || st->root_fd == -1) {
+		if (st->fd != -1) {
+			close(st->fd);
+		}
+		if (st->root_fd != -1) {
+			close(st->root_fd);
+		}
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	return smb2_job_run(req, st, close_job, close_done, close_orphan);
+}
+

@@ -1,0 +1,1044 @@
+/*
+ * CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9; the open semantics of MS-FSA
+ * 2.1.5.1).
+ *
+ * The loop thread checks the request and what the share allows; the
+ * file-system work (resolve, open/create, stat) runs as the session's
+ * user in the thread pool, so the kernel checks the Unix permissions
+ * (and, on acl_xattr shares, smb2_create_access.c a stored NT ACL first).
+ * Share modes, oplocks and leases go through locking/.  Durable opens
+ * live in durable.c, the CREATE side of them in smb2_create_durable.c.
+ *
+ * This file holds the request checks, the open in the thread pool and
+ * the share-mode step; the rest of CREATE is split out to keep files
+ * small (shared declarations in smb2_create_private.h):
+ * smb2_create_access.c the access checks (MS-FSA 2.1.5.1.2.1),
+ * smb2_create_ctx_apply.c the create contexts and the response (2.2.13.2,
+ * 2.2.14), smb2_create_durable.c the durable contexts, reclaims and
+ * replays (3.3.5.9.6/7/10/12).  CLOSE (3.3.5.10) is smb2_close.c.
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/status.h"
+#include "smbd/objects/oplock.h"
+#include "conf/loadparm.h"
+#include "locking/locking_rec.h"
+#include "smbd/objects/smbd_locking.h"
+#include "smbd/smbd.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/durable.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/smb2/smb2_pipe.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/objects/ntacl_file.h"
+#include "smbd/conn/session.h"
+#include "vfs/dosattrib.h"
+#include "vfs/name.h"
+#include "vfs/streams.h"
+#include "vfs/anchor.h"
+#include "vfs/vfs_posix.h"
+#include "vfs/module.h"
+#include "vfs/snapshot.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+
+static void create_orphan(void *p)
+{
+	struct create_state *st = p;
+
+	if (st->fd != -1) {
+		close(st->fd);
+		st->fd = -1;
+	}
+}
+
+static int create_state_destructor(struct create_state *st)
+{
+	vfs_stack_unref(st->vfs);
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
+}
+
+static int create_open_flags(const struct create_state *st, bool is_dir)
+{
+	if (is_dir) {
+		return O_RDONLY | O_DIRECTORY;
+	}
+	if (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) {
+		return O_RDWR;
+	}
+	return O_RDONLY;
+}
+
+/* What create_new made goes again when it cannot be finished (a bad
+ * SecD or ExtA context): nobody has seen it. */
+static void create_new_undo(struct create_state *st, bool dir)
+{
+	struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
+
+	close(st->fd);
+	st->fd = -1;
+	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
+				  dir, &id);
+}
+
+/* Create a new file or directory (the name does not exist). */
+/* `inherit permissions`: the mode of the directory the new name goes
+ * in; 0 when the share does not inherit (or the parent is gone, which the
+ * create itself then reports). */
+static mode_t create_parent_mode(struct create_state *st)
+{
+	struct stat sb;
+	const char *base;
+	int pfd;
+
+	if (!st->share.inherit_permissions) {
+		return 0;
+	}
+	pfd = vfs_open_parent(&st->share, st->share.root_fd, st->real_path,
+			      &base);
+	if (pfd == -1) {
+		return 0;
+	}
+	if (fstat(pfd, &sb) != 0) {
+		sb.st_mode = 0;
+	}
+	close(pfd);
+	return sb.st_mode & 07777;
+}
+
+static void create_new(struct create_state *st)
+{
+	bool dir = (st->options & FILE_DIRECTORY_FILE) != 0;
+	mode_t mode;
+
+	/* MS-FSA 2.1.5.1.1: a new read-only file cannot be delete-on-close;
+	 * refused before anything is created (smb2.delete-on-close-perms
+	 * READONLY creates the same name again next). */
+	if ((st->options & FILE_DELETE_ON_CLOSE) &&
+	    (st->attrs & FILE_ATTRIBUTE_READONLY)) {
+		st->status = NT_STATUS_CANNOT_DELETE;
+		return;
+	}
+	if (st->share.acl_xattr && !create_parent_allows(st, dir)) {
+		st->status = NT_STATUS_ACCESS_DENIED;
+		return;
+	}
+	/* New files are ARCHIVE (MS-FSA 2.1.5.1.2.1), which `map archive`
+	 * turns into the owner's execute bit. */
+	mode = vfs_mode_from_dos(&st->share,
+				 st->attrs | (dir ? 0 : FILE_ATTRIBUTE_ARCHIVE),
+				 dir, create_parent_mode(st));
+	if (dir) {
+		st->status = vfs_mkdir_anchored(&st->share, st->share.root_fd,
+						st->real_path, mode);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path,
+					    O_RDONLY | O_DIRECTORY, 0);
+	} else {
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path,
+					    O_RDWR | O_CREAT | O_EXCL, mode);
+	}
+	if (st->fd == -1) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	st->action = FILE_CREATED;
+	if (st->share.acl_xattr) {
+		create_set_ntacl(st, dir);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			create_new_undo(st, dir);
+			return;
+		}
+	} else if (st->sd != NULL) {
+		struct stat sb;
+		mode_t m;
+
+		if (fstat(st->fd, &sb) == 0 &&
+		    NT_STATUS_IS_OK(secdesc_to_mode(st->sd, st->sd_len,
+						    SECINFO_DACL, sb.st_uid,
+						    sb.st_gid, sb.st_mode, &m)) &&
+		    m != sb.st_mode) {
+			(void)fchmod(st->fd, m & 07777);
+		}
+	}
+	if (st->share.store_dos_attributes) {
+		struct dos_info di;
+
+		memset(&di, 0, sizeof(di));
+		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
+			   (dir ? FILE_ATTRIBUTE_DIRECTORY
+				: FILE_ATTRIBUTE_ARCHIVE);
+		(void)dosattrib_fset(st->fd, &di);
+	}
+	create_set_eas(st);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		create_new_undo(st, dir);
+	}
+}
+
+/* Open an existing name, with the disposition's truncation. */
+static void create_existing(struct create_state *st, bool is_dir)
+{
+	int flags = create_open_flags(st, is_dir);
+	bool overwrite = st->disposition == FILE_OVERWRITE ||
+			 st->disposition == FILE_OVERWRITE_IF ||
+			 st->disposition == FILE_SUPERSEDE;
+
+	if (is_dir && overwrite) {
+		st->status = NT_STATUS_INVALID_PARAMETER;
+		return;
+	}
+	if (overwrite) {
+		/* MS-FSA 2.1.5.1.2.2: a read-only file cannot be
+		 * overwritten, and HIDDEN/SYSTEM must be asked for again;
+		 * check before O_TRUNC destroys anything. */
+		struct vfs_file_info old;
+		int fd0 = vfs_openat_beneath(&st->share, st->share.root_fd,
+					     st->real_path, O_RDONLY, 0);
+
+		if (fd0 != -1 && NT_STATUS_IS_OK(vfs_fstat_info(fd0, &old))) {
+			vfs_fill_dos_attributes(&st->share, fd0, false,
+						st->real_path, &old);
+			if ((old.attributes & FILE_ATTRIBUTE_READONLY) ||
+			    ((old.attributes &
+			      (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM)) &
+			     ~st->attrs) != 0) {
+				st->status = NT_STATUS_ACCESS_DENIED;
+				close(fd0);
+				return;
+			}
+		}
+		if (fd0 != -1) {
+			close(fd0);
+		}
+		/* Truncated later, after the share-mode check (create_done):
+		 * another open may forbid writing. */
+		flags = O_RDWR;
+		st->need_truncate = true;
+	}
+	if (!is_dir && flags == O_RDONLY && !st->read_only_share &&
+	    (st->access & SEC_FLAG_MAXIMUM_ALLOWED)) {
+		/* MAXIMUM_ALLOWED may grant write access: open for writing
+		 * when the permissions allow it, or a later SET_INFO EOF or
+		 * WRITE through it would fail (smb2.oplock.batch11's
+		 * setpathinfo). */
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path, O_RDWR, 0);
+		if (st->fd != -1) {
+			goto opened;
+		}
+	}
+	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+				    st->real_path, flags, 0);
+	if (st->fd == -1 && errno == EACCES && !overwrite &&
+	    !(st->access & (SEC_FILE_READ_DATA | SEC_FILE_WRITE_DATA |
+			    SEC_FILE_APPEND_DATA | SEC_FILE_EXECUTE))) {
+		/* Attribute-only access needs no permission on the data. */
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path, O_PATH, 0);
+		st->opath = st->fd != -1;
+	}
+	if (st->fd == -1) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+opened:
+	st->action = st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
+		     : overwrite			 ? FILE_OVERWRITTEN
+							 : FILE_OPENED;
+}
+
+/* Overwrite/supersede, once share modes allowed it: empty the file, give
+ * it the attributes asked for, reserve AlSi, stat again. */
+static void create_truncate_job(void *p)
+{
+	struct create_state *st = p;
+
+	if (ftruncate(st->fd, 0) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+	if (NT_STATUS_IS_OK(st->status) && st->share.store_dos_attributes) {
+		struct dos_info di;
+
+		memset(&di, 0, sizeof(di));
+		(void)dosattrib_fget(st->fd, &di);
+		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
+			   FILE_ATTRIBUTE_ARCHIVE;
+		(void)dosattrib_fset(st->fd, &di);
+	}
+	if (NT_STATUS_IS_OK(st->status) && st->alloc_size > 0) {
+		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
+				(off_t)st->alloc_size);
+	}
+	create_set_eas(st);
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->status = vfs_fstat_info(st->fd, &st->fi);
+	}
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, false,
+					st->real_path, &st->fi);
+	}
+	close(st->fd);
+	st->fd = -1;
+}
+
+
+/*
+ * A named stream (vfs/streams.h): the base file is found or created, then
+ * the disposition applies to the stream itself.
+ */
+static void create_stream(struct create_state *st, bool base_exists)
+{
+	bool writes = st->disposition != FILE_OPEN ||
+		      (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+				     SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED));
+	bool exists = false;
+	uint64_t size = 0;
+
+	if (st->options & FILE_DIRECTORY_FILE) {
+		st->status = NT_STATUS_NOT_A_DIRECTORY;
+		return;
+	}
+	if (!base_exists) {
+		if (st->disposition == FILE_OPEN ||
+		    st->disposition == FILE_OVERWRITE) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		st->options |= FILE_NON_DIRECTORY_FILE;
+		create_new(st);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+	} else {
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path[0] ? st->real_path
+							     : ".",
+					    writes ? O_RDWR : O_RDONLY, 0);
+		if (st->fd == -1 && errno == EISDIR) {
+			st->fd = vfs_openat_beneath(&st->share,
+						    st->share.root_fd,
+						    st->real_path[0]
+							    ? st->real_path
+							    : ".",
+						    O_RDONLY | O_DIRECTORY, 0);
+		}
+		if (st->fd == -1) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+	}
+	st->status = vfs_stream_xattr(st, st->fd, st->stream,
+				      &st->stream_xattr, &exists);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	switch (st->disposition) {
+	case FILE_OPEN:
+	case FILE_OVERWRITE:
+		if (!exists) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		break;
+	case FILE_CREATE:
+		if (exists) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!exists || st->disposition == FILE_OVERWRITE ||
+	    st->disposition == FILE_OVERWRITE_IF ||
+	    st->disposition == FILE_SUPERSEDE) {
+		if (st->read_only_share) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		st->status = vfs_stream_reset(st->fd, st->stream_xattr);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		st->action = !exists ? FILE_CREATED
+			     : st->disposition == FILE_SUPERSEDE
+				     ? FILE_SUPERSEDED
+				     : FILE_OVERWRITTEN;
+	} else {
+		st->action = FILE_OPENED;
+	}
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	vfs_fill_dos_attributes(&st->share, st->fd, false, st->real_path,
+				&st->fi);
+	(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
+	/* The handle is the stream's: its size, a file's attributes. */
+	st->fi.is_dir = false;
+	st->fi.end_of_file = size;
+	st->fi.allocation_size = (size + 4095) & ~(uint64_t)4095;
+	st->fi.attributes &= ~FILE_ATTRIBUTE_DIRECTORY;
+	if (st->fi.attributes == 0) {
+		st->fi.attributes = FILE_ATTRIBUTE_NORMAL;
+	}
+	st->max_access = create_max_access(st, st->share.root_fd,
+					   st->real_path[0] ? st->real_path
+							    : ".");
+	create_ntacl_access(st);
+}
+
+static void create_job(void *p)
+{
+	struct create_state *st = p;
+	struct vfs_resolved r;
+	struct stat sb;
+	bool is_dir = false;
+
+	if (st->snapshot) {
+		int sfd;
+
+		/* Everything below resolves beneath the snapshot's copy of
+		 * the share root instead of the live one. */
+		st->status = vfs_stack_snap_root(st->vfs, &st->share,
+						 st->snap_time, &sfd);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		close(st->share.root_fd);
+		st->share.root_fd = sfd;
+	}
+	st->status = vfs_resolve(st, &st->share, st->path, &r);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	st->real_path = r.path;
+	if (st->stream != NULL) {
+		create_stream(st, r.exists);
+		return;
+	}
+	if (r.exists) {
+		if (vfs_stat_beneath(&st->share, st->share.root_fd, r.path,
+				     &sb) != 0) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+		is_dir = S_ISDIR(sb.st_mode);
+		if (is_dir && st->data_stream) {
+			/* A directory has no unnamed data stream. */
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return;
+		}
+		if (st->disposition == FILE_CREATE) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		if (is_dir && (st->options & FILE_NON_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return;
+		}
+		if (!is_dir && (st->options & FILE_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_NOT_A_DIRECTORY;
+			return;
+		}
+		if (st->read_only_share &&
+		    st->disposition != FILE_OPEN &&
+		    st->disposition != FILE_OPEN_IF) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		create_existing(st, is_dir);
+	} else {
+		if (st->disposition == FILE_OPEN ||
+		    st->disposition == FILE_OVERWRITE) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return;
+		}
+		if (st->read_only_share) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+		create_new(st);
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	if (st->alloc_size > 0 && !st->opath && st->action != FILE_OPENED &&
+	    !(st->options & FILE_DIRECTORY_FILE)) {
+		/* Reserve the space asked for; a file system that cannot
+		 * (tmpfs without it, say) still gets the open. */
+		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
+				(off_t)st->alloc_size);
+	}
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
+					st->real_path, &st->fi);
+	}
+	/* Always: the desired access is checked against it (until NT ACLs
+	 * are stored, the Unix permissions decide, MS-FSA 2.1.5.1.2.1). */
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->max_access = create_max_access(st, st->share.root_fd,
+						   st->real_path[0]
+							   ? st->real_path
+							   : ".");
+		create_ntacl_access(st);
+	}
+}
+
+static NTSTATUS create_truncate_done(struct smb2_request *req, void *p)
+{
+	struct create_state *st = p;
+	struct smbd_open *op;
+	NTSTATUS status;
+
+	status = smbd_open_lookup(req, req->fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		talloc_free(op);
+		return st->status;
+	}
+	return create_reply(req, st, op);
+}
+
+static NTSTATUS create_after_share(struct smb2_request *req,
+				   struct create_state *st,
+				   struct smbd_open *op, NTSTATUS status);
+
+/*
+ * The locking DB decides (locking/oplock.c): breaks of other holders,
+ * share modes, and the oplock or lease this open gets.  The breaks go out
+ * whatever the outcome; NT_STATUS_OPLOCK_BREAK_IN_PROGRESS means wait.
+ */
+static NTSTATUS create_share(struct smb2_request *req,
+			     struct create_state *st, struct smbd_open *op)
+{
+	struct smbd_worker *w = req->conn->worker;
+	struct locking_db *db = smbd_locking(w);
+	const struct lp_ctx *lp = w->srv->lp;
+	struct share_open_req q;
+	struct share_open_res res;
+	struct file_key k;
+	TALLOC_CTX *tmp;
+	NTSTATUS status;
+
+	if (db == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	memset(&q, 0, sizeof(q));
+	smbd_open_keys(op, &k, &q.o);
+	q.worker = (uint16_t)w->index;
+	q.access_mask = op->access_mask;
+	q.share_access = op->share_access;
+	q.overwrite = st->need_truncate || st->action == FILE_OVERWRITTEN ||
+		      st->action == FILE_SUPERSEDED;
+	q.is_dir = op->is_dir;
+	q.level2_ok = lp_bool(lp, req->tcon->snum, LP_LEVEL2_OPLOCKS);
+	q.retry = st->waiter != NULL;
+	if (st->lease) {
+		q.caching = CACHING_LEASE;
+		q.want = st->lease_state & CACHE_RWH;
+		q.lease_version = st->lease_version;
+		q.epoch = st->lease_epoch;
+		memcpy(q.lease_key, st->lease_key, 16);
+		memcpy(q.client_guid, req->conn->client_guid, 16);
+	} else if (st->oplock_level != SMB2_OPLOCK_LEVEL_NONE &&
+		   lp_bool(lp, req->tcon->snum, LP_OPLOCKS)) {
+		q.caching = CACHING_OPLOCK;
+		q.want = smbd_oplock_level_to_state(st->oplock_level);
+	}
+	if (st->lease) {
+		/* 3.3.5.9.8: a lease key names one file of the client. */
+		struct smbd_open *other = smbd_open_find_lease(req->conn,
+							       st->lease_key);
+		struct file_key ok;
+		struct open_owner oo;
+
+		if (other != NULL) {
+			smbd_open_keys(other, &ok, &oo);
+			if (ok.dev != k.dev || ok.ino != k.ino) {
+				return NT_STATUS_INVALID_PARAMETER;
+			}
+		}
+	}
+	if (st->lease && op->is_dir) {
+		/* No directory leases (no SMB2_GLOBAL_CAP_DIRECTORY_LEASING):
+		 * the reply carries no lease (smb2.lease.request). */
+		st->lease = false;
+		q.caching = CACHING_NONE;
+	}
+	tmp = talloc_new(NULL);
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = share_mode_open(db, tmp, &k, &q, &res);
+	smbd_breaks_deliver(w, &k, res.breaks, res.nbreaks);
+	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	op->share_registered = true;
+	if (op->stream != NULL) {
+		struct file_key bk;
+		struct open_owner bo;
+
+		/* The file's own record hears of the stream open too. */
+		smbd_open_locking_ids(op, &bk, &bo);
+		status = share_mode_add_stream_ref(db, &bk, &bo,
+						   st->share_access);
+		if (!NT_STATUS_IS_OK(status)) {
+			bool dn, db2;
+
+			smbd_open_share_release(op, &dn, &db2);
+			return status;
+		}
+		op->stream_ref = true;
+	}
+	smbd_status_open(op, true);
+	if (st->lease) {
+		/* The lease's version is its first open's. */
+		st->lease_version = res.lease_version;
+		op->caching = CACHING_LEASE;
+		op->lease_version = st->lease_version;
+		memcpy(op->lease_key, st->lease_key, 16);
+		memcpy(op->client_guid, req->conn->client_guid, 16);
+		memcpy(op->parent_lease_key, st->parent_key, 16);
+		op->has_parent_key = st->has_parent_key;
+		smbd_open_lease_link(op);
+	} else if (res.granted != 0) {
+		op->caching = CACHING_OPLOCK;
+	}
+	st->granted_state = res.granted;
+	st->granted_epoch = res.epoch;
+	st->lease_breaking = res.breaking;
+	op->create_action = st->action;
+	if (st->want_durable &&
+	    lp_bool(lp, req->tcon->snum, LP_DURABLE_HANDLES) &&
+	    smbd_durable_grantable(op, st->lease, res.granted)) {
+		smbd_durable_grant(op, &st->durable, req->session->uid);
+		st->durable_granted = true;
+	}
+	if (op->delete_on_close) {
+		struct open_owner o;
+
+		smbd_open_keys(op, &k, &o);
+		(void)share_mode_set_open_delete_on_close(db, &k, &o, true);
+	}
+	return NT_STATUS_OK;
+}
+
+static void create_wait_cancel(void *priv)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+	struct smbd_open *op = smbd_open_by_id(req->conn->worker,
+					       st->wait_open_id);
+
+	TALLOC_FREE(st->waiter);
+	talloc_free(op);
+	smb2_frame_resume(req, NT_STATUS_CANCELLED);
+}
+
+static void create_wait_retry(void *priv, bool expired)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+	struct smbd_worker *w = req->conn->worker;
+	struct smbd_open *op = smbd_open_by_id(w, st->wait_open_id);
+	NTSTATUS status;
+
+	if (op == NULL) {
+		/* Its tree or session went away while it waited. */
+		TALLOC_FREE(st->waiter);
+		smb2_frame_resume(req, NT_STATUS_NETWORK_NAME_DELETED);
+		return;
+	}
+	if (expired) {
+		/* 3.3.6.1: the holders did not answer in time; they get
+		 * what the break said and the open goes on. */
+		struct locking_db *db = smbd_locking(w);
+		struct share_ack_res res;
+		struct file_key k;
+		struct open_owner o;
+		TALLOC_CTX *tmp = talloc_new(NULL);
+
+		smbd_open_keys(op, &k, &o);
+		if (db != NULL && tmp != NULL) {
+			(void)share_mode_break_timeout(db, tmp, &k, NULL, NULL,
+						       NULL, &res);
+			smbd_breaks_deliver(w, &k, res.breaks, res.nbreaks);
+		}
+		talloc_free(tmp);
+	}
+	status = create_share(req, st, op);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return;
+	}
+	TALLOC_FREE(st->waiter);
+	status = create_after_share(req, st, op, status);
+	smb2_frame_resume(req, status);
+}
+
+/* MS-SMB2 3.3.5.9: the open waits for the holders to acknowledge (an
+ * interim STATUS_PENDING reply goes out; CANCEL ends the wait). */
+static NTSTATUS create_wait(struct smb2_request *req, struct create_state *st,
+			    struct smbd_open *op)
+{
+	struct file_key k;
+	struct open_owner o;
+
+	smbd_open_keys(op, &k, &o);
+	st->req = req;
+	st->wait_open_id = op->fid_volatile;
+	st->waiter = smbd_waiter_add(st, req->conn->worker, &k,
+				     create_wait_retry, st);
+	if (st->waiter == NULL) {
+		talloc_free(op);
+		return NT_STATUS_NO_MEMORY;
+	}
+	smb2_request_set_cancel(req, create_wait_cancel, st);
+	return SMBD_STATUS_ASYNC;
+}
+
+/*
+ * The open exists; now the shared locking DB decides whether it may
+ * (MS-FSA 2.1.5.1.2 share access, delete pending).  A file this CREATE
+ * made is removed again when it may not be opened after all.
+ */
+static NTSTATUS create_done(struct smb2_request *req, void *p)
+{
+	struct create_state *st = p;
+	struct smbd_open *op;
+	uint32_t granted = 0;
+	NTSTATUS status = st->status;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_grant(st, &granted);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		create_orphan(st);
+		return status;
+	}
+	op = smbd_open_new(req->conn, req->session, req->tcon, st->fd);
+	if (op == NULL) {
+		create_orphan(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	op->channel.seq = req->channel_seq;	/* 3.3.5.9 */
+	op->is_dir = st->fi.is_dir;
+	op->opath = st->opath;
+	op->path = talloc_steal(op, st->real_path);
+	if (st->snapshot) {
+		/* Later path-relative work on this open (a listing's
+		 * symlinks) stays inside the snapshot. */
+		op->snap_root_fd = fcntl(st->share.root_fd, F_DUPFD_CLOEXEC,
+					 0);
+		if (op->snap_root_fd == -1) {
+			talloc_free(op);
+			return NT_STATUS_TOO_MANY_OPENED_FILES;
+		}
+	}
+	op->stream = talloc_steal(op, st->stream_xattr);
+	op->access_mask = granted;
+	op->share_access = st->share_access;
+	op->create_options = st->options;
+	op->create_disposition = st->disposition;
+	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	if (st->want_durable && st->durable.v2) {
+		/* 3.3.5.9.10: a replay of this DH2Q finds the open by its
+		 * CreateGuid, durable or not, and is refused while the
+		 * CREATE still waits (create_pending). */
+		op->has_create_guid = true;
+		op->create_pending = true;
+		memcpy(op->create_guid, st->durable.create_guid, 16);
+		memcpy(op->client_guid, req->conn->client_guid, 16);
+	}
+	op->dev = st->fi.dev;
+	op->ino = st->fi.ino;
+	smbd_open_fid_bytes(op, req->fid);
+	status = create_share(req, st, op);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return create_wait(req, st, op);
+	}
+	return create_after_share(req, st, op, status);
+}
+
+/* The share-mode entry exists (or was refused): finish the CREATE. */
+static NTSTATUS create_after_share(struct smb2_request *req,
+				   struct create_state *st,
+				   struct smbd_open *op, NTSTATUS status)
+{
+	op->create_pending = false;
+	if (!NT_STATUS_IS_OK(status)) {
+		if (st->action == FILE_CREATED && op->stream == NULL) {
+			/* Nobody saw it: undo what this CREATE made.  On
+			 * the loop thread, so only the very file it made
+			 * (its inode), under its own directory. */
+			struct vfs_file_id id = {op->dev, op->ino};
+
+			(void)vfs_unlink_anchored(&req->tcon->share,
+						  req->tcon->share.root_fd,
+						  op->path, op->is_dir, &id);
+		}
+		talloc_free(op);
+		return status;
+	}
+	if (st->need_truncate && op->stream == NULL) {
+		st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+		if (st->fd == -1) {
+			talloc_free(op);
+			return vfs_map_errno(errno);
+		}
+		return smb2_job_run(req, st, create_truncate_job,
+				    create_truncate_done, create_orphan);
+	}
+	return create_reply(req, st, op);
+}
+
+/* Desired-access bits no open can be granted (reserved, MS-DTYP 2.4.3). */
+#define SEC_ACCESS_RESERVED 0x0ce0fe00u
+/* FileAttributes a create may carry (MS-FSCC 2.6; the rest is invalid). */
+#define FILE_ATTRIBUTES_VALID 0x00007fb7u
+#define FILE_CREATE_TREE_CONNECTION 0x00000080
+
+/*
+ * 3.3.5.9 checks on the fixed fields that need no file system, in the
+ * order Windows applies them (smbtorture's gentest pins it down).
+ */
+static NTSTATUS create_check_fields(uint32_t imp, uint32_t disposition,
+				    uint32_t options, uint32_t attrs,
+				    uint32_t access)
+{
+	if (imp > 3) {
+		return NT_STATUS_BAD_IMPERSONATION_LEVEL;
+	}
+	if ((options & ~FILE_OPTIONS_VALID) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (access == 0 || (access & SEC_ACCESS_RESERVED) != 0) {
+		/* Nothing, or what can never be granted. */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (access & SEC_FLAG_SYSTEM_SECURITY) {
+		return NT_STATUS_PRIVILEGE_NOT_HELD;
+	}
+	if (disposition > FILE_OVERWRITE_IF ||
+	    (attrs & ~FILE_ATTRIBUTES_VALID) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if ((options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
+	    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER |
+		       FILE_CREATE_TREE_CONNECTION)) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if ((options & FILE_DIRECTORY_FILE) &&
+	    ((disposition != FILE_CREATE && disposition != FILE_OPEN &&
+	      disposition != FILE_OPEN_IF) ||
+	     (attrs & FILE_ATTRIBUTE_TEMPORARY))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if ((options & FILE_DELETE_ON_CLOSE) &&
+	    !(access & (SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED |
+			SEC_GENERIC_ALL))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+/* Whether the UTF-16LE name names a stream (a ':' anywhere, "::$DATA"
+ * included: MS-FSCC 2.1.5 stream names). */
+static bool name_has_stream_syntax(const uint8_t *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		if (name[i] == ':' && name[i + 1] == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * An open of a previous version (MS-SMB2 3.3.5.9: the snapshot is read
+ * only): a request for a right that writes is refused as a read-only
+ * volume refuses it, STATUS_MEDIA_WRITE_PROTECTED; nothing is created
+ * or overwritten in it (the read-only-share rules of create_job).
+ */
+static NTSTATUS create_snapshot_check(struct create_state *st,
+				      struct smbd_tcon *t)
+{
+	if ((st->access & SEC_RIGHTS_WRITE_ANY) ||
+	    (st->options & FILE_DELETE_ON_CLOSE)) {
+		return NT_STATUS_MEDIA_WRITE_PROTECTED;
+	}
+	st->read_only_share = true;
+	st->vfs = vfs_stack_ref(t->vfs);
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_create(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct smbd_tcon *t = req->tcon;
+	struct create_state *st;
+	uint32_t imp, access, attrs, share_access, disposition, options;
+	uint32_t ctx_off, ctx_len;
+	uint16_t name_off, name_len;
+	char *path = NULL, *stream = NULL;
+	bool snapshot = false;
+	int64_t snap_time = 0;
+	NTSTATUS status;
+
+	uint8_t oplock_level = 0;
+	bool reclaim;
+
+	(void)wire_skip(b, 3);
+	(void)wire_pull_u8(b, &oplock_level);
+	(void)wire_pull_le32(b, &imp);
+	(void)wire_skip(b, 16); /* SmbCreateFlags, Reserved */
+	(void)wire_pull_le32(b, &access);
+	(void)wire_pull_le32(b, &attrs);
+	(void)wire_pull_le32(b, &share_access);
+	(void)wire_pull_le32(b, &disposition);
+	(void)wire_pull_le32(b, &options);
+	(void)wire_pull_le16(b, &name_off);
+	(void)wire_pull_le16(b, &name_len);
+	(void)wire_pull_le32(b, &ctx_off);
+	(void)wire_pull_le32(b, &ctx_len);
+
+	/* 3.3.5.9.7/3.3.5.9.12: a reclaim ignores the fixed fields (the
+	 * open has its access and options already). */
+	reclaim = create_is_reconnect(req, ctx_off, ctx_len);
+	status = reclaim ? NT_STATUS_OK
+			 : create_check_fields(imp, disposition, options,
+					       attrs, access);
+	DBG_DEBUG("%s: CREATE access 0x%x attrs 0x%x share 0x%x disp %u "
+		  "options 0x%x: %s\n",
+		  req->conn->remote, access, attrs, share_access, disposition,
+		  options, nt_errstr(status));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (t->ipc) {
+		return smb2_pipe_create(req,
+					name_len ? req->in + name_off : NULL,
+					name_len, ntacl_map_generic(access));
+	}
+	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
+							   : NULL,
+				    name_len, &path, &stream);
+	DBG_DEBUG("%s: CREATE '%s'%s%s: %s\n", req->conn->remote,
+		  path ? path : "?", stream ? " stream " : "",
+		  stream ? stream : "", nt_errstr(status));
+	if (!NT_STATUS_IS_OK(status)) {
+		if (log_class_level[DBGC_CLASS] >= LOG_DEBUG) {
+			char hex[129];
+			size_t i;
+
+			for (i = 0; i < name_len && i < 64; i++) {
+				snprintf(hex + 2 * i, 3, "%02x",
+					 req->in[name_off + i]);
+			}
+			hex[2 * i] = '\0';
+			DBG_DEBUG("refused name bytes: %s\n", hex);
+		}
+		return status;
+	}
+
+	if (vfs_stack_has_snapshots(t->vfs)) {
+		/* A previous version named by an @GMT component anywhere in
+		 * the path, as Windows sends it (vfs/snapshot.h). */
+		char *rest;
+
+		status = vfs_gmt_strip(req->mem_ctx, path, &rest, &snapshot,
+				       &snap_time);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+		path = rest;
+	}
+	if (name_has_stream_syntax(req->in + name_off, name_len) &&
+	    (options & FILE_DIRECTORY_FILE)) {
+		/* A data stream is never a directory (MS-FSA 2.1.5.1:
+		 * smbtorture smb2.streams.dir). */
+		return NT_STATUS_NOT_A_DIRECTORY;
+	}
+	access = ntacl_map_generic(access);
+	if (!reclaim && t->read_only && (access & SEC_RIGHTS_WRITE_ANY) &&
+	    !(access & SEC_FLAG_MAXIMUM_ALLOWED)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st = talloc_zero(NULL, struct create_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	st->share = t->share;
+	st->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	talloc_set_destructor(st, create_state_destructor);
+	st->path = talloc_steal(st, path);
+	st->stream = talloc_steal(st, stream);
+	st->data_stream = stream == NULL &&
+			  name_has_stream_syntax(req->in + name_off, name_len);
+	st->disposition = disposition;
+	st->options = options;
+	st->share_access = share_access;
+	st->access = access;
+	st->attrs = attrs;
+	st->read_only_share = t->read_only;
+	st->oplock_level = oplock_level;
+	st->snapshot = snapshot;
+	st->snap_time = snap_time;
+	status = create_contexts(req, st, ctx_off, ctx_len);
+	if (NT_STATUS_IS_OK(status) && st->snapshot) {
+		status = create_snapshot_check(st, req->tcon);
+	}
+	if (NT_STATUS_IS_OK(status) && st->share.acl_xattr) {
+		status = ntacl_session_token(st, req->session, req->tcon,
+					     &st->tok);
+	}
+	if (st->share.root_fd == -1 || !NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		return NT_STATUS_IS_OK(status) ? NT_STATUS_TOO_MANY_OPENED_FILES
+					       : status;
+	}
+	if (st->reconnect) {
+		return create_reconnect(req, st);
+	}
+	if (st->want_durable && st->durable.v2 &&
+	    (req->flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		status = create_replay(req, st);
+		if (status != NT_STATUS_NOT_FOUND) {
+			return status;
+		}
+	}
+	return smb2_job_run(req, st, create_job, create_done, create_orphan);
+}

@@ -1,0 +1,219 @@
+/*
+ * What a CREATE may do and what its open is granted (MS-SMB2 3.3.5.9;
+ * MS-FSA 2.1.5.1.1 creating under a directory, 2.1.5.1.2.1 access
+ * checks): MAXIMUM_ALLOWED / MxAc from the Unix permissions as the job's
+ * credentials see them, or from a stored NT ACL on acl_xattr shares
+ * (whose new objects inherit one, MS-DTYP 2.5.3.4), and the desired
+ * access checked against it.  Split from smb2_create.c, which does the
+ * open itself; the *_access/parent/ntacl helpers run in the job thread,
+ * create_grant on the loop thread.
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/objects/ntacl_file.h"
+#include "vfs/vfs_posix.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Changing the permissions (WRITE_DAC) or owner (WRITE_OWNER) of a file
+ * maps to chmod/chown, which Unix leaves to the owner (and root): the
+ * job runs with the session user's effective ids (lib/tpool.c). */
+static bool create_may_chmod(int dirfd, const char *name)
+{
+	struct stat sb;
+	uid_t me = geteuid();
+
+	return me == 0 || (fstatat(dirfd, name, &sb, 0) == 0 &&
+			   sb.st_uid == me);
+}
+
+/* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
+ * Unix permissions as the job's credentials see them. */
+uint32_t create_max_access(struct create_state *st, int dirfd,
+			   const char *name)
+{
+	uint32_t a = SEC_FILE_READ_ATTRIBUTE | SEC_STD_READ_CONTROL |
+		     SEC_STD_SYNCHRONIZE | SEC_FILE_READ_EA;
+
+	if (faccessat(dirfd, name, R_OK, AT_EACCESS) == 0) {
+		a |= SEC_FILE_READ_DATA | SEC_FILE_EXECUTE;
+	}
+	if (!st->read_only_share &&
+	    faccessat(dirfd, name, W_OK, AT_EACCESS) == 0) {
+		/* DELETE_CHILD comes with write access on files too, as
+		 * Windows and Samba report it (0x1f01ff = FILE_ALL_ACCESS). */
+		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
+		     SEC_DIR_DELETE_CHILD;
+	}
+	if (!st->read_only_share && create_may_chmod(dirfd, name)) {
+		/* The owner may also set the times and the mode, so the
+		 * attributes, of a file it cannot write: a read-only file
+		 * (write bits off) gets its READONLY attribute cleared that
+		 * way, as on Samba. */
+		a |= SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER |
+		     SEC_FILE_WRITE_ATTRIBUTE;
+	}
+	if (!st->read_only_share) {
+		/* Deleting needs write access to the parent directory. */
+		char *parent = talloc_strdup(st, st->real_path);
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		int pfd;
+
+		if (slash != NULL) {
+			*slash = '\0';
+		}
+		pfd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					 slash ? parent : "",
+					 O_PATH | O_DIRECTORY, 0);
+		if (pfd != -1) {
+			if (faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0) {
+				a |= SEC_STD_DELETE;
+			}
+			close(pfd);
+		}
+		talloc_free(parent);
+	}
+	return a;
+}
+
+/*
+ * acl_xattr shares: a directory with an NT ACL lets one add a file with
+ * FILE_ADD_FILE, a subdirectory with FILE_ADD_SUBDIRECTORY (MS-FSA
+ * 2.1.5.1.1); its descriptor is kept for create_set_ntacl.  Without one
+ * the kernel's check of the Unix permissions decides.
+ */
+bool create_parent_allows(struct create_state *st, bool dir)
+{
+	uint32_t need = dir ? SEC_FILE_APPEND_DATA	/* ADD_SUBDIRECTORY */
+			    : SEC_FILE_WRITE_DATA;	/* ADD_FILE */
+
+	if (!NT_STATUS_IS_OK(ntacl_file_get_parent(st, &st->share,
+						   st->real_path,
+						   &st->parent_sd))) {
+		st->parent_sd = NULL;
+		return true;
+	}
+	return (ntacl_max_access(st->parent_sd, st->tok) & need) != 0;
+}
+
+/*
+ * acl_xattr shares: a new object under a directory with an NT ACL
+ * inherits from it (MS-DTYP 2.5.3.4), a SecD context sets its parts;
+ * with neither, nothing is stored and the Unix mode decides.
+ */
+void create_set_ntacl(struct create_state *st, bool dir)
+{
+	struct sd *parent = st->parent_sd, *sd;
+
+	if (parent == NULL && st->sd == NULL) {
+		return;
+	}
+	st->status = ntacl_inherit(st, parent, dir, &st->tok->sids[0],
+				   &st->tok->sids[1], &sd);
+	if (NT_STATUS_IS_OK(st->status) && st->sd != NULL) {
+		st->status = create_apply_secd(st, &sd);
+	}
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->status = ntacl_file_set(st->fd, sd);
+	}
+}
+
+/*
+ * acl_xattr shares: a stored NT ACL decides instead of the mode
+ * (MS-FSA 2.1.5.1.2.1); DELETE comes too with the parent's
+ * FILE_DELETE_CHILD (or, under a directory without an NT ACL, with
+ * write permission on it as create_max_access found).
+ */
+void create_ntacl_access(struct create_state *st)
+{
+	struct sd *sd, *parent;
+	uint32_t a;
+
+	if (!st->share.acl_xattr || st->fd == -1 ||
+	    !NT_STATUS_IS_OK(ntacl_file_get(st, st->fd, &sd))) {
+		return;
+	}
+	a = ntacl_max_access(sd, st->tok);
+	if (!(a & SEC_STD_DELETE)) {
+		if (NT_STATUS_IS_OK(ntacl_file_get_parent(
+			    st, &st->share, st->real_path, &parent))) {
+			if (ntacl_max_access(parent, st->tok) &
+			    SEC_DIR_DELETE_CHILD) {
+				a |= SEC_STD_DELETE;
+			}
+		} else {
+			a |= st->max_access & SEC_STD_DELETE;
+		}
+	}
+	if (st->read_only_share) {
+		a &= ~SEC_RIGHTS_WRITE_ANY;
+	}
+	st->max_access = a;
+	st->have_ntacl = true;
+}
+
+/* The access the open gets (3.3.5.9, MS-FSA 2.1.5.1.2.1). */
+NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
+{
+	uint32_t want = st->access;
+
+	if (want & SEC_FLAG_MAXIMUM_ALLOWED) {
+		want = (want & ~SEC_FLAG_MAXIMUM_ALLOWED) | st->max_access;
+	}
+	if (st->snapshot) {
+		/* A snapshot is read-only whatever its modes say (the
+		 * explicit write rights were refused at the request). */
+		want &= ~SEC_RIGHTS_WRITE_ANY;
+	}
+	/* The creator of a new file gets what it asked for; otherwise a
+	 * right the permissions do not give is refused.  DELETE (or
+	 * delete-on-close) needs write access to the directory. */
+	if (st->action != FILE_CREATED) {
+		/* An NT ACL is asked about every right (READ_CONTROL
+		 * included); the mode only about these. */
+		uint32_t need = want & (st->have_ntacl
+						? SEC_FILE_ALL
+						: (SEC_RIGHTS_FILE_READ |
+						   SEC_RIGHTS_FILE_WRITE |
+						   SEC_RIGHTS_FILE_EXECUTE |
+						   SEC_STD_DELETE |
+						   SEC_STD_WRITE_DAC |
+						   SEC_STD_WRITE_OWNER));
+
+		if ((st->options & FILE_DELETE_ON_CLOSE)) {
+			need |= SEC_STD_DELETE;
+		}
+		if (st->have_ntacl && (st->action == FILE_OVERWRITTEN ||
+				       st->action == FILE_SUPERSEDED)) {
+			/* Destroying the data needs the right to write it,
+			 * asked for or not (MS-FSA 2.1.5.1.2; the mode
+			 * case is left to the kernel's O_RDWR open). */
+			need |= SEC_FILE_WRITE_DATA;
+		}
+		need &= ~(SEC_STD_SYNCHRONIZE | SEC_FILE_READ_ATTRIBUTE);
+		if (!st->have_ntacl) {
+			need &= ~SEC_STD_READ_CONTROL;
+		}
+		if ((need & ~st->max_access) != 0) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+	}
+	if ((st->fi.attributes & FILE_ATTRIBUTE_READONLY) &&
+	    (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) &&
+	    st->action != FILE_CREATED) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if ((st->options & FILE_DELETE_ON_CLOSE) &&
+	    (st->fi.attributes & FILE_ATTRIBUTE_READONLY)) {
+		return NT_STATUS_CANNOT_DELETE;
+	}
+	*granted = want;
+	return NT_STATUS_OK;
+}
+

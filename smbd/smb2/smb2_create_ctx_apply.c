@@ -1,0 +1,310 @@
+/*
+ * CREATE contexts (MS-SMB2 2.2.13.2, 2.2.14.2; 3.3.5.9): parsing the
+ * list a CREATE carries (MxAc, QFid, AlSi, SecD, ExtA, RqLs, TWrp; the
+ * durable ones go to smb2_create_durable.c), applying ExtA (3.3.5.9.2)
+ * and SecD (3.3.5.9.3) to what the open made, and the CREATE response
+ * (2.2.14) with its MxAc (2.2.14.2.5), QFid (2.2.14.2.9) and lease
+ * (2.2.14.2.10/11) contexts.  Split from smb2_create.c, which does the
+ * open itself, to keep each file to one concern.
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/status.h"
+#include "smbd/objects/oplock.h"
+#include "conf/loadparm.h"
+#include "vfs/module.h"
+#include "vfs/snapshot.h"
+#include "locking/locking_rec.h"
+#include "smbd/objects/smbd_locking.h"
+#include "smbd/smbd.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/durable.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/conn/session.h"
+#include "vfs/dosattrib.h"
+#include "vfs/vfs_posix.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+/* MS-SMB2 3.3.5.9.2: the EAs of an ExtA context go on the file the
+ * CREATE made or overwrote; a failure fails the CREATE (the new file is
+ * then removed by the caller's cleanup like any failed create). */
+void create_set_eas(struct create_state *st)
+{
+	if (st->num_eas > 0 && NT_STATUS_IS_OK(st->status)) {
+		st->status = smbd_eas_set(st, st->fd, st->eas, st->num_eas);
+	}
+}
+
+/* The SecD context's owner, group and DACL over what the new object
+ * inherits (MS-SMB2 3.3.5.9.3); INVALID_OWNER for an owner not in the
+ * creator's token (MS-FSA 2.1.5.1.1). */
+NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd)
+{
+	struct sd *secd, *merged;
+	uint32_t parts = 0;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(sd_parse(st, st->sd, st->sd_len, &secd))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (secd->owner != NULL) {
+		parts |= SECINFO_OWNER;
+		if (!st->tok->root && !ntacl_token_has(st->tok, secd->owner)) {
+			return NT_STATUS_INVALID_OWNER;
+		}
+	}
+	if (secd->group != NULL) {
+		parts |= SECINFO_GROUP;
+	}
+	if (secd->control & SD_SE_DACL_PRESENT) {
+		parts |= SECINFO_DACL;
+	}
+	status = ntacl_merge(st, *sd, secd, parts, &merged);
+	if (NT_STATUS_IS_OK(status)) {
+		*sd = merged;
+	}
+	return status;
+}
+
+void create_push_times(struct wire_buf *out,
+		       const struct vfs_file_info *fi)
+{
+	wire_push_le64(out, fi->create_time);
+	wire_push_le64(out, fi->access_time);
+	wire_push_le64(out, fi->write_time);
+	wire_push_le64(out, fi->change_time);
+	wire_push_le64(out, fi->allocation_size);
+	wire_push_le64(out, fi->end_of_file);
+	wire_push_le32(out, fi->attributes);
+}
+
+/* 2.2.14.2.10 / 2.2.14.2.11: the lease the open got. */
+#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS 0x02
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
+static void create_push_lease(struct wire_buf *out, size_t base,
+			      size_t *prev, const struct create_state *st)
+{
+	uint8_t l[52];
+	uint32_t flags = st->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
+					    : 0;
+
+	memset(l, 0, sizeof(l));
+	memcpy(l, st->lease_key, 16);
+	put_le32(l + 16, st->granted_state);
+	if (st->lease_version == 2) {
+		if (st->has_parent_key) {
+			flags |= SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET;
+			memcpy(l + 32, st->parent_key, 16);
+		}
+		put_le16(l + 48, st->granted_epoch);
+	}
+	put_le32(l + 20, flags);
+	create_ctx_push(out, base, prev, "RqLs", l,
+			st->lease_version == 2 ? 52 : 32);
+}
+
+NTSTATUS create_reply(struct smb2_request *req,
+		      struct create_state *st, struct smbd_open *op)
+{
+	struct wire_buf *out = req->out;
+	size_t body = out->len, prev = (size_t)-1, ctx_start;
+	uint8_t fid[16];
+
+	smbd_open_fid_bytes(op, fid);
+
+	/* 2.2.14 CREATE Response */
+	wire_push_le16(out, 89);
+	wire_push_u8(out, st->lease ? SMB2_OPLOCK_LEVEL_LEASE
+				    : smbd_oplock_state_to_level(
+					      st->granted_state));
+	wire_push_u8(out, 0);
+	wire_push_le32(out, st->action);
+	create_push_times(out, &st->fi);
+	wire_push_le32(out, 0);
+	wire_push_bytes(out, fid, 16);
+	wire_push_le32(out, 0); /* CreateContextsOffset, patched */
+	wire_push_le32(out, 0); /* CreateContextsLength, patched */
+	ctx_start = out->len;
+	if (st->want_max_access) {
+		uint8_t mx[8];
+
+		put_le32(mx, NT_STATUS_OK);
+		put_le32(mx + 4, st->max_access);
+		create_ctx_push(out, req->out_hdr, &prev, "MxAc", mx, 8);
+	}
+	if (st->want_qfid) {
+		uint8_t q[32];
+
+		/* 2.2.14.2.9: DiskFileId (inode, device), VolumeId. */
+		memset(q, 0, sizeof(q));
+		put_le64(q, st->fi.ino);
+		put_le64(q + 8, st->fi.dev);
+		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
+	}
+	if (st->lease) {
+		create_push_lease(out, req->out_hdr, &prev, st);
+	}
+	if (st->durable_granted) {
+		create_push_durable(out, req->out_hdr, &prev, st, op);
+	}
+	if (prev != (size_t)-1 && !out->failed) {
+		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
+
+		put_le32(out->data + body + 80, (uint32_t)(first - req->out_hdr));
+		put_le32(out->data + body + 84, (uint32_t)(out->len - first));
+	} else {
+		wire_push_u8(out, 0);
+	}
+	DBG_DEBUG("%s: opened '%s' fid %llu\n", req->conn->remote, op->path,
+		  (unsigned long long)op->fid_volatile);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/*
+ * RqLs (2.2.13.2.8 v1, 32 bytes; 2.2.13.2.10 v2, 52 bytes), taken only
+ * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
+ * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
+ */
+/* ExtA (MS-SMB2 2.2.13.2.1): a FILE_FULL_EA_INFORMATION list, checked
+ * here so a malformed one fails the CREATE before anything is made. */
+static NTSTATUS create_eas_ctx(struct smb2_request *req,
+			       struct create_state *st,
+			       const struct create_ctx *c)
+{
+	NTSTATUS status;
+
+	if (c == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!req->tcon->share.ea_support) {
+		return NT_STATUS_EAS_NOT_SUPPORTED;
+	}
+	status = fscc_ea_list_pull(st, c->data, c->data_len, &st->eas,
+				   &st->num_eas);
+	if (status == NT_STATUS_INFO_LENGTH_MISMATCH) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return status;
+}
+
+static NTSTATUS create_lease_ctx(struct smb2_request *req,
+				 struct create_state *st,
+				 const struct create_ctx *c)
+{
+	struct smbd_conn *conn = req->conn;
+	struct create_lease l;
+	NTSTATUS status;
+
+	if (c == NULL || st->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
+	    conn->dialect < 0x0210 ||
+	    !lp_bool(conn->worker->srv->lp, LP_GLOBAL, LP_SMB2_LEASES)) {
+		if (st->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+			st->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+		}
+		return NT_STATUS_OK;
+	}
+	status = create_ctx_lease_parse(c, conn->dialect >= 0x0300, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	st->lease = true;
+	st->lease_version = l.version;
+	memcpy(st->lease_key, l.key, 16);
+	st->lease_state = l.state;
+	st->lease_epoch = l.epoch;
+	st->has_parent_key = l.has_parent;
+	memcpy(st->parent_key, l.parent_key, 16);
+	return NT_STATUS_OK;
+}
+
+/* The contexts we act on; the rest are ignored as 3.3.5.9 allows. */
+NTSTATUS create_contexts(struct smb2_request *req,
+			 struct create_state *st, uint32_t off,
+			 uint32_t len)
+{
+	struct create_ctx_list l;
+	NTSTATUS status;
+
+	if (len == 0) {
+		return NT_STATUS_OK;
+	}
+	status = create_ctx_parse(st, req->in + off, len, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (create_ctx_find(&l, "MxAc") != NULL) {
+		st->want_max_access = true;
+	}
+	if (create_ctx_find(&l, "QFid") != NULL) {
+		st->want_qfid = true;
+	}
+	{
+		const struct create_ctx *al = create_ctx_find(&l, "AlSi");
+
+		if (al != NULL) {
+			if (al->data_len != 8) {
+				return NT_STATUS_INVALID_PARAMETER;
+			}
+			st->alloc_size = le64(al->data);
+		}
+	}
+	{
+		const struct create_ctx *sd = create_ctx_find(&l, "SecD");
+
+		if (sd != NULL) {
+			st->sd = talloc_memdup(st, sd->data, sd->data_len);
+			st->sd_len = sd->data_len;
+			if (st->sd == NULL && sd->data_len > 0) {
+				return NT_STATUS_NO_MEMORY;
+			}
+		}
+	}
+	status = create_eas_ctx(req, st, create_ctx_find(&l, "ExtA"));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = create_durable_ctx(req, st, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (st->reconnect) {
+		/* 3.3.5.9.7: the lease of the open reclaimed is named by
+		 * its RqLs whatever the OplockLevel field says. */
+		st->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+	}
+	status = create_lease_ctx(req, st, create_ctx_find(&l, "RqLs"));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	{
+		const struct create_ctx *tw = create_ctx_find(&l, "TWrp");
+		uint64_t when;
+
+		if (tw == NULL) {
+			return NT_STATUS_OK;
+		}
+		if (!vfs_stack_has_snapshots(req->tcon->vfs)) {
+			/* No snapshots are exposed here (no `vfs objects =
+			 * shadow_copy2`): no such previous version. */
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		status = create_ctx_twrp_parse(tw, &when);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+		/* 2.2.13.2.7: the version at that time; it names the same
+		 * snapshot as an @GMT component would. */
+		st->snapshot = true;
+		st->snap_time = vfs_filetime_to_unix(when);
+	}
+	return NT_STATUS_OK;
+}

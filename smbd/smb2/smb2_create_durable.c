@@ -1,0 +1,246 @@
+/*
+ * The durable-handle side of CREATE (MS-SMB2 3.3.5.9.6 DHnQ, 3.3.5.9.7
+ * DHnC, 3.3.5.9.10 DH2Q, 3.3.5.9.12 DH2C): which durable context a
+ * CREATE asks for, the DHnQ/DH2Q response contexts (2.2.14.2.3,
+ * 2.2.14.2.12), reclaims of a disconnected open (here or on another
+ * worker) and DH2Q replays, answered from the open that exists.  The
+ * durable opens themselves live in durable.c; this is the CREATE
+ * request's part, split from smb2_create.c.
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/status.h"
+#include "smbd/objects/oplock.h"
+#include "conf/loadparm.h"
+#include "locking/locking_rec.h"
+#include "smbd/objects/smbd_locking.h"
+#include "smbd/smbd.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/durable.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/conn/session.h"
+#include "vfs/dosattrib.h"
+#include "vfs/vfs_posix.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+/* 2.2.14.2.3 DHnQ response (8 reserved bytes), 2.2.14.2.12 DH2Q
+ * response (Timeout, Flags: never persistent here). */
+static void create_push_ctx_durable_tag(struct wire_buf *out, size_t base,
+					size_t *prev, bool v2,
+					const uint8_t d[8])
+{
+	create_ctx_push(out, base, prev, v2 ? "DH2Q" : "DHnQ", d, 8);
+}
+
+void create_push_durable(struct wire_buf *out, size_t base,
+			 size_t *prev, const struct create_state *st,
+			 const struct smbd_open *op)
+{
+	uint8_t d[8];
+
+	memset(d, 0, sizeof(d));
+	if (st->durable.v2) {
+		put_le32(d, op->durable_timeout_ms);
+	}
+	create_push_ctx_durable_tag(out, base, prev, st->durable.v2, d);
+}
+
+/*
+ * DHnQ/DHnC (3.3.5.9.6, 3.3.5.9.7) and DH2Q/DH2C (3.3.5.9.10,
+ * 3.3.5.9.12; 3.x dialects only, ignored before).  A v2 context with any
+ * other durable context is INVALID_PARAMETER; DHnC makes DHnQ moot.
+ */
+NTSTATUS create_durable_ctx(struct smb2_request *req,
+			    struct create_state *st,
+			    const struct create_ctx_list *l)
+{
+	const struct create_ctx *q1 = create_ctx_find(l, "DHnQ");
+	const struct create_ctx *c1 = create_ctx_find(l, "DHnC");
+	const struct create_ctx *q2 = create_ctx_find(l, "DH2Q");
+	const struct create_ctx *c2 = create_ctx_find(l, "DH2C");
+	const struct create_ctx *use;
+
+	if (req->conn->dialect < 0x0300) {
+		q2 = NULL;
+		c2 = NULL;
+	}
+	if ((q2 != NULL || c2 != NULL) &&
+	    (q1 != NULL || c1 != NULL || (q2 != NULL && c2 != NULL))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	use = c2 ? c2 : q2 ? q2 : c1 ? c1 : q1;
+	if (use == NULL) {
+		return NT_STATUS_OK;
+	}
+	if ((use == q1 || use == q2) &&
+	    !lp_bool(req->conn->worker->srv->lp, req->tcon->snum,
+		     LP_DURABLE_HANDLES)) {
+		/* `durable handles = no`: a request is not granted. */
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(create_ctx_durable_parse(use, &st->durable))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	st->reconnect = st->durable.reconnect;
+	st->want_durable = !st->durable.reconnect;
+	return NT_STATUS_OK;
+}
+
+/* The CREATE response for an open that exists already: a reclaimed
+ * durable open or a replayed DH2Q (replay: st holds what the replay asked
+ * for).  Consumes st. */
+static NTSTATUS create_reply_existing(struct smb2_request *req,
+				      struct create_state *st,
+				      struct smbd_open *op, bool replay)
+{
+	struct locking_db *db = smbd_locking(req->conn->worker);
+	struct share_mode_entry e;
+	struct file_key k;
+	struct open_owner o;
+	NTSTATUS status;
+
+	status = vfs_fstat_info(op->fd, &st->fi);
+	if (NT_STATUS_IS_OK(status)) {
+		vfs_fill_dos_attributes(&op->tcon->share, op->fd, false,
+					op->path, &st->fi);
+		smbd_open_keys(op, &k, &o);
+		memset(&e, 0, sizeof(e));
+		if (db != NULL) {
+			(void)share_mode_get_entry(db, &k, &o, &e);
+		}
+		st->lease = op->caching == CACHING_LEASE;
+		st->lease_version = op->lease_version;
+		memcpy(st->lease_key, op->lease_key, 16);
+		memcpy(st->parent_key, op->parent_lease_key, 16);
+		st->has_parent_key = op->has_parent_key;
+		st->granted_state = e.state;
+		st->granted_epoch = e.epoch;
+		if (replay && !st->lease) {
+			/* 3.3.5.9.10: a replay answers with the oplock it
+			 * asks for, as far as the open holds it, and is
+			 * durable only if that level would make it so. */
+			st->granted_state &=
+				smbd_oplock_level_to_state(st->oplock_level);
+		}
+		if (replay) {
+			st->durable_granted = smbd_durable_grantable(
+				op, st->lease, st->granted_state);
+		}
+		st->lease_breaking = (e.flags & SHARE_ENTRY_BREAKING) != 0;
+		smbd_open_fid_bytes(op, req->fid);
+		status = create_reply(req, st, op);
+	}
+	talloc_free(st);
+	return status;
+}
+
+/* The open came from another worker (or did not). */
+static void create_reclaimed(void *priv, struct smbd_open *op,
+			     NTSTATUS status)
+{
+	struct create_state *st = priv;
+	struct smb2_request *req = st->req;
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_reply_existing(req, st, op, false);
+	} else {
+		talloc_free(st);
+	}
+	smb2_frame_resume(req, status);
+}
+
+/* DHnC / DH2C: reclaim a disconnected durable open (durable.c). */
+NTSTATUS create_reconnect(struct smb2_request *req,
+			  struct create_state *st)
+{
+	struct smbd_open *op;
+	NTSTATUS status;
+
+	/* 3.3.5.9.7: the open as it is; no durable context in the reply. */
+	st->action = FILE_OPENED;
+	st->durable_granted = false;
+	status = smbd_durable_reconnect(req, &st->durable, st->path,
+					st->lease ? st->lease_key : NULL, &op);
+	if (status == NT_STATUS_NOT_FOUND) {
+		/* Kept by another worker, maybe. */
+		st->req = req;
+		(void)talloc_steal(req->mem_ctx, st);
+		status = smbd_durable_reclaim_remote(
+			req, &st->durable, st->path,
+			st->lease ? st->lease_key : NULL, create_reclaimed, st);
+		if (status == SMBD_STATUS_ASYNC) {
+			return status;
+		}
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		return status;
+	}
+	return create_reply_existing(req, st, op, false);
+}
+
+/*
+ * 3.3.5.9.10: a replayed DH2Q (SMB2_FLAGS_REPLAY_OPERATION) whose
+ * CreateGuid names an open of this client gets that open back, as the
+ * first CREATE answered it.  NT_STATUS_NOT_FOUND: none, open anew.
+ */
+NTSTATUS create_replay(struct smb2_request *req,
+		       struct create_state *st)
+{
+	struct smbd_open *op = smbd_durable_find_guid(
+		req->conn->worker, req->conn->client_guid,
+		st->durable.create_guid);
+
+	if (op == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	if (op->create_pending) {
+		/* Its CREATE still waits for a break (Samba answers so;
+		 * smbtorture smb2.replay.dhv2-pending*-sane). */
+		talloc_free(st);
+		return NT_STATUS_FILE_NOT_AVAILABLE;
+	}
+	if (op->disconnected || op->session != req->session ||
+	    op->tcon != req->tcon) {
+		talloc_free(st);
+		return NT_STATUS_DUPLICATE_OBJECTID;
+	}
+	if ((op->caching == CACHING_LEASE) != st->lease ||
+	    (st->lease && memcmp(op->lease_key, st->lease_key, 16) != 0)) {
+		/* Replayed with a lease for an oplock open, or the other
+		 * way round, or another lease (Windows: ACCESS_DENIED). */
+		talloc_free(st);
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st->action = op->create_action;
+	return create_reply_existing(req, st, op, true);
+}
+
+/* Whether the CREATE carries DHnC or DH2C (a malformed list is not:
+ * the full parse reports it). */
+bool create_is_reconnect(struct smb2_request *req, uint32_t off,
+			 uint32_t len)
+{
+	TALLOC_CTX *tmp;
+	struct create_ctx_list l;
+	bool ret = false;
+
+	if (len == 0 || req->tcon->ipc) {
+		return false;
+	}
+	tmp = talloc_new(NULL);
+	if (tmp != NULL &&
+	    NT_STATUS_IS_OK(create_ctx_parse(tmp, req->in + off, len, &l))) {
+		ret = create_ctx_find(&l, "DHnC") != NULL ||
+		      (req->conn->dialect >= 0x0300 &&
+		       create_ctx_find(&l, "DH2C") != NULL);
+	}
+	talloc_free(tmp);
+	return ret;
+}

@@ -1,0 +1,136 @@
+/*
+ * Internal to CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9): the request
+ * state and the helpers shared by smb2_create.c (the open itself),
+ * smb2_create_access.c (MAXIMUM_ALLOWED, NT ACLs, the granted access),
+ * smb2_create_ctx_apply.c (create contexts: parsing them and answering
+ * MxAc, QFid, RqLs; applying ExtA and SecD) and smb2_create_durable.c
+ * (DHnQ/DH2Q answers, DHnC/DH2C reclaims, DH2Q replays), plus the
+ * attributes part of the CLOSE response (smb2_close.c).  Not for other
+ * files: these names carry no module prefix.
+ */
+#ifndef SMBD_SMB2_CREATE_PRIVATE_H
+#define SMBD_SMB2_CREATE_PRIVATE_H
+
+#include "smbd/conn/smb2_server.h"
+#include "smbd/objects/create_ctx.h"
+#include "vfs/vfs.h"
+
+struct sd;
+struct smbd_open;
+
+/* CreateDisposition (2.2.13) */
+#define FILE_SUPERSEDE 0
+#define FILE_OPEN 1
+#define FILE_CREATE 2
+#define FILE_OPEN_IF 3
+#define FILE_OVERWRITE 4
+#define FILE_OVERWRITE_IF 5
+
+/* CreateAction (2.2.14) */
+#define FILE_SUPERSEDED 0
+#define FILE_OPENED 1
+#define FILE_CREATED 2
+#define FILE_OVERWRITTEN 3
+
+/* CreateOptions (2.2.13) */
+#define FILE_DIRECTORY_FILE 0x00000001
+#define FILE_WRITE_THROUGH 0x00000002
+#define FILE_NON_DIRECTORY_FILE 0x00000040
+#define FILE_DELETE_ON_CLOSE 0x00001000
+#define FILE_OPEN_BY_FILE_ID 0x00002000
+#define FILE_RESERVE_OPFILTER 0x00100000
+#define FILE_OPEN_REPARSE_POINT 0x00200000
+#define FILE_OPTIONS_VALID 0x00ffffff
+
+struct create_state {
+	/* in */
+	struct vfs_share share;		/* root_fd is our own dup */
+	/* A previous version (an @GMT component or TWrp, vfs/snapshot.h):
+	 * the create job swaps root_fd for the snapshot's share root
+	 * (vfs_stack_snap_root) and the open is read-only. */
+	bool snapshot;
+	int64_t snap_time;
+	struct vfs_stack *vfs;		/* our reference, when snapshot */
+	char *path;
+	uint32_t disposition, options, access, attrs;
+	bool read_only_share;
+	bool want_max_access;
+	bool want_qfid;
+	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
+	uint32_t share_access;
+	bool need_truncate;	/* overwrite: truncated once share modes
+				 * allow it (create_truncate_job) */
+	char *stream;		/* the stream name asked for, or NULL */
+	bool data_stream;	/* "name::$DATA": the unnamed stream */
+	char *stream_xattr;	/* out: the xattr that holds it */
+	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr
+				 * shares, otherwise applied as a mode */
+	size_t sd_len;
+	struct ntacl_token *tok;	/* who opens (acl_xattr shares) */
+	struct sd *parent_sd;	/* a new object's directory's NT ACL */
+	bool have_ntacl;	/* out: a stored NT ACL gave max_access */
+	struct fscc_ea *eas;	/* ExtA (2.2.13.2.1): set on a new or */
+	size_t num_eas;		/* overwritten file */
+	/* Oplock or lease asked for (2.2.13, 2.2.13.2.8/10). */
+	uint8_t oplock_level;
+	bool lease;
+	uint8_t lease_version;
+	uint8_t lease_key[16];
+	uint32_t lease_state;
+	uint16_t lease_epoch;
+	uint8_t parent_key[16];
+	bool has_parent_key;
+	/* Durable handle contexts (2.2.13.2.3/.4/.11/.12, durable.h). */
+	bool want_durable;	/* DHnQ or DH2Q */
+	bool reconnect;		/* DHnC or DH2C */
+	bool durable_granted;
+	struct create_durable durable;
+	/* Granted (locking/oplock.c). */
+	uint32_t granted_state;
+	uint16_t granted_epoch;
+	bool lease_breaking;
+	/* Waiting for a break (smbd/objects/oplock.h). */
+	struct smb2_request *req;
+	uint64_t wait_open_id;
+	struct smbd_waiter *waiter;
+	/* out */
+	NTSTATUS status;
+	int fd;
+	bool opath;
+	uint32_t action;
+	uint32_t granted;
+	uint32_t max_access;
+	char *real_path;
+	struct vfs_file_info fi;
+};
+
+
+/* smb2_create_access.c */
+uint32_t create_max_access(struct create_state *st, int dirfd,
+			   const char *name);
+bool create_parent_allows(struct create_state *st, bool dir);
+void create_set_ntacl(struct create_state *st, bool dir);
+void create_ntacl_access(struct create_state *st);
+NTSTATUS create_grant(struct create_state *st, uint32_t *granted);
+
+/* smb2_create_ctx_apply.c */
+NTSTATUS create_contexts(struct smb2_request *req, struct create_state *st,
+			 uint32_t off, uint32_t len);
+void create_set_eas(struct create_state *st);
+NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd);
+void create_push_times(struct wire_buf *out, const struct vfs_file_info *fi);
+NTSTATUS create_reply(struct smb2_request *req, struct create_state *st,
+		      struct smbd_open *op);
+
+/* smb2_create_durable.c */
+NTSTATUS create_durable_ctx(struct smb2_request *req, struct create_state *st,
+			    const struct create_ctx_list *l);
+void create_push_durable(struct wire_buf *out, size_t base, size_t *prev,
+			 const struct create_state *st,
+			 const struct smbd_open *op);
+bool create_is_reconnect(struct smb2_request *req, uint32_t off,
+			 uint32_t len);
+NTSTATUS create_reconnect(struct smb2_request *req, struct create_state *st);
+NTSTATUS create_replay(struct smb2_request *req, struct create_state *st);
+
+#endif

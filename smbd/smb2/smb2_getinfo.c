@@ -1,0 +1,586 @@
+/*
+ * QUERY_INFO (MS-SMB2 2.2.37, 2.2.38, 3.3.5.20): the pool stats the open
+ * file (and its file system); the loop encodes the class with smbd/fscc.
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/smb2/smb2_pipe.h"
+#include "smbd/objects/sd.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/conn/session.h"
+#include "smbd/smbd.h"
+#include "vfs/name.h"
+#include "vfs/ntacl_xattr.h"
+#include "vfs/streams.h"
+#include "vfs/vfs_posix.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_0_INFO_FILE 0x01
+#define SMB2_0_INFO_FILESYSTEM 0x02
+#define SMB2_0_INFO_SECURITY 0x03
+#define SMB2_0_INFO_QUOTA 0x04
+
+/* FileFsAttributeInformation FileSystemAttributes (MS-FSCC 2.5.1). */
+#define FILE_CASE_SENSITIVE_SEARCH 0x00000001
+#define FILE_CASE_PRESERVED_NAMES 0x00000002
+#define FILE_UNICODE_ON_DISK 0x00000004
+#define FILE_PERSISTENT_ACLS 0x00000008
+#define FILE_SUPPORTS_SPARSE_FILES 0x00000040
+
+struct getinfo_state {
+	int fd;
+	bool opath;
+	bool want_fs;
+	struct vfs_share share;
+	char *path;
+	NTSTATUS status;
+	struct vfs_file_info fi;
+	struct statvfs vfs;
+	uint32_t ea_size;
+	bool want_eas;
+	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
+	char *stream;		/* the open is this stream (xattr) */
+	bool want_streams;
+	char **stream_names;	/* FileStreamInformation, ::$DATA first */
+	uint64_t *stream_sizes;
+	size_t nstreams;
+	bool want_ntacl;	/* security class on an acl_xattr share */
+	uint8_t *ntacl;		/* the security.NTACL value, if any */
+	size_t ntacl_len;
+};
+
+/* FileStreamInformation: the data stream (files only), then the rest. */
+static void getinfo_list_streams(struct getinfo_state *st)
+{
+	char **names = NULL;
+	uint64_t *sizes = NULL;
+	size_t n = 0, i, k = 0;
+
+	if (!NT_STATUS_IS_OK(vfs_stream_list(st, st->fd, &names, &sizes, &n))) {
+		n = 0;
+	}
+	st->stream_names = talloc_array(st, char *, n + 1);
+	st->stream_sizes = talloc_array(st, uint64_t, n + 1);
+	if (st->stream_names == NULL || st->stream_sizes == NULL) {
+		return;
+	}
+	if (!st->fi.is_dir) {
+		st->stream_names[k] = talloc_strdup(st, "::$DATA");
+		st->stream_sizes[k++] = st->fi.end_of_file;
+	}
+	for (i = 0; i < n; i++) {
+		st->stream_names[k] = names[i];
+		st->stream_sizes[k++] = sizes[i];
+	}
+	st->nstreams = k;
+}
+
+/* The user.* xattrs that are EAs (not Samba's own metadata). */
+static bool getinfo_is_ea(const char *name)
+{
+	return strncmp(name, "user.", 5) == 0 &&
+	       strcmp(name, "user.DOSATTRIB") != 0 &&
+	       strncmp(name, "user.DosStream.", 15) != 0;
+}
+
+/* flistxattr/fgetxattr that also work on an O_PATH descriptor (an
+ * attribute-only open, e.g. one asking for FILE_READ_EA alone), through
+ * its /proc/self/fd link as dosattrib_fget does. */
+static ssize_t ea_flist(int fd, char *list, size_t size)
+{
+	ssize_t n = flistxattr(fd, list, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = listxattr(proc, list, size);
+	}
+	return n;
+}
+
+static ssize_t ea_fget(int fd, const char *name, void *val, size_t size)
+{
+	ssize_t n = fgetxattr(fd, name, val, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = getxattr(proc, name, val, size);
+	}
+	return n;
+}
+
+/* The file's security.NTACL (Samba's acl_xattr), left NULL if none. */
+static void getinfo_read_ntacl(struct getinfo_state *st)
+{
+	if (!NT_STATUS_IS_OK(vfs_ntacl_fget(st, st->fd, &st->ntacl,
+					    &st->ntacl_len))) {
+		st->ntacl = NULL;
+		st->ntacl_len = 0;
+	}
+}
+
+/* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION entries, 4-byte aligned. */
+static void getinfo_list_eas(struct getinfo_state *st)
+{
+	char list[4096];
+	ssize_t n = ea_flist(st->fd, list, sizeof(list)), i = 0;
+	size_t prev = (size_t)-1;
+
+	wire_buf_init(&st->eas, st, 256);
+	while (n > 0 && i < n) {
+		const char *name = list + i;
+		size_t len = strlen(name), start;
+		uint8_t val[4096];
+		ssize_t v;
+
+		i += (ssize_t)len + 1;
+		if (!getinfo_is_ea(name) || len - 5 > 255) {
+			continue;
+		}
+		v = ea_fget(st->fd, name, val, sizeof(val));
+		if (v < 0) {
+			continue;
+		}
+		wire_push_align(&st->eas, 4);
+		start = st->eas.len;
+		if (prev != (size_t)-1 && !st->eas.failed) {
+			put_le32(st->eas.data + prev, (uint32_t)(start - prev));
+		}
+		wire_push_le32(&st->eas, 0);
+		wire_push_u8(&st->eas, 0);
+		wire_push_u8(&st->eas, (uint8_t)(len - 5));
+		wire_push_le16(&st->eas, (uint16_t)v);
+		wire_push_bytes(&st->eas, name + 5, len - 5 + 1);
+		wire_push_bytes(&st->eas, val, (size_t)v);
+		prev = start;
+	}
+}
+
+/* FileEaInformation.EaSize: the FILE_FULL_EA_INFORMATION list size of
+ * the user.* xattrs other than Samba's own (MS-FSCC 2.4.15). */
+static uint32_t getinfo_ea_size(int fd)
+{
+	char list[4096];
+	ssize_t n = ea_flist(fd, list, sizeof(list));
+	uint32_t total = 0;
+	ssize_t i = 0;
+
+	while (n > 0 && i < n) {
+		const char *name = list + i;
+		size_t len = strlen(name);
+
+		i += (ssize_t)len + 1;
+		if (!getinfo_is_ea(name)) {
+			continue;
+		}
+		{
+			ssize_t v = ea_fget(fd, name, NULL, 0);
+			uint32_t e = 8 + (uint32_t)(len - 5) + 1 +
+				     (uint32_t)(v > 0 ? v : 0);
+			total += (e + 3) & ~3u;
+		}
+	}
+	return total;
+}
+
+static void getinfo_job(void *p)
+{
+	struct getinfo_state *st = p;
+
+	st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (NT_STATUS_IS_OK(st->status)) {
+		vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path,
+					&st->fi);
+		if (st->want_streams && !st->opath) {
+			getinfo_list_streams(st);
+		}
+		if (st->stream != NULL) {
+			uint64_t size = 0;
+
+			(void)vfs_stream_size(st->fd, st->stream, &size);
+			st->fi.is_dir = false;
+			st->fi.end_of_file = size;
+			st->fi.allocation_size = (size + 4095) & ~4095ULL;
+		}
+		if (st->want_ntacl) {
+			getinfo_read_ntacl(st);
+		}
+		if (st->share.ea_support) {
+			st->ea_size = getinfo_ea_size(st->fd);
+			if (st->want_eas) {
+				getinfo_list_eas(st);
+			}
+		}
+	}
+	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+	close(st->fd);
+	st->fd = -1;
+}
+
+static void getinfo_orphan(void *p)
+{
+}
+
+/*
+ * The smallest OutputBufferLength Windows accepts per class: the size of
+ * the C structure, whose variable name array counts one character and
+ * which is padded to its alignment (MS-FSA 2.1.5.12: "If OutputBufferSize
+ * is smaller than sizeof(...)", smbtorture smb2.getinfo.*_buffercheck).
+ * Below it: INFO_LENGTH_MISMATCH; the encoders handle the rest.
+ */
+struct getinfo_min {
+	uint8_t type, cls;
+	uint32_t size;
+};
+
+static const struct getinfo_min getinfo_mins[] = {
+	{SMB2_0_INFO_FILE, FSCC_FILE_BASIC_INFORMATION, 40},
+	{SMB2_0_INFO_FILE, FSCC_FILE_STANDARD_INFORMATION, 24},
+	{SMB2_0_INFO_FILE, FSCC_FILE_ALL_INFORMATION, 104},
+	{SMB2_0_INFO_FILE, FSCC_FILE_ALTERNATE_NAME_INFORMATION, 8},
+	{SMB2_0_INFO_FILE, FSCC_FILE_STREAM_INFORMATION, 32},
+	{SMB2_0_INFO_FILE, FSCC_FILE_NETWORK_OPEN_INFORMATION, 56},
+	{SMB2_0_INFO_FILESYSTEM, FSCC_FS_VOLUME_INFORMATION, 24},
+	{SMB2_0_INFO_FILESYSTEM, FSCC_FS_ATTRIBUTE_INFORMATION, 16},
+};
+
+static bool getinfo_too_small(uint8_t type, uint8_t cls, uint32_t max_out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(getinfo_mins) / sizeof(getinfo_mins[0]); i++) {
+		if (getinfo_mins[i].type == type && getinfo_mins[i].cls == cls) {
+			return max_out < getinfo_mins[i].size;
+		}
+	}
+	return false;
+}
+
+struct getinfo_req {
+	uint8_t type, cls;
+	uint32_t max_out, secinfo;
+	struct smbd_open *op;
+};
+
+static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
+			   const struct getinfo_req *g)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct smbd_tcon *t = req->tcon;
+	struct fscc_fs_ctx c;
+	uint64_t unit = st->vfs.f_frsize ? st->vfs.f_frsize : 4096;
+
+	memset(&c, 0, sizeof(c));
+	c.bytes_per_sector = 512;
+	c.sectors_per_unit = (uint32_t)(unit / 512 ? unit / 512 : 1);
+	c.total_units = st->vfs.f_blocks;
+	c.free_units = st->vfs.f_bfree;
+	c.caller_free_units = st->vfs.f_bavail;
+	c.volume_label = lp_str(lp, t->snum, LP_VOLUME);
+	/* A stable serial per share: a hash of its name. */
+	{
+		const char *n = t->share_name;
+		uint32_t h = 2166136261u;
+
+		while (*n != '\0') {
+			h = (h ^ (uint8_t)*n++) * 16777619u;
+		}
+		c.volume_serial = h;
+	}
+	c.volume_create_time = 0;
+	c.fs_name = lp_str(lp, t->snum, LP_FSTYPE);
+	c.fs_attributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
+			  FILE_PERSISTENT_ACLS |
+			  (t->share.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH
+						   : 0) |
+			  /* The attribute lives in user.DOSATTRIB
+			   * (smb2_fsctl_fs.c). */
+			  (t->share.store_dos_attributes
+				   ? FILE_SUPPORTS_SPARSE_FILES
+				   : 0);
+	c.max_name_len = 255;
+	c.device_characteristics = FSCC_FILE_DEVICE_IS_MOUNTED;
+	memcpy(c.object_id, req->conn->worker->srv->server_guid, 16);
+	return fscc_fs_info_push(req->out, g->cls, &c, g->max_out);
+}
+
+static NTSTATUS getinfo_file(struct smb2_request *req,
+			     struct getinfo_state *st,
+			     const struct getinfo_req *g)
+{
+	struct smbd_open *op = g->op;
+	struct fscc_file_ctx c;
+	char *name, *p, *shortn = NULL;
+	const char *base;
+
+	if (g->cls == FSCC_FILE_NORMALIZED_NAME_INFORMATION &&
+	    req->conn->dialect < SMB2_DIALECT_0311) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	memset(&c, 0, sizeof(c));
+	c.fi = &st->fi;
+	name = talloc_strdup(req->mem_ctx, op->path);
+	for (p = name; p != NULL && *p != '\0'; p++) {
+		if (*p == '/') {
+			*p = '\\';
+		}
+	}
+	if (g->cls == FSCC_FILE_ALL_INFORMATION) {
+		/* FileAllInformation's name starts with a backslash. */
+		name = talloc_asprintf(req->mem_ctx, "\\%s", name);
+	} else if (g->cls == FSCC_FILE_NORMALIZED_NAME_INFORMATION &&
+		   op->stream != NULL) {
+		/* MS-FSCC 2.4.28: the normalized name of a stream open
+		 * names the stream too ("dir\\file:stream"). */
+		char *sname = vfs_stream_name(req->mem_ctx, op->stream);
+
+		if (sname != NULL) {
+			name = talloc_asprintf(req->mem_ctx, "%s:%s", name,
+					       sname);
+		}
+	}
+	c.name = name;
+	base = strrchr(op->path, '/');
+	base = base ? base + 1 : op->path;
+	if (base[0] != '\0') {
+		/* A name that is already 8.3 is its own short name. */
+		shortn = vfs_name_is_8_3(base)
+				 ? talloc_strdup(req->mem_ctx, base)
+				 : vfs_name_mangle(req->mem_ctx, base);
+	}
+	c.short_name = shortn;
+	c.access_mask = op->access_mask;
+	c.position = op->position;
+	c.mode = op->mode;
+	c.ea_size = st->ea_size;
+	c.volume_serial = 0;
+	if (st->nstreams > 0) {
+		c.nstreams = st->nstreams;
+		c.stream_names = (const char *const *)st->stream_names;
+		c.stream_sizes = st->stream_sizes;
+	}
+	return fscc_file_info_push(req->out, g->cls, &c, g->max_out);
+}
+
+/*
+ * The stored NT ACL's descriptor, with the parts secinfo asks for
+ * (MS-SMB2 3.3.5.20.3); false when there is none or it does not parse,
+ * and the Unix mode's descriptor is used instead.
+ */
+static bool getinfo_push_ntacl(struct smb2_request *req,
+			       struct getinfo_state *st,
+			       const struct getinfo_req *g)
+{
+	struct sd *sd;
+	uint16_t ver;
+
+	if (st->ntacl == NULL ||
+	    !NT_STATUS_IS_OK(ntacl_blob_parse(req->mem_ctx, st->ntacl,
+					      st->ntacl_len, &sd, &ver))) {
+		return false;
+	}
+	if (!(g->secinfo & SECINFO_OWNER)) {
+		sd->owner = NULL;
+	}
+	if (!(g->secinfo & SECINFO_GROUP)) {
+		sd->group = NULL;
+	}
+	if (!(g->secinfo & SECINFO_DACL)) {
+		sd->dacl = NULL;
+		sd->control &= (uint16_t)~SD_SE_DACL_PRESENT;
+	}
+	if (!(g->secinfo & SECINFO_SACL)) {
+		sd->sacl = NULL;
+		sd->control &= (uint16_t)~SD_SE_SACL_PRESENT;
+	}
+	sd_push(req->out, sd, 0);
+	return true;
+}
+
+static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
+{
+	struct getinfo_state *st = p;
+	struct getinfo_req *g = talloc_get_type(req->job_priv,
+						struct getinfo_req);
+	struct wire_buf *out = req->out;
+	size_t body = out->len, data;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
+	g->op = NULL;
+	{
+		uint8_t fid[16];
+
+		memcpy(fid, req->fid, 16);
+		status = smbd_open_lookup(req, fid, &g->op);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status; /* closed while we looked */
+		}
+	}
+	/* 2.2.38 QUERY_INFO Response */
+	wire_push_le16(out, 9);
+	wire_push_le16(out, SMB2_HDR_LEN + 8);
+	wire_push_le32(out, 0);
+	data = out->len;
+	switch (g->type) {
+	case SMB2_0_INFO_FILE:
+		if (g->cls == FSCC_FILE_FULL_EA_INFORMATION) {
+			/* A file without EAs is STATUS_NO_EAS_ON_FILE, not
+			 * an empty list (MS-FSA FileFullEaInformation query;
+			 * Samba answers the same). */
+			if (st->eas.len == 0) {
+				return NT_STATUS_NO_EAS_ON_FILE;
+			}
+			if (st->eas.len > g->max_out) {
+				return NT_STATUS_BUFFER_TOO_SMALL;
+			}
+			wire_push_bytes(out, st->eas.data, st->eas.len);
+			status = NT_STATUS_OK;
+			break;
+		}
+		status = getinfo_file(req, st, g);
+		break;
+	case SMB2_0_INFO_FILESYSTEM:
+		status = getinfo_fs(req, st, g);
+		break;
+	case SMB2_0_INFO_SECURITY:
+		if (!getinfo_push_ntacl(req, st, g)) {
+			secdesc_from_mode(out, g->secinfo, st->fi.uid,
+					  st->fi.gid, st->fi.mode,
+					  st->fi.is_dir);
+		}
+		status = out->len - data > g->max_out
+				 ? NT_STATUS_BUFFER_TOO_SMALL
+				 : NT_STATUS_OK;
+		break;
+	default:
+		status = NT_STATUS_INVALID_PARAMETER;
+		break;
+	}
+	if (NT_STATUS_IS_ERR(status)) {
+		return status;
+	}
+	put_le32(out->data + body + 4, (uint32_t)(out->len - data));
+	if (out->len == data) {
+		wire_push_u8(out, 0);
+	}
+	return out->failed ? NT_STATUS_NO_MEMORY : status;
+}
+
+/* 3.3.5.20.1: the access each class needs. */
+static bool getinfo_allowed(const struct smbd_open *op, uint8_t type,
+			    uint8_t cls, uint32_t secinfo)
+{
+	if (type == SMB2_0_INFO_SECURITY) {
+		/* Asking for no part needs no right and gets an empty
+		 * descriptor, as Windows (smbtorture smb2.sdread). */
+		return (secinfo & (SECINFO_OWNER | SECINFO_GROUP |
+				   SECINFO_DACL | SECINFO_SACL)) == 0 ||
+		       (op->access_mask & SEC_STD_READ_CONTROL) != 0;
+	}
+	if (type != SMB2_0_INFO_FILE) {
+		return true;
+	}
+	switch (cls) {
+	case FSCC_FILE_BASIC_INFORMATION:
+	case FSCC_FILE_ALL_INFORMATION:
+	case FSCC_FILE_NETWORK_OPEN_INFORMATION:
+	case FSCC_FILE_ATTRIBUTE_TAG_INFORMATION:
+		return (op->access_mask & SEC_FILE_READ_ATTRIBUTE) != 0;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		return (op->access_mask & SEC_FILE_READ_EA) != 0;
+	default:
+		return true;
+	}
+}
+
+NTSTATUS smb2_getinfo(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct getinfo_state *st;
+	struct getinfo_req *g;
+	struct smbd_open *op;
+	uint8_t type, cls, fid[16];
+	uint32_t max_out, secinfo, flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &type);
+	(void)wire_pull_u8(b, &cls);
+	(void)wire_pull_le32(b, &max_out);
+	(void)wire_skip(b, 8);
+	(void)wire_pull_le32(b, &secinfo);
+	(void)wire_pull_le32(b, &flags);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	DBG_DEBUG("%s: QUERY_INFO type %u class %u max %u: %s\n",
+		  req->conn->remote, type, cls, max_out, nt_errstr(status));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (max_out > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_getinfo(req, op, type, cls, max_out);
+	}
+	if (type == SMB2_0_INFO_QUOTA) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (type < SMB2_0_INFO_FILE || type > SMB2_0_INFO_SECURITY) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!getinfo_allowed(op, type, cls, secinfo)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (getinfo_too_small(type, cls, max_out)) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	g = talloc_zero(req->mem_ctx, struct getinfo_req);
+	st = talloc_zero(NULL, struct getinfo_state);
+	if (g == NULL || st == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	g->type = type;
+	g->cls = cls;
+	g->max_out = max_out;
+	g->secinfo = secinfo;
+	req->job_priv = g;
+	st->share = req->tcon->share;
+	st->opath = op->opath;
+	st->want_fs = type == SMB2_0_INFO_FILESYSTEM;
+	st->want_eas = type == SMB2_0_INFO_FILE &&
+		       cls == FSCC_FILE_FULL_EA_INFORMATION;
+	st->want_streams = type == SMB2_0_INFO_FILE &&
+			   cls == FSCC_FILE_STREAM_INFORMATION;
+	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
+			 req->tcon->share.acl_xattr;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->path = talloc_strdup(st, op->path);
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return vfs_map_errno(errno);
+	}
+	return smb2_job_run(req, st, getinfo_job, getinfo_done,
+			    getinfo_orphan);
+}

@@ -1,0 +1,676 @@
+/*
+ * QUERY_DIRECTORY (MS-SMB2 2.2.33, 2.2.34, 3.3.5.18).
+ *
+ * Each directory open keeps its enumeration in op->dir (struct qd_dir, a
+ * talloc child of the open, so closing the open frees it): the pattern
+ * of the query that started the scan, the names of the directory read
+ * once per scan, and a cursor into them.  A scan starts on the first
+ * query, on RESTART_SCANS and on REOPEN (3.3.5.18); a continuing query
+ * with a non-empty pattern matches the rest of the scan against that
+ * pattern, as Samba 4.17 does.
+ *
+ * All file-system work runs in the worker's pool as the session user
+ * (smb2_job_run): reading the names (getdents64 on a fresh description
+ * of the directory, "." and ".." first), matching them against the
+ * pattern, and stat-ing only the entries that go into this reply.  The
+ * job encodes the entries with fscc_dir_entry_push into its own buffer,
+ * bounded by OutputBufferLength; the loop thread copies that buffer into
+ * the reply.  So a directory of N entries costs one readdir pass and N
+ * stats however many queries list it: no quadratic cost.
+ *
+ * Entries are stat-ed without following symlinks; on a share that
+ * follows symlinks a symlink is listed as its target, resolved from the
+ * share root under the share's rules, and one that dangles or leaves the
+ * share is not listed (Samba's answers).  FileIndex is 0 (as NTFS; Samba
+ * too), INDEX_SPECIFIED is ignored.  Short names go into the *Both*
+ * classes unless `mangled names = no`.
+ *
+ * While a job works, it owns the name list (moved out of op->dir and
+ * back in the done callback), so a CLOSE meanwhile frees nothing the pool
+ * thread reads, and the reply still goes out (a find racing a CLOSE
+ * succeeds, as on Windows and Samba).  A second query on the same open
+ * while one is in flight is refused with STATUS_INVALID_DEVICE_STATE
+ * (compound requests run one after the other; clients do not pipeline
+ * enumerations of one handle).
+ */
+#include "smbd/conn/smb2_server.h"
+#include "lib/charset.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/conn/session.h"
+#include "smbd/smbd.h"
+#include "vfs/name.h"
+#include "vfs/vfs_posix.h"
+#include "conf/loadparm.h"
+#include "lib/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+/* 2.2.33 Flags */
+#define SMB2_RESTART_SCANS 0x01
+#define SMB2_RETURN_SINGLE_ENTRY 0x02
+#define SMB2_INDEX_SPECIFIED 0x04
+#define SMB2_REOPEN 0x10
+
+/* Explicit limit on what one open may make the server hold. */
+#define QD_MAX_NAMES (8u * 1024 * 1024)
+#define QD_DENTS_BUF 65536
+
+/* The names of one scan: NUL-terminated names packed in one buffer. */
+struct qd_names {
+	char *pool;
+	size_t pool_len;
+	uint32_t *offs;
+	size_t count;
+};
+
+/* op->dir */
+struct qd_dir {
+	char *pattern;
+	struct qd_names *names;	/* NULL while a job holds them */
+	size_t cursor;
+	bool busy;
+	bool exhausted;		/* the scan ran out: its names are freed */
+};
+
+struct qd_state {
+	int fd;			/* dup of the open's directory fd */
+	bool rescan;		/* this query starts a new scan */
+	bool is_root;		/* the share root: ".." is the root itself */
+	bool single;
+	bool want_short;	/* the class has a ShortName field */
+	bool mangled_pattern;	/* the pattern may be an 8.3 alias */
+	uint8_t cls;
+	uint32_t max_out;
+	char *pattern;
+	char *dirpath;		/* the directory, share-relative */
+	struct vfs_share share;	/* root_fd: our own dup */
+	struct qd_names *names;
+	size_t cursor;
+	struct wire_buf buf;	/* the entries for the reply */
+	size_t returned;
+	NTSTATUS status;
+};
+
+static const char *qd_name(const struct qd_names *n, size_t i)
+{
+	return n->pool + n->offs[i];
+}
+
+static bool qd_names_add(struct qd_names *n, const char *name, size_t len)
+{
+	if (n->count == QD_MAX_NAMES) {
+		return false;
+	}
+	if (n->count == talloc_array_length(n->offs)) {
+		size_t cap = n->count == 0 ? 64 : n->count * 2;
+		uint32_t *o = talloc_realloc(n, n->offs, uint32_t, cap);
+
+		if (o == NULL) {
+			return false;
+		}
+		n->offs = o;
+	}
+	if (n->pool_len + len + 1 > talloc_get_size(n->pool)) {
+		size_t cap = (n->pool_len + len + 1) * 2;
+		char *p;
+
+		if (cap > UINT32_MAX) {
+			return false;
+		}
+		p = talloc_realloc(n, n->pool, char, cap);
+		if (p == NULL) {
+			return false;
+		}
+		n->pool = p;
+	}
+	n->offs[n->count++] = (uint32_t)n->pool_len;
+	memcpy(n->pool + n->pool_len, name, len);
+	n->pool[n->pool_len + len] = '\0';
+	n->pool_len += len + 1;
+	return true;
+}
+
+/*
+ * Read every name of the directory once.  "." and ".." come first, as
+ * Windows (and Samba) list them.  A pattern without wildcards that names
+ * an existing entry exactly needs no readdir at all.
+ */
+static NTSTATUS qd_scan(struct qd_state *st)
+{
+	struct qd_names *n = talloc_zero(st, struct qd_names);
+	struct stat sb;
+	uint8_t *buf;
+	int dfd;
+
+	if (n == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	n->pool = talloc_array(n, char, 4096);
+	if (n->pool == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->names = n;
+	if (!vfs_name_has_wildcard(st->pattern) &&
+	    strcmp(st->pattern, ".") != 0 && strcmp(st->pattern, "..") != 0 &&
+	    !vfs_name_in_list(st->share.veto_files, st->pattern,
+			      st->share.case_sensitive) &&
+	    fstatat(st->fd, st->pattern, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		return qd_names_add(n, st->pattern, strlen(st->pattern))
+			       ? NT_STATUS_OK
+			       : NT_STATUS_NO_MEMORY;
+	}
+	/* A description of our own: the open's file offset is shared by
+	 * every dup of it. */
+	dfd = openat(st->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1) {
+		return vfs_map_errno(errno);
+	}
+	buf = talloc_size(st, QD_DENTS_BUF);
+	if (buf == NULL || !qd_names_add(n, ".", 1) ||
+	    !qd_names_add(n, "..", 2)) {
+		close(dfd);
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (;;) {
+		ssize_t got = getdents64(dfd, buf, QD_DENTS_BUF);
+		ssize_t off = 0;
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got < 0) {
+			NTSTATUS s = vfs_map_errno(errno);
+
+			close(dfd);
+			return s;
+		}
+		if (got == 0) {
+			break;
+		}
+		while (off < got) {
+			/* Kernel memory, not wire bytes: the record layout
+			 * is the ABI's. */
+			const struct dirent64 *de =
+				(const struct dirent64 *)(buf + off);
+			const char *nm = de->d_name;
+
+			off += de->d_reclen;
+			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 ||
+			    vfs_name_in_list(st->share.veto_files, nm,
+					     st->share.case_sensitive)) {
+				continue;	/* `veto files`: not listed */
+			}
+			if (!qd_names_add(n, nm, strlen(nm))) {
+				DBG_WARNING("directory listing cut at %zu "
+					    "names\n", n->count);
+				close(dfd);
+				talloc_free(buf);
+				return NT_STATUS_OK;
+			}
+		}
+	}
+	close(dfd);
+	talloc_free(buf);
+	return NT_STATUS_OK;
+}
+
+static bool qd_match(const struct qd_state *st, const char *name)
+{
+	bool cs = st->share.case_sensitive;
+
+	if (vfs_name_matches(st->pattern, name, cs)) {
+		return true;
+	}
+	/* A pattern that is an 8.3 alias finds its long name. */
+	if (st->mangled_pattern && !vfs_name_is_8_3(name)) {
+		char *alias = vfs_name_mangle(NULL, name);
+		bool hit = alias != NULL &&
+			   vfs_strcasecmp(alias, st->pattern) == 0;
+
+		talloc_free(alias);
+		return hit;
+	}
+	return false;
+}
+
+/*
+ * A symlink on a share that follows them is listed as what it points to,
+ * as Samba does; one that dangles or leaves the share (the share's
+ * RESOLVE_* rules, from the share root) is not listed.
+ */
+static bool qd_stat_link(struct qd_state *st, const char *name,
+			 struct vfs_file_info *fi)
+{
+	char *path = st->dirpath[0] == '\0'
+			     ? talloc_strdup(st, name)
+			     : talloc_asprintf(st, "%s/%s", st->dirpath, name);
+	bool ok = false;
+	int fd;
+
+	if (path == NULL) {
+		return false;
+	}
+	fd = vfs_openat_beneath(&st->share, st->share.root_fd, path, O_PATH,
+				0);
+	if (fd != -1 && NT_STATUS_IS_OK(vfs_fstat_info(fd, fi))) {
+		bool special = !S_ISREG(fi->mode) && !S_ISDIR(fi->mode);
+
+		vfs_fill_dos_attributes(&st->share, fd, special, name, fi);
+		ok = true;
+	}
+	if (fd != -1) {
+		close(fd);
+	}
+	talloc_free(path);
+	return ok;
+}
+
+/*
+ * Stat one entry (not following a symlink) and read its DOS attributes.
+ * false when it vanished since the readdir (or cannot be looked at).
+ */
+static bool qd_stat_entry(struct qd_state *st, const char *name,
+			  struct vfs_file_info *fi)
+{
+	const char *what = name;
+	struct statx stx;
+	bool special;
+	int efd;
+
+	if (st->is_root && strcmp(name, "..") == 0) {
+		what = ".";	/* never look above the share */
+	}
+	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
+		return false;
+	}
+	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
+		return qd_stat_link(st, name, fi);
+	}
+	vfs_statx_to_info(&stx, fi);
+	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
+	/* O_PATH: no open side effects (fifos, leases, atime);
+	 * dosattrib_fget reads the xattr through /proc/self/fd. */
+	efd = special ? -1
+		      : openat(st->fd, what,
+			       O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	vfs_fill_dos_attributes(&st->share, efd, efd == -1, name, fi);
+	if (efd != -1) {
+		close(efd);
+	}
+	return true;
+}
+
+static void qd_job(void *p)
+{
+	struct qd_state *st = p;
+	struct qd_names *n;
+	size_t prev = (size_t)-1;
+
+	if (st->rescan) {
+		st->status = qd_scan(st);
+		st->cursor = 0;
+		if (!NT_STATUS_IS_OK(st->status)) {
+			/* No half list: the next query scans again. */
+			TALLOC_FREE(st->names);
+			goto out;
+		}
+	}
+	n = st->names;
+	wire_buf_init(&st->buf, st, 4096);
+	for (; st->cursor < n->count; st->cursor++) {
+		const char *name = qd_name(n, st->cursor);
+		struct vfs_file_info fi;
+		struct fscc_dir_entry e;
+		char *shortn = NULL;
+		NTSTATUS s;
+
+		if (!qd_match(st, name) || !qd_stat_entry(st, name, &fi)) {
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.fi = &fi;
+		e.name = name;
+		if (st->want_short && !vfs_name_is_8_3(name)) {
+			shortn = vfs_name_mangle(st, name);
+		}
+		e.short_name = shortn;
+		s = fscc_dir_entry_push(&st->buf, 0, st->cls, &e, st->max_out,
+					&prev);
+		talloc_free(shortn);
+		if (s == STATUS_BUFFER_OVERFLOW) {
+			break;	/* stays for the next query */
+		}
+		if (!NT_STATUS_IS_OK(s)) {
+			/* Not valid UTF-8 on disk: not listable. */
+			DBG_INFO("skipping entry: %s\n", nt_errstr(s));
+			continue;
+		}
+		st->returned++;
+		if (st->single) {
+			st->cursor++;
+			break;
+		}
+	}
+	if (st->buf.failed) {
+		st->status = NT_STATUS_NO_MEMORY;
+	} else if (st->returned > 0) {
+		st->status = NT_STATUS_OK;
+	} else if (st->cursor < n->count) {
+		/* Not even the next entry fits (MS-FSA 2.1.5.6.3). */
+		st->status = NT_STATUS_INFO_LENGTH_MISMATCH;
+	} else {
+		/* 3.3.5.18: nothing matched at all on the query that
+		 * started the scan; else the scan has run out. */
+		st->status = st->rescan ? NT_STATUS_NO_SUCH_FILE
+					: STATUS_NO_MORE_FILES;
+	}
+out:
+	close(st->fd);
+	st->fd = -1;
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+		st->share.root_fd = -1;
+	}
+}
+
+/* Whatever path the state takes (job not run when the credentials could
+ * not be taken, an early error), its fds close with it. */
+static int qd_state_destructor(struct qd_state *st)
+{
+	if (st->fd != -1) {
+		close(st->fd);
+	}
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
+}
+
+/* 2.2.2 ERROR Response, for STATUS_NO_MORE_FILES, which is a warning
+ * (the dispatcher adds the body only for errors). */
+static void qd_error_body(struct wire_buf *out)
+{
+	wire_push_le16(out, 9);
+	wire_push_u8(out, 0);
+	wire_push_u8(out, 0);
+	wire_push_le32(out, 0);
+	wire_push_u8(out, 0);
+}
+
+static NTSTATUS qd_done(struct smb2_request *req, void *p)
+{
+	struct qd_state *st = p;
+	struct wire_buf *out = req->out;
+	struct smbd_open *op;
+	struct qd_dir *d;
+	uint8_t fid[16];
+	NTSTATUS status;
+
+	memcpy(fid, req->fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	/* Closed while we listed: the listing is done, so it still goes
+	 * back (smbtorture smb2.compound_find.compound_find_close; Windows
+	 * and Samba answer it too); only the enumeration state goes. */
+	d = NT_STATUS_IS_OK(status) ? talloc_get_type(op->dir, struct qd_dir)
+				    : NULL;
+	if (d != NULL) {
+		d->busy = false;
+		if (st->names != NULL) {
+			talloc_free(d->names);
+			d->names = talloc_steal(d, st->names);
+			d->cursor = st->cursor;
+		}
+		if (d->names != NULL && d->cursor >= d->names->count) {
+			/* Done: an open kept for CHANGE_NOTIFY (as Explorer
+			 * does) should not hold a big directory's names. */
+			TALLOC_FREE(d->names);
+			d->exhausted = true;
+		}
+	}
+	if (st->status == STATUS_NO_MORE_FILES) {
+		qd_error_body(out);
+		return st->status;
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
+	/* 2.2.34 QUERY_DIRECTORY Response */
+	wire_push_le16(out, 9);
+	wire_push_le16(out, SMB2_HDR_LEN + 8);
+	wire_push_le32(out, (uint32_t)st->buf.len);
+	wire_push_bytes(out, st->buf.data, st->buf.len);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+struct qd_req {
+	uint8_t cls, flags;
+	uint32_t max_out;
+	char *pattern;
+	bool pattern_given;	/* FileNameLength > 0 */
+	NTSTATUS pattern_status;
+};
+
+static NTSTATUS qd_parse(struct smb2_request *req, struct qd_req *q,
+			 uint8_t fid[16])
+{
+	struct wire_cur *b = &req->body;
+	uint16_t name_off, name_len;
+	uint32_t index;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &q->cls);
+	(void)wire_pull_u8(b, &q->flags);
+	(void)wire_pull_le32(b, &index);	/* FileIndex: ignored */
+	(void)wire_pull_bytes(b, fid, 16);
+	(void)wire_pull_le16(b, &name_off);
+	(void)wire_pull_le16(b, &name_len);
+	status = wire_pull_le32(b, &q->max_out);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (name_len == 0) {
+		q->pattern = talloc_strdup(req->mem_ctx, "*");
+		return q->pattern ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	q->pattern_given = true;
+	/* smb2_pdu_check put [name_off, +name_len) inside the request. */
+	if (!wire_range_ok(name_off, name_len, req->in_len)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* The pattern's own errors come after the open's (see the
+	 * caller), with Samba 4.17's codes: a NUL, '\\' or '/' makes the
+	 * name invalid; an odd length or an unpaired surrogate is an
+	 * illegal character (as vfs_name_from_wire answers for CREATE). */
+	{
+		const uint8_t *p = req->in + name_off;
+		size_t i;
+
+		for (i = 0; i + 1 < name_len; i += 2) {
+			if (p[i] == 0 && p[i + 1] == 0) {
+				q->pattern_status = NT_STATUS_OBJECT_NAME_INVALID;
+				return NT_STATUS_OK;
+			}
+		}
+	}
+	status = auth_utf16_to_utf8(req->mem_ctx, req->in + name_off,
+				    name_len, &q->pattern);
+	if (!NT_STATUS_IS_OK(status)) {
+		q->pattern_status = NT_STATUS_ILLEGAL_CHARACTER;
+	} else if (strchr(q->pattern, '\\') != NULL ||
+		   strchr(q->pattern, '/') != NULL) {
+		q->pattern_status = NT_STATUS_OBJECT_NAME_INVALID;
+	}
+	return NT_STATUS_OK;
+}
+
+static bool qd_class_has_short(uint8_t cls)
+{
+	return cls == FSCC_FILE_BOTH_DIRECTORY_INFORMATION ||
+	       cls == FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION ||
+	       cls == FSCC_FILE_ID_EXTD_BOTH_DIRECTORY_INFORMATION ||
+	       cls == FSCC_FILE_ID_64_EXTD_BOTH_DIRECTORY_INFORMATION ||
+	       cls == FSCC_FILE_ID_ALL_EXTD_BOTH_DIRECTORY_INFORMATION;
+}
+
+/* Start or continue the open's enumeration: fills the job state. */
+static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
+			   const struct qd_req *q, struct qd_state *st)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct qd_dir *d = talloc_get_type(op->dir, struct qd_dir);
+
+	if (d == NULL) {
+		d = talloc_zero(op, struct qd_dir);
+		if (d == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		op->dir = d;
+	}
+	if (d->busy) {
+		return NT_STATUS_INVALID_DEVICE_STATE;
+	}
+	st->rescan = (d->names == NULL && !d->exhausted) ||
+		     (q->flags & (SMB2_RESTART_SCANS | SMB2_REOPEN)) != 0;
+	if (!st->rescan && d->exhausted) {
+		return STATUS_NO_MORE_FILES;
+	}
+	if (st->rescan || q->pattern_given) {
+		/* A continuing query's new pattern applies from the
+		 * cursor on (Samba 4.17 does so; MS-FSA would ignore it);
+		 * an empty one keeps the open's. */
+		talloc_free(d->pattern);
+		d->pattern = talloc_strdup(d, q->pattern);
+		if (d->pattern == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	if (st->rescan) {
+		talloc_free(d->names);
+		d->names = NULL;
+		d->cursor = 0;
+		d->exhausted = false;
+	} else {
+		st->names = talloc_steal(st, d->names);
+		st->cursor = d->cursor;
+		d->names = NULL;
+	}
+	st->pattern = talloc_strdup(st, d->pattern);
+	if (st->pattern == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->mangled_pattern = !vfs_name_has_wildcard(st->pattern) &&
+			      vfs_name_is_mangled(st->pattern);
+	st->want_short = qd_class_has_short(q->cls) &&
+			 lp_int(lp, req->tcon->snum, LP_MANGLED_NAMES) !=
+				 LP_MANGLED_NO;
+	st->is_root = op->path == NULL || op->path[0] == '\0';
+	st->single = (q->flags & SMB2_RETURN_SINGLE_ENTRY) != 0;
+	st->cls = q->cls;
+	st->max_out = q->max_out;
+	st->share = req->tcon->share;
+	st->share.root_fd = -1;	/* dup'ed by the caller */
+	st->dirpath = talloc_strdup(st, op->path != NULL ? op->path : "");
+	if (st->dirpath == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	d->busy = true;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_querydir(struct smb2_request *req)
+{
+	struct qd_state *st;
+	struct smbd_open *op;
+	struct qd_req q;
+	uint8_t fid[16];
+	NTSTATUS status;
+
+	memset(&q, 0, sizeof(q));
+	status = qd_parse(req, &q, fid);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (q.max_out > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!NT_STATUS_IS_OK(q.pattern_status)) {
+		return q.pattern_status;
+	}
+	status = smb2_check_io_charge(req, q.max_out);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!fscc_dir_class_known(q.cls)) {
+		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+	if (!op->is_dir) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* FILE_LIST_DIRECTORY is FILE_READ_DATA's bit (MS-SMB2 2.2.13.1.2). */
+	if (!(op->access_mask & SEC_FILE_READ_DATA)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st = talloc_zero(NULL, struct qd_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	st->share.root_fd = -1;
+	talloc_set_destructor(st, qd_state_destructor);
+	status = qd_prepare(req, op, &q, st);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		if (status == STATUS_NO_MORE_FILES) {
+			qd_error_body(req->out);
+		}
+		return status;
+	}
+	/* Our own fds: a CLOSE or TREE_DISCONNECT meanwhile must not pull
+	 * them from under the pool thread. */
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd != -1) {
+		/* An open inside a snapshot lists it beneath the
+		 * snapshot's root (symlinks are resolved from there). */
+		st->share.root_fd =
+			fcntl(op->snap_root_fd != -1 ? op->snap_root_fd
+						     : req->tcon->share.root_fd,
+			      F_DUPFD_CLOEXEC, 0);
+	}
+	if (st->fd == -1 || st->share.root_fd == -1) {
+		struct qd_dir *d = op->dir;
+
+		status = vfs_map_errno(errno);
+		d->busy = false;
+		if (st->names != NULL) {
+			d->names = talloc_steal(d, st->names);
+		}
+		talloc_free(st);
+		return status;
+	}
+	/* No orphan callback: the destructor closes what is left. */
+	status = smb2_job_run(req, st, qd_job, qd_done, NULL);
+	if (status != SMBD_STATUS_ASYNC) {
+		/* Not started: the state (and the names) are gone; the
+		 * next query scans again. */
+		struct qd_dir *d = op->dir;
+
+		d->busy = false;
+	}
+	return status;
+}

@@ -1,0 +1,377 @@
+/*
+ * READ (MS-SMB2 2.2.19, 2.2.20, 3.3.5.12).  The pread runs in the pool
+ * as the session's user, straight into a buffer laid out as the reply
+ * (room for the transport and SMB2 headers and the response body in
+ * front), which the job owns until it is done, so a dropped connection
+ * never leaves a thread writing into freed memory.  When the READ is the
+ * first reply of its frame that buffer becomes the frame's output and
+ * the data is never copied in user space; otherwise it is appended.
+ *
+ * Zero-copy (`use sendfile`): a read of a range the page cache holds
+ * whole, whose reply goes out as plain bytes (smb2_reply_can_send_file:
+ * alone in its frame, neither signed nor encrypted), is answered with
+ * the header and body only; the loop then sends the data with sendfile
+ * from a dup of the open's fd, after the header.  Everything else takes
+ * the paths above, which stay the fallback.
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/open.h"
+#include "smbd/smb2/smb2_pipe.h"
+#include "smbd/conn/session.h"
+#include "vfs/fault.h"
+#include "vfs/vfs.h"
+#include "vfs/streams.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_READFLAG_READ_UNBUFFERED 0x01
+/* Transport header, SMB2 header and READ response body in front of the
+ * data, so a lone READ's reply can be sent from the job's buffer. */
+#define READ_REPLY_ROOM (4 + SMB2_HDR_LEN + 16)
+/* Below this a copy costs less than the dup, fstat and cachestat the
+ * zero-copy path makes, and small reads are the ones clients compound. */
+#define READ_SENDFILE_MIN (16 * 1024)
+
+/* cachestat(2) (Linux 6.5), not in glibc 2.36's headers; the number is
+ * the same on every architecture with the generic syscall table. */
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+struct read_cachestat_range {
+	uint64_t off;
+	uint64_t len;
+};
+struct read_cachestat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+struct read_state {
+	int fd;
+	char *stream;		/* xattr of a named stream, or NULL */
+	uint64_t offset;
+	uint32_t length;
+	uint32_t min_count;
+	uint8_t *base;		/* READ_REPLY_ROOM bytes, then the data */
+	uint8_t *buf;		/* base + READ_REPLY_ROOM */
+	ssize_t got;
+	int err;
+};
+
+static void read_job(void *p)
+{
+	struct read_state *st = p;
+	size_t done = 0;
+
+	if (st->stream != NULL) {
+		NTSTATUS status = vfs_stream_pread(st->fd, st->stream, st->buf,
+						   st->length, st->offset,
+						   &done);
+		if (!NT_STATUS_IS_OK(status)) {
+			st->err = EIO;
+		}
+		st->got = (ssize_t)done;
+		close(st->fd);
+		st->fd = -1;
+		return;
+	}
+	/* Loop: pread may return short on some file systems before EOF. */
+	while (done < st->length) {
+		int fault = vfs_fault_hit(VFS_FAULT_READ, NULL, st->fd);
+		ssize_t n = fault != 0 ? -1
+				       : pread(st->fd, st->buf + done,
+					       st->length - done,
+					       (off_t)(st->offset + done));
+
+		if (fault != 0) {
+			errno = fault;
+		}
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			st->err = errno;
+			break;
+		}
+		if (n == 0) {
+			break;
+		}
+		done += (size_t)n;
+	}
+	st->got = (ssize_t)done;
+	close(st->fd);
+	st->fd = -1;
+}
+
+static void read_orphan(void *p)
+{
+}
+
+/*
+ * A read the page cache can serve whole is done here, on the loop
+ * thread, straight from the open's fd (nothing can close it meanwhile):
+ * preadv2(RWF_NOWAIT) never blocks on the disk (EAGAIN, or a
+ * short count, when a page is not cached; the pool then does it).  The
+ * fd was opened with the session user's rights, so reading it as the
+ * daemon changes nothing about who may read what.
+ */
+static bool read_cached(struct read_state *st, int fd)
+{
+	struct iovec iov = {.iov_base = st->buf, .iov_len = st->length};
+	ssize_t n;
+
+	if (vfs_fault_armed(VFS_FAULT_READ)) {
+		return false;	/* injected faults live on the pool's path */
+	}
+	n = preadv2(fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
+	if (n < 0 || (size_t)n != st->length) {
+		return false;
+	}
+	st->got = n;
+	return true;
+}
+
+/* 2.2.20 READ Response: the data right after the 16-byte body. */
+static void read_push_body(struct wire_buf *out, uint32_t got)
+{
+	wire_push_le16(out, 17);
+	wire_push_u8(out, SMB2_HDR_LEN + 16);
+	wire_push_u8(out, 0);
+	wire_push_le32(out, got);
+	wire_push_le32(out, 0); /* DataRemaining */
+	wire_push_le32(out, 0);
+}
+
+static NTSTATUS read_done(struct smb2_request *req, void *p)
+{
+	struct read_state *st = p;
+	struct wire_buf *out = req->out;
+
+	if (st->err != 0 && st->got == 0) {
+		return vfs_map_errno(st->err);
+	}
+	if (st->got == 0 || (uint32_t)st->got < st->min_count) {
+		return NT_STATUS_END_OF_FILE;
+	}
+	if (req->out_hdr == 4 && out->len == 4 + SMB2_HDR_LEN && !out->failed) {
+		/* The first reply of its frame: the data is already where
+		 * the reply needs it; take the job's buffer as the frame's
+		 * (one copy of 84 bytes instead of one of the data). */
+		uint8_t *old = out->data;
+
+		memcpy(st->base, old, 4 + SMB2_HDR_LEN);
+		out->data = talloc_steal(talloc_parent(old), st->base);
+		out->len = 4 + SMB2_HDR_LEN;
+		out->cap = READ_REPLY_ROOM + st->length;
+		talloc_free(old);
+		read_push_body(out, (uint32_t)st->got);
+		out->len += (size_t)st->got;
+		return NT_STATUS_OK;
+	}
+	read_push_body(out, (uint32_t)st->got);
+	wire_push_bytes(out, st->buf, (size_t)st->got);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/*
+ * Whether the page cache holds every page of [off, off + len), asked
+ * without reading anything.  sendfile from the loop thread is only safe
+ * then: it would wait for the disk on an uncached page.  Pages evicted
+ * between this call and the send make the loop wait for that one read;
+ * an error (no cachestat, or a kernel that allows it only to the file's
+ * owner or writers) answers no, and the buffered path runs.
+ *
+ * Uncached ranges go the buffered way (the pool's pread as the user):
+ * something must wait for the disk off the loop thread, and what waits
+ * until the data is really cached is a read into memory, not
+ * readahead(2) or POSIX_FADV_WILLNEED, which only start the I/O.  The
+ * copy that read makes is small next to the disk time, and it warms the
+ * cache (with the kernel's readahead) for the next reads, which then go
+ * zero-copy.
+ */
+static bool read_range_cached(int fd, uint64_t off, uint64_t len)
+{
+	static uint64_t page;
+	struct read_cachestat_range r = {.off = off, .len = len};
+	struct read_cachestat cs;
+	uint64_t pages;
+
+	if (page == 0) {
+		page = (uint64_t)sysconf(_SC_PAGESIZE);
+	}
+	pages = (off + len - 1) / page - off / page + 1;
+	if (syscall(__NR_cachestat, fd, &r, &cs, 0) != 0) {
+		return false;
+	}
+	return cs.nr_cache >= pages;
+}
+
+/*
+ * The zero-copy reply: false to take the buffered path; true when the
+ * reply is decided (*status).  DataLength must be what will really be
+ * sent, so the size is taken now (3.3.5.12: up to the end of the file,
+ * STATUS_END_OF_FILE at or past it or under MinimumCount); a truncate
+ * after this is padded with zeros by the loop (lib/ev.c).
+ */
+static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
+			   uint64_t offset, uint32_t length,
+			   uint32_t min_count, NTSTATUS *status)
+{
+	struct stat sb;
+	uint64_t count;
+	int fd;
+
+	if (length < READ_SENDFILE_MIN || op->stream != NULL ||
+	    op->tcon == NULL || !op->tcon->use_sendfile ||
+	    vfs_fault_armed(VFS_FAULT_READ) ||
+	    !smb2_reply_can_send_file(req) || fstat(op->fd, &sb) != 0 ||
+	    !S_ISREG(sb.st_mode)) {
+		return false;
+	}
+	if ((uint64_t)sb.st_size <= offset ||
+	    (uint64_t)sb.st_size - offset < min_count) {
+		*status = NT_STATUS_END_OF_FILE;
+		return true;
+	}
+	count = (uint64_t)sb.st_size - offset;
+	if (count > length) {
+		count = length;
+	}
+	if (count < READ_SENDFILE_MIN || !read_range_cached(op->fd, offset,
+							    count)) {
+		return false;
+	}
+	fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd == -1) {
+		return false;
+	}
+	DBG_DEBUG("zero-copy READ of %llu bytes at %llu\n",
+		  (unsigned long long)count, (unsigned long long)offset);
+	read_push_body(req->out, (uint32_t)count);
+	if (req->out->failed) {
+		close(fd);
+		*status = NT_STATUS_NO_MEMORY;
+		return true;
+	}
+	smb2_request_send_file(req, fd, offset, (size_t)count);
+	*status = NT_STATUS_OK;
+	return true;
+}
+
+/* 3.3.5.2.5: a request moving more than 64 KiB must pay for it. */
+NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len)
+{
+	uint32_t need = len == 0 ? 1 : (len - 1) / 65536 + 1;
+
+	if (req->conn->dialect >= SMB2_DIALECT_0210 &&
+	    req->credit_charge < need) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_read(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct read_state *st;
+	struct smbd_open *op;
+	uint32_t length, min_count;
+	uint64_t offset;
+	uint8_t fid[16], flags;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 3);
+	(void)wire_pull_u8(b, &flags);
+	(void)wire_pull_le32(b, &length);
+	(void)wire_pull_le64(b, &offset);
+	(void)wire_pull_bytes(b, fid, 16);
+	(void)wire_pull_le32(b, &min_count);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (length > req->conn->max_read) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_check_io_charge(req, length);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_read(req, op, length);
+	}
+	if (op->is_dir) {
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+	if (!(op->access_mask & (SEC_FILE_READ_DATA | SEC_FILE_EXECUTE)) ||
+	    op->opath) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (offset > INT64_MAX || length > INT64_MAX - offset) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (min_count > length) {
+		return NT_STATUS_END_OF_FILE;
+	}
+	if (length == 0) {
+		/* A zero-byte read succeeds with no data (MS-FSA). */
+		wire_push_le16(req->out, 17);
+		wire_push_u8(req->out, SMB2_HDR_LEN + 16);
+		wire_push_zero(req->out, 13);
+		wire_push_u8(req->out, 0);
+		return NT_STATUS_OK;
+	}
+	status = smbd_open_check_io(op, offset, length, false);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (read_send_file(req, op, offset, length, min_count, &status)) {
+		op->position = offset + length;
+		return status;
+	}
+	st = talloc_zero(NULL, struct read_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->base = talloc_size(st, READ_REPLY_ROOM + (size_t)length);
+	st->buf = st->base ? st->base + READ_REPLY_ROOM : NULL;
+	st->fd = -1;
+	st->offset = offset;
+	st->length = length;
+	st->min_count = min_count;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	if (st->buf == NULL || (op->stream != NULL && st->stream == NULL)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	op->position = offset + length;
+	if (st->stream == NULL && read_cached(st, op->fd)) {
+		/* Served from the page cache on the loop thread: no hop
+		 * through the pool.  st belongs to the request now. */
+		(void)talloc_steal(req->mem_ctx, st);
+		return read_done(req, st);
+	}
+	/* Our own fd for the pool: a CLOSE racing this read must not pull
+	 * it away. */
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	return smb2_job_run(req, st, read_job, read_done, read_orphan);
+}

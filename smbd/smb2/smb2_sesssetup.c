@@ -1,0 +1,679 @@
+/*
+ * SESSION_SETUP and LOGOFF (MS-SMB2 2.2.5-2.2.8, 3.3.5.5, 3.3.5.6).
+ *
+ * A session is created by the first SESSION_SETUP with SessionId 0 and
+ * stays IN_PROGRESS while the SPNEGO/NTLMSSP legs run (smbd/auth/gensec).
+ * A SESSION_SETUP on a VALID session is a re-authentication: the session
+ * keeps working with its old identity and keys until the new exchange
+ * succeeds (3.3.5.5.3 keeps the signing key of the first authentication).
+ * 3.1.1 hashes every SESSION_SETUP request and every non-final response
+ * into the session's preauth hash, from which the keys are derived.
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/objects/durable.h"
+#include "smbd/conn/conn.h"
+#include "smbd/conn/conn_limits.h"
+#include "smbd/conn/conn_log.h"
+#include "smbd/objects/status.h"
+#include "smbd/conn/session.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/smbd.h"
+#include "smbd/conn/smb2_transform.h"
+#include "smbd/auth/auth_audit.h"
+#include "smbd/auth/gensec.h"
+#include "smbd/auth/passdb.h"
+#include "smbd/smb2/user_map.h"
+#include "conf/loadparm.h"
+#include "lib/crypto.h"
+#include "lib/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_SESSION_FLAG_BINDING 0x01
+#define SMB2_SESSION_FLAG_IS_GUEST 0x0001
+#define SMB2_SESSION_FLAG_IS_NULL 0x0002
+#define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
+
+static struct smbd_session **session_bucket(struct smbd_conn *conn,
+					    uint64_t id)
+{
+	return &conn->session_hash[id % SMBD_SESSION_BUCKETS];
+}
+
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
+{
+	struct smbd_session *s;
+
+	for (s = *session_bucket(conn, id); s != NULL; s = s->hnext) {
+		if (s->id == id) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static int session_destructor(struct smbd_session *s)
+{
+	struct smbd_conn *conn = s->conn;
+	struct smbd_session **pp;
+
+	if (s->prev != NULL) {
+		s->prev->next = s->next;
+	} else {
+		conn->sessions = s->next;
+	}
+	if (s->next != NULL) {
+		s->next->prev = s->prev;
+	}
+	for (pp = session_bucket(conn, s->id); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == s) {
+			*pp = s->hnext;
+			break;
+		}
+	}
+	conn->nsessions--;
+	if (s->state == SMBD_SESSION_VALID) {
+		smbd_status_session(s, false);
+	}
+	explicit_bzero(s->session_key, sizeof(s->session_key));
+	explicit_bzero(&s->keys, sizeof(s->keys));
+	return 0;
+}
+
+/* Whether conn may start another session: bounded in all, and in
+ * logons still in progress (each holds an NTLMSSP state; a client that
+ * sends NEGOTIATEs and never finishes them would pile them up). */
+static NTSTATUS session_may_start(const struct smbd_conn *conn)
+{
+	const struct smbd_session *s;
+	unsigned pending = 0;
+
+	if (conn->nsessions >= SMBD_MAX_SESSIONS) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		if (s->state == SMBD_SESSION_IN_PROGRESS &&
+		    ++pending >= SMBD_MAX_PENDING_SESSIONS) {
+			return NT_STATUS_REQUEST_NOT_ACCEPTED;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+struct smbd_session *smbd_session_new(struct smbd_conn *conn)
+{
+	struct smbd_worker *w = conn->worker;
+	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
+	struct smbd_session **b;
+	unsigned tries;
+
+	if (s == NULL) {
+		return NULL;
+	}
+	s->conn = conn;
+	/* Unique across workers and across worker restarts (a random
+	 * epoch), never 0, and within 32 bits: smbtorture and some clients
+	 * keep session ids in 32-bit variables, as Samba's ids allow.  The
+	 * connection holds at most SMBD_MAX_SESSIONS of the 2^18 - 1
+	 * sequence numbers, so a free one is found; the bound is there all
+	 * the same. */
+	if (w->session_epoch == 0) {
+		crypto_random(&w->session_epoch, sizeof(w->session_epoch));
+		w->session_epoch = (uint16_t)((w->session_epoch & 0xff) | 1);
+	}
+	for (tries = 0; tries < 0x40000; tries++) {
+		w->session_seq = (w->session_seq + 1) & 0x3ffff;
+		s->id = ((uint64_t)w->session_epoch << 24) |
+			((uint64_t)(w->index & 0x3f) << 18) | w->session_seq;
+		if (w->session_seq != 0 && smbd_session_find(conn, s->id) == NULL) {
+			break;
+		}
+	}
+	if (tries == 0x40000) {
+		talloc_free(s);
+		return NULL;
+	}
+	s->state = SMBD_SESSION_IN_PROGRESS;
+	s->next_tid = 1;
+	memcpy(s->preauth_hash, conn->preauth_hash, sizeof(s->preauth_hash));
+	s->next = conn->sessions;
+	if (s->next != NULL) {
+		s->next->prev = s;
+	}
+	conn->sessions = s;
+	b = session_bucket(conn, s->id);
+	s->hnext = *b;
+	*b = s;
+	conn->nsessions++;
+	talloc_set_destructor(s, session_destructor);
+	return s;
+}
+
+static void session_preauth(struct smbd_session *s, const uint8_t *msg,
+			    size_t len)
+{
+	struct crypto_iov iov[2] = {
+		{s->preauth_hash, sizeof(s->preauth_hash)},
+		{msg, len},
+	};
+
+	crypto_sha512_iov(iov, 2, s->preauth_hash);
+}
+
+static void sesssetup_after_reply(struct smb2_request *req,
+				  const uint8_t *reply, size_t len)
+{
+	struct smbd_session *s = req->session;
+
+	/* Only replies with MORE_PROCESSING_REQUIRED go into the hash. */
+	if (s != NULL && req->conn->dialect == SMB2_DIALECT_0311 &&
+	    le32(reply + SMB2_HDR_STATUS) == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		session_preauth(s, reply, len);
+	}
+}
+
+
+/* Copy who logged on out of the gensec result (3.3.5.5.3). */
+static NTSTATUS session_take_identity(struct smbd_session *s,
+				      const struct auth_result *r)
+{
+	const struct auth_user_info *u = r->user;
+
+	s->anonymous = r->anonymous;
+	s->guest = r->guest;
+	TALLOC_FREE(s->account_name);
+	TALLOC_FREE(s->domain);
+	TALLOC_FREE(s->unix_name);
+	TALLOC_FREE(s->groups);
+	if (u != NULL) {
+		s->account_name = talloc_strdup(s, u->account_name);
+		s->domain = talloc_strdup(s, u->domain ? u->domain : "");
+		s->unix_name = talloc_strdup(s, u->unix_name);
+		s->uid = u->uid;
+		s->gid = u->gid;
+		s->ngroups = u->ngroups;
+		/* The user's array holds ngroups (auth_unix_user_info:
+		 * exactly getgrouplist's count, or NULL); ours one more,
+		 * zeroed, as the copies made from it (open.c, the notify
+		 * walk) take ngroups + 1. */
+		s->groups = talloc_zero_array(s, gid_t, u->ngroups + 1);
+		if (s->groups != NULL && u->groups != NULL) {
+			memcpy(s->groups, u->groups,
+			       sizeof(gid_t) * u->ngroups);
+		}
+		if (s->account_name == NULL || s->unix_name == NULL ||
+		    s->groups == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	} else {
+		/* Anonymous work runs as the `guest account` (as Samba's
+		 * anonymous token), never as the daemon's root. */
+		const char *guest = lp_str(s->conn->worker->srv->lp,
+					   LP_GLOBAL, LP_GUEST_ACCOUNT);
+		struct auth_user_info *g;
+		NTSTATUS st = auth_unix_user_info(s, guest, &g);
+
+		if (!NT_STATUS_IS_OK(st)) {
+			DBG_ERR("guest account '%s' for an anonymous logon: "
+				"%s\n", guest, nt_errstr(st));
+			return NT_STATUS_NO_SUCH_USER;
+		}
+		s->uid = g->uid;
+		s->gid = g->gid;
+		s->ngroups = g->ngroups;
+		/* ngroups + 1, zeroed, as for a user above */
+		s->groups = talloc_zero_array(s, gid_t, g->ngroups + 1);
+		if (s->groups != NULL && g->groups != NULL) {
+			memcpy(s->groups, g->groups,
+			       sizeof(gid_t) * g->ngroups);
+		}
+		talloc_free(g);
+		if (s->groups == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+static void session_set_keys(struct smbd_session *s,
+			     const struct auth_result *r, uint8_t sec_mode)
+{
+	struct smbd_conn *conn = s->conn;
+	const struct lp_ctx *lp = conn->worker->srv->lp;
+
+	/* Anonymous and guest sessions have no key worth signing with. */
+	if (!r->has_session_key || r->anonymous || r->guest) {
+		s->has_keys = false;
+		s->signing_required = false;
+		return;
+	}
+	memcpy(s->session_key, r->session_key, 16);
+	smb2_derive_keys(conn->dialect, s->session_key, s->preauth_hash,
+			 smb2_cipher_of(conn->cipher), &s->keys);
+	s->has_keys = true;
+	s->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
+	s->signing_required =
+		(sec_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED) != 0 ||
+		lp_int(lp, LP_GLOBAL, LP_SERVER_SIGNING) == LP_SIGNING_MANDATORY;
+	/* `server smb encrypt = required` (or desired, which we treat the
+	 * same when the client can) makes the whole session encrypted. */
+	if (conn->cipher != 0 || (conn->server_caps &
+				  SMB2_GLOBAL_CAP_ENCRYPTION)) {
+		int e = lp_int(lp, LP_GLOBAL, LP_SERVER_SMB_ENCRYPT);
+
+		s->encrypt = e == LP_ENCRYPT_REQUIRED || e == LP_ENCRYPT_DESIRED;
+	}
+}
+
+NTSTATUS smbd_session_establish(struct smbd_session *s,
+				const struct auth_result *r, uint8_t sec_mode,
+				bool reauth)
+{
+	NTSTATUS st = session_take_identity(s, r);
+
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (!reauth) {
+		session_set_keys(s, r, sec_mode);
+	}
+	if (!(s->encrypt && s->has_keys) && !s->anonymous && !s->guest &&
+	    lp_int(s->conn->worker->srv->lp, LP_GLOBAL,
+		   LP_SERVER_SMB_ENCRYPT) == LP_ENCRYPT_REQUIRED) {
+		/* The client cannot encrypt but we must (3.3.5.5.3). */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	s->state = SMBD_SESSION_VALID;
+	smbd_conn_logged_on(s->conn);
+	/* `log file = log.%m`: as Samba, the machine is the workstation
+	 * the logon named from now on. */
+	smbd_conn_log_machine(s->conn, r->client_workstation);
+	smbd_status_session(s, true);
+	return NT_STATUS_OK;
+}
+
+/*
+ * The smb.conf values NTLMSSP needs, copied for one session's
+ * authentication: a SIGHUP between its legs (or at any time after) frees
+ * the parsed strings, so nothing may point into the configuration
+ * (issue 15 item 1: a worker-wide cache of such pointers outlived the
+ * reload and sent freed memory in the target info).
+ */
+static struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
+						 const struct lp_ctx *lp)
+{
+	struct auth_config *c = talloc_zero(mem_ctx, struct auth_config);
+
+	if (c == NULL) {
+		return NULL;
+	}
+	c->netbios_name = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
+						  LP_NETBIOS_NAME));
+	c->workgroup = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_WORKGROUP));
+	c->dns_domain = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_REALM));
+	c->dns_hostname = "";
+	c->guest_account = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
+						   LP_GUEST_ACCOUNT));
+	if (c->netbios_name == NULL || c->workgroup == NULL ||
+	    c->dns_domain == NULL || c->guest_account == NULL) {
+		talloc_free(c);
+		return NULL;
+	}
+	c->ntlm_auth = auth_ntlm_policy_from_string(
+		lp_str(lp, LP_GLOBAL, LP_NTLM_AUTH));
+	if (c->ntlm_auth < 0) {
+		c->ntlm_auth = AUTH_NTLM_NTLMV2_ONLY;
+	}
+	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
+				   LP_MAP_TO_GUEST_BAD_USER;
+	return c;
+}
+
+/* The user database, opened on first use so a passdb.tdb created after
+ * start-up (smbpasswd -a) is found.  The name looked up is the client's
+ * after `username map` (smbd/smb2/user_map.h). */
+static NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx,
+				 const char *user, const char *domain,
+				 struct auth_user_info **out)
+{
+	struct smbd_session *s = priv;
+	struct smbd_worker *w = s->conn->worker;
+	char *name;
+	NTSTATUS st;
+
+	if (w->passdb == NULL) {
+		const struct lp_ctx *lp = w->srv->lp;
+		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
+						   LP_PRIVATE_DIR));
+
+		st = passdb_open(w, path, false, &w->passdb);
+		talloc_free(path);
+		if (!NT_STATUS_IS_OK(st)) {
+			w->passdb = NULL;
+			return NT_STATUS_NO_SUCH_USER;
+		}
+	}
+	name = smbd_user_map_name(s, mem_ctx, user);
+	if (name == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st = passdb_auth_lookup(w->passdb, mem_ctx, name, domain, out);
+	talloc_free(name);
+	return st;
+}
+
+static NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
+				const uint8_t *blob, size_t blob_len)
+{
+	/* 2.2.6: StructureSize 9, SessionFlags, SecurityBufferOffset/Len */
+	wire_push_le16(req->out, 9);
+	wire_push_le16(req->out, flags);
+	wire_push_le16(req->out, blob_len ? SMB2_HDR_LEN + 8 : 0);
+	wire_push_le16(req->out, (uint16_t)blob_len);
+	wire_push_bytes(req->out, blob, blob_len);
+	if (blob_len == 0) {
+		wire_push_u8(req->out, 0);
+	}
+	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/* Where a logon came in, for the audit lines (smbd/auth/auth_audit.h). */
+static void sesssetup_where(const struct smbd_conn *conn,
+			    struct auth_audit_where *w)
+{
+	*w = (struct auth_audit_where){
+		.service = "SMB2",
+		.local_addr = conn->local_addr,
+		.local_port = conn->local_port,
+		.remote_addr = conn->remote_addr,
+		.remote_port = conn->remote_port,
+		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
+					LP_NETBIOS_NAME),
+	};
+}
+
+/* Samba's "Authorization" event for a session now set up. */
+static void sesssetup_authz(const struct smbd_session *s,
+			    const struct auth_result *r)
+{
+	struct auth_audit_where w;
+	struct auth_authz z = {
+		.anonymous = s->anonymous,
+		.account = s->account_name,
+		.uid = s->uid,
+		.acct_ctrl = r->user != NULL ? r->user->acct_ctrl : 0,
+	};
+	uint8_t g[16];
+	char guid[40];
+
+	if (log_class_level[LOG_CLASS_AUTH_AUDIT] < AUTH_AUDIT_AUTHZ_LEVEL &&
+	    log_class_level[LOG_CLASS_AUTH_AUDIT_JSON] <
+		    AUTH_AUDIT_AUTHZ_LEVEL) {
+		return;
+	}
+	/* A random (version 4) GUID per logon, as Samba's session id. */
+	crypto_random(g, sizeof(g));
+	g[6] = (uint8_t)((g[6] & 0x0f) | 0x40);
+	g[8] = (uint8_t)((g[8] & 0x3f) | 0x80);
+	snprintf(guid, sizeof(guid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+		 g[10], g[11], g[12], g[13], g[14], g[15]);
+	z.session_guid = guid;
+	sesssetup_where(s->conn, &w);
+	auth_audit_authz_log(&z, &w);
+}
+
+/* After a successful exchange: identity, keys, signing of the reply. */
+static NTSTATUS sesssetup_done(struct smb2_request *req,
+			       struct smbd_session *s, uint8_t sec_mode,
+			       uint16_t *flags)
+{
+	const struct auth_result *r = gensec_result(s->gensec);
+	bool reauth = s->state == SMBD_SESSION_VALID;
+	NTSTATUS st;
+
+	if (r == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	if (reauth && s->account_name != NULL && r->user != NULL &&
+	    strcasecmp(s->account_name, r->user->account_name) != 0) {
+		/* 3.3.5.5.3: a re-authentication must be the same user. */
+		return NT_STATUS_LOGON_FAILURE;
+	}
+	st = smbd_session_establish(s, r, sec_mode, reauth);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	sesssetup_authz(s, r);
+	*flags = 0;
+	if (s->anonymous) {
+		*flags |= SMB2_SESSION_FLAG_IS_NULL;
+	} else if (s->guest) {
+		*flags |= SMB2_SESSION_FLAG_IS_GUEST;
+	}
+	if (s->encrypt && s->has_keys) {
+		*flags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	}
+	/* 3.3.4.1.1: the final response is signed when the session signs,
+	 * and always for 3.1.1 (it authenticates the preauth hash). */
+	if (s->has_keys && (s->signing_required ||
+			    req->conn->dialect == SMB2_DIALECT_0311 ||
+			    (req->flags & SMB2_FLAGS_SIGNED))) {
+		req->sign_reply = true;
+	}
+	DBG_INFO("%s: session %llx: %s%s%s logged on\n", req->conn->remote,
+		 (unsigned long long)s->id,
+		 s->anonymous ? "anonymous" : s->account_name,
+		 s->guest ? " (guest)" : "", reauth ? " again" : "");
+	return NT_STATUS_OK;
+}
+
+void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
+				  const char *account)
+{
+	struct smbd_conn *c;
+
+	for (c = w->conns; c != NULL; c = c->wnext) {
+		struct smbd_session *old = smbd_session_find(c, id);
+
+		if (old != NULL && old->account_name != NULL &&
+		    strcasecmp(old->account_name, account) == 0) {
+			DBG_INFO("%s: session %llx replaced by a reconnect\n",
+				 c->remote, (unsigned long long)id);
+			smbd_durable_session_lost(c, old);
+			talloc_free(old);
+			return;
+		}
+	}
+}
+
+/* The auth_audit / auth_json_audit lines of a finished exchange.  The
+ * mapped account is the name after `username map`, as Samba's
+ * mappedAccount (the lookup maps it, NTLMSSP does not know). */
+static void sesssetup_audit(struct smbd_session *s)
+{
+	const struct auth_audit *a = gensec_audit(s->gensec);
+	struct auth_audit copy;
+	struct auth_audit_where w;
+	char *mapped = NULL;
+
+	if (a == NULL) {
+		return;
+	}
+	copy = *a;
+	if (a->mapped_user != NULL) {
+		mapped = smbd_user_map_name(s, s, a->mapped_user);
+		if (mapped != NULL) {
+			copy.mapped_user = mapped;
+		}
+	}
+	sesssetup_where(s->conn, &w);
+	auth_audit_log(&copy, &w);
+	talloc_free(mapped);
+}
+
+/* The request's fields (2.2.5), read again by a continuation: the
+ * dispatch table checked the body and the buffer's range. */
+struct sesssetup_args {
+	uint8_t flags, sec_mode;
+	uint16_t len;
+	uint64_t prev_id;
+	const uint8_t *blob;
+};
+
+static void sesssetup_args(const struct smb2_request *req,
+			   struct sesssetup_args *a)
+{
+	struct wire_cur b = req->body;
+	uint16_t off;
+
+	b.off = 0;
+	(void)wire_skip(&b, 2);
+	(void)wire_pull_u8(&b, &a->flags);
+	(void)wire_pull_u8(&b, &a->sec_mode);
+	(void)wire_skip(&b, 8); /* Capabilities, Channel */
+	(void)wire_pull_le16(&b, &off);
+	(void)wire_pull_le16(&b, &a->len);
+	(void)wire_pull_le64(&b, &a->prev_id);
+	a->blob = a->len ? req->in + off : NULL;
+}
+
+/* One leg of the exchange, once what it needs is at hand. */
+static NTSTATUS sesssetup_auth(struct smb2_request *req,
+			       struct smbd_session *s)
+{
+	struct smbd_conn *conn = req->conn;
+	struct sesssetup_args a;
+	uint16_t out_flags = 0;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS st;
+
+	sesssetup_args(req, &a);
+	st = gensec_update(s->gensec, req->mem_ctx, a.blob, a.len, &out,
+			   &out_len);
+	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		req->keep_body = true;
+		(void)sesssetup_reply(req, 0, out, out_len);
+		return st;
+	}
+	sesssetup_audit(s);
+	if (NT_STATUS_IS_OK(st)) {
+		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
+	}
+	TALLOC_FREE(s->gensec);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("%s: session setup failed: %s\n", conn->remote,
+			   nt_errstr(st));
+		/* A failed (re)authentication ends the session (3.3.5.5). */
+		req->session = NULL;
+		talloc_free(s);
+		return st;
+	}
+	if (a.prev_id != 0 && a.prev_id != s->id && s->account_name != NULL) {
+		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
+		 * the same user, on any connection: the session id names
+		 * the worker that holds it (session_new). */
+		smbd_session_previous(conn->worker, a.prev_id, s->account_name);
+	}
+	return sesssetup_reply(req, out_flags, out, out_len);
+}
+
+/* After `username map script` ran in the pool (smbd/smb2/user_map.c). */
+static NTSTATUS sesssetup_resume(struct smb2_request *req)
+{
+	struct smbd_session *s = smbd_session_find(req->conn,
+						   req->session_id);
+
+	if (s == NULL || s->gensec == NULL) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	req->session = s;
+	return sesssetup_auth(req, s);
+}
+
+NTSTATUS smb2_sesssetup(struct smb2_request *req)
+{
+	struct smbd_conn *conn = req->conn;
+	struct smbd_session *s;
+	struct auth_config *cfg;
+	struct sesssetup_args a;
+	NTSTATUS st;
+
+	sesssetup_args(req, &a);
+	if (a.flags & SMB2_SESSION_FLAG_BINDING) {
+		/* Multichannel is not offered (no CAP_MULTI_CHANNEL). */
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (req->session_id == 0) {
+		NTSTATUS may = session_may_start(conn);
+
+		if (!NT_STATUS_IS_OK(may)) {
+			DBG_NOTICE("%s: %u sessions, too many or too many "
+				   "logons in progress: refused\n", conn->remote,
+				   conn->nsessions);
+			return may;
+		}
+		s = smbd_session_new(conn);
+		if (s == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		req->session_id = s->id;
+	} else {
+		s = smbd_session_find(conn, req->session_id);
+		if (s == NULL) {
+			return NT_STATUS_USER_SESSION_DELETED;
+		}
+	}
+	req->session = s;
+	if (conn->dialect == SMB2_DIALECT_0311) {
+		session_preauth(s, req->in, req->in_len);
+		req->after_reply = sesssetup_after_reply;
+	}
+	if (s->gensec == NULL) {
+		cfg = sesssetup_auth_config(s, conn->worker->srv->lp);
+		s->gensec = cfg ? gensec_new(s, cfg, sesssetup_lookup, s,
+					     conn->remote_addr)
+				: NULL;
+		if (s->gensec == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	st = smbd_user_map_prepare(req, s, a.blob, a.len, sesssetup_resume);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;	/* SMBD_STATUS_ASYNC: sesssetup_resume goes on */
+	}
+	return sesssetup_auth(req, s);
+}
+
+NTSTATUS smb2_logoff(struct smb2_request *req)
+{
+	struct smbd_session *s = req->session;
+
+	DBG_INFO("%s: session %llx logs off\n", req->conn->remote,
+		 (unsigned long long)s->id);
+	/* The reply is still signed with the session's key: keep a copy
+	 * of what signing needs before the session goes. */
+	req->session = NULL;
+	req->sign_after_free = s->has_keys &&
+			       (s->signing_required ||
+				(req->flags & SMB2_FLAGS_SIGNED));
+	if (req->sign_after_free) {
+		memcpy(req->sign_key, s->keys.signing, 16);
+		req->sign_algo = s->sign_algo;
+	}
+	/* Durable opens outlive a LOGOFF as a lost connection (Windows
+	 * and Samba keep them for a reclaim: smb2.durable-open.reopen4). */
+	smbd_durable_session_lost(req->conn, s);
+	talloc_free(s);
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}

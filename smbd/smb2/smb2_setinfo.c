@@ -1,0 +1,770 @@
+/*
+ * SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21): decode with smbd/fscc,
+ * check the open's access on the loop thread, do the file-system change
+ * in the pool as the session's user.
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/fscc.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/oplock.h"
+#include "locking/locking_rec.h"
+#include "smbd/objects/smbd_locking.h"
+#include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl_file.h"
+#include "smbd/conn/session.h"
+#include "smbd/objects/status.h"
+#include "lib/charset.h"
+#include "vfs/dosattrib.h"
+#include "vfs/name.h"
+#include "vfs/streams.h"
+#include "vfs/anchor.h"
+#include "vfs/vfs_posix.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_0_INFO_FILE 0x01
+#define SMB2_0_INFO_SECURITY 0x03
+
+/* FileModeInformation bits a client may set (MS-FSCC 2.4.26). */
+#define FILE_MODE_SETTABLE 0x0000003e
+
+struct setinfo_state {
+	struct fscc_set_info in;
+	struct vfs_share share;		/* root_fd is our own dup */
+	int fd;
+	bool opath;
+	bool is_dir;
+	char *path;			/* the open's path */
+	char *new_path;			/* rename/link target (resolved) */
+	NTSTATUS status;
+	bool have_mtime;		/* mtime: the file's before a truncate */
+	struct timespec mtime;
+	char *stream;			/* the open is this stream (xattr) */
+	/* security: the descriptor, stored on acl_xattr shares (tok says
+	 * who sets it), otherwise applied as a mode */
+	bool security;
+	bool acl_xattr;
+	struct ntacl_token *tok;
+	uint32_t secinfo;
+	uint8_t *sd;
+	size_t sd_len;
+};
+
+static void setinfo_security(struct setinfo_state *st)
+{
+	struct stat sb;
+	mode_t mode;
+	char proc[32];
+
+	if (st->acl_xattr) {
+		st->status = ntacl_file_set_info(st->fd, st->tok, st->sd,
+						 st->sd_len, st->secinfo);
+		return;
+	}
+	if (fstat(st->fd, &sb) != 0) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	st->status = secdesc_to_mode(st->sd, st->sd_len, st->secinfo,
+				     sb.st_uid, sb.st_gid, sb.st_mode, &mode);
+	if (!NT_STATUS_IS_OK(st->status) || mode == sb.st_mode) {
+		return;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+	if (chmod(proc, mode & 07777) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
+static int setinfo_state_destructor(struct setinfo_state *st)
+{
+	if (st->fd != -1) {
+		close(st->fd);
+	}
+	if (st->share.root_fd != -1) {
+		close(st->share.root_fd);
+	}
+	return 0;
+}
+
+/* `store dos attributes = no`: the attributes live in the mode bits
+ * (`map archive/system/hidden`, READONLY as the write bits), as Samba
+ * keeps them.  Directories keep their mode: their attributes are not
+ * mapped. */
+static void setinfo_dos_mode(struct setinfo_state *st, uint32_t attrs)
+{
+	char proc[32];
+	struct stat sb;
+	mode_t m;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+	if (stat(proc, &sb) != 0) {
+		st->status = vfs_map_errno(errno);
+		return;
+	}
+	m = vfs_mode_with_dos(&st->share, attrs, sb.st_mode);
+	if (m != (sb.st_mode & 07777) && chmod(proc, m) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
+static void setinfo_basic(struct setinfo_state *st)
+{
+	const typeof(st->in.basic) *b = &st->in.basic;
+	struct timespec ts[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+	char proc[32];
+
+	if (b->access_time != 0 && b->access_time < FSCC_TIME_UNFREEZE) {
+		timespec_from_nttime(b->access_time, &ts[0]);
+	}
+	if (b->write_time != 0 && b->write_time < FSCC_TIME_UNFREEZE) {
+		timespec_from_nttime(b->write_time, &ts[1]);
+	}
+	if (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) {
+		/* Through /proc so attribute-only (O_PATH) opens work. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
+		if (utimensat(AT_FDCWD, proc, ts, 0) != 0) {
+			st->status = vfs_map_errno(errno);
+			return;
+		}
+	}
+	if ((b->attributes != 0 ||
+	     (b->create_time != 0 && b->create_time < FSCC_TIME_UNFREEZE)) &&
+	    st->share.store_dos_attributes && !st->opath) {
+		struct dos_info di;
+
+		memset(&di, 0, sizeof(di));
+		(void)dosattrib_fget(st->fd, &di);
+		if (b->attributes != 0) {
+			uint32_t keep = di.attrs & ~FILE_ATTRIBUTE_SETTABLE;
+
+			di.attrs = keep | (b->attributes &
+					   FILE_ATTRIBUTE_SETTABLE);
+			if (st->is_dir) {
+				di.attrs |= FILE_ATTRIBUTE_DIRECTORY;
+			}
+		}
+		if (b->create_time != 0 && b->create_time < FSCC_TIME_UNFREEZE) {
+			di.has_create_time = true;
+			di.create_time = b->create_time;
+		}
+		st->status = dosattrib_fset(st->fd, &di);
+	} else if (b->attributes != 0 && !st->share.store_dos_attributes &&
+		   !st->is_dir) {
+		setinfo_dos_mode(st, b->attributes);
+	}
+}
+
+/* The file (for a stream open, the file it belongs to) is
+ * FILE_ATTRIBUTE_READONLY; directories are never refused for it. */
+static bool setinfo_readonly(struct setinfo_state *st)
+{
+	struct vfs_file_info fi;
+
+	if (st->is_dir || !NT_STATUS_IS_OK(vfs_fstat_info(st->fd, &fi))) {
+		return false;
+	}
+	vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path, &fi);
+	return (fi.attributes & FILE_ATTRIBUTE_READONLY) != 0;
+}
+
+static bool dir_is_empty(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd == -1 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	bool empty = true;
+
+	if (d == NULL) {
+		if (dfd != -1) {
+			close(dfd);
+		}
+		return true;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0) {
+			empty = false;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+/* Rename or hard link: resolve the target, honour ReplaceIfExists. */
+static void setinfo_rename(struct setinfo_state *st, bool link)
+{
+	struct vfs_resolved r;
+	bool replace = st->in.rename.replace_if_exists;
+
+	st->status = vfs_resolve(st, &st->share, st->new_path, &r);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
+	}
+	if (r.exists && strcmp(r.path, st->path) != 0) {
+		struct stat sb;
+		const char *base;
+		int dfd;
+		bool is_dir;
+
+		if (!replace) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return;
+		}
+		dfd = vfs_open_parent(&st->share, st->share.root_fd, r.path,
+				      &base);
+		is_dir = dfd != -1 &&
+			 fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 S_ISDIR(sb.st_mode);
+		if (dfd != -1) {
+			close(dfd);
+		}
+		if (is_dir) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return;
+		}
+	}
+	if (!r.exists) {
+		/* Keep the case the client asked for in the new name. */
+		const char *slash = strrchr(st->new_path, '/');
+		char *dir = talloc_strdup(st, r.path);
+		char *dslash = dir ? strrchr(dir, '/') : NULL;
+
+		if (dslash != NULL) {
+			dslash[1] = '\0';
+		} else if (dir != NULL) {
+			dir[0] = '\0';
+		}
+		r.path = talloc_asprintf(st, "%s%s", dir ? dir : "",
+					 slash ? slash + 1 : st->new_path);
+	}
+	/* Both names anchored to their directories, the source checked
+	 * to still be the open's file (vfs/anchor.h). */
+	{
+		struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
+
+		st->status = vfs_rename_anchored(
+			&st->share, st->share.root_fd, st->path, r.path, link,
+			r.exists && replace ? 0 : RENAME_NOREPLACE, &id);
+	}
+	st->new_path = r.path;
+}
+
+/*
+ * MS-FSCC 2.4.15: EAs are kept as user.NAME xattrs, as Samba keeps them;
+ * an empty value removes the EA.  Samba's own metadata names are not EAs
+ * and cannot be written this way.
+ */
+NTSTATUS smbd_eas_set(TALLOC_CTX *mem_ctx, int fd, const struct fscc_ea *eas,
+		      size_t count)
+{
+	NTSTATUS status = NT_STATUS_OK;
+	size_t i;
+
+	for (i = 0; i < count && NT_STATUS_IS_OK(status); i++) {
+		const struct fscc_ea *ea = &eas[i];
+		char *x = talloc_asprintf(mem_ctx, "user.%s", ea->name);
+
+		if (x == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (strcasecmp(ea->name, "DOSATTRIB") == 0 ||
+		    strncasecmp(ea->name, "DosStream.", 10) == 0) {
+			talloc_free(x);
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		if (ea->value_len == 0) {
+			if (fremovexattr(fd, x) != 0 && errno != ENODATA) {
+				status = vfs_map_errno(errno);
+			}
+		} else if (fsetxattr(fd, x, ea->value, ea->value_len, 0) !=
+			   0) {
+			status = errno == E2BIG || errno == ERANGE
+					 ? NT_STATUS_EA_TOO_LARGE
+					 : vfs_map_errno(errno);
+		}
+		talloc_free(x);
+	}
+	return status;
+}
+
+static void setinfo_eas(struct setinfo_state *st)
+{
+	st->status = smbd_eas_set(st, st->fd, st->in.eas, st->in.num_eas);
+}
+
+/* The mtime before is kept for an open whose write time is sticky. */
+static void setinfo_end_of_file(struct setinfo_state *st)
+{
+	struct stat sb;
+
+	if (fstat(st->fd, &sb) == 0) {
+		st->have_mtime = true;
+		st->mtime = sb.st_mtim;
+	}
+	if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
+		st->status = vfs_map_errno(errno);
+	}
+}
+
+static void setinfo_job(void *p)
+{
+	struct setinfo_state *st = p;
+
+	st->status = NT_STATUS_OK;
+	if (st->security) {
+		setinfo_security(st);
+		return;
+	}
+	switch (st->in.info_class) {
+	case FSCC_FILE_BASIC_INFORMATION:
+		setinfo_basic(st);
+		break;
+	case FSCC_FILE_END_OF_FILE_INFORMATION:
+		if (st->stream != NULL) {
+			st->status = vfs_stream_truncate(st->fd, st->stream,
+							 st->in.end_of_file);
+			break;
+		}
+		setinfo_end_of_file(st);
+		break;
+	case FSCC_FILE_ALLOCATION_INFORMATION: {
+		struct stat sb;
+
+		/* MS-FSA 2.1.5.15.1: below the end of file truncates. */
+		if (fstat(st->fd, &sb) == 0 &&
+		    st->in.allocation_size < (uint64_t)sb.st_size &&
+		    ftruncate(st->fd, (off_t)st->in.allocation_size) != 0) {
+			st->status = vfs_map_errno(errno);
+		}
+		break;
+	}
+	case FSCC_FILE_DISPOSITION_INFORMATION:
+	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+		if (st->in.delete_pending && st->is_dir && !dir_is_empty(st->fd)) {
+			st->status = NT_STATUS_DIRECTORY_NOT_EMPTY;
+		} else if (st->in.delete_pending && setinfo_readonly(st)) {
+			/* MS-FSA 2.1.5.14.3 */
+			st->status = NT_STATUS_CANNOT_DELETE;
+		}
+		break;
+	case FSCC_FILE_RENAME_INFORMATION:
+	case FSCC_FILE_RENAME_INFORMATION_EX:
+		setinfo_rename(st, false);
+		break;
+	case FSCC_FILE_LINK_INFORMATION:
+		setinfo_rename(st, true);
+		break;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		setinfo_eas(st);
+		break;
+	default:
+		st->status = NT_STATUS_INVALID_INFO_CLASS;
+		break;
+	}
+}
+
+static void setinfo_orphan(void *p)
+{
+}
+
+static NTSTATUS setinfo_reply(struct smb2_request *req)
+{
+	wire_push_le16(req->out, 2); /* 2.2.40 SET_INFO Response */
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
+{
+	struct setinfo_state *st = p;
+	struct smbd_open *op;
+	uint8_t fid[16];
+
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
+	memcpy(fid, req->fid, 16);
+	if (NT_STATUS_IS_OK(smbd_open_lookup(req, fid, &op))) {
+		switch (st->in.info_class) {
+		case FSCC_FILE_DISPOSITION_INFORMATION:
+		case FSCC_FILE_DISPOSITION_INFORMATION_EX: {
+			NTSTATUS s2 = smbd_open_set_delete_pending(
+				op, st->in.delete_pending);
+
+			if (!NT_STATUS_IS_OK(s2)) {
+				return s2;
+			}
+			op->delete_on_close = st->in.delete_pending;
+			break;
+		}
+		case FSCC_FILE_RENAME_INFORMATION:
+		case FSCC_FILE_RENAME_INFORMATION_EX:
+			talloc_free(op->path);
+			op->path = talloc_strdup(op, st->new_path);
+			smbd_status_open(op, true); /* smbstatus, open-below */
+			break;
+		case FSCC_FILE_END_OF_FILE_INFORMATION:
+			/* smb2.timestamps.delayed-write-vs-seteof: the
+			 * write time moves now, pending update or not. */
+			smbd_wt_resized(op, st->have_mtime ? &st->mtime : NULL);
+			break;
+		default:
+			break;
+		}
+	}
+	return setinfo_reply(req);
+}
+
+/* The target of a rename/link: share-relative, validated like CREATE. */
+static NTSTATUS setinfo_target(struct smb2_request *req,
+			       struct setinfo_state *st)
+{
+	const char *n = st->in.rename.new_name;
+	uint8_t *u16;
+	size_t u16len;
+	char *path, *stream;
+	NTSTATUS status;
+
+	if (st->in.rename.root_dir != 0) {
+		return NT_STATUS_INVALID_PARAMETER; /* 3.3.5.21.1 */
+	}
+	while (*n == '\\') {
+		n++; /* the SMB2 form is relative to the share root */
+	}
+	status = auth_utf8_to_utf16(st, n, &u16, &u16len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return NT_STATUS_OBJECT_NAME_INVALID;
+	}
+	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (stream != NULL || path[0] == '\0') {
+		return NT_STATUS_OBJECT_NAME_INVALID;
+	}
+	st->new_path = path;
+	return NT_STATUS_OK;
+}
+
+/* 3.3.5.21.1: the access each class needs, and what runs without I/O. */
+static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
+			      struct setinfo_state *st, bool *sync_done)
+{
+	uint32_t a = op->access_mask;
+
+	*sync_done = false;
+	switch (st->in.info_class) {
+	case FSCC_FILE_BASIC_INFORMATION:
+		if (!(a & SEC_FILE_WRITE_ATTRIBUTE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		/* MS-FSA 2.1.5.14.2: no TEMPORARY on a directory, no
+		 * DIRECTORY on a file, nothing outside the known bits. */
+		if ((st->in.basic.attributes & ~0x00007fb7u) ||
+		    (op->is_dir && (st->in.basic.attributes &
+				    FILE_ATTRIBUTE_TEMPORARY)) ||
+		    (!op->is_dir && (st->in.basic.attributes &
+				     FILE_ATTRIBUTE_DIRECTORY))) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		return NT_STATUS_OK;
+	case FSCC_FILE_END_OF_FILE_INFORMATION:
+	case FSCC_FILE_ALLOCATION_INFORMATION:
+		if (op->is_dir) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		if (!(a & SEC_FILE_WRITE_DATA) || op->opath) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		/* A size change ends other opens' read caching. */
+		smbd_break_readers(op);
+		return NT_STATUS_OK;
+	case FSCC_FILE_DISPOSITION_INFORMATION:
+	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
+		if (!(a & SEC_STD_DELETE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		return NT_STATUS_OK;
+	case FSCC_FILE_RENAME_INFORMATION:
+	case FSCC_FILE_RENAME_INFORMATION_EX: {
+		NTSTATUS s2;
+
+		if (!(a & SEC_STD_DELETE)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		/* Other opens must share delete (MS-FSA 2.1.5.14.11). */
+		s2 = smbd_open_check_delete(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
+		s2 = smbd_open_check_rename_parent(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
+		s2 = smbd_open_check_open_below(op);
+		if (!NT_STATUS_IS_OK(s2)) {
+			return s2;
+		}
+		return setinfo_target(req, st);
+	}
+	case FSCC_FILE_LINK_INFORMATION:
+		return setinfo_target(req, st);
+	case FSCC_FILE_POSITION_INFORMATION:
+		op->position = st->in.position;
+		*sync_done = true;
+		return NT_STATUS_OK;
+	case FSCC_FILE_MODE_INFORMATION:
+		if (st->in.mode & ~FILE_MODE_SETTABLE) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		op->mode = st->in.mode;
+		*sync_done = true;
+		return NT_STATUS_OK;
+	case FSCC_FILE_FULL_EA_INFORMATION:
+		if (!req->tcon->share.ea_support) {
+			return NT_STATUS_EAS_NOT_SUPPORTED;
+		}
+		return (a & SEC_FILE_WRITE_EA) && !op->opath
+			       ? NT_STATUS_OK
+			       : NT_STATUS_ACCESS_DENIED;
+	default:
+		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+}
+
+/*
+ * A rename first takes handle caching away from the other leases of the
+ * file and waits for their acknowledgements (smbtorture
+ * smb2.lease.v2_rename, rename_wait), like a CREATE waits for its breaks.
+ */
+struct setinfo_wait {
+	struct smb2_request *req;
+	struct setinfo_state *st;
+	uint64_t open_id;
+	struct smbd_waiter *waiter;
+};
+
+static NTSTATUS setinfo_break_handles(struct smb2_request *req,
+				      struct smbd_open *op,
+				      struct setinfo_state *st, bool retry)
+{
+	struct smbd_worker *w = req->conn->worker;
+	struct locking_db *db = smbd_locking(w);
+	struct share_break *b = NULL;
+	struct file_key k;
+	struct open_owner o;
+	unsigned n = 0;
+	NTSTATUS status;
+	TALLOC_CTX *tmp;
+
+	if (db == NULL || !op->share_registered) {
+		return NT_STATUS_OK;
+	}
+	smbd_open_keys(op, &k, &o);
+	if (share_mode_cached_opens(db, &k) == 0) {
+		return NT_STATUS_OK; /* nobody caches: no record change */
+	}
+	tmp = talloc_new(st);
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = share_mode_break_handles(
+		db, tmp, &k, &o,
+		op->caching == CACHING_LEASE ? op->client_guid : NULL,
+		op->caching == CACHING_LEASE ? op->lease_key : NULL, retry, &b,
+		&n);
+	smbd_breaks_deliver(w, &k, b, n);
+	talloc_free(tmp);
+	return status;
+}
+
+static void setinfo_wait_cancel(void *priv)
+{
+	struct setinfo_wait *sw = priv;
+	struct smb2_request *req = sw->req;
+
+	talloc_free(sw->st);
+	smb2_frame_resume(req, NT_STATUS_CANCELLED);
+}
+
+static void setinfo_wait_retry(void *priv, bool expired)
+{
+	struct setinfo_wait *sw = priv;
+	struct smb2_request *req = sw->req;
+	struct smbd_open *op = smbd_open_by_id(req->conn->worker, sw->open_id);
+	struct setinfo_state *st = sw->st;
+	NTSTATUS status;
+
+	if (op == NULL) {
+		talloc_free(st);
+		smb2_frame_resume(req, NT_STATUS_FILE_CLOSED);
+		return;
+	}
+	if (expired) {
+		struct locking_db *db = smbd_locking(req->conn->worker);
+		struct share_ack_res res;
+		struct file_key k;
+		struct open_owner o;
+
+		smbd_open_keys(op, &k, &o);
+		if (db != NULL) {
+			(void)share_mode_break_timeout(db, st, &k, NULL, NULL,
+						       NULL, &res);
+		}
+	}
+	status = setinfo_break_handles(req, op, st, true);
+	if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+		return;
+	}
+	/* sw is a child of st: the job owns both from here. */
+	TALLOC_FREE(sw->waiter);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(st);
+		smb2_frame_resume(req, status);
+		return;
+	}
+	smb2_frame_resume(req, smb2_job_run(req, st, setinfo_job, setinfo_done,
+					    setinfo_orphan));
+}
+
+static NTSTATUS setinfo_wait(struct smb2_request *req, struct smbd_open *op,
+			     struct setinfo_state *st)
+{
+	struct setinfo_wait *sw = talloc_zero(st, struct setinfo_wait);
+	struct file_key k;
+	struct open_owner o;
+
+	if (sw == NULL || !smb2_request_keep_input(req)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	/* The state lives with the request's frame while it waits. */
+	(void)talloc_steal(req->mem_ctx, st);
+	smbd_open_keys(op, &k, &o);
+	sw->req = req;
+	sw->st = st;
+	sw->open_id = op->fid_volatile;
+	sw->waiter = smbd_waiter_add(sw, req->conn->worker, &k,
+				     setinfo_wait_retry, sw);
+	if (sw->waiter == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	smb2_request_set_cancel(req, setinfo_wait_cancel, sw);
+	return SMBD_STATUS_ASYNC;
+}
+
+NTSTATUS smb2_setinfo(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct setinfo_state *st;
+	struct smbd_open *op;
+	uint8_t type, cls, fid[16];
+	uint32_t len, secinfo;
+	uint16_t off;
+	bool sync_done;
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_u8(b, &type);
+	(void)wire_pull_u8(b, &cls);
+	(void)wire_pull_le32(b, &len);
+	(void)wire_pull_le16(b, &off);
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le32(b, &secinfo);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (len > req->conn->max_trans) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (type != SMB2_0_INFO_FILE && type != SMB2_0_INFO_SECURITY) {
+		return NT_STATUS_INVALID_INFO_CLASS;
+	}
+	if (type == SMB2_0_INFO_SECURITY &&
+	    (((secinfo & SECINFO_DACL) &&
+	      !(op->access_mask & SEC_STD_WRITE_DAC)) ||
+	     ((secinfo & (SECINFO_OWNER | SECINFO_GROUP)) &&
+	      !(op->access_mask & SEC_STD_WRITE_OWNER)))) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (req->tcon->read_only) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	st = talloc_zero(NULL, struct setinfo_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = -1;
+	st->share = req->tcon->share;
+	st->share.root_fd = -1;
+	talloc_set_destructor(st, setinfo_state_destructor);
+	sync_done = false;
+	if (type == SMB2_0_INFO_SECURITY) {
+		st->security = true;
+		st->secinfo = secinfo;
+		st->sd = talloc_memdup(st, req->in + off, len);
+		st->sd_len = len;
+		status = len >= 20 && st->sd != NULL ? NT_STATUS_OK
+						     : NT_STATUS_INVALID_PARAMETER;
+		st->acl_xattr = req->tcon->share.acl_xattr;
+		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
+			status = ntacl_session_token(st, req->session,
+						     req->tcon, &st->tok);
+		}
+	} else {
+		status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL,
+					    len, &st->in);
+		if (NT_STATUS_IS_OK(status)) {
+			status = setinfo_check(req, op, st, &sync_done);
+		}
+		DBG_DEBUG("%s: SET_INFO class %u len %u on '%s': %s\n",
+			  req->conn->remote, cls, len, op->path,
+			  nt_errstr(status));
+	}
+	if (!NT_STATUS_IS_OK(status) || sync_done) {
+		talloc_free(st);
+		return NT_STATUS_IS_OK(status) ? setinfo_reply(req) : status;
+	}
+	st->opath = op->opath;
+	st->is_dir = op->is_dir;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->path = talloc_strdup(st, op->path);
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1 || st->share.root_fd == -1 || st->path == NULL) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (cls == FSCC_FILE_BASIC_INFORMATION) {
+		/* Before the job: a delayed update must not overwrite the
+		 * time it sets (write_time.h). */
+		smbd_wt_set_basic(op, st->in.basic.write_time);
+	}
+	if (cls == FSCC_FILE_RENAME_INFORMATION ||
+	    cls == FSCC_FILE_RENAME_INFORMATION_EX) {
+		status = setinfo_break_handles(req, op, st, false);
+		if (status == NT_STATUS_OPLOCK_BREAK_IN_PROGRESS) {
+			return setinfo_wait(req, op, st);
+		}
+	}
+	return smb2_job_run(req, st, setinfo_job, setinfo_done,
+			    setinfo_orphan);
+}

@@ -1,0 +1,692 @@
+/*
+ * TREE_CONNECT and TREE_DISCONNECT (MS-SMB2 2.2.9-2.2.12, 3.3.5.7,
+ * 3.3.5.8): find the share in smb.conf (IPC$ is built in, [homes] maps a
+ * user's own name to the home directory), apply the share's access rules,
+ * answer share type, flags and the maximal access.
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/auth/access.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/status.h"
+#include "smbd/objects/smbd_locking.h"
+#include "locking/locking.h"
+#include "smbd/conn/session.h"
+#include "smbd/smbd.h"
+#include "smbd/auth/auth.h"
+#include "lib/charset.h"
+#include "conf/loadparm.h"
+#include "vfs/module.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+#define SMB2_SHARE_TYPE_DISK 0x01
+#define SMB2_SHARE_TYPE_PIPE 0x02
+
+#define SMB2_SHAREFLAG_MANUAL_CACHING 0x00000000
+#define SMB2_SHAREFLAG_AUTO_CACHING 0x00000010
+#define SMB2_SHAREFLAG_VDO_CACHING 0x00000020
+#define SMB2_SHAREFLAG_NO_CACHING 0x00000030
+#define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM 0x00000800
+
+/* MS-SMB2 2.2.13.1.1 access masks for MaximalAccess. */
+#define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
+#define SMBD_ACCESS_ALL 0x001f01ff	  /* FILE_ALL_ACCESS */
+
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
+{
+	struct smbd_tcon *t;
+
+	for (t = s->tcons; t != NULL; t = t->next) {
+		if (t->id == id) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static int tcon_destructor(struct smbd_tcon *t)
+{
+	if (t->id != 0) {
+		smbd_status_tcon(t, false);
+	}
+	if (t->prev != NULL) {
+		t->prev->next = t->next;
+		t->session->ntcons--;
+	} else if (t->session->tcons == t) {
+		t->session->tcons = t->next;
+		t->session->ntcons--;
+	}
+	if (t->next != NULL) {
+		t->next->prev = t->prev;
+	}
+	/* talloc runs a parent's destructor before it frees the children:
+	 * the tree's opens go first, while the share's root fd is still
+	 * open for the deletes they may leave (TREE_DISCONNECT, LOGOFF, a
+	 * dropped connection). */
+	talloc_free_children(t);
+	/* Jobs still running hold their own references (vfs/module.h). */
+	vfs_stack_unref(t->vfs);
+	t->vfs = NULL;
+	if (t->share.root_fd != -1) {
+		close(t->share.root_fd);
+		t->share.root_fd = -1;
+	}
+	return 0;
+}
+
+/* "\\server\share" -> "share" (a bare name is accepted too). */
+static const char *tcon_share_part(const char *unc)
+{
+	const char *p;
+
+	if (unc[0] == '\\' && unc[1] == '\\') {
+		p = strchr(unc + 2, '\\');
+		return p != NULL ? p + 1 : NULL;
+	}
+	return unc;
+}
+
+static char *tcon_home_dir(TALLOC_CTX *mem_ctx, const char *unix_name)
+{
+	struct passwd pwbuf, *pw = NULL;
+	char buf[4096];
+
+	if (unix_name == NULL ||
+	    getpwnam_r(unix_name, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
+	    pw == NULL) {
+		return NULL;
+	}
+	return talloc_strdup(mem_ctx, pw->pw_dir);
+}
+
+static NTSTATUS tcon_check_access(struct smb2_request *req,
+				  struct smbd_session *s, int snum,
+				  const struct lp_subst *sub, bool *read_only)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	TALLOC_CTX *tmp = talloc_new(req->mem_ctx);
+	struct smbd_user_id uid = {
+		.name = s->account_name,
+		.unix_name = s->unix_name,
+		.gid = s->gid,
+		.groups = s->groups,
+		.ngroups = s->ngroups,
+	};
+	const char **allow = lp_list(tmp, lp, snum, LP_HOSTS_ALLOW);
+	const char **deny = lp_list(tmp, lp, snum, LP_HOSTS_DENY);
+	const char **valid, **invalid, **rlist, **wlist;
+	size_t i;
+	NTSTATUS st = NT_STATUS_ACCESS_DENIED;
+
+	if (!smbd_host_allowed(allow, deny, req->conn->remote_addr)) {
+		DBG_NOTICE("%s: host not allowed on [%s]\n", req->conn->remote,
+			   lp_share_name(lp, snum));
+		goto out;
+	}
+	if ((s->guest || s->anonymous) && !lp_bool(lp, snum, LP_GUEST_OK)) {
+		goto out;
+	}
+	valid = lp_list(tmp, lp, snum, LP_VALID_USERS);
+	invalid = lp_list(tmp, lp, snum, LP_INVALID_USERS);
+	/* `valid users = %S` is the usual [homes] rule: substitute. */
+	for (i = 0; valid != NULL && valid[i] != NULL; i++) {
+		valid[i] = lp_substitute(tmp, lp, valid[i], sub);
+	}
+	if (!s->guest && !s->anonymous) {
+		if (smbd_user_in_list(invalid, &uid)) {
+			goto out;
+		}
+		if (valid != NULL && valid[0] != NULL &&
+		    !smbd_user_in_list(valid, &uid)) {
+			goto out;
+		}
+	} else if (valid != NULL && valid[0] != NULL) {
+		goto out;
+	}
+	*read_only = lp_bool(lp, snum, LP_READ_ONLY);
+	rlist = lp_list(tmp, lp, snum, LP_READ_LIST);
+	wlist = lp_list(tmp, lp, snum, LP_WRITE_LIST);
+	if (smbd_user_in_list(rlist, &uid)) {
+		*read_only = true;
+	}
+	if (smbd_user_in_list(wlist, &uid)) {
+		*read_only = false;
+	}
+	st = NT_STATUS_OK;
+out:
+	talloc_free(tmp);
+	return st;
+}
+
+/* Resolve the share name to a configured share (snum) or IPC$ (-1). */
+static NTSTATUS tcon_find_share(struct smb2_request *req,
+				struct smbd_session *s, const char *name,
+				int *snum, bool *homes)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+
+	*homes = false;
+	if (strcasecmp(name, "IPC$") == 0) {
+		*snum = -1;
+		return NT_STATUS_OK;
+	}
+	*snum = lp_find_share(lp, name);
+	if (*snum >= 0 && strcasecmp(lp_share_name(lp, *snum), "homes") == 0) {
+		*snum = -1; /* [homes] itself is not a share name */
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	if (*snum < 0 && s->account_name != NULL &&
+	    (strcasecmp(name, s->account_name) == 0 ||
+	     (s->unix_name && strcasecmp(name, s->unix_name) == 0))) {
+		*snum = lp_find_share(lp, "homes");
+		*homes = *snum >= 0;
+	}
+	if (*snum < 0 || !lp_bool(lp, *snum, LP_AVAILABLE) ||
+	    lp_bool(lp, *snum, LP_PRINTABLE)) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	return NT_STATUS_OK;
+}
+
+static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
+{
+	uint32_t f = 0;
+
+	switch (lp_int(lp, snum, LP_CSC_POLICY)) {
+	case LP_CSC_DOCUMENTS:
+		f |= SMB2_SHAREFLAG_AUTO_CACHING;
+		break;
+	case LP_CSC_PROGRAMS:
+		f |= SMB2_SHAREFLAG_VDO_CACHING;
+		break;
+	case LP_CSC_DISABLE:
+		f |= SMB2_SHAREFLAG_NO_CACHING;
+		break;
+	default:
+		break;
+	}
+	if (lp_bool(lp, snum, LP_ACCESS_BASED_SHARE_ENUM)) {
+		f |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
+	}
+	return f;
+}
+
+/*
+ * The vfs modules' options, read through conf/loadparm's parametric
+ * lookups (vfs/module.h struct vfs_module_params): "mod:opt" in the
+ * share, then [global]; a module asks for the share's `%` substitutions
+ * where Samba's module makes them.
+ */
+struct tcon_params {
+	const struct lp_ctx *lp;
+	int snum;
+	const struct lp_subst *sub;
+};
+
+static char *tcon_parm_key(char *buf, size_t len, const char *mod,
+			   const char *opt)
+{
+	int n = snprintf(buf, len, "%s:%s", mod, opt);
+
+	return n > 0 && (size_t)n < len ? buf : NULL;
+}
+
+static const char *tcon_parm_str(void *ctx, TALLOC_CTX *mem_ctx,
+				 const char *mod, const char *opt)
+{
+	const struct tcon_params *tp = ctx;
+	char key[128];
+	const char *v;
+
+	if (tcon_parm_key(key, sizeof(key), mod, opt) == NULL) {
+		return NULL;
+	}
+	v = lp_parm_str(tp->lp, tp->snum, key, NULL);
+	return v != NULL ? talloc_strdup(mem_ctx, v) : NULL;
+}
+
+static char *tcon_parm_subst(void *ctx, TALLOC_CTX *mem_ctx,
+			     const char *value)
+{
+	const struct tcon_params *tp = ctx;
+
+	return lp_substitute(mem_ctx, tp->lp, value, tp->sub);
+}
+
+static bool tcon_parm_bool(void *ctx, const char *mod, const char *opt,
+			   bool def)
+{
+	const struct tcon_params *tp = ctx;
+	char key[128];
+
+	return tcon_parm_key(key, sizeof(key), mod, opt)
+		       ? lp_parm_bool(tp->lp, tp->snum, key, def)
+		       : def;
+}
+
+static int tcon_parm_int(void *ctx, const char *mod, const char *opt, int def)
+{
+	const struct tcon_params *tp = ctx;
+	char key[128];
+
+	return tcon_parm_key(key, sizeof(key), mod, opt)
+		       ? lp_parm_int(tp->lp, tp->snum, key, def)
+		       : def;
+}
+
+static uint64_t tcon_parm_bytes(void *ctx, const char *mod, const char *opt,
+				uint64_t def)
+{
+	const struct tcon_params *tp = ctx;
+	char key[128];
+
+	return tcon_parm_key(key, sizeof(key), mod, opt)
+		       ? lp_parm_bytes(tp->lp, tp->snum, key, def)
+		       : def;
+}
+
+static const char **tcon_parm_list(void *ctx, TALLOC_CTX *mem_ctx,
+				   const char *mod, const char *opt)
+{
+	const struct tcon_params *tp = ctx;
+	char key[128];
+
+	if (tcon_parm_key(key, sizeof(key), mod, opt) == NULL) {
+		return NULL;
+	}
+	return lp_parm_list(mem_ctx, tp->lp, tp->snum, key);
+}
+
+/*
+ * The share's module stack from `vfs objects`, in order (vfs/module.h).
+ * A module we do not have is logged and left out: Samba would refuse the
+ * tree connect, but the files are still served with the modules we do
+ * have (issue 15 item 7: warn, in the log and in testparm).
+ */
+static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
+			       const struct lp_subst *sub)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	const char **names = lp_list(tmp, lp, t->snum, LP_VFS_OBJECTS);
+	struct tcon_params tp = {lp, t->snum, sub};
+	const struct vfs_module_params p = {
+		.str = tcon_parm_str,
+		.subst = tcon_parm_subst,
+		.boolean = tcon_parm_bool,
+		.integer = tcon_parm_int,
+		.bytes = tcon_parm_bytes,
+		.list = tcon_parm_list,
+		.ctx = &tp,
+	};
+	const char **unknown = NULL;
+	NTSTATUS st;
+
+	if (tmp == NULL || names == NULL) {
+		talloc_free(tmp);
+		return NT_STATUS_NO_MEMORY;
+	}
+	st = vfs_stack_build(tmp, names, &p, &t->share, &t->vfs, &unknown);
+	for (; unknown != NULL && *unknown != NULL; unknown++) {
+		DBG_WARNING("share [%s]: vfs objects: no module '%s' in this "
+			    "server; the share runs without it\n",
+			    t->share_name, *unknown);
+	}
+	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_ERR("share [%s]: vfs objects: %s\n", t->share_name,
+			nt_errstr(st));
+		return st;
+	}
+	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
+	return NT_STATUS_OK;
+}
+
+/* `force group = [+]group`: the primary group file work runs with; with
+ * the `+`, only for users already in that group (smb.conf(5)). */
+static NTSTATUS tcon_force_group(struct smbd_tcon *t, const char *name)
+{
+	bool only_members = name[0] == '+';
+	NTSTATUS st;
+	gid_t gid;
+	size_t i;
+
+	st = auth_unix_group_gid(only_members ? name + 1 : name, &gid);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_ERR("share [%s]: force group '%s': no such group\n",
+			t->share_name, name);
+		return st;
+	}
+	if (only_members && t->force_gid != gid) {
+		for (i = 0; i < t->force_ngroups; i++) {
+			if (t->force_groups[i] == gid) {
+				break;
+			}
+		}
+		if (i == t->force_ngroups) {
+			return NT_STATUS_OK;
+		}
+	}
+	t->force_gid = gid;
+	return NT_STATUS_OK;
+}
+
+/*
+ * `force user` and `force group`: all file work on the tree runs as the
+ * forced user (its uid, primary group and groups) and/or with the forced
+ * primary group, so new files belong to them (issue 15 item 2).  Who may
+ * connect (valid users, read list, ...) was decided on the real user.
+ */
+static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
+			       struct smbd_tcon *t, const struct lp_subst *sub)
+{
+	char *user = lp_str_subst(t, lp, t->snum, LP_FORCE_USER, sub);
+	char *group = lp_str_subst(t, lp, t->snum, LP_FORCE_GROUP, sub);
+	struct auth_user_info *u;
+	NTSTATUS st;
+
+	if (user == NULL || group == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (user[0] == '\0' && group[0] == '\0') {
+		return NT_STATUS_OK;
+	}
+	t->forced = true;
+	t->force_uid = s->uid;
+	t->force_gid = s->gid;
+	t->force_ngroups = s->ngroups;
+	t->force_groups = s->ngroups > 0
+				  ? talloc_memdup(t, s->groups,
+						  sizeof(gid_t) * s->ngroups)
+				  : NULL;
+	if (user[0] != '\0') {
+		st = auth_unix_user_info(t, user, &u);
+		if (!NT_STATUS_IS_OK(st)) {
+			DBG_ERR("share [%s]: force user '%s': %s\n",
+				t->share_name, user, nt_errstr(st));
+			return st;
+		}
+		t->force_uid = u->uid;
+		t->force_gid = u->gid;
+		t->force_ngroups = u->ngroups;
+		t->force_groups = u->groups;
+	}
+	if (t->force_ngroups > 0 && t->force_groups == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (group[0] != '\0') {
+		return tcon_force_group(t, group);
+	}
+	return NT_STATUS_OK;
+}
+
+/* The share's options for vfs/, read once at tree connect. */
+static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
+				 const struct lp_subst *sub)
+{
+	struct vfs_share *sh = &t->share;
+	int snum = t->snum;
+
+	sh->root_fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sh->root_fd == -1) {
+		int err = errno;
+
+		DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name,
+			t->path, strerror(err));
+		/* Out of descriptors is the server's state, not the share's:
+		 * answer as an open would (TOO_MANY_OPENED_FILES), not
+		 * BAD_NETWORK_NAME, which MS-SMB2 3.3.5.7 keeps for a share
+		 * that does not exist and which a client does not retry. */
+		if (err == EMFILE || err == ENFILE) {
+			return vfs_map_errno(err);
+		}
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	sh->path = t->path;
+	/* `case sensitive = auto` means case-insensitive for SMB2 clients,
+	 * which do not tell us otherwise (Samba does the same). */
+	sh->case_sensitive = lp_int(lp, snum, LP_CASE_SENSITIVE) == LP_CASE_YES;
+	sh->wide_links = lp_bool(lp, snum, LP_WIDE_LINKS);
+	sh->follow_symlinks = lp_bool(lp, snum, LP_FOLLOW_SYMLINKS);
+	sh->store_dos_attributes = lp_bool(lp, snum, LP_STORE_DOS_ATTRIBUTES);
+	sh->map_archive = lp_bool(lp, snum, LP_MAP_ARCHIVE);
+	sh->map_hidden = lp_bool(lp, snum, LP_MAP_HIDDEN);
+	sh->map_system = lp_bool(lp, snum, LP_MAP_SYSTEM);
+	sh->map_readonly = lp_int(lp, snum, LP_MAP_READONLY) != LP_MAP_READONLY_NO;
+	sh->hide_dot_files = lp_bool(lp, snum, LP_HIDE_DOT_FILES);
+	sh->veto_files = lp_str_subst(t, lp, snum, LP_VETO_FILES, sub);
+	sh->hide_files = lp_str_subst(t, lp, snum, LP_HIDE_FILES, sub);
+	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
+	t->use_sendfile = lp_bool(lp, snum, LP_USE_SENDFILE);
+	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
+	sh->directory_mask = (mode_t)lp_int(lp, snum, LP_DIRECTORY_MASK);
+	sh->force_create_mode = (mode_t)lp_int(lp, snum, LP_FORCE_CREATE_MODE);
+	sh->force_directory_mode =
+		(mode_t)lp_int(lp, snum, LP_FORCE_DIRECTORY_MODE);
+	sh->inherit_permissions = lp_bool(lp, snum, LP_INHERIT_PERMISSIONS);
+	return tcon_setup_vfs(lp, t, sub);
+}
+
+static NTSTATUS tcon_setup_disk(struct smb2_request *req,
+				struct smbd_session *s, struct smbd_tcon *t,
+				bool homes, const char *name)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct lp_subst sub = {
+		.user = s->account_name,
+		.share = name,
+		.client_ip = req->conn->remote_addr,
+		.unix_user = s->unix_name,
+	};
+	struct stat st;
+	bool ro = true;
+	NTSTATUS status;
+
+	sub.home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
+	status = tcon_check_access(req, s, t->snum, &sub, &ro);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = tcon_force_ids(lp, s, t, &sub);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (homes) {
+		t->path = sub.home ? talloc_strdup(t, sub.home) : NULL;
+	} else {
+		t->path = lp_str_subst(t, lp, t->snum, LP_PATH, &sub);
+	}
+	if (t->path == NULL || t->path[0] == '\0' || stat(t->path, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		DBG_ERR("share [%s]: path '%s' is not a directory: %s\n", name,
+			t->path ? t->path : "", strerror(errno));
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	t->read_only = ro;
+	t->maximal_access = ro ? SMBD_ACCESS_READ_ONLY : SMBD_ACCESS_ALL;
+	return tcon_setup_share(lp, t, &sub);
+}
+
+NTSTATUS smb2_tcon(struct smb2_request *req)
+{
+	struct smbd_session *s = req->session;
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct wire_cur *b = &req->body;
+	struct smbd_tcon *t;
+	uint16_t off, len;
+	char *unc = NULL;
+	const char *name;
+	bool homes;
+	int snum;
+	NTSTATUS st;
+
+	(void)wire_skip(b, 4);
+	(void)wire_pull_le16(b, &off);
+	(void)wire_pull_le16(b, &len);
+	/* 3.1.1 TREE_CONNECT extension (Flags bit 0x0004) is not used by
+	 * the clients we serve without CAP_... ; the path is at PathOffset
+	 * in both forms. */
+	if (len == 0 ||
+	    !NT_STATUS_IS_OK(auth_utf16_to_utf8(req->mem_ctx, req->in + off,
+						len, &unc))) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	name = tcon_share_part(unc);
+	if (name == NULL || name[0] == '\0' || strchr(name, '\\') != NULL) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	st = tcon_find_share(req, s, name, &snum, &homes);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_INFO("%s: no share [%s]\n", req->conn->remote, name);
+		return st;
+	}
+	if (snum < 0 && s->anonymous &&
+	    lp_int(lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 2) {
+		/* `restrict anonymous = 2`: no anonymous IPC$ (so no
+		 * anonymous RPC); guest-ok shares stay open to it, as in
+		 * Samba 4.17. */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (snum >= 0 && lp_int(lp, snum, LP_MAX_CONNECTIONS) > 0 &&
+	    status_db_count_tcons(smbd_locking(req->conn->worker), name) >=
+		    (unsigned)lp_int(lp, snum, LP_MAX_CONNECTIONS)) {
+		/* Counted across workers in smbd_status.tdb; as Samba. */
+		DBG_WARNING("%s: max connections (%d) reached for [%s]\n",
+			    req->conn->remote,
+			    lp_int(lp, snum, LP_MAX_CONNECTIONS), name);
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	if (s->ntcons >= SMBD_MAX_TCONS_PER_SESSION) {
+		/* Each tree holds the share's directory open: an
+		 * unbounded number would spend the worker's descriptors
+		 * (issue 14 item 7). */
+		DBG_WARNING("%s: session has %u tree connects: refused\n",
+			    req->conn->remote, s->ntcons);
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	t = talloc_zero(s, struct smbd_tcon);
+	if (t == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	talloc_set_destructor(t, tcon_destructor);
+	t->session = s;
+	t->snum = snum;
+	t->share.root_fd = -1;
+	t->ipc = snum < 0;
+	t->share_name = talloc_strdup(t, name);
+	t->section = t->ipc ? NULL : talloc_strdup(t, lp_share_name(lp, snum));
+	if (t->share_name == NULL || (!t->ipc && t->section == NULL)) {
+		talloc_free(t);
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (t->ipc) {
+		t->maximal_access = SMBD_ACCESS_ALL;
+	} else {
+		st = tcon_setup_disk(req, s, t, homes, name);
+		if (!NT_STATUS_IS_OK(st)) {
+			talloc_free(t);
+			return st;
+		}
+	}
+	t->id = s->next_tid++;
+	t->next = s->tcons;
+	if (t->next != NULL) {
+		t->next->prev = t;
+	}
+	s->tcons = t;
+	s->ntcons++;
+	smbd_status_tcon(t, true);
+	req->tree_id = t->id;
+	/* Samba's level for this line: 2, IPC$ 3 (what an admin reading
+	 * log.%m at `log level = 2` expects to see per client). */
+	LOG_AT(t->ipc ? LOG_NOTICE : 2, "%s: %s connected to [%s] (tid %u)\n",
+	       req->conn->remote, s->anonymous ? "anonymous" : s->account_name,
+	       t->share_name, t->id);
+
+	/* 2.2.10 TREE_CONNECT Response */
+	wire_push_le16(req->out, 16);
+	wire_push_u8(req->out,
+		     t->ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
+	wire_push_u8(req->out, 0);
+	wire_push_le32(req->out, t->ipc ? 0 : tcon_share_flags(lp, snum));
+	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
+	wire_push_le32(req->out, t->maximal_access);
+	return NT_STATUS_OK;
+}
+
+/*
+ * A reload renumbers the shares, so a tree's snum is looked up again by
+ * the section it was connected through.  A share removed from smb.conf or
+ * made `available = no` loses its trees, as Samba's smbcontrol close-share
+ * does: the next request on one gets NETWORK_NAME_DELETED.  The settings
+ * the tree took at connect time (path, read only, masks) stay, as in
+ * Samba, until the client connects again.
+ */
+/* Disconnect every disk tree of the worker for which keep() says no. */
+static void tcons_sweep(struct smbd_worker *w,
+			bool (*keep)(struct smbd_tcon *t, const void *arg),
+			const void *arg, const char *why)
+{
+	struct smbd_conn *c;
+	struct smbd_session *s;
+	struct smbd_tcon *t, *next;
+
+	for (c = w->conns; c != NULL; c = c->wnext) {
+		for (s = c->sessions; s != NULL; s = s->next) {
+			for (t = s->tcons; t != NULL; t = next) {
+				next = t->next;
+				if (t->ipc || keep(t, arg)) {
+					continue;
+				}
+				DBG_NOTICE("%s: share [%s] %s: tree %u "
+					   "disconnected\n", c->remote,
+					   t->share_name, why, t->id);
+				talloc_free(t);
+			}
+		}
+	}
+}
+
+static bool tcon_still_configured(struct smbd_tcon *t, const void *arg)
+{
+	const struct lp_ctx *lp = arg;
+
+	t->snum = lp_find_share(lp, t->section);
+	return t->snum >= 0 && lp_bool(lp, t->snum, LP_AVAILABLE);
+}
+
+void smbd_tcons_reloaded(struct smbd_worker *w)
+{
+	tcons_sweep(w, tcon_still_configured, w->srv->lp,
+		    "is gone after the reload");
+}
+
+static bool tcon_not_named(struct smbd_tcon *t, const void *arg)
+{
+	return strcasecmp(t->share_name, arg) != 0 &&
+	       strcasecmp(t->section, arg) != 0;
+}
+
+void smbd_tcons_close_share(struct smbd_worker *w, const char *name)
+{
+	tcons_sweep(w, tcon_not_named, name, "closed by smbcontrol");
+}
+
+NTSTATUS smb2_tdis(struct smb2_request *req)
+{
+	talloc_free(req->tcon);
+	req->tcon = NULL;
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}

@@ -1,0 +1,320 @@
+/*
+ * WRITE and FLUSH (MS-SMB2 2.2.21-2.2.22, 3.3.5.13; 2.2.17-2.2.18,
+ * 3.3.5.11).  The data is written from the request buffer itself, which
+ * the frame keeps for the job (smb2_request_keep_input).
+ */
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/smb2/smb2_pipe.h"
+#include "smbd/conn/session.h"
+#include "vfs/fault.h"
+#include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
+#include "vfs/streams.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SMB2_WRITEFLAG_WRITE_THROUGH 0x00000001
+#define SMB2_WRITEFLAG_WRITE_UNBUFFERED 0x00000002
+#define SMB2_APPEND_OFFSET 0xFFFFFFFFFFFFFFFFULL
+/* MS-FSA 2.1.5.3: the largest file offset a write may reach. */
+#define SMBD_MAX_FILE_SIZE 0xfffffff0000ULL
+
+struct write_state {
+	struct smbd_worker *worker;
+	uint64_t open_id;	/* the open's FileId.Volatile */
+	bool wt_begun;		/* counted by smbd_wt_write_begin */
+	int fd;
+	char *stream;		/* xattr of a named stream, or NULL */
+	bool append;
+	bool sync;
+	uint64_t offset;
+	const uint8_t *data;
+	uint32_t length;
+	size_t written;
+	int err;
+};
+
+static void write_job(void *p)
+{
+	struct write_state *st = p;
+
+	if (st->stream != NULL) {
+		NTSTATUS status = vfs_stream_pwrite(st->fd, st->stream,
+						    st->data, st->length,
+						    st->offset);
+		if (NT_STATUS_IS_OK(status)) {
+			st->written = st->length;
+		} else {
+			st->err = status == NT_STATUS_DISK_FULL ? ENOSPC : EIO;
+		}
+		close(st->fd);
+		st->fd = -1;
+		return;
+	}
+
+	while (st->written < st->length) {
+		ssize_t n;
+		int fault = vfs_fault_hit(VFS_FAULT_WRITE, NULL, st->fd);
+
+		if (fault != 0) {
+			errno = fault;
+			n = -1;
+		} else if (st->append) {
+			/* FILE_APPEND_DATA with offset all ones: write at
+			 * the end (2.2.21), atomically via O_APPEND. */
+			n = write(st->fd, st->data + st->written,
+				  st->length - st->written);
+		} else {
+			n = pwrite(st->fd, st->data + st->written,
+				   st->length - st->written,
+				   (off_t)(st->offset + st->written));
+		}
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			st->err = errno;
+			break;
+		}
+		st->written += (size_t)n;
+	}
+	if (st->sync && st->err == 0) {
+		int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
+
+		if (fault != 0) {
+			st->err = fault;
+		} else if (fdatasync(st->fd) != 0) {
+			st->err = errno;
+		}
+	}
+	close(st->fd);
+	st->fd = -1;
+}
+
+/*
+ * The write is over for the open's write time (write_time.h), once:
+ * write_done calls this before the answer goes out; a write that is
+ * orphaned, refused or never run ends when its state is freed.  The open
+ * may be gone by then, so it is looked up by its id.
+ */
+static void write_finished(struct write_state *st)
+{
+	struct smbd_open *op;
+
+	if (!st->wt_begun) {
+		return;
+	}
+	st->wt_begun = false;
+	op = smbd_open_by_id(st->worker, st->open_id);
+	if (op != NULL) {
+		smbd_wt_write_end(op);
+	}
+}
+
+static int write_state_destructor(struct write_state *st)
+{
+	write_finished(st);
+	return 0;
+}
+
+static void write_orphan(void *p)
+{
+}
+
+static NTSTATUS write_done(struct smb2_request *req, void *p)
+{
+	struct write_state *st = p;
+	struct wire_buf *out = req->out;
+
+	write_finished(st);
+	if (st->err != 0 && st->written == 0) {
+		return vfs_map_errno(st->err);
+	}
+	/* 2.2.22 WRITE Response */
+	wire_push_le16(out, 17);
+	wire_push_le16(out, 0);
+	wire_push_le32(out, (uint32_t)st->written);
+	wire_push_le32(out, 0);
+	wire_push_le16(out, 0);
+	wire_push_le16(out, 0);
+	wire_push_u8(out, 0);
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_write(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct write_state *st;
+	struct smbd_open *op;
+	uint16_t data_off;
+	uint32_t length, flags;
+	uint64_t offset;
+	uint8_t fid[16];
+	NTSTATUS status;
+
+	(void)wire_skip(b, 2);
+	(void)wire_pull_le16(b, &data_off);
+	(void)wire_pull_le32(b, &length);
+	(void)wire_pull_le64(b, &offset);
+	(void)wire_pull_bytes(b, fid, 16);
+	(void)wire_skip(b, 12); /* Channel, RemainingBytes, channel info */
+	(void)wire_pull_le32(b, &flags);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (length > req->conn->max_write) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_check_io_charge(req, length);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (op->pipe != NULL) {
+		return smb2_pipe_write(req, op, req->in + data_off, length);
+	}
+	if (op->is_dir) {
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+	if (req->tcon->read_only) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (offset == SMB2_APPEND_OFFSET &&
+	    (op->access_mask & SEC_FILE_APPEND_DATA) &&
+	    !(op->access_mask & SEC_FILE_WRITE_DATA)) {
+		/* 3.3.5.13: an append-only open writes at the end. */
+	} else if (!(op->access_mask &
+		     (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA)) ||
+		   op->opath) {
+		return NT_STATUS_ACCESS_DENIED;
+	} else if (offset > INT64_MAX ||
+		   (length > 0 && (offset >= SMBD_MAX_FILE_SIZE ||
+				   length > SMBD_MAX_FILE_SIZE - offset))) {
+		/* Past what NTFS can hold (MS-FSA MAXFILESIZE). */
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (length == 0) {
+		wire_push_le16(req->out, 17);
+		wire_push_zero(req->out, 15);
+		return NT_STATUS_OK;
+	}
+	if (offset != SMB2_APPEND_OFFSET) {
+		status = smbd_open_check_io(op, offset, length, true);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
+	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
+	smbd_break_readers(op);
+	/* The pdu table checked DataOffset/Length lie in the request. */
+	if (!smb2_request_keep_input(req)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st = talloc_zero(NULL, struct write_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->append = offset == SMB2_APPEND_OFFSET &&
+		     !(op->access_mask & SEC_FILE_WRITE_DATA) && !op->stream;
+	st->fd = st->append ? vfs_reopen_append(op->fd)
+			    : fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return vfs_map_errno(errno);
+	}
+	st->offset = offset;
+	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->data = req->in + data_off;
+	st->length = length;
+	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
+		   (op->create_options & 0x00000002 /* WRITE_THROUGH */);
+	st->worker = op->worker;
+	st->open_id = op->fid_volatile;
+	if (!st->append) {
+		op->position = offset + length;
+	}
+	st->wt_begun = smbd_wt_write_begin(op);
+	talloc_set_destructor(st, write_state_destructor);
+	return smb2_job_run(req, st, write_job, write_done, write_orphan);
+}
+
+/* ---- FLUSH ---- */
+
+struct flush_state {
+	int fd;
+	int err;
+};
+
+static void flush_job(void *p)
+{
+	struct flush_state *st = p;
+
+	int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
+
+	if (fault != 0) {
+		st->err = fault;
+	} else if (fsync(st->fd) != 0) {
+		st->err = errno;
+	}
+	close(st->fd);
+	st->fd = -1;
+}
+
+static NTSTATUS flush_done(struct smb2_request *req, void *p)
+{
+	struct flush_state *st = p;
+
+	if (st->err != 0 && st->err != EINVAL) {
+		return vfs_map_errno(st->err);
+	}
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_flush(struct smb2_request *req)
+{
+	struct wire_cur *b = &req->body;
+	struct flush_state *st;
+	struct smbd_open *op;
+	uint8_t fid[16];
+	NTSTATUS status;
+
+	(void)wire_skip(b, 8);
+	(void)wire_pull_bytes(b, fid, 16);
+	status = smbd_open_lookup(req, fid, &op);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	/* 3.3.5.11: flushing needs write access (directories: any). */
+	if (!op->is_dir &&
+	    !(op->access_mask & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA))) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (op->opath) {
+		wire_push_le16(req->out, 4);
+		wire_push_le16(req->out, 0);
+		return NT_STATUS_OK;
+	}
+	/* smb2.timestamps.delayed-write-vs-flush: a pending write time
+	 * update happens now. */
+	smbd_wt_flush(op);
+	st = talloc_zero(NULL, struct flush_state);
+	if (st == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->fd == -1) {
+		talloc_free(st);
+		return vfs_map_errno(errno);
+	}
+	return smb2_job_run(req, st, flush_job, flush_done, write_orphan);
+}
