@@ -98,7 +98,11 @@ struct smbd_tcon {
  * dozen shares; each costs a descriptor here). */
 #define SMBD_MAX_TCONS_PER_SESSION 256
 
+/* session.c: the lookups by id, and a new or ending session's place in
+ * its connection's list and hash (called by smb2_sesssetup.c). */
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+void smbd_session_link(struct smbd_conn *conn, struct smbd_session *s);
+void smbd_session_unlink(struct smbd_session *s);
 /* smb2_sesssetup.c: a new session of conn, IN_PROGRESS, with a fresh id
  * (the caller checked the per-connection limits). */
 struct smbd_session *smbd_session_new(struct smbd_conn *conn);

@@ -38,45 +38,9 @@
 #define SMB2_SESSION_FLAG_IS_NULL 0x0002
 #define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
 
-static struct smbd_session **session_bucket(struct smbd_conn *conn,
-					    uint64_t id)
-{
-	return &conn->session_hash[id % SMBD_SESSION_BUCKETS];
-}
-
-struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
-{
-	struct smbd_session *s;
-
-	for (s = *session_bucket(conn, id); s != NULL; s = s->hnext) {
-		if (s->id == id) {
-			return s;
-		}
-	}
-	return NULL;
-}
-
 static int session_destructor(struct smbd_session *s)
 {
-	struct smbd_conn *conn = s->conn;
-	struct smbd_session **pp;
-
-	if (s->prev != NULL) {
-		s->prev->next = s->next;
-	} else {
-		conn->sessions = s->next;
-	}
-	if (s->next != NULL) {
-		s->next->prev = s->prev;
-	}
-	for (pp = session_bucket(conn, s->id); *pp != NULL;
-	     pp = &(*pp)->hnext) {
-		if (*pp == s) {
-			*pp = s->hnext;
-			break;
-		}
-	}
-	conn->nsessions--;
+	smbd_session_unlink(s);
 	if (s->state == SMBD_SESSION_VALID) {
 		smbd_status_session(s, false);
 	}
@@ -109,7 +73,6 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 {
 	struct smbd_worker *w = conn->worker;
 	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
-	struct smbd_session **b;
 	unsigned tries;
 
 	if (s == NULL) {
@@ -141,15 +104,7 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 	s->state = SMBD_SESSION_IN_PROGRESS;
 	s->next_tid = 1;
 	memcpy(s->preauth_hash, conn->preauth_hash, sizeof(s->preauth_hash));
-	s->next = conn->sessions;
-	if (s->next != NULL) {
-		s->next->prev = s;
-	}
-	conn->sessions = s;
-	b = session_bucket(conn, s->id);
-	s->hnext = *b;
-	*b = s;
-	conn->nsessions++;
+	smbd_session_link(conn, s);
 	talloc_set_destructor(s, session_destructor);
 	return s;
 }

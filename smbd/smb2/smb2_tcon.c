@@ -43,18 +43,6 @@
 #define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
 #define SMBD_ACCESS_ALL 0x001f01ff	  /* FILE_ALL_ACCESS */
 
-struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
-{
-	struct smbd_tcon *t;
-
-	for (t = s->tcons; t != NULL; t = t->next) {
-		if (t->id == id) {
-			return t;
-		}
-	}
-	return NULL;
-}
-
 static int tcon_destructor(struct smbd_tcon *t)
 {
 	if (t->id != 0) {

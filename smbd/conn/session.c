@@ -1,0 +1,80 @@
+/*
+ * A connection's sessions and a session's tree connects, by id: the
+ * lookups every request makes (smb2_dispatch.c, per 3.3.5.2.9 and
+ * 3.3.5.2.11) and the list a connection keeps of its sessions.
+ *
+ * They live here, below the SMB2 commands, because the pipeline needs
+ * them before any handler runs; SESSION_SETUP (smbd/smb2/smb2_sesssetup.c)
+ * and TREE_CONNECT (smbd/smb2/smb2_tcon.c) create and end the objects
+ * and call down into this file to link and unlink them.
+ */
+#include "smbd/conn/session.h"
+#include "smbd/conn/conn.h"
+
+static struct smbd_session **session_bucket(struct smbd_conn *conn,
+					    uint64_t id)
+{
+	return &conn->session_hash[id % SMBD_SESSION_BUCKETS];
+}
+
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
+{
+	struct smbd_session *s;
+
+	for (s = *session_bucket(conn, id); s != NULL; s = s->hnext) {
+		if (s->id == id) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+void smbd_session_link(struct smbd_conn *conn, struct smbd_session *s)
+{
+	struct smbd_session **b = session_bucket(conn, s->id);
+
+	s->prev = NULL;
+	s->next = conn->sessions;
+	if (s->next != NULL) {
+		s->next->prev = s;
+	}
+	conn->sessions = s;
+	s->hnext = *b;
+	*b = s;
+	conn->nsessions++;
+}
+
+void smbd_session_unlink(struct smbd_session *s)
+{
+	struct smbd_conn *conn = s->conn;
+	struct smbd_session **pp;
+
+	if (s->prev != NULL) {
+		s->prev->next = s->next;
+	} else {
+		conn->sessions = s->next;
+	}
+	if (s->next != NULL) {
+		s->next->prev = s->prev;
+	}
+	for (pp = session_bucket(conn, s->id); *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == s) {
+			*pp = s->hnext;
+			break;
+		}
+	}
+	conn->nsessions--;
+}
+
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
+{
+	struct smbd_tcon *t;
+
+	for (t = s->tcons; t != NULL; t = t->next) {
+		if (t->id == id) {
+			return t;
+		}
+	}
+	return NULL;
+}
