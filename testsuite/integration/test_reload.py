@@ -10,6 +10,7 @@ report even when the restarted worker lets the client carry on.
 """
 
 import io
+import itertools
 import os
 import signal
 import sys
@@ -55,7 +56,12 @@ class Reload(h.TestUser):
                                daemon=True)
         hup.start()
         try:
-            for i in range(ROUNDS):
+            # At least ROUNDS rounds, and on until more than ROUNDS
+            # reloads have been sent: a fast machine finishes the rounds
+            # in under ROUNDS * 50 ms, and the reloads must overlap them.
+            for i in itertools.count():
+                if i >= ROUNDS and (sent[0] > ROUNDS or i >= 20 * ROUNDS):
+                    break
                 data = os.urandom(200000 + i)
                 name = "reload_%d.bin" % i
                 conn = self.impacket_logon()
