@@ -25,6 +25,7 @@ struct ev_stream;
 struct smbd_waiter;
 struct durable_wait;
 struct smbd_barrier;
+struct smb2_protocol;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -35,6 +36,9 @@ struct smbd_worker {
 	 * through the mailbox (MSG_CONTROL), so the mailbox code needs no
 	 * knowledge of what the messages do. */
 	void (*on_control)(struct smbd_worker *w, int op, const char *arg);
+	/* Set by the worker's start: the SMB2 commands the dispatcher calls
+	 * (smbd/smb2/smb2_cmds.c), from the layer above this one. */
+	const struct smb2_protocol *smb2;
 	unsigned nconns;
 	uint64_t conn_seq;
 	uint16_t session_epoch;

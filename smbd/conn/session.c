@@ -6,10 +6,16 @@
  * They live here, below the SMB2 commands, because the pipeline needs
  * them before any handler runs; SESSION_SETUP (smbd/smb2/smb2_sesssetup.c)
  * and TREE_CONNECT (smbd/smb2/smb2_tcon.c) create and end the objects
- * and call down into this file to link and unlink them.
+ * and call down into this file to link and unlink them.  The identity
+ * a tree's file-system work runs as is here too: jobs of the pipeline
+ * (smb2_job.c) and opens (smbd/objects/open.c) both take it.
  */
 #include "smbd/conn/session.h"
 #include "smbd/conn/conn.h"
+#include "lib/tpool.h"
+
+#include <string.h>
+#include <talloc.h>
 
 static struct smbd_session **session_bucket(struct smbd_conn *conn,
 					    uint64_t id)
@@ -77,4 +83,31 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
 		}
 	}
 	return NULL;
+}
+
+bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		    const struct smbd_tcon *t, struct tpool_cred *out)
+{
+	const gid_t *src = s->groups;
+	gid_t *groups = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->uid = s->uid;
+	out->gid = s->gid;
+	out->ngroups = s->ngroups;
+	if (t != NULL && t->forced) {
+		out->uid = t->force_uid;
+		out->gid = t->force_gid;
+		out->ngroups = t->force_ngroups;
+		src = t->force_groups;
+	}
+	if (out->ngroups > 0) {
+		groups = talloc_memdup(mem_ctx, src,
+				       sizeof(gid_t) * out->ngroups);
+		if (groups == NULL) {
+			return false;
+		}
+	}
+	out->groups = groups;
+	return true;
 }

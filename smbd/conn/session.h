@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <talloc.h>
 
 #include "lib/ntstatus.h"
 #include "smbd/conn/smb2_signing.h"
@@ -21,6 +22,7 @@ struct smbd_worker;
 struct gensec;
 struct smbd_tcon;
 struct auth_result;
+struct tpool_cred;
 
 enum smbd_session_state {
 	SMBD_SESSION_IN_PROGRESS,
@@ -119,6 +121,12 @@ NTSTATUS smbd_session_establish(struct smbd_session *s,
 				const struct auth_result *r, uint8_t sec_mode,
 				bool reauth);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
+/* The credentials pool work for session s on tree t (NULL: none) runs
+ * under: the tree's `force user`/`force group` ids, else the session's
+ * user and groups (the guest account's for an anonymous session).  groups
+ * are allocated on mem_ctx.  False when out of memory. */
+bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
+		    const struct smbd_tcon *t, struct tpool_cred *out);
 /* After a reload: each tree finds its share again by section name (the
  * indices may have moved); a tree whose share is gone or no longer
  * `available` is disconnected. */

@@ -8,7 +8,6 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
-#include "smbd/objects/open.h"
 #include "smbd/conn/smb2_signing.h"
 #include "smbd/conn/smb2_transform.h"
 #include "lib/log.h"
@@ -19,58 +18,18 @@
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
 
-#define CMD(op, n, size, neg, sess, tree, handler)                             \
-	[op] = {.name = n,                                                    \
-		.body_size = size,                                            \
-		.need_negotiate = neg,                                        \
-		.need_session = sess,                                         \
-		.need_tree = tree,                                            \
-		.fn = handler}
-
-/* Policy per command (MS-SMB2 3.3.5.2.9 session, 3.3.5.2.11 tree). */
-static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
-	CMD(SMB2_OP_NEGPROT, "NEGOTIATE", 36, false, false, false,
-	    smb2_negotiate),
-	CMD(SMB2_OP_SESSSETUP, "SESSION_SETUP", 25, true, false, false,
-	    smb2_sesssetup),
-	CMD(SMB2_OP_LOGOFF, "LOGOFF", 4, true, true, false, smb2_logoff),
-	CMD(SMB2_OP_TCON, "TREE_CONNECT", 9, true, true, false, smb2_tcon),
-	CMD(SMB2_OP_TDIS, "TREE_DISCONNECT", 4, true, true, true, smb2_tdis),
-	CMD(SMB2_OP_CREATE, "CREATE", 57, true, true, true, smb2_create),
-	CMD(SMB2_OP_CLOSE, "CLOSE", 24, true, true, true, smb2_close),
-	CMD(SMB2_OP_FLUSH, "FLUSH", 24, true, true, true, smb2_flush),
-	CMD(SMB2_OP_READ, "READ", 49, true, true, true, smb2_read),
-	CMD(SMB2_OP_WRITE, "WRITE", 49, true, true, true, smb2_write),
-	CMD(SMB2_OP_LOCK, "LOCK", 48, true, true, true, smb2_lock),
-	CMD(SMB2_OP_IOCTL, "IOCTL", 57, true, true, true, smb2_ioctl),
-	CMD(SMB2_OP_CANCEL, "CANCEL", 4, true, false, false, NULL),
-	CMD(SMB2_OP_KEEPALIVE, "ECHO", 4, true, false, false, smb2_echo),
-	CMD(SMB2_OP_QUERY_DIRECTORY, "QUERY_DIRECTORY", 33, true, true, true,
-	    smb2_querydir),
-	CMD(SMB2_OP_NOTIFY, "CHANGE_NOTIFY", 32, true, true, true,
-	    smb2_notify),
-	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true, smb2_getinfo),
-	CMD(SMB2_OP_SETINFO, "SET_INFO", 33, true, true, true, smb2_setinfo),
-	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true, smb2_break),
-};
-#undef CMD
-
-const struct smb2_cmd *smb2_cmd_lookup(uint16_t opcode)
+static const struct smb2_cmd *smb2_cmd_lookup(const struct smbd_conn *conn,
+					     uint16_t opcode)
 {
-	return opcode < SMB2_OP_MAX ? &smb2_cmds[opcode] : NULL;
+	return opcode < SMB2_OP_MAX ? &conn->worker->smb2->cmds[opcode] : NULL;
 }
 
-NTSTATUS smb2_not_implemented(struct smb2_request *req)
+static const char *smb2_cmd_name(const struct smbd_conn *conn,
+				 uint16_t opcode)
 {
-	return NT_STATUS_NOT_IMPLEMENTED;
-}
+	const struct smb2_cmd *cmd = smb2_cmd_lookup(conn, opcode);
 
-NTSTATUS smb2_echo(struct smb2_request *req)
-{
-	/* MS-SMB2 2.2.29 ECHO Response: StructureSize 4, Reserved. */
-	wire_push_le16(req->out, 4);
-	wire_push_le16(req->out, 0);
-	return NT_STATUS_OK;
+	return cmd != NULL && cmd->name != NULL ? cmd->name : "?";
 }
 
 /* ---- credits (MS-SMB2 3.3.1.1 sequence window, 3.3.1.2 credits) ---- */
@@ -574,7 +533,7 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 	if (req->related && req->frame->chain_broken) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	cmd = smb2_cmd_lookup(req->opcode);
+	cmd = smb2_cmd_lookup(req->conn, req->opcode);
 	if (cmd == NULL || cmd->fn == NULL) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
@@ -791,7 +750,7 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	struct smb2_request *req = &f->req;
 	uint16_t grant;
 
-	smbd_open_channel_done(req);
+	req->conn->worker->smb2->reply_done(req);
 	f->prev_sid = req->session_id;
 	f->prev_tid = req->tree_id;
 	memcpy(f->prev_fid, req->fid, 16);
@@ -815,7 +774,7 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	}
 	DBG_DEBUG("%s: reply to mid %llu (%s): %s\n", f->conn->remote,
 		  (unsigned long long)req->mid,
-		  req->opcode < SMB2_OP_MAX ? smb2_cmds[req->opcode].name : "?",
+		  smb2_cmd_name(req->conn, req->opcode),
 		  nt_errstr(status));
 	/* After an interim reply the credits were granted already; the
 	 * final one carries the AsyncId instead of the TreeId (3.3.4.2). */
@@ -1048,7 +1007,7 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 	uint32_t magic = len >= 4 ? le32(buf) : 0;
 
 	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
-		smb1_negotiate(conn, buf, len);
+		conn->worker->smb2->smb1_negotiate(conn, buf, len);
 		talloc_free(owned);
 		return;
 	}

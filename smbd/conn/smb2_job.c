@@ -8,7 +8,6 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
-#include "smbd/objects/open.h"
 #include "lib/tpool.h"
 #include "lib/log.h"
 

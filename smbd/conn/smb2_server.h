@@ -92,7 +92,20 @@ struct smb2_cmd {
 	NTSTATUS (*fn)(struct smb2_request *req);
 };
 
-const struct smb2_cmd *smb2_cmd_lookup(uint16_t opcode);
+/*
+ * The protocol the dispatcher serves: the command table (SMB2_OP_MAX
+ * slots by opcode) and two hooks.  smbd/smb2/smb2_cmds.c defines it and
+ * the worker puts it in smbd_worker.smb2 at start, so this layer, below
+ * the commands, calls them through the table and never by name.
+ */
+struct smb2_protocol {
+	const struct smb2_cmd *cmds;
+	/* An SMB1 NEGOTIATE as the first frame (MS-SMB2 3.3.5.3.1). */
+	void (*smb1_negotiate)(struct smbd_conn *conn, const uint8_t *buf,
+			       size_t len);
+	/* Each request, as its reply is finished (3.3.4.1). */
+	void (*reply_done)(struct smb2_request *req);
+};
 
 /* smb2_pdu.c: the table-driven bounds check of one request's body. */
 NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len);
@@ -162,29 +175,5 @@ NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
 			     smb2_job_orphan_fn orphan);
 void smb2_job_orphan(struct smb2_job *job);
 
-/* Handlers */
-NTSTATUS smb2_negotiate(struct smb2_request *req);
-NTSTATUS smb2_echo(struct smb2_request *req);
-NTSTATUS smb2_sesssetup(struct smb2_request *req);
-NTSTATUS smb2_logoff(struct smb2_request *req);
-NTSTATUS smb2_tcon(struct smb2_request *req);
-NTSTATUS smb2_tdis(struct smb2_request *req);
-NTSTATUS smb2_ioctl(struct smb2_request *req);
-NTSTATUS smb2_create(struct smb2_request *req);
-NTSTATUS smb2_close(struct smb2_request *req);
-NTSTATUS smb2_read(struct smb2_request *req);
-NTSTATUS smb2_write(struct smb2_request *req);
-NTSTATUS smb2_flush(struct smb2_request *req);
-NTSTATUS smb2_lock(struct smb2_request *req);
-NTSTATUS smb2_getinfo(struct smb2_request *req);
-NTSTATUS smb2_setinfo(struct smb2_request *req);
-NTSTATUS smb2_querydir(struct smb2_request *req);
-NTSTATUS smb2_break(struct smb2_request *req);
-NTSTATUS smb2_notify(struct smb2_request *req);
-/* 3.3.5.2.5: CreditCharge must cover len bytes (64 KiB per credit). */
-NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len);
-NTSTATUS smb2_not_implemented(struct smb2_request *req);
-/* SMB1 NEGOTIATE with "SMB 2.002"/"SMB 2.???" (smb1_negotiate.c). */
-void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len);
 
 #endif

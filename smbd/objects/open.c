@@ -87,33 +87,6 @@ static void open_unhash(struct smbd_open *op)
 	op->conn = NULL;
 }
 
-bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
-		    const struct smbd_tcon *t, struct tpool_cred *out)
-{
-	const gid_t *src = s->groups;
-	gid_t *groups = NULL;
-
-	memset(out, 0, sizeof(*out));
-	out->uid = s->uid;
-	out->gid = s->gid;
-	out->ngroups = s->ngroups;
-	if (t != NULL && t->forced) {
-		out->uid = t->force_uid;
-		out->gid = t->force_gid;
-		out->ngroups = t->force_ngroups;
-		src = t->force_groups;
-	}
-	if (out->ngroups > 0) {
-		groups = talloc_memdup(mem_ctx, src,
-				       sizeof(gid_t) * out->ngroups);
-		if (groups == NULL) {
-			return false;
-		}
-	}
-	out->groups = groups;
-	return true;
-}
-
 /*
  * A delete that an open leaves behind when it ends without CLOSE (tree
  * disconnect, logoff, dropped connection, durable expiry).  It runs in

@@ -160,14 +160,6 @@ void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
 
-/* The credentials pool work for session s on tree t (NULL: none) runs
- * under: the tree's `force user`/`force group` ids, else the session's
- * user and groups (the guest account's for an anonymous session).  groups
- * are allocated on mem_ctx.  False when out of memory. */
-struct tpool_cred;
-bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
-		    const struct smbd_tcon *t, struct tpool_cred *out);
-
 struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 				struct smbd_session *s,
 				struct smbd_tcon *t, int fd);

@@ -10,6 +10,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/conn/session.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "conf/loadparm.h"
 #include "lib/crash.h"
 #include "lib/ev.h"
@@ -152,6 +153,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		_exit(1);
 	}
 	w->on_control = smbd_worker_control;
+	w->smb2 = &smb2_protocol;
 	if (!smbd_mailbox_listen(w)) {
 		DBG_ERR("worker %d: cannot watch its mailbox\n", index);
 		_exit(1);

@@ -9,6 +9,7 @@
  * said: that break goes out now).
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"

@@ -7,6 +7,7 @@
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"

@@ -19,6 +19,7 @@
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/status.h"
 #include "smbd/objects/oplock.h"

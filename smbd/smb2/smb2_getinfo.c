@@ -3,6 +3,7 @@
  * file (and its file system); the loop encodes the class with smbd/fscc.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/fscc.h"
 #include "smbd/objects/open.h"

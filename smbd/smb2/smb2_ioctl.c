@@ -7,6 +7,7 @@
  * job finishes.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/smb2/fsctl_wire.h"
 #include "smbd/conn/conn.h"

@@ -31,6 +31,7 @@
  * not exist here, so no other open checks it.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/smb2/smb2_lock.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"

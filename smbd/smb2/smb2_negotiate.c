@@ -5,6 +5,7 @@
  * SPNEGO hint.  Only what is implemented is advertised.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/spnego.h"

@@ -15,6 +15,7 @@
  * STATUS_NOTIFY_ENUM_DIR: the client then lists the directory again.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"

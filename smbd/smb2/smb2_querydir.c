@@ -34,6 +34,7 @@
  * enumerations of one handle).
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "lib/charset.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/fscc.h"

@@ -15,6 +15,7 @@
  * the paths above, which stay the fallback.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"

@@ -10,6 +10,7 @@
  * into the session's preauth hash, from which the keys are derived.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/conn_limits.h"

@@ -4,6 +4,7 @@
  * in the pool as the session's user.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/fscc.h"
 #include "smbd/objects/open.h"

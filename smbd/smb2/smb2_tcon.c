@@ -5,6 +5,7 @@
  * answer share type, flags and the maximal access.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/auth/access.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/status.h"

@@ -4,6 +4,7 @@
  * the frame keeps for the job (smb2_request_keep_input).
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"

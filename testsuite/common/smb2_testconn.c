@@ -7,6 +7,7 @@
 #include "smbd/smb2.h"
 #include "smbd/conn/smb2_signing.h"
 #include "smbd/conn/smb2_transform.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/auth.h"
 #include "conf/loadparm.h"
@@ -126,6 +127,7 @@ struct testconn *testconn_new(void *mem_ctx, const char *const *options)
 	srv->nworkers = 1;
 	w = talloc_zero(srv, struct smbd_worker);
 	w->srv = srv;
+	w->smb2 = &smb2_protocol;
 	t = testconn_attach(mem_ctx, srv, w);
 	/* The server goes with the testconn, after its connection (the
 	 * destructor frees that first). */
@@ -234,6 +236,7 @@ struct testsrv *testsrv_new(void *mem_ctx, const char *const *options)
 		return NULL;
 	}
 	w->srv = ts->srv;
+	w->smb2 = &smb2_protocol;
 	/* epoll: no ring to set up per test, and the same loop code. */
 	w->loop = ev_loop_new(w, EV_BACKEND_EPOLL);
 	w->tpool = w->loop ? tpool_new(w, w->loop, 2) : NULL;

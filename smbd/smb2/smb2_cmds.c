@@ -1,0 +1,60 @@
+/*
+ * The SMB2 dispatch table: for each command its policy (MS-SMB2 3.3.5.2:
+ * the request's StructureSize, 3.3.5.2.9 whether it needs a session,
+ * 3.3.5.2.11 a tree connect) and its handler.  The dispatcher
+ * (smbd/conn/smb2_dispatch.c) sits below the commands and reaches them
+ * only through this table, which the worker registers at start.
+ */
+#include "smbd/smb2/smb2_cmds.h"
+#include "smbd/objects/open.h"
+
+#define CMD(op, n, size, neg, sess, tree, handler)                             \
+	[op] = {.name = n,                                                    \
+		.body_size = size,                                            \
+		.need_negotiate = neg,                                        \
+		.need_session = sess,                                         \
+		.need_tree = tree,                                            \
+		.fn = handler}
+
+static const struct smb2_cmd smb2_cmds[SMB2_OP_MAX] = {
+	CMD(SMB2_OP_NEGPROT, "NEGOTIATE", 36, false, false, false,
+	    smb2_negotiate),
+	CMD(SMB2_OP_SESSSETUP, "SESSION_SETUP", 25, true, false, false,
+	    smb2_sesssetup),
+	CMD(SMB2_OP_LOGOFF, "LOGOFF", 4, true, true, false, smb2_logoff),
+	CMD(SMB2_OP_TCON, "TREE_CONNECT", 9, true, true, false, smb2_tcon),
+	CMD(SMB2_OP_TDIS, "TREE_DISCONNECT", 4, true, true, true, smb2_tdis),
+	CMD(SMB2_OP_CREATE, "CREATE", 57, true, true, true, smb2_create),
+	CMD(SMB2_OP_CLOSE, "CLOSE", 24, true, true, true, smb2_close),
+	CMD(SMB2_OP_FLUSH, "FLUSH", 24, true, true, true, smb2_flush),
+	CMD(SMB2_OP_READ, "READ", 49, true, true, true, smb2_read),
+	CMD(SMB2_OP_WRITE, "WRITE", 49, true, true, true, smb2_write),
+	CMD(SMB2_OP_LOCK, "LOCK", 48, true, true, true, smb2_lock),
+	CMD(SMB2_OP_IOCTL, "IOCTL", 57, true, true, true, smb2_ioctl),
+	CMD(SMB2_OP_CANCEL, "CANCEL", 4, true, false, false, NULL),
+	CMD(SMB2_OP_KEEPALIVE, "ECHO", 4, true, false, false, smb2_echo),
+	CMD(SMB2_OP_QUERY_DIRECTORY, "QUERY_DIRECTORY", 33, true, true, true,
+	    smb2_querydir),
+	CMD(SMB2_OP_NOTIFY, "CHANGE_NOTIFY", 32, true, true, true,
+	    smb2_notify),
+	CMD(SMB2_OP_GETINFO, "QUERY_INFO", 41, true, true, true, smb2_getinfo),
+	CMD(SMB2_OP_SETINFO, "SET_INFO", 33, true, true, true, smb2_setinfo),
+	CMD(SMB2_OP_BREAK, "OPLOCK_BREAK", 24, true, true, true, smb2_break),
+};
+#undef CMD
+
+NTSTATUS smb2_echo(struct smb2_request *req)
+{
+	/* MS-SMB2 2.2.29 ECHO Response: StructureSize 4, Reserved. */
+	wire_push_le16(req->out, 4);
+	wire_push_le16(req->out, 0);
+	return NT_STATUS_OK;
+}
+
+const struct smb2_protocol smb2_protocol = {
+	.cmds = smb2_cmds,
+	.smb1_negotiate = smb1_negotiate,
+	/* 3.3.4.1: every reply takes its request off its open's channel
+	 * sequence count (smbd/objects/open.c). */
+	.reply_done = smbd_open_channel_done,
+};
