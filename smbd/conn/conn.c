@@ -11,19 +11,20 @@
 #include "smbd/conn/conn.h"
 #include "smbd/conn/conn_limits.h"
 #include "smbd/conn/conn_log.h"
-#include "smbd/objects/durable.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
 #include "lib/ev.h"
 #include "lib/log.h"
 #include "lib/wire.h"
+#include "smbd/msg/mailbox.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -51,7 +52,9 @@ static const struct ev_stream_ops conn_stream_ops = {
 static int conn_destructor(struct smbd_conn *conn)
 {
 	/* 3.3.7.1: durable opens outlive their connection. */
-	smbd_durable_conn_lost(conn);
+	if (conn->worker->hooks.conn_lost != NULL) {
+		conn->worker->hooks.conn_lost(conn);
+	}
 	if (conn->stream != NULL) {
 		ev_stream_close(conn->stream);
 		conn->stream = NULL;
@@ -205,6 +208,56 @@ void smbd_conn_accept(struct smbd_worker *w, int fd)
 		return;
 	}
 	smbd_accept_after_barrier(w, fd, conn_start);
+}
+
+bool smbd_spread_create(struct smbd_server *srv)
+{
+	void *p;
+
+	if (!lp_bool(srv->lp, LP_GLOBAL, LP_SMBD_SPREAD_CONNECTIONS)) {
+		return true;
+	}
+	p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		DBG_ERR("smbd spread connections: %s\n", strerror(errno));
+		return false;
+	}
+	srv->spread_ctr = p;
+	return true;
+}
+
+void smbd_spread_accept(struct smbd_worker *w, int fd)
+{
+	struct smbd_server *srv = w->srv;
+	int to;
+
+	if (srv->spread_ctr == NULL || srv->mbox == NULL) {
+		smbd_conn_accept(w, fd);
+		return;
+	}
+	to = (int)(__atomic_fetch_add(srv->spread_ctr, 1, __ATOMIC_RELAXED) %
+		   (uint64_t)srv->nworkers);
+	if (to == w->index ||
+	    !smbd_mailbox_send(w->mbox, to, SMBD_MSG_CONN, NULL, 0, fd)) {
+		/* Ours, or served here rather than lost. */
+		smbd_conn_accept(w, fd);
+		return;
+	}
+	close(fd);
+}
+
+/* SMBD_MSG_CONN: a connection another worker spread to this one. */
+static void conn_msg_accept(void *priv, int from, const void *body, int fd)
+{
+	if (fd != -1) {
+		smbd_conn_accept(priv, fd);
+	}
+}
+
+void smbd_conn_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_CONN, conn_msg_accept, 0, true);
 }
 
 /*

@@ -26,16 +26,28 @@ struct smbd_waiter;
 struct durable_wait;
 struct smbd_barrier;
 struct smb2_protocol;
+struct smbd_mailbox;
+struct smbd_conn;
 
 struct smbd_worker {
 	struct smbd_server *srv;
 	int index;
 	int cpu;
 	struct ev_loop *loop;
-	/* Set by the worker's start: applies an smbcontrol message that came
-	 * through the mailbox (MSG_CONTROL), so the mailbox code needs no
-	 * knowledge of what the messages do. */
-	void (*on_control)(struct smbd_worker *w, int op, const char *arg);
+	/* Messages from the other workers and the master (smbd/msg/): each
+	 * owner registers its types at the worker's start. */
+	struct smbd_mailbox *mbox;
+	/* Calls from this layer and the objects' up to the ones above, set
+	 * at the worker's start (smb2_server_install), so nothing here
+	 * names what lies above it.  NULL: nobody to tell. */
+	struct smbd_hooks {
+		/* A connection ends (before its opens): durable opens
+		 * outlive it (3.3.7.1, smbd/objects/durable.c). */
+		void (*conn_lost)(struct smbd_conn *conn);
+		/* An open ends: its CHANGE_NOTIFY watch and pending
+		 * requests end with it (smbd/smb2/smb2_notify.c). */
+		void (*open_closing)(struct smbd_open *op);
+	} hooks;
 	/* Set by the worker's start: the SMB2 commands the dispatcher calls
 	 * (smbd/smb2/smb2_cmds.c), from the layer above this one. */
 	const struct smb2_protocol *smb2;
@@ -143,8 +155,15 @@ struct smbd_conn {
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);
-/* 3.3.5.5.3 PreviousSessionId: log off the session id of this worker if
- * account (its user) owns it, on whichever connection it lives. */
+/* `smbd spread connections`: accept fd here or hand it to the next
+ * worker in turn (tests of cross-worker behaviour).  The master makes
+ * the shared turn counter before forking (false: out of memory). */
+bool smbd_spread_create(struct smbd_server *srv);
+void smbd_spread_accept(struct smbd_worker *w, int fd);
+/* At the worker's start: its mailbox takes SMBD_MSG_CONN (a connection
+ * spread to it) and the accept barrier's SMBD_MSG_BARRIER(_ACK). */
+void smbd_conn_register(struct smbd_worker *w);
+void smbd_barrier_register(struct smbd_worker *w);
 /*
  * conn_barrier.c: start(w, fd) runs once every other worker has handled
  * what the kernel finished for it before now (a client's dropped earlier
@@ -152,13 +171,6 @@ void smbd_conn_accept(struct smbd_worker *w, int fd);
  */
 void smbd_accept_after_barrier(struct smbd_worker *w, int fd,
 			       void (*start)(struct smbd_worker *w, int fd));
-/* Mailbox messages of the barrier: a worker asks, we answer after our
- * next poll; the answer to our own question. */
-void smbd_barrier_request(struct smbd_worker *w, int from, uint64_t token);
-void smbd_barrier_answered(struct smbd_worker *w, uint64_t token);
-
-void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
-				  const char *account);
 /* Bytes from the socket (also the entry point for tests and fuzzers). */
 void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len);
 /* A connection without a socket, for tests and fuzzers. */

@@ -21,10 +21,11 @@
  */
 #include "smbd/smbd.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/oplock.h"
+#include "smbd/msg/mailbox.h"
 #include "lib/ev.h"
 #include "lib/log.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #define SMBD_BARRIER_MS 250
@@ -105,7 +106,8 @@ void smbd_accept_after_barrier(struct smbd_worker *w, int fd,
 
 	for (i = 0; i < w->srv->nworkers; i++) {
 		if (i != w->index &&
-		    smbd_mailbox_barrier(w, i, b->token, false)) {
+		    smbd_mailbox_send(w->mbox, i, SMBD_MSG_BARRIER, &b->token,
+				      sizeof(b->token), -1)) {
 			b->waiting++;
 		}
 	}
@@ -130,13 +132,20 @@ static void barrier_answer(void *priv)
 {
 	struct barrier_answer *a = priv;
 
-	(void)smbd_mailbox_barrier(a->w, a->to, a->token, true);
+	(void)smbd_mailbox_send(a->w->mbox, a->to, SMBD_MSG_BARRIER_ACK,
+				&a->token, sizeof(a->token), -1);
 	talloc_free(a);
 }
 
-void smbd_barrier_request(struct smbd_worker *w, int from, uint64_t token)
+/* SMBD_MSG_BARRIER: a worker asks; we answer after our next poll. */
+static void barrier_msg_request(void *priv, int from, const void *body,
+				int fd)
 {
+	struct smbd_worker *w = priv;
 	struct barrier_answer *a;
+	uint64_t token;
+
+	memcpy(&token, body, sizeof(token));
 
 	if (from < 0 || from >= w->srv->nworkers || from == w->index) {
 		return;
@@ -153,9 +162,15 @@ void smbd_barrier_request(struct smbd_worker *w, int from, uint64_t token)
 	}
 }
 
-void smbd_barrier_answered(struct smbd_worker *w, uint64_t token)
+/* SMBD_MSG_BARRIER_ACK: the answer to our own question. */
+static void barrier_msg_answered(void *priv, int from, const void *body,
+				 int fd)
 {
+	struct smbd_worker *w = priv;
 	struct smbd_barrier *b;
+	uint64_t token;
+
+	memcpy(&token, body, sizeof(token));
 
 	for (b = w->barriers; b != NULL; b = b->next) {
 		if (b->token == token) {
@@ -166,4 +181,12 @@ void smbd_barrier_answered(struct smbd_worker *w, uint64_t token)
 		}
 	}
 	/* Late answer after the timeout: nothing waits for it. */
+}
+
+void smbd_barrier_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_BARRIER, barrier_msg_request,
+			    sizeof(uint64_t), false);
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_BARRIER_ACK, barrier_msg_answered,
+			    sizeof(uint64_t), false);
 }

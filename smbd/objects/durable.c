@@ -18,6 +18,7 @@
 #include "smbd/objects/smbd_locking.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "smbd/msg/mailbox.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -511,8 +512,8 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 	memcpy(x->share_name, req->tcon->share_name,
 	       strlen(req->tcon->share_name) + 1);
 	durable_root_id(req->tcon, &x->root_dev, &x->root_ino);
-	if (!smbd_mailbox_send_durable(w, (int)(holder - 1), false, false, x,
-				       -1)) {
+	if (!smbd_mailbox_send(w->mbox, (int)(holder - 1),
+			       SMBD_MSG_DURABLE_REQ, x, sizeof(*x), -1)) {
 		talloc_free(dw);
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
@@ -562,9 +563,11 @@ static void durable_xfer_fill(struct smbd_durable_xfer *y,
 	memcpy(y->path, op->path, strlen(op->path) + 1);
 }
 
-void smbd_durable_msg_req(struct smbd_worker *w,
-			  const struct smbd_durable_xfer *x)
+/* SMBD_MSG_DURABLE_REQ: another worker's client reclaims an open of ours. */
+static void durable_msg_req(void *priv, int from, const void *body, int fd)
 {
+	struct smbd_worker *w = priv;
+	const struct smbd_durable_xfer *x = body;
 	struct smbd_open *op = smbd_open_by_id(w, x->fid_volatile);
 	struct smbd_durable_xfer *y;
 	struct durable_claim c;
@@ -598,14 +601,15 @@ void smbd_durable_msg_req(struct smbd_worker *w,
 		  (unsigned)x->from_worker, nt_errstr(status), why);
 	if (!NT_STATUS_IS_OK(status)) {
 		y->status = (uint32_t)status;
-		(void)smbd_mailbox_send_durable(w, x->from_worker, false, true,
-						y, -1);
+		(void)smbd_mailbox_send(w->mbox, x->from_worker,
+					SMBD_MSG_DURABLE_NACK, y, sizeof(*y),
+					-1);
 		talloc_free(y);
 		return;
 	}
 	durable_xfer_fill(y, op);
-	if (smbd_mailbox_send_durable(w, x->from_worker, true, false, y,
-				      op->fd)) {
+	if (smbd_mailbox_send(w->mbox, x->from_worker, SMBD_MSG_DURABLE_GIVE,
+			      y, sizeof(*y), op->fd)) {
 		/* Handed over: forget the open, but leave its entries in
 		 * the locking DB for the new worker to take over. */
 		smbd_status_open(op, false);
@@ -704,9 +708,11 @@ static NTSTATUS durable_adopt(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
-void smbd_durable_msg_give(struct smbd_worker *w,
-			   const struct smbd_durable_xfer *x, int fd)
+/* SMBD_MSG_DURABLE_GIVE: the open we asked for, with its descriptor. */
+static void durable_msg_give(void *priv, int from, const void *body, int fd)
 {
+	struct smbd_worker *w = priv;
+	const struct smbd_durable_xfer *x = body;
 	struct durable_wait *dw = durable_wait_find(w, x->token);
 	struct smb2_request *req;
 	struct smbd_open *op = NULL;
@@ -740,12 +746,24 @@ void smbd_durable_msg_give(struct smbd_worker *w,
 	durable_wait_end(dw, op, status);
 }
 
-void smbd_durable_msg_nack(struct smbd_worker *w,
-			   const struct smbd_durable_xfer *x)
+/* SMBD_MSG_DURABLE_NACK: the holder refused (x->status says why). */
+static void durable_msg_nack(void *priv, int from, const void *body, int fd)
 {
+	struct smbd_worker *w = priv;
+	const struct smbd_durable_xfer *x = body;
 	struct durable_wait *dw = durable_wait_find(w, x->token);
 
 	if (dw != NULL) {
 		durable_wait_end(dw, NULL, (NTSTATUS)x->status);
 	}
+}
+
+void smbd_durable_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_DURABLE_REQ, durable_msg_req,
+			    sizeof(struct smbd_durable_xfer), false);
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_DURABLE_GIVE, durable_msg_give,
+			    sizeof(struct smbd_durable_xfer), true);
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_DURABLE_NACK, durable_msg_nack,
+			    sizeof(struct smbd_durable_xfer), false);
 }

@@ -77,9 +77,9 @@ NTSTATUS smbd_durable_reconnect(struct smb2_request *req,
 
 /*
  * Reclaim on another worker (the reconnect landed elsewhere).  The
- * worker of the CREATE asks the others (MSG_DURABLE_REQ, checked there
+ * worker of the CREATE asks the others (SMBD_MSG_DURABLE_REQ, checked there
  * as 3.3.5.9.7 says); the holder sends the open's state with its fd
- * (MSG_DURABLE_GIVE, SCM_RIGHTS) and forgets the open without touching
+ * (SMBD_MSG_DURABLE_GIVE, SCM_RIGHTS) and forgets the open without touching
  * the locking DB; the new worker then moves the share-mode entry and the
  * byte-range locks to itself.  A worker dying on either side leaves only
  * entries of its own pid, which the master cleans.
@@ -116,12 +116,9 @@ struct smbd_durable_xfer {
 	uint16_t channel_seq;	/* 3.3.1.10 Open.ChannelSequence */
 	char path[SMBD_DURABLE_XFER_PATH];	/* NUL-terminated */
 };
-void smbd_durable_msg_req(struct smbd_worker *w,
-			  const struct smbd_durable_xfer *x);
-void smbd_durable_msg_give(struct smbd_worker *w,
-			   const struct smbd_durable_xfer *x, int fd);
-void smbd_durable_msg_nack(struct smbd_worker *w,
-			   const struct smbd_durable_xfer *x);
+/* At the worker's start: its mailbox takes the SMBD_MSG_DURABLE_*
+ * messages (a reclaim asked of it, a hand-over, a refusal). */
+void smbd_durable_register(struct smbd_worker *w);
 
 /* After smbd_durable_reconnect() found nothing here: ask the other
  * workers.  SMBD_STATUS_ASYNC: done(priv, op, status) follows (op NULL

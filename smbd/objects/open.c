@@ -9,6 +9,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/conn/smb2_server.h"
 #include "lib/log.h"
+#include "smbd/msg/mailbox.h"
 #include "vfs/module.h"
 #include "lib/wire.h"
 #include "locking/locking.h"
@@ -209,12 +210,24 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	tpool_submit(op->worker->tpool, &d->tj);
 }
 
+/* MS-FSA 2.1.5.4: the directory's delete is pending; every worker's
+ * CHANGE_NOTIFYs on it end (smbd/smb2/smb2_notify.c takes the message). */
+static void dir_delete_pending(const struct smbd_open *op)
+{
+	struct file_key k = {.dev = op->dev, .ino = op->ino};
+
+	smbd_mailbox_broadcast(op->worker->mbox, SMBD_MSG_DIR_DELETE_PENDING,
+			       &k, sizeof(k));
+}
+
 static int open_destructor(struct smbd_open *op)
 {
 	/* A dropped connection closes its opens too (a CLOSE did this
 	 * already and gave the fd away). */
 	smbd_wt_close(op);
-	smbd_notify_close(op);
+	if (op->worker->hooks.open_closing != NULL) {
+		op->worker->hooks.open_closing(op);
+	}
 	if (op->share_registered) {
 		bool delete_now = false, delete_base = false;
 
@@ -509,7 +522,7 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 	}
 	if (op->is_dir && op->delete_on_close && !last) {
 		/* MS-FSA 2.1.5.4: the directory's delete is pending now. */
-		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+		dir_delete_pending(op);
 	}
 	if (wake) {
 		/* An open waits for a break this close may have ended. */
@@ -530,7 +543,7 @@ NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
 	smbd_open_keys(op, &k, &o);
 	status = share_mode_set_delete_on_close(db, &k, &o, on);
 	if (NT_STATUS_IS_OK(status) && on && op->is_dir) {
-		smbd_dir_delete_pending(op->conn->worker, op->dev, op->ino);
+		dir_delete_pending(op);
 	}
 	return status;
 }

@@ -149,14 +149,6 @@ struct smbd_worker;
 /* The open with this FileId.Volatile on this worker, or NULL. */
 struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id);
 
-/* smb2_notify.c: the open goes; a waiting CHANGE_NOTIFY completes with
- * STATUS_NOTIFY_CLEANUP. */
-void smbd_notify_close(struct smbd_open *op);
-/* The directory (dev, ino) is to be deleted: this worker's waiting
- * CHANGE_NOTIFYs on it end with STATUS_DELETE_PENDING. */
-void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
-				uint64_t ino);
-
 /* FileId bytes as on the wire (persistent, then volatile). */
 void smbd_open_fid_bytes(const struct smbd_open *op, uint8_t out[16]);
 

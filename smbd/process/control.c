@@ -3,9 +3,10 @@
  */
 #include "smbd/process/control.h"
 #include "smbd/smbd.h"
-#include "smbd/objects/oplock.h"
+#include "smbd/msg/mailbox.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
+#include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 
 #include <ctype.h>
@@ -132,12 +133,23 @@ void smbd_control_close(struct smbd_server *srv)
 	}
 }
 
+/* SMBD_MSG_CONTROL: an op and its argument, from the master. */
+struct control_msg {
+	int32_t op;
+	char arg[256];	/* NUL-terminated (checked on receipt) */
+};
+
 static void control_forward(struct smbd_server *srv, int op, const char *arg)
 {
+	struct control_msg m = {.op = op};
 	int i;
 
+	if (strlen(arg) >= sizeof(m.arg)) {
+		return;
+	}
+	memcpy(m.arg, arg, strlen(arg) + 1);
 	for (i = 0; i < srv->nworkers; i++) {
-		(void)smbd_mailbox_send_control(srv, i, op, arg);
+		(void)smbd_mailbox_post(srv, i, SMBD_MSG_CONTROL, &m, sizeof(m));
 	}
 }
 
@@ -249,7 +261,7 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 	}
 }
 
-void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
+static void worker_control(struct smbd_worker *w, int op, const char *arg)
 {
 	switch (op) {
 	case SMBD_CONTROL_DEBUG:
@@ -263,4 +275,20 @@ void smbd_worker_control(struct smbd_worker *w, int op, const char *arg)
 	default:
 		break;
 	}
+}
+
+static void control_msg(void *priv, int from, const void *body, int fd)
+{
+	struct control_msg m;
+
+	memcpy(&m, body, sizeof(m));
+	if (memchr(m.arg, '\0', sizeof(m.arg)) != NULL) {
+		worker_control(priv, m.op, m.arg);
+	}
+}
+
+void smbd_control_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_CONTROL, control_msg,
+			    sizeof(struct control_msg), false);
 }

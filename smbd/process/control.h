@@ -13,8 +13,8 @@
  *   ping               "ok pong"
  *
  * The master forwards debug and close-share to the workers through their
- * mailboxes (smbd_mailbox_send_control); a worker applies them in
- * smbd_worker_control.
+ * mailboxes (SMBD_MSG_CONTROL, smbd/msg/mailbox.h); a worker applies
+ * them in the handler smbd_control_register gives its mailbox.
  */
 #ifndef SMBD_CONTROL_H
 #define SMBD_CONTROL_H
@@ -52,7 +52,8 @@ void smbd_control_handle(struct smbd_server *srv, int fd,
 enum smbd_control_op smbd_control_parse(const char *req, size_t len,
 					char *arg, size_t arg_size);
 
-/* A worker: apply a forwarded debug or close-share. */
-void smbd_worker_control(struct smbd_worker *w, int op, const char *arg);
+/* A worker, at its start: its mailbox applies a forwarded debug or
+ * close-share. */
+void smbd_control_register(struct smbd_worker *w);
 
 #endif

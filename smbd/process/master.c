@@ -10,7 +10,8 @@
  */
 #include "smbd/smbd.h"
 #include "smbd/conn/conn_limits.h"
-#include "smbd/objects/oplock.h"
+#include "smbd/conn/conn.h"
+#include "smbd/msg/mailbox.h"
 #include "smbd/process/sdnotify.h"
 #include "smbd/process/control.h"
 #include "conf/loadparm.h"
@@ -207,7 +208,8 @@ int smbd_master_run(struct smbd_server *srv)
 			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
 		return 1;
 	}
-	if (!smbd_mailboxes_create(srv) || !smbd_conn_limits_create(srv)) {
+	if (!smbd_mailboxes_create(srv) || !smbd_spread_create(srv) ||
+	    !smbd_conn_limits_create(srv)) {
 		return 1;
 	}
 	/* smbcontrol's socket: without it the server still runs (the

@@ -8,7 +8,7 @@
 #include "smbd/process/control.h"
 #include "smbd/smbd.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/oplock.h"
+#include "smbd/msg/mailbox.h"
 #include "smbd/conn/session.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "conf/loadparm.h"
@@ -152,9 +152,12 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		DBG_ERR("worker %d: no thread pool\n", index);
 		_exit(1);
 	}
-	w->on_control = smbd_worker_control;
-	w->smb2 = &smb2_protocol;
-	if (!smbd_mailbox_listen(w)) {
+	if (!smb2_server_install(w)) {
+		DBG_ERR("worker %d: out of memory\n", index);
+		_exit(1);
+	}
+	smbd_control_register(w);
+	if (!smbd_mailbox_listen(w->mbox, w->loop)) {
 		DBG_ERR("worker %d: cannot watch its mailbox\n", index);
 		_exit(1);
 	}

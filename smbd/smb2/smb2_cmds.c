@@ -6,7 +6,11 @@
  * only through this table, which the worker registers at start.
  */
 #include "smbd/smb2/smb2_cmds.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/durable.h"
 #include "smbd/objects/open.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/msg/mailbox.h"
 
 #define CMD(op, n, size, neg, sess, tree, handler)                             \
 	[op] = {.name = n,                                                    \
@@ -58,3 +62,23 @@ const struct smb2_protocol smb2_protocol = {
 	 * sequence count (smbd/objects/open.c). */
 	.reply_done = smbd_open_channel_done,
 };
+
+bool smb2_server_install(struct smbd_worker *w)
+{
+	w->smb2 = &smb2_protocol;
+	w->hooks.conn_lost = smbd_durable_conn_lost;
+	w->hooks.open_closing = smbd_notify_close;
+	if (w->mbox == NULL) {
+		w->mbox = smbd_mailbox_new(w, w->srv, w->index, w);
+		if (w->mbox == NULL) {
+			return false;
+		}
+	}
+	smbd_conn_register(w);
+	smbd_barrier_register(w);
+	smbd_breaks_register(w);
+	smbd_durable_register(w);
+	smbd_notify_register(w);
+	smbd_sesssetup_register(w);
+	return true;
+}

@@ -16,8 +16,27 @@
 
 #include "smbd/conn/smb2_server.h"
 
+struct smbd_worker;
+struct smbd_open;
+
+/*
+ * A worker's SMB2 server, at its start (the worker's and the test
+ * server's): the command table in w->smb2, the hooks of w->hooks, a
+ * mailbox in w->mbox if it has none yet, and every owner's mailbox
+ * handlers (connections, barrier, breaks, durable hand-overs, notify,
+ * sessions).  False when out of memory.
+ */
+bool smb2_server_install(struct smbd_worker *w);
+
 /* The table, SMB1 NEGOTIATE and the reply hook (smb2_cmds.c). */
 extern const struct smb2_protocol smb2_protocol;
+
+/* Mailbox handlers of the commands (smb2_notify.c, smb2_sesssetup.c). */
+void smbd_notify_register(struct smbd_worker *w);
+void smbd_sesssetup_register(struct smbd_worker *w);
+/* smb2_notify.c, as hooks.open_closing: the open goes; a waiting
+ * CHANGE_NOTIFY completes with STATUS_NOTIFY_CLEANUP. */
+void smbd_notify_close(struct smbd_open *op);
 
 /* Handlers, by command family. */
 NTSTATUS smb2_negotiate(struct smb2_request *req);

@@ -23,6 +23,8 @@
 #include "lib/ev.h"
 #include "lib/tpool.h"
 #include "lib/log.h"
+#include "smbd/msg/mailbox.h"
+#include "locking/locking.h"
 #include "lib/wire.h"
 #include "smbd/smb2/notify_wire.h"
 
@@ -811,12 +813,26 @@ static bool match_file(const struct notify_state *ns, const void *arg)
 	return ns->op != NULL && ns->op->dev == di[0] && ns->op->ino == di[1];
 }
 
-void smbd_notify_delete_pending(struct smbd_worker *w, uint64_t dev,
-				uint64_t ino)
+/* SMBD_MSG_DIR_DELETE_PENDING (every worker, this one included): the
+ * directory is to be deleted, its waiting CHANGE_NOTIFYs end with
+ * STATUS_DELETE_PENDING. */
+static void notify_msg_delete_pending(void *priv, int from, const void *body,
+				      int fd)
 {
-	uint64_t di[2] = {dev, ino};
+	struct file_key k;
+	uint64_t di[2];
 
-	notify_end_deleted(w, match_file, di);
+	memcpy(&k, body, sizeof(k));
+	di[0] = k.dev;
+	di[1] = k.ino;
+	notify_end_deleted(priv, match_file, di);
+}
+
+void smbd_notify_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_DIR_DELETE_PENDING,
+			    notify_msg_delete_pending, sizeof(struct file_key),
+			    false);
 }
 
 static void notify_readable(void *priv)

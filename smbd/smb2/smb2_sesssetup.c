@@ -27,6 +27,7 @@
 #include "conf/loadparm.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "smbd/msg/mailbox.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -431,8 +432,8 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
-void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
-				  const char *account)
+static void session_logoff_previous(struct smbd_worker *w, uint64_t id,
+				    const char *account)
 {
 	struct smbd_conn *c;
 
@@ -448,6 +449,51 @@ void smbd_session_logoff_previous(struct smbd_worker *w, uint64_t id,
 			return;
 		}
 	}
+}
+
+/* SMBD_MSG_SESSION_PREVIOUS: a session of this worker was replaced. */
+struct session_previous_msg {
+	uint64_t id;
+	char account[64];	/* NUL-terminated (checked on receipt) */
+};
+
+static void session_msg_previous(void *priv, int from, const void *body,
+				 int fd)
+{
+	struct session_previous_msg m;
+
+	memcpy(&m, body, sizeof(m));
+	if (memchr(m.account, '\0', sizeof(m.account)) != NULL) {
+		session_logoff_previous(priv, m.id, m.account);
+	}
+}
+
+void smbd_sesssetup_register(struct smbd_worker *w)
+{
+	smbd_mailbox_handle(w->mbox, SMBD_MSG_SESSION_PREVIOUS,
+			    session_msg_previous,
+			    sizeof(struct session_previous_msg), false);
+}
+
+/* 3.3.5.5.3 PreviousSessionId: the worker that holds session id logs it
+ * off if account owns it (session_new: bits 18-23 of the id are the
+ * index of the worker). */
+static void session_previous(struct smbd_worker *w, uint64_t id,
+			     const char *account)
+{
+	int to = (int)((id >> 18) & 0x3f);
+	struct session_previous_msg m = {.id = id};
+
+	if (to == w->index || w->srv->mbox == NULL) {
+		session_logoff_previous(w, id, account);
+		return;
+	}
+	if (strlen(account) >= sizeof(m.account)) {
+		return;
+	}
+	memcpy(m.account, account, strlen(account) + 1);
+	(void)smbd_mailbox_send(w->mbox, to, SMBD_MSG_SESSION_PREVIOUS, &m,
+				sizeof(m), -1);
 }
 
 /* The auth_audit / auth_json_audit lines of a finished exchange.  The
@@ -537,7 +583,7 @@ static NTSTATUS sesssetup_auth(struct smb2_request *req,
 		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
 		 * the same user, on any connection: the session id names
 		 * the worker that holds it (session_new). */
-		smbd_session_previous(conn->worker, a.prev_id, s->account_name);
+		session_previous(conn->worker, a.prev_id, s->account_name);
 	}
 	return sesssetup_reply(req, out_flags, out, out_len);
 }

@@ -127,7 +127,7 @@ struct testconn *testconn_new(void *mem_ctx, const char *const *options)
 	srv->nworkers = 1;
 	w = talloc_zero(srv, struct smbd_worker);
 	w->srv = srv;
-	w->smb2 = &smb2_protocol;
+	(void)smb2_server_install(w);
 	t = testconn_attach(mem_ctx, srv, w);
 	/* The server goes with the testconn, after its connection (the
 	 * destructor frees that first). */
@@ -236,7 +236,10 @@ struct testsrv *testsrv_new(void *mem_ctx, const char *const *options)
 		return NULL;
 	}
 	w->srv = ts->srv;
-	w->smb2 = &smb2_protocol;
+	if (!smb2_server_install(w)) {
+		talloc_free(ts);
+		return NULL;
+	}
 	/* epoll: no ring to set up per test, and the same loop code. */
 	w->loop = ev_loop_new(w, EV_BACKEND_EPOLL);
 	w->tpool = w->loop ? tpool_new(w, w->loop, 2) : NULL;
