@@ -165,7 +165,8 @@ struct smb2_reply_sign {
  * One received frame being answered.  Requests run in order; a handler
  * that hands work to the thread pool returns SMBD_STATUS_ASYNC and the
  * frame waits (its input copied, since the receive buffer is reused)
- * until smb2_job finishes it and calls smb2_frame_resume().  Replies to
+ * until its work (a pool job of smb2_job.c) finishes it and calls
+ * smb2_frame_resume().  Replies to
  * the whole frame go back together, as Samba and Windows do for
  * compounds.
  */
@@ -185,7 +186,10 @@ struct smb2_frame {
 	NTSTATUS prev_status;
 	bool chain_broken;	/* its first request was marked related */
 	struct smb2_request req;	/* the request being handled */
-	struct smb2_job *job;		/* in the pool, if any */
+	/* Its work in progress elsewhere, if any (a pool job, smb2_job.c),
+	 * told through work_abandon when the frame goes first. */
+	void *work;
+	void (*work_abandon)(void *work);
 	/* Encryption of the reply (3.3.4.1.4): the request came encrypted,
 	 * or its session must encrypt.  The key is copied so a LOGOFF in
 	 * the same compound cannot pull it away. */
@@ -563,8 +567,8 @@ static int frame_destructor(struct smb2_frame *f)
 	if (f->file_fd != -1) {
 		close(f->file_fd);
 	}
-	if (f->job != NULL) {
-		smb2_job_orphan(f->job);
+	if (f->work != NULL) {
+		f->work_abandon(f->work);
 	}
 	return 0;
 }
@@ -880,12 +884,13 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 		 * whatever wait came before is over), or waiting again with
 		 * the cancel it just registered (a CREATE that must wait for
 		 * an oplock break after its job: that cancel must stay). */
-		if (f->job != NULL) {
+		if (f->work != NULL) {
 			frame_unwait(f);
 		}
 		return;
 	}
-	f->job = NULL;
+	f->work = NULL;
+	f->work_abandon = NULL;
 	frame_unwait(f);
 	/* A LOGOFF or TREE_DISCONNECT while it waited may have freed what
 	 * the request was dispatched with: look them up again. */
@@ -908,9 +913,11 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 	frame_run(f);
 }
 
-void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job)
+void smb2_frame_set_work(struct smb2_request *req, void *work,
+			 void (*abandon)(void *work))
 {
-	req->frame->job = job;
+	req->frame->work = work;
+	req->frame->work_abandon = abandon;
 }
 
 bool smb2_request_is_last(const struct smb2_request *req)
@@ -1007,7 +1014,7 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 	uint32_t magic = len >= 4 ? le32(buf) : 0;
 
 	if (magic == SMB1_MAGIC && !conn->negotiated && !conn->smb1_wildcard) {
-		conn->worker->smb2->smb1_negotiate(conn, buf, len);
+		conn->worker->smb2->negotiate_smb1(conn, buf, len);
 		talloc_free(owned);
 		return;
 	}

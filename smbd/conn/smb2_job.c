@@ -42,7 +42,7 @@ static void smb2_job_finished(struct tpool_job *tj)
 	}
 	/* This job is over: a wait or job the done callback starts is
 	 * the request's next one (smb2_frame_resume()). */
-	smb2_frame_set_job(req, NULL);
+	smb2_frame_set_work(req, NULL, NULL);
 	if (tj->cred_error != 0) {
 		status = NT_STATUS_ACCESS_DENIED;
 	} else {
@@ -54,8 +54,11 @@ static void smb2_job_finished(struct tpool_job *tj)
 	smb2_frame_resume(req, status);
 }
 
-void smb2_job_orphan(struct smb2_job *job)
+/* The request went first: the job finishes as an orphan. */
+static void job_abandon(void *work)
 {
+	struct smb2_job *job = work;
+
 	job->req = NULL;
 }
 
@@ -97,7 +100,7 @@ static NTSTATUS job_start(struct smb2_request *req, void *state,
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
-	smb2_frame_set_job(req, job);
+	smb2_frame_set_work(req, job, job_abandon);
 	tpool_submit(w->tpool, &job->tj);
 	return SMBD_STATUS_ASYNC;
 }

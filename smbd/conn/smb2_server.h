@@ -101,7 +101,7 @@ struct smb2_cmd {
 struct smb2_protocol {
 	const struct smb2_cmd *cmds;
 	/* An SMB1 NEGOTIATE as the first frame (MS-SMB2 3.3.5.3.1). */
-	void (*smb1_negotiate)(struct smbd_conn *conn, const uint8_t *buf,
+	void (*negotiate_smb1)(struct smbd_conn *conn, const uint8_t *buf,
 			       size_t len);
 	/* Each request, as its reply is finished (3.3.4.1). */
 	void (*reply_done)(struct smb2_request *req);
@@ -116,7 +116,11 @@ NTSTATUS smb2_pdu_split(const uint8_t *frame, size_t len, size_t *offs,
 
 /* smb2_dispatch.c */
 void smb2_frame_resume(struct smb2_request *req, NTSTATUS status);
-void smb2_frame_set_job(struct smb2_request *req, struct smb2_job *job);
+/* The request's work in progress elsewhere (NULL: none now): if the
+ * frame goes first (a dropped connection), abandon(work) tells it, so it
+ * never finishes into a freed request (smb2_job.c's pool jobs). */
+void smb2_frame_set_work(struct smb2_request *req, void *work,
+			 void (*abandon)(void *work));
 /* A request that waits (returned SMBD_STATUS_ASYNC) and can be cancelled:
  * a CANCEL for its MessageId calls fn(priv), which must finish it with
  * smb2_frame_resume(req, NT_STATUS_CANCELLED). */
@@ -173,7 +177,6 @@ NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
 			     smb2_job_fn fn, smb2_job_done_fn done,
 			     smb2_job_orphan_fn orphan);
-void smb2_job_orphan(struct smb2_job *job);
 
 
 #endif

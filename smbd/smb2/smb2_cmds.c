@@ -57,7 +57,7 @@ NTSTATUS smb2_echo(struct smb2_request *req)
 
 const struct smb2_protocol smb2_protocol = {
 	.cmds = smb2_cmds,
-	.smb1_negotiate = smb1_negotiate,
+	.negotiate_smb1 = smb1_negotiate,
 	/* 3.3.4.1: every reply takes its request off its open's channel
 	 * sequence count (smbd/objects/open.c). */
 	.reply_done = smbd_open_channel_done,
