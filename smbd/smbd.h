@@ -45,23 +45,4 @@ struct smbd_server {
 	int control_fd;		/* smbcontrol's socket (control.c), or -1 */
 };
 
-/* master.c */
-int smbd_master_run(struct smbd_server *srv);
-/* Re-read smb.conf; false leaves the old configuration in force. */
-bool smbd_reload_config(struct smbd_server *srv);
-
-/* worker.c: never returns */
-void smbd_worker_main(struct smbd_server *srv, int index) __attribute__((noreturn));
-
-/* listen.c */
-int smbd_open_listeners(struct smbd_server *srv);
-bool smbd_choose_cpus(struct smbd_server *srv);
-
-/* server_guid.c */
-bool smbd_load_server_guid(struct smbd_server *srv);
-
-/* pidfile.c */
-bool smbd_pidfile_create(struct smbd_server *srv);
-void smbd_pidfile_remove(struct smbd_server *srv);
-
 #endif

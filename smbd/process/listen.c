@@ -11,6 +11,7 @@
  * restarted worker gets its own socket back.
  */
 #include "smbd/smbd.h"
+#include "smbd/process/process.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 

@@ -4,6 +4,7 @@
  * and systemd units written for Samba work unchanged.
  */
 #include "smbd/smbd.h"
+#include "smbd/process/process.h"
 #include "smbd/conn/conn_log.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"

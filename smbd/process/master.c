@@ -9,6 +9,7 @@
  * crashes at start-up cannot turn the master into a fork loop.
  */
 #include "smbd/smbd.h"
+#include "smbd/process/process.h"
 #include "smbd/conn/conn_limits.h"
 #include "smbd/conn/conn.h"
 #include "smbd/msg/mailbox.h"
@@ -165,18 +166,6 @@ static void master_stop(struct smbd_server *srv, struct smbd_slot *slots)
 		}
 		usleep(10000);
 	}
-}
-
-bool smbd_reload_config(struct smbd_server *srv)
-{
-	if (!lp_reload(srv->lp)) {
-		DBG_ERR("reloading %s failed: keeping the old configuration\n",
-			srv->config_file);
-		return false;
-	}
-	(void)log_set_levels(lp_str(srv->lp, LP_GLOBAL, LP_LOG_LEVEL));
-	log_reopen();
-	return true;
 }
 
 int smbd_master_run(struct smbd_server *srv)

@@ -3,6 +3,7 @@
  * keeps in `pid directory` and `state directory`.
  */
 #include "smbd/smbd.h"
+#include "smbd/process/process.h"
 #include "conf/loadparm.h"
 #include "lib/crypto.h"
 #include "lib/log.h"

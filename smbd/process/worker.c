@@ -7,6 +7,7 @@
 #include "smbd/conn/conn_limits.h"
 #include "smbd/process/control.h"
 #include "smbd/smbd.h"
+#include "smbd/process/process.h"
 #include "smbd/conn/conn.h"
 #include "smbd/msg/mailbox.h"
 #include "smbd/conn/session.h"
