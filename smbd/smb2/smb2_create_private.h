@@ -3,10 +3,11 @@
  * state and the helpers shared by smb2_create.c (the open itself),
  * smb2_create_access.c (MAXIMUM_ALLOWED, NT ACLs, the granted access),
  * smb2_create_ctx_apply.c (the request's create contexts: parsing them;
- * applying ExtA and SecD), smb2_create_durable.c (DHnQ/DH2Q answers,
+ * applying ExtA and SecD), smb2_create_durable.c (DHnQ/DH2Q requests,
  * DHnC/DH2C reclaims, DH2Q replays) and smb2_create_reply.c (the CREATE
- * response and its contexts), plus the attributes part of the CLOSE
- * response (smb2_close.c).  Not for other files: these names carry no
+ * response and all its contexts, built from this state; it calls none
+ * of the others), plus the attributes part of the CLOSE response
+ * (smb2_close.c).  Not for other files: these names carry no
  * module prefix.
  */
 #ifndef SMBD_SMB2_CREATE_PRIVATE_H
@@ -123,9 +124,6 @@ NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd);
 /* smb2_create_durable.c */
 NTSTATUS create_durable_ctx(struct smb2_request *req, struct create_state *st,
 			    const struct create_ctx_list *l);
-void create_push_durable(struct wire_buf *out, size_t base, size_t *prev,
-			 const struct create_state *st,
-			 const struct smbd_open *op);
 bool create_is_reconnect(struct smb2_request *req, uint32_t off,
 			 uint32_t len);
 NTSTATUS create_reconnect(struct smb2_request *req, struct create_state *st);

@@ -4,8 +4,10 @@
  * DHnQ/DH2Q (2.2.14.2.3, 2.2.14.2.12), built from what the create state
  * and the open say.  Everything of CREATE that answers comes here last:
  * a new open (smb2_create.c) and an open that exists already, reclaimed
- * or replayed (smb2_create_durable.c).  Split from
- * smb2_create_ctx_apply.c, which reads the request's contexts.  The
+ * or replayed (smb2_create_durable.c).  This file only builds, from
+ * data the others supplied: it calls none of the other CREATE files, so
+ * they all stand above it and none of them calls another back.  Split
+ * from smb2_create_ctx_apply.c, which reads the request's contexts.  The
  * CLOSE response borrows the attributes part (create_push_times).
  */
 #include "smbd/smb2/smb2_create_private.h"
@@ -56,6 +58,26 @@ static void create_push_lease(struct wire_buf *out, size_t base,
 	put_le32(l + 20, flags);
 	create_ctx_push(out, base, prev, "RqLs", l,
 			st->lease_version == 2 ? 52 : 32);
+}
+
+/* 2.2.14.2.3 DHnQ response (8 reserved bytes), 2.2.14.2.12 DH2Q
+ * response (Timeout, Flags: never persistent here), all from data: that
+ * the open is durable was decided before (st->durable_granted, by
+ * create_share or a replay's create_reply_existing), the kind asked for
+ * is st->durable.v2 and the timeout the one the grant gave the open
+ * (durable.c). */
+static void create_push_durable(struct wire_buf *out, size_t base,
+				size_t *prev, const struct create_state *st,
+				const struct smbd_open *op)
+{
+	uint8_t d[8];
+
+	memset(d, 0, sizeof(d));
+	if (st->durable.v2) {
+		put_le32(d, op->durable_timeout_ms);
+	}
+	create_ctx_push(out, base, prev, st->durable.v2 ? "DH2Q" : "DHnQ", d,
+			8);
 }
 
 NTSTATUS create_reply(struct smb2_request *req,
