@@ -13,9 +13,10 @@
  * the share-mode step; the rest of CREATE is split out to keep files
  * small (shared declarations in smb2_create_private.h):
  * smb2_create_access.c the access checks (MS-FSA 2.1.5.1.2.1),
- * smb2_create_ctx_apply.c the create contexts and the response (2.2.13.2,
- * 2.2.14), smb2_create_durable.c the durable contexts, reclaims and
- * replays (3.3.5.9.6/7/10/12).  CLOSE (3.3.5.10) is smb2_close.c.
+ * smb2_create_ctx_apply.c the request's create contexts (2.2.13.2),
+ * smb2_create_durable.c the durable contexts, reclaims and replays
+ * (3.3.5.9.6/7/10/12), smb2_create_reply.c the response (2.2.14).  CLOSE
+ * (3.3.5.10) is smb2_close.c.
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"

@@ -1,11 +1,11 @@
 /*
- * CREATE contexts (MS-SMB2 2.2.13.2, 2.2.14.2; 3.3.5.9): parsing the
+ * The request's CREATE contexts (MS-SMB2 2.2.13.2; 3.3.5.9): parsing the
  * list a CREATE carries (MxAc, QFid, AlSi, SecD, ExtA, RqLs, TWrp; the
- * durable ones go to smb2_create_durable.c), applying ExtA (3.3.5.9.2)
- * and SecD (3.3.5.9.3) to what the open made, and the CREATE response
- * (2.2.14) with its MxAc (2.2.14.2.5), QFid (2.2.14.2.9) and lease
- * (2.2.14.2.10/11) contexts.  Split from smb2_create.c, which does the
- * open itself, to keep each file to one concern.
+ * durable ones go to smb2_create_durable.c) into the create state, and
+ * applying ExtA (3.3.5.9.2) and SecD (3.3.5.9.3) to what the open made.
+ * The response contexts are smb2_create_reply.c's.  Split from
+ * smb2_create.c, which does the open itself, to keep each file to one
+ * concern.
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
@@ -75,105 +75,6 @@ NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd)
 	return status;
 }
 
-void create_push_times(struct wire_buf *out,
-		       const struct vfs_file_info *fi)
-{
-	wire_push_le64(out, fi->create_time);
-	wire_push_le64(out, fi->access_time);
-	wire_push_le64(out, fi->write_time);
-	wire_push_le64(out, fi->change_time);
-	wire_push_le64(out, fi->allocation_size);
-	wire_push_le64(out, fi->end_of_file);
-	wire_push_le32(out, fi->attributes);
-}
-
-/* 2.2.14.2.10 / 2.2.14.2.11: the lease the open got. */
-#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS 0x02
-#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
-static void create_push_lease(struct wire_buf *out, size_t base,
-			      size_t *prev, const struct create_state *st)
-{
-	uint8_t l[52];
-	uint32_t flags = st->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
-					    : 0;
-
-	memset(l, 0, sizeof(l));
-	memcpy(l, st->lease_key, 16);
-	put_le32(l + 16, st->granted_state);
-	if (st->lease_version == 2) {
-		if (st->has_parent_key) {
-			flags |= SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET;
-			memcpy(l + 32, st->parent_key, 16);
-		}
-		put_le16(l + 48, st->granted_epoch);
-	}
-	put_le32(l + 20, flags);
-	create_ctx_push(out, base, prev, "RqLs", l,
-			st->lease_version == 2 ? 52 : 32);
-}
-
-NTSTATUS create_reply(struct smb2_request *req,
-		      struct create_state *st, struct smbd_open *op)
-{
-	struct wire_buf *out = req->out;
-	size_t body = out->len, prev = (size_t)-1, ctx_start;
-	uint8_t fid[16];
-
-	smbd_open_fid_bytes(op, fid);
-
-	/* 2.2.14 CREATE Response */
-	wire_push_le16(out, 89);
-	wire_push_u8(out, st->lease ? SMB2_OPLOCK_LEVEL_LEASE
-				    : smbd_oplock_state_to_level(
-					      st->granted_state));
-	wire_push_u8(out, 0);
-	wire_push_le32(out, st->action);
-	create_push_times(out, &st->fi);
-	wire_push_le32(out, 0);
-	wire_push_bytes(out, fid, 16);
-	wire_push_le32(out, 0); /* CreateContextsOffset, patched */
-	wire_push_le32(out, 0); /* CreateContextsLength, patched */
-	ctx_start = out->len;
-	if (st->want_max_access) {
-		uint8_t mx[8];
-
-		put_le32(mx, NT_STATUS_OK);
-		put_le32(mx + 4, st->max_access);
-		create_ctx_push(out, req->out_hdr, &prev, "MxAc", mx, 8);
-	}
-	if (st->want_qfid) {
-		uint8_t q[32];
-
-		/* 2.2.14.2.9: DiskFileId (inode, device), VolumeId. */
-		memset(q, 0, sizeof(q));
-		put_le64(q, st->fi.ino);
-		put_le64(q + 8, st->fi.dev);
-		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
-	}
-	if (st->lease) {
-		create_push_lease(out, req->out_hdr, &prev, st);
-	}
-	if (st->durable_granted) {
-		create_push_durable(out, req->out_hdr, &prev, st, op);
-	}
-	if (prev != (size_t)-1 && !out->failed) {
-		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
-
-		put_le32(out->data + body + 80, (uint32_t)(first - req->out_hdr));
-		put_le32(out->data + body + 84, (uint32_t)(out->len - first));
-	} else {
-		wire_push_u8(out, 0);
-	}
-	DBG_DEBUG("%s: opened '%s' fid %llu\n", req->conn->remote, op->path,
-		  (unsigned long long)op->fid_volatile);
-	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
-}
-
-/*
- * RqLs (2.2.13.2.8 v1, 32 bytes; 2.2.13.2.10 v2, 52 bytes), taken only
- * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
- * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
- */
 /* ExtA (MS-SMB2 2.2.13.2.1): a FILE_FULL_EA_INFORMATION list, checked
  * here so a malformed one fails the CREATE before anything is made. */
 static NTSTATUS create_eas_ctx(struct smb2_request *req,
@@ -196,6 +97,11 @@ static NTSTATUS create_eas_ctx(struct smb2_request *req,
 	return status;
 }
 
+/*
+ * RqLs (2.2.13.2.8 v1, 32 bytes; 2.2.13.2.10 v2, 52 bytes), taken only
+ * with OplockLevel LEASE, on 2.1 and later, when `smb2 leases` is on
+ * (3.3.5.9.8, 3.3.5.9.11); v2 needs 3.x.  Anything else: no lease.
+ */
 static NTSTATUS create_lease_ctx(struct smb2_request *req,
 				 struct create_state *st,
 				 const struct create_ctx *c)

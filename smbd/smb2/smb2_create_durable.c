@@ -1,11 +1,16 @@
 /*
  * The durable-handle side of CREATE (MS-SMB2 3.3.5.9.6 DHnQ, 3.3.5.9.7
  * DHnC, 3.3.5.9.10 DH2Q, 3.3.5.9.12 DH2C): which durable context a
- * CREATE asks for, the DHnQ/DH2Q response contexts (2.2.14.2.3,
- * 2.2.14.2.12), reclaims of a disconnected open (here or on another
+ * CREATE asks for, reclaims of a disconnected open (here or on another
  * worker) and DH2Q replays, answered from the open that exists.  The
  * durable opens themselves live in durable.c; this is the CREATE
  * request's part, split from smb2_create.c.
+ *
+ * This file supplies, smb2_create_reply.c builds: what it learns goes
+ * into the create state (st->durable, st->durable_granted, the lease and
+ * oplock of an existing open) and create_reply() turns that into the
+ * response, the DHnQ/DH2Q contexts (2.2.14.2.3, 2.2.14.2.12) included.
+ * The reply builder never calls back here.
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
@@ -28,28 +33,6 @@
 #include "lib/log.h"
 
 #include <string.h>
-
-/* 2.2.14.2.3 DHnQ response (8 reserved bytes), 2.2.14.2.12 DH2Q
- * response (Timeout, Flags: never persistent here). */
-static void create_push_ctx_durable_tag(struct wire_buf *out, size_t base,
-					size_t *prev, bool v2,
-					const uint8_t d[8])
-{
-	create_ctx_push(out, base, prev, v2 ? "DH2Q" : "DHnQ", d, 8);
-}
-
-void create_push_durable(struct wire_buf *out, size_t base,
-			 size_t *prev, const struct create_state *st,
-			 const struct smbd_open *op)
-{
-	uint8_t d[8];
-
-	memset(d, 0, sizeof(d));
-	if (st->durable.v2) {
-		put_le32(d, op->durable_timeout_ms);
-	}
-	create_push_ctx_durable_tag(out, base, prev, st->durable.v2, d);
-}
 
 /*
  * DHnQ/DHnC (3.3.5.9.6, 3.3.5.9.7) and DH2Q/DH2C (3.3.5.9.10,

@@ -2,11 +2,13 @@
  * Internal to CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9): the request
  * state and the helpers shared by smb2_create.c (the open itself),
  * smb2_create_access.c (MAXIMUM_ALLOWED, NT ACLs, the granted access),
- * smb2_create_ctx_apply.c (create contexts: parsing them and answering
- * MxAc, QFid, RqLs; applying ExtA and SecD) and smb2_create_durable.c
- * (DHnQ/DH2Q answers, DHnC/DH2C reclaims, DH2Q replays), plus the
- * attributes part of the CLOSE response (smb2_close.c).  Not for other
- * files: these names carry no module prefix.
+ * smb2_create_ctx_apply.c (the request's create contexts: parsing them;
+ * applying ExtA and SecD), smb2_create_durable.c (DHnQ/DH2Q requests,
+ * DHnC/DH2C reclaims, DH2Q replays) and smb2_create_reply.c (the CREATE
+ * response and all its contexts, built from this state; it calls none
+ * of the others), plus the attributes part of the CLOSE response
+ * (smb2_close.c).  Not for other files: these names carry no
+ * module prefix.
  */
 #ifndef SMBD_SMB2_CREATE_PRIVATE_H
 #define SMBD_SMB2_CREATE_PRIVATE_H
@@ -118,19 +120,18 @@ NTSTATUS create_contexts(struct smb2_request *req, struct create_state *st,
 			 uint32_t off, uint32_t len);
 void create_set_eas(struct create_state *st);
 NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd);
-void create_push_times(struct wire_buf *out, const struct vfs_file_info *fi);
-NTSTATUS create_reply(struct smb2_request *req, struct create_state *st,
-		      struct smbd_open *op);
 
 /* smb2_create_durable.c */
 NTSTATUS create_durable_ctx(struct smb2_request *req, struct create_state *st,
 			    const struct create_ctx_list *l);
-void create_push_durable(struct wire_buf *out, size_t base, size_t *prev,
-			 const struct create_state *st,
-			 const struct smbd_open *op);
 bool create_is_reconnect(struct smb2_request *req, uint32_t off,
 			 uint32_t len);
 NTSTATUS create_reconnect(struct smb2_request *req, struct create_state *st);
 NTSTATUS create_replay(struct smb2_request *req, struct create_state *st);
+
+/* smb2_create_reply.c */
+void create_push_times(struct wire_buf *out, const struct vfs_file_info *fi);
+NTSTATUS create_reply(struct smb2_request *req, struct create_state *st,
+		      struct smbd_open *op);
 
 #endif

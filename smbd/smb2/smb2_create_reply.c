@@ -1,0 +1,138 @@
+/*
+ * The CREATE response (MS-SMB2 2.2.14) and its contexts: MxAc
+ * (2.2.14.2.5), QFid (2.2.14.2.9), the lease (2.2.14.2.10/11) and
+ * DHnQ/DH2Q (2.2.14.2.3, 2.2.14.2.12), built from what the create state
+ * and the open say.  Everything of CREATE that answers comes here last:
+ * a new open (smb2_create.c) and an open that exists already, reclaimed
+ * or replayed (smb2_create_durable.c).  This file only builds, from
+ * data the others supplied: it calls none of the other CREATE files, so
+ * they all stand above it and none of them calls another back.  Split
+ * from smb2_create_ctx_apply.c, which reads the request's contexts.  The
+ * CLOSE response borrows the attributes part (create_push_times).
+ */
+#include "smbd/smb2/smb2_create_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/objects/create_ctx.h"
+#include "smbd/objects/open.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+void create_push_times(struct wire_buf *out,
+		       const struct vfs_file_info *fi)
+{
+	wire_push_le64(out, fi->create_time);
+	wire_push_le64(out, fi->access_time);
+	wire_push_le64(out, fi->write_time);
+	wire_push_le64(out, fi->change_time);
+	wire_push_le64(out, fi->allocation_size);
+	wire_push_le64(out, fi->end_of_file);
+	wire_push_le32(out, fi->attributes);
+}
+
+/* 2.2.14.2.10 / 2.2.14.2.11: the lease the open got. */
+#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS 0x02
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
+static void create_push_lease(struct wire_buf *out, size_t base,
+			      size_t *prev, const struct create_state *st)
+{
+	uint8_t l[52];
+	uint32_t flags = st->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
+					    : 0;
+
+	memset(l, 0, sizeof(l));
+	memcpy(l, st->lease_key, 16);
+	put_le32(l + 16, st->granted_state);
+	if (st->lease_version == 2) {
+		if (st->has_parent_key) {
+			flags |= SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET;
+			memcpy(l + 32, st->parent_key, 16);
+		}
+		put_le16(l + 48, st->granted_epoch);
+	}
+	put_le32(l + 20, flags);
+	create_ctx_push(out, base, prev, "RqLs", l,
+			st->lease_version == 2 ? 52 : 32);
+}
+
+/* 2.2.14.2.3 DHnQ response (8 reserved bytes), 2.2.14.2.12 DH2Q
+ * response (Timeout, Flags: never persistent here), all from data: that
+ * the open is durable was decided before (st->durable_granted, by
+ * create_share or a replay's create_reply_existing), the kind asked for
+ * is st->durable.v2 and the timeout the one the grant gave the open
+ * (durable.c). */
+static void create_push_durable(struct wire_buf *out, size_t base,
+				size_t *prev, const struct create_state *st,
+				const struct smbd_open *op)
+{
+	uint8_t d[8];
+
+	memset(d, 0, sizeof(d));
+	if (st->durable.v2) {
+		put_le32(d, op->durable_timeout_ms);
+	}
+	create_ctx_push(out, base, prev, st->durable.v2 ? "DH2Q" : "DHnQ", d,
+			8);
+}
+
+NTSTATUS create_reply(struct smb2_request *req,
+		      struct create_state *st, struct smbd_open *op)
+{
+	struct wire_buf *out = req->out;
+	size_t body = out->len, prev = (size_t)-1, ctx_start;
+	uint8_t fid[16];
+
+	smbd_open_fid_bytes(op, fid);
+
+	/* 2.2.14 CREATE Response */
+	wire_push_le16(out, 89);
+	wire_push_u8(out, st->lease ? SMB2_OPLOCK_LEVEL_LEASE
+				    : smbd_oplock_state_to_level(
+					      st->granted_state));
+	wire_push_u8(out, 0);
+	wire_push_le32(out, st->action);
+	create_push_times(out, &st->fi);
+	wire_push_le32(out, 0);
+	wire_push_bytes(out, fid, 16);
+	wire_push_le32(out, 0); /* CreateContextsOffset, patched */
+	wire_push_le32(out, 0); /* CreateContextsLength, patched */
+	ctx_start = out->len;
+	if (st->want_max_access) {
+		uint8_t mx[8];
+
+		put_le32(mx, NT_STATUS_OK);
+		put_le32(mx + 4, st->max_access);
+		create_ctx_push(out, req->out_hdr, &prev, "MxAc", mx, 8);
+	}
+	if (st->want_qfid) {
+		uint8_t q[32];
+
+		/* 2.2.14.2.9: DiskFileId (inode, device), VolumeId. */
+		memset(q, 0, sizeof(q));
+		put_le64(q, st->fi.ino);
+		put_le64(q + 8, st->fi.dev);
+		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
+	}
+	if (st->lease) {
+		create_push_lease(out, req->out_hdr, &prev, st);
+	}
+	if (st->durable_granted) {
+		create_push_durable(out, req->out_hdr, &prev, st, op);
+	}
+	if (prev != (size_t)-1 && !out->failed) {
+		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
+
+		put_le32(out->data + body + 80, (uint32_t)(first - req->out_hdr));
+		put_le32(out->data + body + 84, (uint32_t)(out->len - first));
+	} else {
+		wire_push_u8(out, 0);
+	}
+	DBG_DEBUG("%s: opened '%s' fid %llu\n", req->conn->remote, op->path,
+		  (unsigned long long)op->fid_volatile);
+	return out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
