@@ -1,5 +1,5 @@
 /*
- * UTF-8/UTF-16 conversion and case mapping for smbd/auth (see auth_str.h).
+ * UTF-8/UTF-16 conversion and case mapping (see charset.h).
  *
  * Conversions are written out by hand (no iconv state, no locale) because
  * they are tiny and must reject malformed input deterministically: NTLMSSP
@@ -9,7 +9,6 @@
  * mapped.
  */
 #include "lib/charset.h"
-#include "lib/crypto.h"
 #include <locale.h>
 #include <pthread.h>
 #include <string.h>
@@ -80,8 +79,8 @@ static size_t utf8_encode(uint32_t c, uint8_t out[4])
 	return 4;
 }
 
-NTSTATUS auth_utf16_to_utf8(TALLOC_CTX *mem_ctx, const uint8_t *p, size_t len,
-			    char **out)
+NTSTATUS charset_utf16_to_utf8(TALLOC_CTX *mem_ctx, const uint8_t *p,
+			       size_t len, char **out)
 {
 	uint8_t *buf;
 	size_t i, o = 0;
@@ -122,8 +121,8 @@ bad:
 	return NT_STATUS_INVALID_PARAMETER;
 }
 
-NTSTATUS auth_utf8_to_utf16(TALLOC_CTX *mem_ctx, const char *s, uint8_t **out,
-			    size_t *out_len)
+NTSTATUS charset_utf8_to_utf16(TALLOC_CTX *mem_ctx, const char *s,
+			       uint8_t **out, size_t *out_len)
 {
 	const uint8_t *u = (const uint8_t *)s;
 	size_t n = strlen(s), i = 0, o = 0;
@@ -209,31 +208,12 @@ static char *auth_strcase(TALLOC_CTX *mem_ctx, const char *s, bool upper)
 	return (char *)buf;
 }
 
-char *auth_strupper(TALLOC_CTX *mem_ctx, const char *s)
+char *charset_strupper(TALLOC_CTX *mem_ctx, const char *s)
 {
 	return auth_strcase(mem_ctx, s, true);
 }
 
-char *auth_strlower(TALLOC_CTX *mem_ctx, const char *s)
+char *charset_strlower(TALLOC_CTX *mem_ctx, const char *s)
 {
 	return auth_strcase(mem_ctx, s, false);
-}
-
-NTSTATUS auth_nt_hash(const char *password, uint8_t out[16])
-{
-	TALLOC_CTX *tmp = talloc_new(NULL);
-	uint8_t *u16;
-	size_t len;
-	NTSTATUS status;
-
-	if (tmp == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	status = auth_utf8_to_utf16(tmp, password, &u16, &len);
-	if (NT_STATUS_IS_OK(status)) {
-		crypto_md4(u16, len, out);
-		memset(u16, 0, len);
-	}
-	talloc_free(tmp);
-	return status;
 }

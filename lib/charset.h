@@ -1,13 +1,12 @@
 /*
- * String helpers the authentication code needs: UTF-16LE <-> UTF-8 for
- * NTLMSSP fields and Unicode case mapping for NTOWFv2's Upper(UserName)
- * (MS-NLMP 3.3.2) and passdb's lower-cased keys.
- *
- * Kept local to smbd/auth/ until lib/ grows a charset module; then these
- * become thin wrappers or go away.
+ * Strings as SMB carries them: UTF-16LE <-> UTF-8 (NTLMSSP fields, file
+ * names on the wire, RPC strings) and Unicode case mapping (NTOWFv2's
+ * Upper(UserName), MS-NLMP 3.3.2; passdb's lower-cased keys; the file
+ * layer's case-insensitive name lookup).  In lib/ because the file layer
+ * (vfs/name.c) below auth needs it as much as auth does.
  */
-#ifndef SMBD_AUTH_AUTH_STR_H
-#define SMBD_AUTH_AUTH_STR_H
+#ifndef LIB_CHARSET_H
+#define LIB_CHARSET_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,18 +18,15 @@
  * NT_STATUS_INVALID_PARAMETER for an odd length, an unpaired surrogate or
  * an embedded NUL.
  */
-NTSTATUS auth_utf16_to_utf8(TALLOC_CTX *mem_ctx, const uint8_t *p, size_t len,
-			    char **out);
+NTSTATUS charset_utf16_to_utf8(TALLOC_CTX *mem_ctx, const uint8_t *p,
+			       size_t len, char **out);
 
 /* UTF-8 to UTF-16LE without terminator. Invalid UTF-8 is an error. */
-NTSTATUS auth_utf8_to_utf16(TALLOC_CTX *mem_ctx, const char *s, uint8_t **out,
-			    size_t *out_len);
+NTSTATUS charset_utf8_to_utf16(TALLOC_CTX *mem_ctx, const char *s,
+			       uint8_t **out, size_t *out_len);
 
 /* Upper/lower-cased copies (Unicode simple case mapping); NULL on error. */
-char *auth_strupper(TALLOC_CTX *mem_ctx, const char *s);
-char *auth_strlower(TALLOC_CTX *mem_ctx, const char *s);
-
-/* MD4(UTF-16LE(password)), MS-NLMP 3.3.1 NTOWFv1. */
-NTSTATUS auth_nt_hash(const char *password, uint8_t out[16]);
+char *charset_strupper(TALLOC_CTX *mem_ctx, const char *s);
+char *charset_strlower(TALLOC_CTX *mem_ctx, const char *s);
 
 #endif

@@ -3,7 +3,8 @@ libsmbd_a_SOURCES += \
 	lib/ntstatus.c lib/ntstatus.h \
 	lib/wire.c lib/wire.h \
 	lib/log.c lib/log.h lib/json.c lib/json.h \
-	lib/clock.c lib/clock.h
+	lib/clock.c lib/clock.h \
+	lib/charset.c lib/charset.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
 	lib/tpool.c lib/tpool.h

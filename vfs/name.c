@@ -294,7 +294,7 @@ static NTSTATUS join_path(TALLOC_CTX *mem_ctx, const uint8_t *p,
 
 	for (i = 0; path != NULL && i < n; i++) {
 		char *c;
-		NTSTATUS status = auth_utf16_to_utf8(
+		NTSTATUS status = charset_utf16_to_utf8(
 			path, p + 2 * comps[i].off, 2 * comps[i].len, &c);
 
 		if (!NT_STATUS_IS_OK(status)) {
@@ -392,8 +392,8 @@ NTSTATUS vfs_name_from_wire(TALLOC_CTX *mem_ctx, const uint8_t *utf16,
 		goto done;
 	}
 	if (stream_len > 0) {
-		status = auth_utf16_to_utf8(tmp, utf16 + 2 * (colon + 1),
-					    2 * stream_len, &s);
+		status = charset_utf16_to_utf8(tmp, utf16 + 2 * (colon + 1),
+					       2 * stream_len, &s);
 		if (!NT_STATUS_IS_OK(status)) {
 			goto done;
 		}

@@ -2,7 +2,6 @@
 libsmbd_a_SOURCES += \
 	smbd/auth/asn1.c smbd/auth/asn1.h \
 	smbd/auth/auth.h \
-	lib/charset.c lib/charset.h \
 	smbd/auth/auth_unix.c \
 	smbd/auth/spnego.c smbd/auth/spnego.h \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \

@@ -162,7 +162,7 @@ static NTSTATUS push_str(TALLOC_CTX *mem_ctx, bool unicode, const char *s,
 			 uint8_t **out, size_t *out_len)
 {
 	if (unicode) {
-		return auth_utf8_to_utf16(mem_ctx, s, out, out_len);
+		return charset_utf8_to_utf16(mem_ctx, s, out, out_len);
 	}
 	*out = (uint8_t *)talloc_strdup(mem_ctx, s);
 	*out_len = strlen(s);
@@ -179,7 +179,7 @@ static NTSTATUS pull_str(TALLOC_CTX *mem_ctx, bool unicode,
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if (unicode) {
-		return auth_utf16_to_utf8(mem_ctx, f->data, f->len, out);
+		return charset_utf16_to_utf8(mem_ctx, f->data, f->len, out);
 	}
 	buf = talloc_array(mem_ctx, uint8_t, f->len * 2 + 1);
 	if (buf == NULL) {
@@ -217,7 +217,7 @@ static NTSTATUS push_av_str(TALLOC_CTX *tmp, struct wire_buf *b, uint16_t id,
 {
 	uint8_t *u;
 	size_t len;
-	NTSTATUS status = auth_utf8_to_utf16(tmp, s != NULL ? s : "", &u, &len);
+	NTSTATUS status = charset_utf8_to_utf16(tmp, s != NULL ? s : "", &u, &len);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -239,7 +239,7 @@ static NTSTATUS build_target_info(struct ntlmssp_server *s, TALLOC_CTX *tmp,
 	NTSTATUS status;
 
 	if (dns_host == NULL || dns_host[0] == '\0') {
-		dns_host = auth_strlower(tmp, cfg->netbios_name);
+		dns_host = charset_strlower(tmp, cfg->netbios_name);
 		if (dns_host == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
@@ -461,14 +461,14 @@ NTSTATUS ntlmssp_ntowfv2(const uint8_t nt_hash[16], const char *user,
 	if (tmp == NULL) {
 		return status;
 	}
-	upper = auth_strupper(tmp, user);
+	upper = charset_strupper(tmp, user);
 	if (upper == NULL) {
 		status = NT_STATUS_INVALID_PARAMETER;
 		goto done;
 	}
-	status = auth_utf8_to_utf16(tmp, upper, &u, &ulen);
+	status = charset_utf8_to_utf16(tmp, upper, &u, &ulen);
 	if (NT_STATUS_IS_OK(status)) {
-		status = auth_utf8_to_utf16(tmp, domain, &d, &dlen);
+		status = charset_utf8_to_utf16(tmp, domain, &d, &dlen);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		goto done;
@@ -646,7 +646,7 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 		return status;
 	}
 	domains[0] = client_dom;
-	domains[1] = auth_strupper(s, client_dom);
+	domains[1] = charset_strupper(s, client_dom);
 	domains[2] = "";
 	domains[3] = s->cfg->workgroup;
 	/* Unknown users cost the same HMACs (no timing oracle). */

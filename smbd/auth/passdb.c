@@ -7,6 +7,7 @@
  */
 #include "smbd/auth/passdb.h"
 #include "lib/charset.h"
+#include "lib/crypto.h"
 #include "lib/log.h"
 #include "lib/wire.h"
 #include <errno.h>
@@ -378,7 +379,7 @@ NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
 
 static char *user_key(TALLOC_CTX *mem_ctx, const char *name)
 {
-	char *lower = auth_strlower(mem_ctx, name);
+	char *lower = charset_strlower(mem_ctx, name);
 	char *key;
 
 	if (lower == NULL) {
@@ -471,7 +472,7 @@ static NTSTATUS store_user(struct passdb *pdb, TALLOC_CTX *tmp,
 			   const struct passdb_user *u, int flag, bool rid_too)
 {
 	char *key = user_key(tmp, u->username);
-	char *lower = auth_strlower(tmp, u->username);
+	char *lower = charset_strlower(tmp, u->username);
 	char ridkey[16];
 	uint8_t *rec;
 	size_t len;
@@ -608,7 +609,7 @@ NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 	 */
 	status = auth_unix_user_info(mem_ctx, u->username, &info);
 	if (status == NT_STATUS_NO_SUCH_USER) {
-		char *lower = auth_strlower(u, u->username);
+		char *lower = charset_strlower(u, u->username);
 
 		if (lower != NULL && strcmp(lower, u->username) != 0) {
 			status = auth_unix_user_info(mem_ctx, lower, &info);
@@ -630,4 +631,23 @@ NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 	talloc_free(u);
 	*out = info;
 	return NT_STATUS_OK;
+}
+
+NTSTATUS auth_nt_hash(const char *password, uint8_t out[16])
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *u16;
+	size_t len;
+	NTSTATUS status;
+
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = charset_utf8_to_utf16(tmp, password, &u16, &len);
+	if (NT_STATUS_IS_OK(status)) {
+		crypto_md4(u16, len, out);
+		memset(u16, 0, len);
+	}
+	talloc_free(tmp);
+	return status;
 }

@@ -77,6 +77,9 @@ struct passdb;
 
 /* "<private_dir>/passdb.tdb" */
 char *passdb_path(TALLOC_CTX *mem_ctx, const char *private_dir);
+/* A password's NT hash as passdb.tdb keeps it: MD4(UTF-16LE(password)),
+ * MS-NLMP 3.3.1 NTOWFv1 (smbpasswd, and the tests' users). */
+NTSTATUS auth_nt_hash(const char *password, uint8_t out[16]);
 
 /*
  * Open (create when `create`, writing the INFO records) a passdb.tdb.

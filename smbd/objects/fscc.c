@@ -87,7 +87,7 @@ static NTSTATUS fscc_utf16(TALLOC_CTX *mem_ctx, const char *s, uint8_t **p,
 {
 	NTSTATUS status;
 
-	status = auth_utf8_to_utf16(mem_ctx, s != NULL ? s : "", p, len);
+	status = charset_utf8_to_utf16(mem_ctx, s != NULL ? s : "", p, len);
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("name is not valid UTF-8\n");
 		return status;
@@ -506,7 +506,7 @@ static NTSTATUS fscc_pull_name(TALLOC_CTX *mem_ctx, struct wire_cur *c,
 		*out = talloc_strdup(mem_ctx, "");
 		return *out != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 	}
-	return auth_utf16_to_utf8(mem_ctx, p, name_len, out);
+	return charset_utf16_to_utf8(mem_ctx, p, name_len, out);
 }
 
 /*

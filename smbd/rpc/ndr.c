@@ -136,7 +136,7 @@ static NTSTATUS ndr_pull_units(struct ndr_pull *n, TALLOC_CTX *mem_ctx,
 		*out = talloc_strdup(mem_ctx, "");
 		return *out == NULL ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 	}
-	return auth_utf16_to_utf8(mem_ctx, p, bytes, out);
+	return charset_utf16_to_utf8(mem_ctx, p, bytes, out);
 }
 
 NTSTATUS ndr_pull_wstring(struct ndr_pull *n, TALLOC_CTX *mem_ctx,
@@ -259,7 +259,7 @@ static uint8_t *ndr_utf16(struct ndr_push *n, TALLOC_CTX *tmp, const char *s,
 	if (s[0] == '\0') {
 		return (uint8_t *)"";
 	}
-	if (!NT_STATUS_IS_OK(auth_utf8_to_utf16(tmp, s, &u, len))) {
+	if (!NT_STATUS_IS_OK(charset_utf8_to_utf16(tmp, s, &u, len))) {
 		n->b.failed = true;
 		return NULL;
 	}

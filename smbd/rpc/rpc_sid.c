@@ -193,7 +193,7 @@ static bool rpc_secrets_sid(const struct rpc_server_ctx *srv,
 		return false;
 	}
 	path = talloc_asprintf(tmp, "%s/secrets.tdb", srv->private_dir);
-	up = auth_strupper(tmp, nb);
+	up = charset_strupper(tmp, nb);
 	key = talloc_asprintf(tmp, "SECRETS/SID/%s", up ? up : nb);
 	if (path == NULL || key == NULL || access(path, R_OK) != 0) {
 		talloc_free(tmp);

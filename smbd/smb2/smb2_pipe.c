@@ -51,7 +51,7 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	if (name == NULL || name_len == 0) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	status = auth_utf16_to_utf8(req->mem_ctx, name, name_len, &uname);
+	status = charset_utf16_to_utf8(req->mem_ctx, name, name_len, &uname);
 	if (!NT_STATUS_IS_OK(status)) {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
@@ -216,8 +216,8 @@ NTSTATUS smb2_pipe_wait(struct smb2_request *req, const uint8_t *in,
 	if (!NT_STATUS_IS_OK(status) || name_len == 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (!NT_STATUS_IS_OK(auth_utf16_to_utf8(req->mem_ctx, name, name_len,
-						&uname))) {
+	if (!NT_STATUS_IS_OK(charset_utf16_to_utf8(req->mem_ctx, name, name_len,
+						   &uname))) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	/* Our pipes always have a free instance: open one to see. */

@@ -505,8 +505,8 @@ static NTSTATUS qd_parse(struct smb2_request *req, struct qd_req *q,
 			}
 		}
 	}
-	status = auth_utf16_to_utf8(req->mem_ctx, req->in + name_off,
-				    name_len, &q->pattern);
+	status = charset_utf16_to_utf8(req->mem_ctx, req->in + name_off,
+				       name_len, &q->pattern);
 	if (!NT_STATUS_IS_OK(status)) {
 		q->pattern_status = NT_STATUS_ILLEGAL_CHARACTER;
 	} else if (strchr(q->pattern, '\\') != NULL ||

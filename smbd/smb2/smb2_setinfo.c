@@ -447,7 +447,7 @@ static NTSTATUS setinfo_target(struct smb2_request *req,
 	while (*n == '\\') {
 		n++; /* the SMB2 form is relative to the share root */
 	}
-	status = auth_utf8_to_utf16(st, n, &u16, &u16len);
+	status = charset_utf8_to_utf16(st, n, &u16, &u16len);
 	if (!NT_STATUS_IS_OK(status)) {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}

@@ -526,8 +526,8 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	 * the clients we serve without CAP_... ; the path is at PathOffset
 	 * in both forms. */
 	if (len == 0 ||
-	    !NT_STATUS_IS_OK(auth_utf16_to_utf8(req->mem_ctx, req->in + off,
-						len, &unc))) {
+	    !NT_STATUS_IS_OK(charset_utf16_to_utf8(req->mem_ctx, req->in + off,
+						   len, &unc))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	name = tcon_share_part(unc);

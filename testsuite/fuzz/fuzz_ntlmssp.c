@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 #include "lib/charset.h"
+#include "smbd/auth/passdb.h"
 #include "smbd/auth/ntlmssp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -58,7 +58,7 @@ static void check_path(TALLOC_CTX *ctx, const char *path, const char *stream)
 	if (stream != NULL) {
 		back = talloc_asprintf(ctx, "%s:%s", back, stream);
 	}
-	if (!NT_STATUS_IS_OK(auth_utf8_to_utf16(ctx, back, &u16, &len)) ||
+	if (!NT_STATUS_IS_OK(charset_utf8_to_utf16(ctx, back, &u16, &len)) ||
 	    !NT_STATUS_IS_OK(vfs_name_from_wire(ctx, u16, len, &p2, &s2)) ||
 	    strcmp(p2, path) != 0 || (s2 == NULL) != (stream == NULL) ||
 	    (s2 != NULL && strcmp(s2, stream) != 0)) {

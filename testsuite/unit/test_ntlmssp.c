@@ -25,6 +25,7 @@
 #include "lib/wire.h"
 #include "smbd/auth/asn1.h"
 #include "lib/charset.h"
+#include "smbd/auth/passdb.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/ntlmssp.h"
 #include "smbd/auth/spnego.h"
@@ -241,10 +242,10 @@ static size_t build_auth(struct tclient *c, const struct topts *o,
 		memcpy(c->exported, base, 16);
 	}
 	assert_true(NT_STATUS_IS_OK(
-		auth_utf8_to_utf16(tmp, o->user, &u, &ulen)));
+		charset_utf8_to_utf16(tmp, o->user, &u, &ulen)));
 	assert_true(NT_STATUS_IS_OK(
-		auth_utf8_to_utf16(tmp, o->domain, &d, &dlen)));
-	assert_true(NT_STATUS_IS_OK(auth_utf8_to_utf16(
+		charset_utf8_to_utf16(tmp, o->domain, &d, &dlen)));
+	assert_true(NT_STATUS_IS_OK(charset_utf8_to_utf16(
 		tmp, o->ws != NULL ? o->ws : "WS", &w, &wlen)));
 
 	memset(msg, 0, 88);
@@ -1024,31 +1025,31 @@ static void test_strings(void **state)
 	ntlmssp_ntowfv2(nt, "\xc3\xa9lodie", "D", a); /* élodie */
 	ntlmssp_ntowfv2(nt, "\xc3\x89LODIE", "D", b); /* ÉLODIE */
 	assert_memory_equal(a, b, 16);
-	assert_string_equal(auth_strlower(mem_ctx, "\xc3\x89RIC"),
+	assert_string_equal(charset_strlower(mem_ctx, "\xc3\x89RIC"),
 			    "\xc3\xa9ric");
-	assert_null(auth_strupper(mem_ctx, "\xff")); /* invalid UTF-8 */
+	assert_null(charset_strupper(mem_ctx, "\xff")); /* invalid UTF-8 */
 
 	/* U+1F600 as a surrogate pair, both ways */
-	assert_int_equal(auth_utf8_to_utf16(mem_ctx, "\xf0\x9f\x98\x80", &u,
-					    &len),
+	assert_int_equal(charset_utf8_to_utf16(mem_ctx, "\xf0\x9f\x98\x80", &u,
+					       &len),
 			 NT_STATUS_OK);
 	assert_int_equal(len, 4);
 	assert_memory_equal(u, "\x3d\xd8\x00\xde", 4);
-	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, len, &s), NT_STATUS_OK);
+	assert_int_equal(charset_utf16_to_utf8(mem_ctx, u, len, &s), NT_STATUS_OK);
 	assert_string_equal(s, "\xf0\x9f\x98\x80");
 	/* odd length, lone surrogates, embedded NUL */
-	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, 3, &s),
+	assert_int_equal(charset_utf16_to_utf8(mem_ctx, u, 3, &s),
 			 NT_STATUS_INVALID_PARAMETER);
-	assert_int_equal(auth_utf16_to_utf8(mem_ctx, u, 2, &s),
+	assert_int_equal(charset_utf16_to_utf8(mem_ctx, u, 2, &s),
 			 NT_STATUS_INVALID_PARAMETER);
-	assert_int_equal(auth_utf16_to_utf8(mem_ctx,
-					    (const uint8_t *)"\x00\xde", 2, &s),
+	assert_int_equal(charset_utf16_to_utf8(mem_ctx,
+					       (const uint8_t *)"\x00\xde", 2, &s),
 			 NT_STATUS_INVALID_PARAMETER);
-	assert_int_equal(auth_utf16_to_utf8(mem_ctx,
-					    (const uint8_t *)"a\0\0\0", 4, &s),
+	assert_int_equal(charset_utf16_to_utf8(mem_ctx,
+					       (const uint8_t *)"a\0\0\0", 4, &s),
 			 NT_STATUS_INVALID_PARAMETER);
 	/* overlong UTF-8 */
-	assert_int_equal(auth_utf8_to_utf16(mem_ctx, "\xc0\xaf", &u, &len),
+	assert_int_equal(charset_utf8_to_utf16(mem_ctx, "\xc0\xaf", &u, &len),
 			 NT_STATUS_INVALID_PARAMETER);
 	talloc_free(mem_ctx);
 }

@@ -33,7 +33,7 @@ static NTSTATUS parse(TALLOC_CTX *ctx, const char *s, char **path,
 	uint8_t *u16;
 	size_t len;
 
-	assert_int_equal(auth_utf8_to_utf16(ctx, s, &u16, &len), NT_STATUS_OK);
+	assert_int_equal(charset_utf8_to_utf16(ctx, s, &u16, &len), NT_STATUS_OK);
 	*path = (char *)"unset";
 	*stream = (char *)"unset";
 	return vfs_name_from_wire(ctx, u16, len, path, stream);
