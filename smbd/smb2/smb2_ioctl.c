@@ -129,47 +129,6 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 
 #define SMB2_NUM_FSCTLS (sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]))
 
-NTSTATUS smb2_ioctl_reply(struct smb2_request *req,
-			  const struct smb2_ioctl_call *call, NTSTATUS status,
-			  const struct wire_buf *out)
-{
-	size_t body, data, len = out != NULL ? out->len : 0;
-
-	if (out != NULL && out->failed) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	if (NT_STATUS_IS_ERR(status) && !(call->error_body && len > 0)) {
-		return status;
-	}
-	if (len > call->max_out) {
-		return NT_STATUS_BUFFER_TOO_SMALL;
-	}
-	/* 3.3.4.4: this error keeps the IOCTL response as its body. */
-	req->keep_body = NT_STATUS_IS_ERR(status);
-
-	/* 2.2.32 IOCTL Response; the output buffer follows the body.
-	 * InputOffset/OutputOffset point at it even when it is empty. */
-	body = req->out->len;
-	wire_push_le16(req->out, 49);
-	wire_push_le16(req->out, 0);
-	wire_push_le32(req->out, call->ctl_code);
-	wire_push_bytes(req->out, call->file_id, 16);
-	wire_push_zero(req->out, 24); /* offsets, counts, flags, reserved */
-	data = req->out->len;
-	if (len > 0) {
-		wire_push_bytes(req->out, out->data, len);
-	} else {
-		wire_push_u8(req->out, 0); /* the byte StructureSize counts */
-	}
-	if (req->out->failed) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	put_le32(req->out->data + body + 24, (uint32_t)(data - req->out_hdr));
-	put_le32(req->out->data + body + 32, (uint32_t)(data - req->out_hdr));
-	put_le32(req->out->data + body + 36, (uint32_t)len);
-	return status;
-}
-
 NTSTATUS smb2_ioctl(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;

@@ -2,8 +2,8 @@
  * IOCTL handlers and the dispatcher between them (smb2_ioctl.c).
  *
  * A handler reads its input through st->in and appends its output to
- * st->out, a buffer of its own; smb2_ioctl_reply() wraps that in the
- * 2.2.32 IOCTL Response.  A handler that hands work to the pool
+ * st->out, a buffer of its own; smb2_ioctl_reply() (smb2_ioctl_reply.c)
+ * wraps that in the 2.2.32 IOCTL Response.  A handler that hands work to the pool
  * (server-side copy, hole punching) returns SMBD_STATUS_ASYNC after
  * smb2_job_run(); its done callback builds the output the same way and
  * returns smb2_ioctl_reply() with the saved smb2_ioctl_call.
