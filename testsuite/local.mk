@@ -41,6 +41,10 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_auth_audit.py \
 	testsuite/integration/test_log_file.py
 TESTS += $(INTEGRATION_TESTS)
+# The layering check (issue 16): rooms, one-way dependencies, no big
+# circles; it reads the sources and this build's objects (nm).
+TESTS += testsuite/layering/layers.py
+EXTRA_DIST += testsuite/layering/layers.py
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
 	testsuite/integration/run.sh \
