@@ -1,5 +1,8 @@
 /*
- * Process-wide server state and the master/worker entry points.
+ * Process-wide server state (with smb2.h, the wire constants, the base
+ * of smbd/: every room of the daemon may include these two, and they
+ * include nothing of the daemon's).  The process model's entry points are
+ * in smbd/process/process.h.
  *
  * struct smbd_server is built by the master before forking and inherited
  * by every worker: the configuration, the persistent server GUID and the

@@ -1,8 +1,26 @@
 /*
- * Worker and connection state.
+ * smbd/conn/: the request pipeline.  A worker's connections (conn.c:
+ * the socket, NetBIOS framing, limits before logon), the PDU checks and
+ * compound split (smb2_pdu.c), the dispatcher with credits and the
+ * message-id window (smb2_dispatch.c), signing and the transform
+ * (smb2_signing.c, smb2_transform.c), pool jobs (smb2_job.c), the accept
+ * barrier, and the sessions and tree connects every request is checked
+ * against (session.c: lookups only; SESSION_SETUP and TREE_CONNECT make
+ * them).
  *
- * A worker owns its connections; a connection owns its sessions (issue 3)
- * and everything below them, as a talloc tree (DESIGN.md "Memory").
+ * What it may use: the rooms below it (rpc, auth, locking, vfs, conf,
+ * msg, lib).  It sits below the SMB2 commands and the objects, which use
+ * its request, session and tree types; it reaches them only through what
+ * they register at the worker's start: the command table (smbd_worker.smb2)
+ * and the hooks (smbd_worker.hooks).  One circle stays inside the room,
+ * as one mechanism: a connection hands its frames to the dispatcher and
+ * the dispatcher its replies (and a disconnect) to the connection, and the
+ * pre-logon limits drop a connection that overstays (conn.c, smb2_dispatch.c,
+ * conn_limits.c).
+ *
+ * This header: worker and connection state.  A worker owns its
+ * connections; a connection owns its sessions (issue 3) and everything
+ * below them, as a talloc tree (DESIGN.md "Memory").
  */
 #ifndef SMBD_CONN_H
 #define SMBD_CONN_H

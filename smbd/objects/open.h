@@ -1,4 +1,20 @@
 /*
+ * smbd/objects/: what the server keeps for its clients between requests
+ * and how it is written on the wire: opens (open.c), durable handles and
+ * their hand-over between workers (durable.c), oplock and lease breaks
+ * and the opens waiting for them (oplock.c), the locking DB glue
+ * (smbd_locking.c), pending write times (write_time.c), smbstatus'
+ * records (status.c), the MS-FSCC information classes (fscc.c), create
+ * contexts (create_ctx.c), NT ACLs and security descriptors (ntacl.c,
+ * ntacl_file.c, sd.c, secdesc.c).
+ *
+ * What it may use: the pipeline (smbd/conn: requests, sessions, trees)
+ * and the rooms below it.  The SMB2 commands above use it; it calls them
+ * only through smbd_worker.hooks and the mailbox handlers they register.
+ * One circle stays inside the room, as one mechanism: an open's end wakes
+ * the waiters of its file, a break of a disconnected durable open closes
+ * it, and a reclaim moves an open (open.c, oplock.c, durable.c).
+ *
  * Open files (MS-SMB2 3.3.1.10 Open): one per successful CREATE, found by
  * the volatile part of the FileId in the connection's table.  An open is
  * a talloc child of its tree connect, so TREE_DISCONNECT, LOGOFF and a
