@@ -45,6 +45,12 @@ testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
 testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # Sessions on a test server (testsrv_new): identity, keys, the harness.
+check_PROGRAMS += testsuite/unit/test_mailbox
+TESTS += testsuite/unit/test_mailbox
+testsuite_unit_test_mailbox_SOURCES = testsuite/unit/test_mailbox.c
+testsuite_unit_test_mailbox_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_mailbox_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_session
 TESTS += testsuite/unit/test_session
 testsuite_unit_test_session_SOURCES = testsuite/unit/test_session.c
@@ -107,7 +113,8 @@ TESTS += testsuite/unit/test_control
 testsuite_unit_test_control_SOURCES = testsuite/unit/test_control.c
 testsuite_unit_test_control_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control
+EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control \
+	testsuite/fuzz/fuzz_mailbox.c testsuite/fuzz/corpus/fuzz_mailbox
 
 # Fuzz targets behind the logon (testsrv harness, seeds by seed_session.py).
 EXTRA_DIST += testsuite/fuzz/session_env.h testsuite/fuzz/seed_session.py \

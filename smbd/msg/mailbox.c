@@ -94,16 +94,6 @@ void smbd_mailbox_handle(struct smbd_mailbox *mb, enum smbd_msg_type type,
 	};
 }
 
-int smbd_mailbox_self(const struct smbd_mailbox *mb)
-{
-	return mb->self;
-}
-
-int smbd_mailbox_workers(const struct smbd_mailbox *mb)
-{
-	return mb->srv->mbox != NULL ? mb->srv->nworkers : 1;
-}
-
 /* The slot of a message as it arrived; NULL when it is malformed. */
 static const struct msg_slot *msg_slot(const struct smbd_mailbox *mb,
 				       const struct msg_hdr *h, size_t got,
@@ -153,43 +143,56 @@ static ssize_t mailbox_recv(int fd, void *buf, size_t size, int *passed)
 	return got;
 }
 
-static void mailbox_readable(void *priv)
+bool smbd_mailbox_dispatch(struct smbd_mailbox *mb, const void *msg,
+			   size_t len, int fd)
 {
-	struct smbd_mailbox *mb = priv;
+	struct msg_hdr h;
+	const struct msg_slot *s;
+
+	if (len >= sizeof(h)) {
+		memcpy(&h, msg, sizeof(h));
+	} else {
+		memset(&h, 0, sizeof(h));
+	}
+	s = msg_slot(mb, &h, len, fd);
+	if (s == NULL) {
+		DBG_WARNING("worker %d: malformed mailbox message "
+			    "(type %u, %zu bytes)\n", mb->self, h.type, len);
+		if (fd != -1) {
+			close(fd);
+		}
+		return false;
+	}
+	s->fn(mb->priv, h.from, (const uint8_t *)msg + sizeof(h), fd);
+	return true;
+}
+
+unsigned smbd_mailbox_receive(struct smbd_mailbox *mb)
+{
 	int fd = mb->srv->mbox[2 * mb->self];
-	int n;
+	unsigned n;
 
 	/* A bounded batch, then back to the loop: connections get their
-	 * turn even when the mailbox is busy. */
+	 * turn even when the mailbox is busy.  A handler may send (never
+	 * receive), so the one buffer serves the whole batch. */
 	for (n = 0; n < 64; n++) {
-		struct msg_hdr h;
-		const struct msg_slot *s;
 		int passed = -1;
 		ssize_t got = mailbox_recv(fd, mb->rbuf,
-					   sizeof(h) + SMBD_MSG_BODY_MAX,
+					   sizeof(struct msg_hdr) +
+						   SMBD_MSG_BODY_MAX,
 					   &passed);
 
 		if (got < 0) {
 			break;
 		}
-		if ((size_t)got >= sizeof(h)) {
-			memcpy(&h, mb->rbuf, sizeof(h));
-		} else {
-			memset(&h, 0, sizeof(h));
-		}
-		s = msg_slot(mb, &h, (size_t)got, passed);
-		if (s == NULL) {
-			DBG_WARNING("worker %d: malformed mailbox message "
-				    "(type %u, %zd bytes)\n", mb->self,
-				    h.type, got);
-			if (passed != -1) {
-				close(passed);
-			}
-			continue;
-		}
-		/* The handler may send (never receive): the buffer stays. */
-		s->fn(mb->priv, h.from, mb->rbuf + sizeof(h), passed);
+		(void)smbd_mailbox_dispatch(mb, mb->rbuf, (size_t)got, passed);
 	}
+	return n;
+}
+
+static void mailbox_readable(void *priv)
+{
+	(void)smbd_mailbox_receive(priv);
 }
 
 bool smbd_mailbox_listen(struct smbd_mailbox *mb, struct ev_loop *loop)

@@ -86,12 +86,22 @@ bool smbd_mailbox_send(struct smbd_mailbox *mb, int to,
 /* To every worker, this one included (its handler last). */
 void smbd_mailbox_broadcast(struct smbd_mailbox *mb, enum smbd_msg_type type,
 			    const void *body, size_t len);
+/*
+ * One received message (header and body as they came, fd or -1): checked
+ * (magic, type, a registered handler, the body's registered length, a
+ * descriptor only where the type takes one) and handed to its handler;
+ * false, with fd closed and a log line, when it is malformed.  The loop
+ * calls it through smbd_mailbox_receive, tests and the fuzz target
+ * directly.
+ */
+bool smbd_mailbox_dispatch(struct smbd_mailbox *mb, const void *msg,
+			   size_t len, int fd);
+/* What is queued for this worker, at most a batch of 64 (the loop calls
+ * it when the socket is readable); how many datagrams were read. */
+unsigned smbd_mailbox_receive(struct smbd_mailbox *mb);
+
 /* From the master (no mailbox of its own) to worker to. */
 bool smbd_mailbox_post(struct smbd_server *srv, int to,
 		       enum smbd_msg_type type, const void *body, size_t len);
-
-/* This worker's index and how many workers there are. */
-int smbd_mailbox_self(const struct smbd_mailbox *mb);
-int smbd_mailbox_workers(const struct smbd_mailbox *mb);
 
 #endif
