@@ -8,8 +8,9 @@
  * back share -> [global] -> built-in default, the way Samba treats share
  * parameters set in [global] as the default for every share.
  *
- * The file syntax is in conf/parse.c, substitution in conf/subst.c,
- * lp_dump and lp_check in conf/dump.c.
+ * The file syntax is in conf/parse.c, lp_dump and lp_check in conf/dump.c.
+ * `%` substitution is conf/subst.c, which knows no lp_ctx: lp_substitute()
+ * and lp_str_subst() below look up the values it needs and call down.
  */
 #include "conf/loadparm_private.h"
 
@@ -21,6 +22,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "conf/subst.h"
 #include "lib/log.h"
 
 /* NetBIOS names are 15 characters plus a type byte (RFC 1001 14.1). */
@@ -818,6 +820,36 @@ const char *lp_str(const struct lp_ctx *lp, int snum, enum lp_param p)
 		return lp_share_name(lp, snum);
 	}
 	return s;
+}
+
+char *lp_substitute(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
+		    const char *str, const struct lp_subst *s)
+{
+	return conf_substitute(mem_ctx, lp_str(lp, LP_GLOBAL, LP_NETBIOS_NAME),
+			       lp_str(lp, LP_GLOBAL, LP_WORKGROUP), str, s);
+}
+
+/*
+ * With a share, %S and %P default to the share's name and (unsubstituted)
+ * path when the caller left them NULL.
+ */
+char *lp_str_subst(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
+		   enum lp_param p, const struct lp_subst *s)
+{
+	struct lp_subst local = {0};
+
+	if (s != NULL) {
+		local = *s;
+	}
+	if (snum >= 0 && snum < lp_num_shares(lp)) {
+		if (local.share == NULL) {
+			local.share = lp_share_name(lp, snum);
+		}
+		if (local.share_path == NULL) {
+			local.share_path = lp_str(lp, snum, LP_PATH);
+		}
+	}
+	return lp_substitute(mem_ctx, lp, lp_str(lp, snum, p), &local);
 }
 
 bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p)

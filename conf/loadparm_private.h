@@ -111,14 +111,6 @@ static inline const char *conf_slot_str(const struct conf_slot *s)
 bool conf_parse_bool(const char *s, bool *b);
 /* A whole file, NUL-terminated (limit CONF_MAX_FILE_SIZE); NULL + errno. */
 char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len);
-/*
- * lp_substitute() with %L and %D given (conf/subst.c); the parser uses it
- * for `include` before the new [global] is in force.
- */
-char *conf_substitute(TALLOC_CTX *mem_ctx, const char *server_name,
-		      const char *workgroup, const char *str,
-		      const struct lp_subst *s);
-
 /* Parametric lookup in one service; NULL if unset. */
 const char *conf_service_parm(const struct conf_service *svc,
 			      const char *name);

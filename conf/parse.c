@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/subst.h"
 #include "lib/log.h"
 
 struct conf_parser {
