@@ -8,8 +8,13 @@
  * back share -> [global] -> built-in default, the way Samba treats share
  * parameters set in [global] as the default for every share.
  *
- * The file syntax is in conf/parse.c, substitution in conf/subst.c,
- * lp_dump and lp_check in conf/dump.c.
+ * lp_dump and lp_check are in conf/dump.c.  Below this file, and calling
+ * nothing of it (loadparm -> parse -> subst):
+ *   conf/parse.c   the file syntax: lp_load_text() calls conf_parse_text()
+ *                  with the conf_parse_ops below, which store what it reads
+ *   conf/subst.c   `%` substitution, which knows no lp_ctx: lp_substitute()
+ *                  and lp_str_subst() look up the values it needs and call
+ *                  down
  */
 #include "conf/loadparm_private.h"
 
@@ -21,6 +26,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "conf/parse.h"
+#include "conf/subst.h"
 #include "lib/log.h"
 
 /* NetBIOS names are 15 characters plus a type byte (RFC 1001 14.1). */
@@ -713,6 +720,87 @@ bool lp_set_cmdline(struct lp_ctx *lp, const char *name, const char *value)
 }
 
 /*
+ * What conf/parse.c reads, stored into the new state: the parser calls
+ * these through load_ops and knows nothing of services and slots.
+ */
+struct conf_load {
+	struct lp_ctx *lp;
+	struct conf_state *st;    /* the state being loaded */
+	struct conf_service *cur; /* section being filled */
+};
+
+static bool load_section(void *priv, const char *name)
+{
+	struct conf_load *l = priv;
+	int snum;
+
+	if (conf_is_global_name(name)) {
+		l->cur = l->st->global;
+		return true;
+	}
+	snum = conf_state_add_share(l->st, name);
+	if (snum < 0) {
+		/* the parser says so and sends nothing until a new section */
+		return false;
+	}
+	l->cur = l->st->shares[snum];
+	return true;
+}
+
+static bool load_parameter(void *priv, const char *name, const char *value,
+			   const struct conf_where *where)
+{
+	struct conf_load *l = priv;
+
+	/* unknown and ignored parameters warn, but the load goes on */
+	return conf_set(l->lp, l->st, l->cur, name, value, where, true) !=
+	       CONF_SET_INVALID;
+}
+
+static enum conf_copy_result load_copy(void *priv, const char *share)
+{
+	struct conf_load *l = priv;
+	int src;
+
+	if (l->cur == l->st->global) {
+		return CONF_COPY_IN_GLOBAL;
+	}
+	src = conf_state_find_share(l->st, share);
+	if (src < 0) {
+		return CONF_COPY_NO_SHARE;
+	}
+	if (!conf_service_copy(l->cur, l->st->shares[src])) {
+		return CONF_COPY_NOMEM;
+	}
+	return CONF_COPY_OK;
+}
+
+/* The global value the new state will have (for include's %L, %D). */
+static const char *load_global_str(const struct conf_load *l,
+				   enum lp_param id)
+{
+	const struct conf_slot *s = &l->st->global->slots[id];
+
+	return conf_slot_str(s->set ? s : &l->lp->defaults[id]);
+}
+
+static void load_include_vars(void *priv, const char **server_name,
+			      const char **workgroup)
+{
+	const struct conf_load *l = priv;
+
+	*server_name = load_global_str(l, LP_NETBIOS_NAME);
+	*workgroup = load_global_str(l, LP_WORKGROUP);
+}
+
+static const struct conf_parse_ops load_ops = {
+	.section = load_section,
+	.parameter = load_parameter,
+	.copy = load_copy,
+	.include_vars = load_include_vars,
+};
+
+/*
  * Parse into a new state; it replaces the old one only on success, so a
  * failed reload keeps the running configuration.
  */
@@ -722,6 +810,7 @@ static bool lp_load_text(struct lp_ctx *lp, const char *label,
 	struct conf_where where = {"--option", 0};
 	struct conf_state *st = conf_state_new(lp);
 	char *file = talloc_strdup(lp, label);
+	struct conf_load load = {.lp = lp, .st = st};
 	size_t i;
 
 	if (st == NULL || file == NULL) {
@@ -733,7 +822,8 @@ static bool lp_load_text(struct lp_ctx *lp, const char *label,
 		(void)conf_set(lp, st, st->global, lp->cmdline[i].name,
 			       lp->cmdline[i].value, &where, false);
 	}
-	if (!conf_parse_text(lp, st, label, text, len)) {
+	load.cur = st->global;
+	if (!conf_parse_text(&load_ops, &load, label, text, len)) {
 		talloc_free(st);
 		talloc_free(file);
 		return false;
@@ -818,6 +908,36 @@ const char *lp_str(const struct lp_ctx *lp, int snum, enum lp_param p)
 		return lp_share_name(lp, snum);
 	}
 	return s;
+}
+
+char *lp_substitute(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
+		    const char *str, const struct lp_subst *s)
+{
+	return conf_substitute(mem_ctx, lp_str(lp, LP_GLOBAL, LP_NETBIOS_NAME),
+			       lp_str(lp, LP_GLOBAL, LP_WORKGROUP), str, s);
+}
+
+/*
+ * With a share, %S and %P default to the share's name and (unsubstituted)
+ * path when the caller left them NULL.
+ */
+char *lp_str_subst(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
+		   enum lp_param p, const struct lp_subst *s)
+{
+	struct lp_subst local = {0};
+
+	if (s != NULL) {
+		local = *s;
+	}
+	if (snum >= 0 && snum < lp_num_shares(lp)) {
+		if (local.share == NULL) {
+			local.share = lp_share_name(lp, snum);
+		}
+		if (local.share_path == NULL) {
+			local.share_path = lp_str(lp, snum, LP_PATH);
+		}
+	}
+	return lp_substitute(mem_ctx, lp, lp_str(lp, snum, p), &local);
 }
 
 bool lp_bool(const struct lp_ctx *lp, int snum, enum lp_param p)

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <talloc.h>
 
+#include "conf/subst.h" /* struct lp_subst */
+
 struct lp_ctx;
 
 /* Where smbd and testparm look without -s/CONFIGFILE (Samba's place). */
@@ -273,25 +275,6 @@ enum lp_printing {
 	LP_PRINT_LPRNG,
 	LP_PRINT_CUPS,
 	LP_PRINT_IPRINT
-};
-
-/*
- * Values for `%` substitution.  Unknown (NULL) fields expand to "".
- * Client-supplied fields (user, group, client name and address) are made
- * safe for use in paths: '/' and '\' become '_' and a leading '.' is
- * replaced, so "%m" can never be "..".
- */
-struct lp_subst {
-	const char *user;        /* %U session user */
-	const char *group;       /* %G primary group of %U */
-	const char *home;        /* %H home directory of %U */
-	const char *share;       /* %S */
-	const char *share_path;  /* %P */
-	const char *client_name; /* %m client NetBIOS name */
-	const char *client_ip;   /* %I */
-	const char *server_name; /* %L (NULL: `netbios name`) */
-	const char *unix_user;   /* %u */
-	const char *unix_group;  /* %g */
 };
 
 /* A new context with every parameter at its built-in default, no shares. */

@@ -1,5 +1,7 @@
 /*
- * The inside of struct lp_ctx, shared by the files of conf/ only.
+ * The inside of struct lp_ctx, shared by loadparm.c and dump.c only: the
+ * parser (conf/parse.h) and the substitution (conf/subst.h) below them
+ * never see it.
  *
  * lp_ctx
  *   defaults[]        built-in defaults, one slot per enum lp_param
@@ -14,10 +16,9 @@
 
 #include "conf/loadparm.h"
 #include "conf/param_table.h"
+#include "conf/parse.h" /* struct conf_where, conf_read_file */
 
-/* A bound on what a configuration can make us hold. */
-#define CONF_MAX_INCLUDE_DEPTH 16
-#define CONF_MAX_FILE_SIZE (16 * 1024 * 1024)
+/* A bound on what a configuration can make us hold (see conf/parse.h). */
 #define CONF_MAX_SHARES 100000
 #define CONF_MAX_PARMS 10000 /* "module:option" entries per section */
 
@@ -62,12 +63,6 @@ struct lp_ctx {
 	char *config_file;
 };
 
-/* Where a value came from, for messages: "smb.conf:12" or "--option". */
-struct conf_where {
-	const char *file;
-	unsigned line;
-};
-
 enum conf_set_result {
 	CONF_SET_OK,
 	CONF_SET_UNKNOWN,  /* no such parameter: warning */
@@ -94,10 +89,6 @@ bool conf_service_copy(struct conf_service *dst,
 /* [global] / [globals] */
 bool conf_is_global_name(const char *name);
 
-/* Parse smb.conf text into st (conf/parse.c). */
-bool conf_parse_text(struct lp_ctx *lp, struct conf_state *st,
-		     const char *label, const char *text, size_t len);
-
 /* The effective slot for (snum, p), never NULL. */
 const struct conf_slot *conf_lookup(const struct lp_ctx *lp, int snum,
 				    enum lp_param p);
@@ -109,15 +100,6 @@ static inline const char *conf_slot_str(const struct conf_slot *s)
 
 /* yes/no/true/false/on/off/1/0, case-insensitive */
 bool conf_parse_bool(const char *s, bool *b);
-/* A whole file, NUL-terminated (limit CONF_MAX_FILE_SIZE); NULL + errno. */
-char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len);
-/*
- * lp_substitute() with %L and %D given (conf/subst.c); the parser uses it
- * for `include` before the new [global] is in force.
- */
-char *conf_substitute(TALLOC_CTX *mem_ctx, const char *server_name,
-		      const char *workgroup, const char *str,
-		      const struct lp_subst *s);
 
 /* Parametric lookup in one service; NULL if unset. */
 const char *conf_service_parm(const struct conf_service *svc,

@@ -16,22 +16,32 @@
  * no known form are errors that make the load fail, but parsing continues
  * so that every error is reported at once.  Includes nest at most
  * CONF_MAX_INCLUDE_DEPTH deep, which also stops include loops.
+ *
+ * Who calls whom (conf/parse.h): loadparm.c calls conf_parse_text() with a
+ * struct conf_parse_ops, and every section and parameter read goes back
+ * up through it; this file calls no function of loadparm.c.  It calls
+ * down into conf/subst.c for the `%` in include paths and into the
+ * parameter table for conf_name_eq().
  */
-#include "conf/loadparm_private.h"
+#include "conf/parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/param_table.h"
+#include "conf/subst.h"
 #include "lib/log.h"
 
 struct conf_parser {
-	struct lp_ctx *lp;
-	struct conf_state *st;
-	struct conf_service *cur; /* section being filled */
-	unsigned depth;           /* include nesting */
+	const struct conf_parse_ops *ops;
+	void *priv; /* the caller's, for ops */
+	/* after a section that could not be added: its lines are dropped */
+	bool lost;
+	unsigned depth; /* include nesting */
 	unsigned errors;
 };
 
@@ -184,24 +194,17 @@ static bool ends_with_backslash(struct conf_line *ln)
 	return true;
 }
 
-/* The global value the new state will have (for include's %L, %D). */
-static const char *state_global(const struct conf_parser *p, enum lp_param id)
-{
-	const struct conf_slot *s = &p->st->global->slots[id];
-
-	return conf_slot_str(s->set ? s : &p->lp->defaults[id]);
-}
-
 static void do_include(struct conf_parser *p, const char *value,
 		       const char *where)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	struct lp_subst s = {0};
+	const char *server_name, *workgroup;
 	char *path, *text;
 	size_t len;
 
-	path = conf_substitute(tmp, state_global(p, LP_NETBIOS_NAME),
-			       state_global(p, LP_WORKGROUP), value, &s);
+	p->ops->include_vars(p->priv, &server_name, &workgroup);
+	path = conf_substitute(tmp, server_name, workgroup, value, &s);
 	if (path == NULL) {
 		p->errors++;
 		goto done;
@@ -240,31 +243,27 @@ done:
 static void do_copy(struct conf_parser *p, const char *value,
 		    const char *where)
 {
-	int src;
-
-	if (p->cur == p->st->global) {
-		DBG_ERR("%s: copy is not allowed in [global]\n", where);
-		p->errors++;
+	switch (p->ops->copy(p->priv, value)) {
+	case CONF_COPY_OK:
 		return;
-	}
-	src = conf_state_find_share(p->st, value);
-	if (src < 0) {
+	case CONF_COPY_IN_GLOBAL:
+		DBG_ERR("%s: copy is not allowed in [global]\n", where);
+		break;
+	case CONF_COPY_NO_SHARE:
 		DBG_ERR("%s: copy: no share [%s] defined before this line\n",
 			where, value);
-		p->errors++;
-		return;
-	}
-	if (!conf_service_copy(p->cur, p->st->shares[src])) {
+		break;
+	case CONF_COPY_NOMEM:
 		DBG_ERR("out of memory\n");
-		p->errors++;
+		break;
 	}
+	p->errors++;
 }
 
 static void do_section(struct conf_parser *p, char *line, const char *where)
 {
 	char *end = strchr(line, ']');
 	char *name, *rest;
-	int snum;
 
 	if (end == NULL) {
 		DBG_ERR("%s: section header without ']'\n", where);
@@ -284,19 +283,15 @@ static void do_section(struct conf_parser *p, char *line, const char *where)
 		p->errors++;
 		return;
 	}
-	if (conf_is_global_name(name)) {
-		p->cur = p->st->global;
-		return;
-	}
-	snum = conf_state_add_share(p->st, name);
-	if (snum < 0) {
+	/* [global] can always be entered: a failing section is a share. */
+	if (!p->ops->section(p->priv, name)) {
 		DBG_ERR("%s: can't add share [%s]\n", where, name);
 		p->errors++;
 		/* Values up to the next section would land in the wrong one. */
-		p->cur = NULL;
+		p->lost = true;
 		return;
 	}
-	p->cur = p->st->shares[snum];
+	p->lost = false;
 }
 
 static void do_line(struct conf_parser *p, char *line, const char *label,
@@ -327,15 +322,14 @@ static void do_line(struct conf_parser *p, char *line, const char *label,
 		p->errors++;
 		return;
 	}
-	if (p->cur == NULL) {
+	if (p->lost) {
 		/* after a section that could not be added: already reported */
 		return;
 	}
 	if (conf_name_eq(name, "include")) {
 		/* Kept as the section's `include` value, for testparm's
 		 * dump (Samba's testparm shows it); read here, in place. */
-		if (conf_set(p->lp, p->st, p->cur, name, value, &w, true) ==
-		    CONF_SET_INVALID) {
+		if (!p->ops->parameter(p->priv, name, value, &w)) {
 			p->errors++;
 		}
 		do_include(p, value, where);
@@ -345,8 +339,7 @@ static void do_line(struct conf_parser *p, char *line, const char *label,
 		do_copy(p, value, where);
 		return;
 	}
-	if (conf_set(p->lp, p->st, p->cur, name, value, &w, true) ==
-	    CONF_SET_INVALID) {
+	if (!p->ops->parameter(p->priv, name, value, &w)) {
 		p->errors++;
 	}
 }
@@ -423,10 +416,10 @@ static bool parse_buffer(struct conf_parser *p, const char *label,
 	return p->errors == 0;
 }
 
-bool conf_parse_text(struct lp_ctx *lp, struct conf_state *st,
+bool conf_parse_text(const struct conf_parse_ops *ops, void *priv,
 		     const char *label, const char *text, size_t len)
 {
-	struct conf_parser p = {.lp = lp, .st = st, .cur = st->global};
+	struct conf_parser p = {.ops = ops, .priv = priv};
 
 	(void)parse_buffer(&p, label, text, len);
 	return p.errors == 0;

@@ -2,17 +2,24 @@
  * `%` macros in smb.conf values (smb.conf(5) "VARIABLE SUBSTITUTIONS").
  *
  * Values come from struct lp_subst (NULL fields expand to ""), from the
- * configuration (%L, %D, %N) or from the system (%h, %v, %T, %d, %$(VAR)).
- * An unknown "%X" is kept as written, as Samba does.
+ * caller (%L, %N: the netbios name, %D: the workgroup) or from the system
+ * (%h, %v, %T, %d, %$(VAR)).  An unknown "%X" is kept as written, as Samba
+ * does.
+ *
+ * The lowest file of conf/: it calls no other file of it.  loadparm.c
+ * (lp_substitute, lp_str_subst) and parse.c (`include`) call down into
+ * conf_substitute() with the configuration values it needs, so this file
+ * never looks at a loaded configuration.
  *
  * The client chooses its NetBIOS name and its user name, and the result
  * often becomes a path (`path = /srv/%U`, `include = smb.conf.%m`), so
  * client-supplied fields are made path-safe: '/' and '\' become '_' and a
  * leading '.' becomes '_', so none can climb out with "..".
  */
-#include "conf/loadparm_private.h"
+#include "conf/subst.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -178,34 +185,4 @@ char *conf_substitute(TALLOC_CTX *mem_ctx, const char *server_name,
 		p = pct + mlen;
 	}
 	return buf;
-}
-
-char *lp_substitute(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
-		    const char *str, const struct lp_subst *s)
-{
-	return conf_substitute(mem_ctx, lp_str(lp, LP_GLOBAL, LP_NETBIOS_NAME),
-			       lp_str(lp, LP_GLOBAL, LP_WORKGROUP), str, s);
-}
-
-/*
- * With a share, %S and %P default to the share's name and (unsubstituted)
- * path when the caller left them NULL.
- */
-char *lp_str_subst(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
-		   enum lp_param p, const struct lp_subst *s)
-{
-	struct lp_subst local = {0};
-
-	if (s != NULL) {
-		local = *s;
-	}
-	if (snum >= 0 && snum < lp_num_shares(lp)) {
-		if (local.share == NULL) {
-			local.share = lp_share_name(lp, snum);
-		}
-		if (local.share_path == NULL) {
-			local.share_path = lp_str(lp, snum, LP_PATH);
-		}
-	}
-	return lp_substitute(mem_ctx, lp, lp_str(lp, snum, p), &local);
 }
