@@ -207,17 +207,35 @@ static bool dir_is_empty(int fd)
 	return empty;
 }
 
+/*
+ * The resolved target's directory with the last component as the client
+ * spelled it: a new name keeps the case it was asked for.
+ */
+static char *setinfo_client_case(struct setinfo_state *st,
+				 const char *resolved)
+{
+	const char *slash = strrchr(st->new_path, '/');
+	const char *dslash = strrchr(resolved, '/');
+
+	return talloc_asprintf(st, "%.*s%s",
+			       dslash ? (int)(dslash + 1 - resolved) : 0,
+			       resolved, slash ? slash + 1 : st->new_path);
+}
+
 /* Rename or hard link: resolve the target, honour ReplaceIfExists. */
 static void setinfo_rename(struct setinfo_state *st, bool link)
 {
 	struct vfs_resolved r;
 	bool replace = st->in.rename.replace_if_exists;
+	bool same_file;
+	unsigned flags;
 
 	st->status = vfs_resolve(st, &st->share, st->new_path, &r);
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	if (r.exists && strcmp(r.path, st->path) != 0) {
+	same_file = r.exists && strcmp(r.path, st->path) == 0;
+	if (r.exists && !same_file) {
 		struct stat sb;
 		const char *base;
 		int dfd;
@@ -240,28 +258,37 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 			return;
 		}
 	}
+	flags = r.exists && replace ? 0 : RENAME_NOREPLACE;
 	if (!r.exists) {
-		/* Keep the case the client asked for in the new name. */
-		const char *slash = strrchr(st->new_path, '/');
-		char *dir = talloc_strdup(st, r.path);
-		char *dslash = dir ? strrchr(dir, '/') : NULL;
-
-		if (dslash != NULL) {
-			dslash[1] = '\0';
-		} else if (dir != NULL) {
-			dir[0] = '\0';
+		r.path = setinfo_client_case(st, r.path);
+	} else if (same_file && !link) {
+		/*
+		 * The new name finds the open's own file (MS-FSA 2.1.5.14.11:
+		 * the target is the same file): a case-only rename, which
+		 * renames it on disk to the client's spelling (Explorer's
+		 * report.txt -> Report.txt), or a rename to itself, which
+		 * succeeds and changes nothing.  The new spelling does not
+		 * exist on disk, else the lookup would have found it.
+		 */
+		r.path = setinfo_client_case(st, r.path);
+		if (r.path != NULL && strcmp(r.path, st->path) == 0) {
+			st->new_path = r.path;
+			return;
 		}
-		r.path = talloc_asprintf(st, "%s%s", dir ? dir : "",
-					 slash ? slash + 1 : st->new_path);
+		flags = RENAME_NOREPLACE;
+	}
+	if (r.path == NULL) {
+		st->status = NT_STATUS_NO_MEMORY;
+		return;
 	}
 	/* Both names anchored to their directories, the source checked
 	 * to still be the open's file (vfs/anchor.h). */
 	{
 		struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
 
-		st->status = vfs_rename_anchored(
-			&st->share, st->share.root_fd, st->path, r.path, link,
-			r.exists && replace ? 0 : RENAME_NOREPLACE, &id);
+		st->status = vfs_rename_anchored(&st->share,
+						 st->share.root_fd, st->path,
+						 r.path, link, flags, &id);
 	}
 	st->new_path = r.path;
 }
