@@ -411,12 +411,82 @@ static void create_stream(struct create_state *st, bool base_exists)
 	create_ntacl_access(st);
 }
 
-static void create_job(void *p)
+/*
+ * Find the name and open or create it as the disposition says.  Returns
+ * true when the create lost a race: the name did not exist at the lookup
+ * but did when we made it (another client, or another worker, created it
+ * in between; smbtorture smb2.create.mkdir-dup makes two FILE_OPEN_IF
+ * creates of one directory at once).  Such an open is looked up again, so
+ * the loser opens the winner's object as MS-FSA 2.1.5.1 would have done
+ * had it come second.
+ */
+static bool create_lookup_open(struct create_state *st)
 {
-	struct create_state *st = p;
 	struct vfs_resolved r;
 	struct stat sb;
 	bool is_dir = false;
+
+	st->status = vfs_resolve(st, &st->share, st->path, &r);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return false;
+	}
+	st->real_path = r.path;
+	if (st->stream != NULL) {
+		create_stream(st, r.exists);
+		return false;
+	}
+	if (r.exists) {
+		if (vfs_stat_beneath(&st->share, st->share.root_fd, r.path,
+				     &sb) != 0) {
+			st->status = vfs_map_errno(errno);
+			return false;
+		}
+		is_dir = S_ISDIR(sb.st_mode);
+		if (is_dir && st->data_stream) {
+			/* A directory has no unnamed data stream. */
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return false;
+		}
+		if (st->disposition == FILE_CREATE) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return false;
+		}
+		if (is_dir && (st->options & FILE_NON_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+			return false;
+		}
+		if (!is_dir && (st->options & FILE_DIRECTORY_FILE)) {
+			st->status = NT_STATUS_NOT_A_DIRECTORY;
+			return false;
+		}
+		if (st->read_only_share &&
+		    st->disposition != FILE_OPEN &&
+		    st->disposition != FILE_OPEN_IF) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return false;
+		}
+		create_existing(st, is_dir);
+	} else {
+		if (st->disposition == FILE_OPEN ||
+		    st->disposition == FILE_OVERWRITE) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return false;
+		}
+		if (st->read_only_share) {
+			st->status = NT_STATUS_ACCESS_DENIED;
+			return false;
+		}
+		create_new(st);
+		return st->fd == -1 &&
+		       st->status == NT_STATUS_OBJECT_NAME_COLLISION &&
+		       st->disposition != FILE_CREATE;
+	}
+	return false;
+}
+
+static void create_job(void *p)
+{
+	struct create_state *st = p;
 
 	if (st->snapshot) {
 		int sfd;
@@ -431,57 +501,9 @@ static void create_job(void *p)
 		close(st->share.root_fd);
 		st->share.root_fd = sfd;
 	}
-	st->status = vfs_resolve(st, &st->share, st->path, &r);
-	if (!NT_STATUS_IS_OK(st->status)) {
-		return;
-	}
-	st->real_path = r.path;
-	if (st->stream != NULL) {
-		create_stream(st, r.exists);
-		return;
-	}
-	if (r.exists) {
-		if (vfs_stat_beneath(&st->share, st->share.root_fd, r.path,
-				     &sb) != 0) {
-			st->status = vfs_map_errno(errno);
-			return;
-		}
-		is_dir = S_ISDIR(sb.st_mode);
-		if (is_dir && st->data_stream) {
-			/* A directory has no unnamed data stream. */
-			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
-			return;
-		}
-		if (st->disposition == FILE_CREATE) {
-			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
-			return;
-		}
-		if (is_dir && (st->options & FILE_NON_DIRECTORY_FILE)) {
-			st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
-			return;
-		}
-		if (!is_dir && (st->options & FILE_DIRECTORY_FILE)) {
-			st->status = NT_STATUS_NOT_A_DIRECTORY;
-			return;
-		}
-		if (st->read_only_share &&
-		    st->disposition != FILE_OPEN &&
-		    st->disposition != FILE_OPEN_IF) {
-			st->status = NT_STATUS_ACCESS_DENIED;
-			return;
-		}
-		create_existing(st, is_dir);
-	} else {
-		if (st->disposition == FILE_OPEN ||
-		    st->disposition == FILE_OVERWRITE) {
-			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
-			return;
-		}
-		if (st->read_only_share) {
-			st->status = NT_STATUS_ACCESS_DENIED;
-			return;
-		}
-		create_new(st);
+	if (create_lookup_open(st)) {
+		st->status = NT_STATUS_OK;
+		(void)create_lookup_open(st);
 	}
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
