@@ -316,6 +316,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_SHORT_PRESERVE_CASE, "short preserve case", B, S, "yes", NULL, 0),
 	P(LP_SMB_PORTS, "smb ports", L, G, "445 139", NULL, 0),
 	P(LP_SMB2_LEASES, "smb2 leases", B, G, "yes", NULL, 0),
+	P(LP_SMB3_DIRECTORY_LEASES, "smb3 directory leases", B, G, "yes", NULL,
+	  0),
 	P(LP_SMBD_IO_BACKEND, "smbd io backend", E, G, "io_uring",
 	  io_backend_vals, 0),
 	P(LP_SMBD_LOGON_TIMEOUT, "smbd logon timeout", I, G, "60", NULL, 0),

@@ -242,6 +242,15 @@ NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
 				  const struct open_owner *o,
 				  const uint8_t *guid, const uint8_t *key,
 				  struct share_break **breaks, unsigned *n);
+/* An entry of directory dir was created, changed, deleted or renamed:
+ * every lease on the directory is broken to none (MS-SMB2 3.3.4.7, no
+ * waiting), except the one (guid, key) the change came under as its
+ * ParentLeaseKey (may be NULL). */
+NTSTATUS share_mode_break_dir_leases(struct locking_db *db,
+				     TALLOC_CTX *mem_ctx,
+				     const struct file_key *dir,
+				     const uint8_t *guid, const uint8_t *key,
+				     struct share_break **breaks, unsigned *n);
 /* Rename through o (MS-FSA 2.1.5.14.11): the other leases of the file
  * lose handle caching (the client must close what it cached under the
  * old name).  NT_STATUS_OPLOCK_BREAK_IN_PROGRESS: wait for their

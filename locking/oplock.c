@@ -230,8 +230,15 @@ static uint32_t open_grant(struct open_state *s,
 	uint32_t want = q->want, asked, i;
 	bool others = false;
 
-	if (q->caching == CACHING_NONE || q->is_dir) {
+	/* A directory gets no oplock; a lease only when the caller found
+	 * the connection may have directory leases (MS-SMB2 3.3.5.9.11),
+	 * and then with read and handle caching at most. */
+	if (q->caching == CACHING_NONE ||
+	    (q->is_dir && q->caching != CACHING_LEASE)) {
 		return 0;
+	}
+	if (q->is_dir) {
+		want &= CACHE_R | CACHE_H;
 	}
 	/* A stat open gets an oplock only on a file nobody else has open
 	 * (smbtorture smb2.oplock.exclusive4, batch8, batch9, batch9a). */
@@ -745,6 +752,59 @@ NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
 	c.ed.mem_ctx = mem_ctx;
 	c.ed.level2_ok = true;
 	status = locking_modify(db->share, k, contend_fn, &c);
+	*breaks = c.ed.breaks;
+	*n = c.ed.nbreaks;
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+}
+
+/* ---- directory leases: an entry of the directory changed ---- */
+
+static NTSTATUS dir_change_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			      size_t old_len, enum locking_action *action,
+			      uint8_t **nb, size_t *nl, void *priv)
+{
+	struct contend_state *c = priv;
+	NTSTATUS status;
+	uint32_t i;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = edit_decode(&c->ed, tmp, old, old_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	for (i = 0; i < c->ed.r.num; i++) {
+		struct share_mode_entry *e = &c->ed.r.e[i];
+
+		if (e->caching != CACHING_LEASE || e->state == 0 ||
+		    (c->guid != NULL &&
+		     same_lease(e, CACHING_LEASE, c->guid, c->key))) {
+			continue;
+		}
+		if (!request_break(&c->ed, e, 0)) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	if (c->ed.nbreaks == 0) {
+		*action = LOCKING_KEEP;
+		return NT_STATUS_OK;
+	}
+	return edit_store(&c->ed, tmp, action, nb, nl);
+}
+
+NTSTATUS share_mode_break_dir_leases(struct locking_db *db,
+				     TALLOC_CTX *mem_ctx,
+				     const struct file_key *dir,
+				     const uint8_t *guid, const uint8_t *key,
+				     struct share_break **breaks, unsigned *n)
+{
+	struct contend_state c = {.guid = guid, .key = key};
+	NTSTATUS status;
+
+	c.ed.mem_ctx = mem_ctx;
+	c.ed.level2_ok = true;
+	status = locking_modify(db->share, dir, dir_change_fn, &c);
 	*breaks = c.ed.breaks;
 	*n = c.ed.nbreaks;
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;

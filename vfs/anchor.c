@@ -80,6 +80,21 @@ int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,
 	return rc;
 }
 
+struct vfs_file_id vfs_parent_id(const struct vfs_share *sh, int root_fd,
+				 const char *path)
+{
+	struct vfs_file_id id = {0, 0};
+	const char *base;
+	int fd = path[0] != '\0' ? vfs_open_parent(sh, root_fd, path, &base)
+				 : -1;
+
+	if (fd != -1) {
+		id = vfs_file_id_of_fd(fd);
+		close(fd);
+	}
+	return id;
+}
+
 /* Whether dirfd/base is still the file the caller means. */
 static bool anchor_is(int dirfd, const char *base,
 		      const struct vfs_file_id *want)

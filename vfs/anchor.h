@@ -42,6 +42,12 @@ struct vfs_file_id vfs_file_id_of_fd(int fd);
 int vfs_open_parent(const struct vfs_share *sh, int root_fd,
 		    const char *path, const char **base);
 
+/* The id of the directory holding path's last component ({0, 0} for
+ * the share's root, whose directory is outside the share, or when it
+ * cannot be opened). */
+struct vfs_file_id vfs_parent_id(const struct vfs_share *sh, int root_fd,
+				 const char *path);
+
 /* stat of path under root_fd with the share's openat2 rules (a symlink
  * at the end is followed within them, as open would); -1 and errno. */
 int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,

@@ -107,6 +107,8 @@ struct open_delete {
 	bool delete_now;	/* the open's own object goes */
 	bool delete_base;	/* a stream open's file goes too */
 	struct vfs_file_id id;
+	struct smbd_worker *worker;
+	struct smbd_dir_change dir;	/* its directory's leases break */
 };
 
 static void open_delete_work(struct tpool_job *tj)
@@ -139,6 +141,9 @@ static void open_delete_done(struct tpool_job *tj)
 	if (tj->cred_error != 0) {
 		DBG_WARNING("delete on close of %s: cannot switch to uid %u\n",
 			    d->path, (unsigned)d->tj.cred.uid);
+	}
+	if (d->delete_base || (d->delete_now && d->stream == NULL)) {
+		smbd_dirlease_break(d->worker, &d->dir);
 	}
 	talloc_free(d);
 }
@@ -189,6 +194,8 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	d->delete_base = delete_base;
 	d->id.dev = op->dev;
 	d->id.ino = op->ino;
+	d->worker = op->worker;
+	smbd_dir_change_of(op, &d->dir);
 	d->tj.fn = open_delete_work;
 	d->tj.done = open_delete_done;
 	d->tj.priv = d;
@@ -527,6 +534,14 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 	if (wake) {
 		/* An open waits for a break this close may have ended. */
 		smbd_breaks_wake(op->conn->worker, &k);
+	}
+	/* Written and closed: its directory's entry changed (a delete
+	 * breaks once it is done, by whoever runs it). */
+	if (op->stream == NULL && op->modified && !*delete_now) {
+		struct smbd_dir_change c;
+
+		smbd_dir_change_of(op, &c);
+		smbd_dirlease_break(op->conn->worker, &c);
 	}
 }
 

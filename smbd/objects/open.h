@@ -125,6 +125,12 @@ struct smbd_open {
 	uint64_t resume_tag;	/* FSCTL_SRV_REQUEST_RESUME_KEY: random,
 				 * 0 until a key was asked for */
 	uint64_t dev, ino;	/* the file's identity for locking/ */
+	/* Its directory's identity, for the directory's leases (0, 0 for
+	 * the share root, whose directory is outside the share). */
+	uint64_t pdev, pino;
+	/* Written, resized or its times or attributes set: its close
+	 * changes its directory's entry (directory leases). */
+	bool modified;
 	/* Oplock or lease (locking/oplock.c keeps the state). */
 	uint8_t caching;	/* CACHING_NONE/_OPLOCK/_LEASE */
 	uint8_t lease_version;

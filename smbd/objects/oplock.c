@@ -269,6 +269,43 @@ void smbd_breaks_register(struct smbd_worker *w)
 
 /* ---- contention ---- */
 
+void smbd_dir_change_of(const struct smbd_open *op, struct smbd_dir_change *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->dev = op->pdev;
+	c->ino = op->pino;
+	c->spare = op->caching == CACHING_LEASE && op->has_parent_key;
+	if (c->spare) {
+		memcpy(c->guid, op->client_guid, 16);
+		memcpy(c->key, op->parent_lease_key, 16);
+	}
+}
+
+void smbd_dirlease_break(struct smbd_worker *w,
+			 const struct smbd_dir_change *c)
+{
+	struct locking_db *db = smbd_locking(w);
+	struct file_key k = {.dev = c->dev, .ino = c->ino};
+	struct share_break *b = NULL;
+	unsigned n = 0;
+	TALLOC_CTX *tmp;
+
+	if (db == NULL || (c->dev == 0 && c->ino == 0) ||
+	    share_mode_cached_opens(db, &k) == 0) {
+		return;
+	}
+	tmp = talloc_new(NULL);
+	if (tmp == NULL) {
+		return;
+	}
+	if (NT_STATUS_IS_OK(share_mode_break_dir_leases(
+		    db, tmp, &k, c->spare ? c->guid : NULL,
+		    c->spare ? c->key : NULL, &b, &n))) {
+		smbd_breaks_deliver(w, &k, b, n);
+	}
+	talloc_free(tmp);
+}
+
 void smbd_break_readers(struct smbd_open *op)
 {
 	struct smbd_worker *w = op->conn->worker;

@@ -66,6 +66,26 @@ struct smbd_waiter *smbd_waiter_add(TALLOC_CTX *mem_ctx,
 				    void (*fn)(void *priv, bool expired),
 				    void *priv);
 
+/*
+ * Directory leases: an entry of a directory was created, changed,
+ * deleted or renamed through an open.  What the break needs is taken
+ * from the open while it exists (smbd_dir_change_of: its directory,
+ * op->pdev/pino, and the lease it names as its parent), so a change
+ * that completes after the open is gone (a delete on close) breaks once
+ * it is done.  smbd_dirlease_break breaks the directory's leases, here or
+ * on their workers, except the lease the open names as its parent
+ * (MS-SMB2 3.3.5.9.11 ParentLeaseKey: that client knows what it
+ * changed); one read of the directory's record when nobody caches it.
+ */
+struct smbd_dir_change {
+	uint64_t dev, ino;	/* the directory; 0, 0: none */
+	bool spare;
+	uint8_t guid[16], key[16];
+};
+void smbd_dir_change_of(const struct smbd_open *op, struct smbd_dir_change *c);
+void smbd_dirlease_break(struct smbd_worker *w,
+			 const struct smbd_dir_change *c);
+
 /* WRITE, size change, lock through op: break others' read caching. */
 void smbd_break_readers(struct smbd_open *op);
 

@@ -10,6 +10,7 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
+#include "smbd/objects/oplock.h"
 #include "smbd/smb2/smb2_pipe.h"
 #include "smbd/conn/session.h"
 #include "smbd/objects/write_time.h"
@@ -44,6 +45,7 @@ struct close_state {
 	struct vfs_stack *vfs;	/* the share's modules: our reference */
 	NTSTATUS status;
 	struct vfs_file_info fi;
+	struct smbd_dir_change dir;	/* a delete breaks its leases */
 };
 
 static void close_job(void *p)
@@ -109,6 +111,11 @@ static NTSTATUS close_done(struct smb2_request *req, void *p)
 	struct close_state *st = p;
 	struct wire_buf *out = req->out;
 
+	/* The job deleted the file (or the stream's file): its directory's
+	 * leases break now that the entry is gone. */
+	if (st->delete_on_close) {
+		smbd_dirlease_break(req->conn->worker, &st->dir);
+	}
 	/* 2.2.16 CLOSE Response */
 	wire_push_le16(out, 60);
 	wire_push_le16(out, st->want_info && NT_STATUS_IS_OK(st->status)
@@ -155,6 +162,7 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	 * last open of one whose delete is pending. */
 	smbd_open_share_release(op, &st->delete_on_close, &st->delete_base);
 	st->is_dir = op->is_dir;
+	smbd_dir_change_of(op, &st->dir);
 	st->id.dev = op->dev;
 	st->id.ino = op->ino;
 	st->share = op->tcon->share;

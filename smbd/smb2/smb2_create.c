@@ -508,6 +508,11 @@ static void create_job(void *p)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
+	if (st->want_parent && !st->snapshot) {
+		/* A change of the object is a change of its entry there. */
+		st->parent = vfs_parent_id(&st->share, st->share.root_fd,
+					   st->real_path);
+	}
 	if (st->alloc_size > 0 && !st->opath && st->action != FILE_OPENED &&
 	    !(st->options & FILE_DIRECTORY_FILE)) {
 		/* Reserve the space asked for; a file system that cannot
@@ -608,9 +613,13 @@ static NTSTATUS create_share(struct smb2_request *req,
 			}
 		}
 	}
-	if (st->lease && op->is_dir) {
-		/* No directory leases (no SMB2_GLOBAL_CAP_DIRECTORY_LEASING):
-		 * the reply carries no lease (smb2.lease.request). */
+	if (st->lease && op->is_dir &&
+	    (!(req->conn->server_caps & SMB2_GLOBAL_CAP_DIRECTORY_LEASING) ||
+	     st->lease_version != 2)) {
+		/* Directory leases only where NEGOTIATE offered them, and
+		 * only through the 3.x (v2) context (3.3.5.9.11); else the
+		 * reply carries no lease (smb2.lease.request).  The locking
+		 * DB grants a directory R and H at most. */
 		st->lease = false;
 		q.caching = CACHING_NONE;
 	}
@@ -659,6 +668,13 @@ static NTSTATUS create_share(struct smb2_request *req,
 	st->granted_epoch = res.epoch;
 	st->lease_breaking = res.breaking;
 	op->create_action = st->action;
+	if (st->action != FILE_OPENED && op->stream == NULL) {
+		/* A new, overwritten or superseded entry of its directory. */
+		struct smbd_dir_change c;
+
+		smbd_dir_change_of(op, &c);
+		smbd_dirlease_break(w, &c);
+	}
 	if (st->want_durable &&
 	    lp_bool(lp, req->tcon->snum, LP_DURABLE_HANDLES) &&
 	    smbd_durable_grantable(op, st->lease, res.granted)) {
@@ -775,6 +791,8 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->channel.seq = req->channel_seq;	/* 3.3.5.9 */
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
+	op->pdev = st->parent.dev;
+	op->pino = st->parent.ino;
 	op->path = talloc_steal(op, st->real_path);
 	if (st->snapshot) {
 		/* Later path-relative work on this open (a listing's
@@ -1041,6 +1059,11 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;
+	st->want_parent =
+		lp_bool(req->conn->worker->srv->lp, LP_GLOBAL,
+			LP_SMB2_LEASES) &&
+		lp_bool(req->conn->worker->srv->lp, LP_GLOBAL,
+			LP_SMB3_DIRECTORY_LEASES);
 	status = create_contexts(req, st, ctx_off, ctx_len);
 	if (NT_STATUS_IS_OK(status) && st->snapshot) {
 		status = create_snapshot_check(st, req->tcon);

@@ -127,7 +127,11 @@ static NTSTATUS create_lease_ctx(struct smb2_request *req,
 	memcpy(st->lease_key, l.key, 16);
 	st->lease_state = l.state;
 	st->lease_epoch = l.epoch;
-	st->has_parent_key = l.has_parent;
+	/* 3.3.5.9.11: the parent's key counts only where directory
+	 * leases are offered. */
+	st->has_parent_key =
+		l.has_parent && (conn->server_caps &
+				 SMB2_GLOBAL_CAP_DIRECTORY_LEASING) != 0;
 	memcpy(st->parent_key, l.parent_key, 16);
 	return NT_STATUS_OK;
 }

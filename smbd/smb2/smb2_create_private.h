@@ -16,6 +16,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/objects/create_ctx.h"
 #include "vfs/vfs.h"
+#include "vfs/anchor.h"
 
 struct sd;
 struct smbd_open;
@@ -52,6 +53,10 @@ struct create_state {
 	 * (vfs_stack_snap_root) and the open is read-only. */
 	bool snapshot;
 	int64_t snap_time;
+	/* Directory leases are on: the job finds the identity of the
+	 * object's directory for the open. */
+	bool want_parent;
+	struct vfs_file_id parent;
 	struct vfs_stack *vfs;		/* our reference, when snapshot */
 	char *path;
 	uint32_t disposition, options, access, attrs;

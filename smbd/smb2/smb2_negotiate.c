@@ -326,6 +326,19 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 		/* 3.3.5.4: leases from 2.1 on, when `smb2 leases` allows. */
 		if (lp_bool(lp, LP_GLOBAL, LP_SMB2_LEASES)) {
 			conn->server_caps |= SMB2_GLOBAL_CAP_LEASING;
+			/* Directory leases are a 3.x thing (2.2.4),
+			 * offered to a client that says it knows them, as
+			 * Windows and Samba 4.22 do: some clients (impacket
+			 * 0.10) fail every CREATE when a server offers
+			 * them unasked. */
+			if (dialect >= SMB2_DIALECT_0300 &&
+			    (conn->client_caps &
+			     SMB2_GLOBAL_CAP_DIRECTORY_LEASING) &&
+			    lp_bool(lp, LP_GLOBAL,
+				    LP_SMB3_DIRECTORY_LEASES)) {
+				conn->server_caps |=
+					SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
+			}
 		}
 	}
 	if (neg_encryption_allowed(lp) &&

@@ -51,6 +51,7 @@ struct setinfo_state {
 	bool is_dir;
 	char *path;			/* the open's path */
 	char *new_path;			/* rename/link target (resolved) */
+	struct vfs_file_id new_parent;	/* its directory (directory leases) */
 	NTSTATUS status;
 	bool have_mtime;		/* mtime: the file's before a truncate */
 	struct timespec mtime;
@@ -291,6 +292,10 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 						 r.path, link, flags, &id);
 	}
 	st->new_path = r.path;
+	if (NT_STATUS_IS_OK(st->status)) {
+		st->new_parent = vfs_parent_id(&st->share, st->share.root_fd,
+					       r.path);
+	}
 }
 
 /*
@@ -417,6 +422,32 @@ static NTSTATUS setinfo_reply(struct smb2_request *req)
 	return NT_STATUS_OK;
 }
 
+/*
+ * A rename (moved: the entry left op's directory for the new one) or a
+ * hard link (a new entry in the new directory): the leases of the
+ * directories whose entries changed break (oplock.h).
+ */
+static void setinfo_dir_changed(struct smbd_open *op,
+				const struct vfs_file_id *new_parent,
+				bool moved)
+{
+	struct smbd_dir_change c;
+	bool same = op->pdev == new_parent->dev &&
+		    op->pino == new_parent->ino;
+
+	smbd_dir_change_of(op, &c);
+	if (moved) {
+		smbd_dirlease_break(op->worker, &c);
+		op->pdev = new_parent->dev;
+		op->pino = new_parent->ino;
+	}
+	if (!moved || !same) {
+		c.dev = new_parent->dev;
+		c.ino = new_parent->ino;
+		smbd_dirlease_break(op->worker, &c);
+	}
+}
+
 static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 {
 	struct setinfo_state *st = p;
@@ -445,11 +476,22 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 			talloc_free(op->path);
 			op->path = talloc_strdup(op, st->new_path);
 			smbd_status_open(op, true); /* smbstatus, open-below */
+			setinfo_dir_changed(op, &st->new_parent, true);
+			break;
+		case FSCC_FILE_LINK_INFORMATION:
+			setinfo_dir_changed(op, &st->new_parent, false);
+			break;
+		case FSCC_FILE_BASIC_INFORMATION:
+		case FSCC_FILE_ALLOCATION_INFORMATION:
+			/* Its entry changes: its close breaks its directory's
+			 * leases, as after a write. */
+			op->modified = true;
 			break;
 		case FSCC_FILE_END_OF_FILE_INFORMATION:
 			/* smb2.timestamps.delayed-write-vs-seteof: the
 			 * write time moves now, pending update or not. */
 			smbd_wt_resized(op, st->have_mtime ? &st->mtime : NULL);
+			op->modified = true;
 			break;
 		default:
 			break;

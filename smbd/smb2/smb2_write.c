@@ -243,6 +243,7 @@ NTSTATUS smb2_write(struct smb2_request *req)
 		op->position = offset + length;
 	}
 	st->wt_begun = smbd_wt_write_begin(op);
+	op->modified = true;
 	talloc_set_destructor(st, write_state_destructor);
 	return smb2_job_run(req, st, write_job, write_done, write_orphan);
 }
