@@ -272,6 +272,16 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	    req->conn->dialect < SMB2_DIALECT_0311) {
 		return NT_STATUS_NOT_SUPPORTED;
 	}
+	/* MS-FSA 2.1.5.12.27 FileStandardInformation (FileAllInformation
+	 * too): DeletePending once FileDispositionInformation set it, and
+	 * NumberOfLinks without the name about to go (Samba 4.17 answers
+	 * the same; smbtorture smb2.setinfo). */
+	if (smbd_open_delete_pending(op)) {
+		st->fi.delete_pending = true;
+		if (st->fi.nlink > 0) {
+			st->fi.nlink--;
+		}
+	}
 	memset(&c, 0, sizeof(c));
 	c.fi = &st->fi;
 	name = talloc_strdup(req->mem_ctx, op->path);

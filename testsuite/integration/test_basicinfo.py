@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""FileBasicInformation times, EaSize in listings (issue 17).
+"""FileBasicInformation times, EaSize in listings, DeletePending (issue 17).
 
 What smbtorture's smb2_create_complex() and the tests behind it (smb2.setinfo,
 smb2.dir.one, smb2.getinfo.complex) look at, checked here against the
@@ -13,7 +13,10 @@ too:
   cannot be set (Samba's answer; smbtorture's create_complex check fails
   against Samba for the same reason);
 - the EaSize of FILE_FULL/BOTH/ID_FULL/ID_BOTH_DIRECTORY_INFORMATION
-  entries is FileEaInformation's EaSize (MS-FSCC 2.4).
+  entries is FileEaInformation's EaSize (MS-FSCC 2.4);
+- FileStandardInformation after FileDispositionInformation: DeletePending
+  set and NumberOfLinks one less while the delete is pending (MS-FSCC
+  2.4 FileStandardInformation, MS-FSA 2.1.5.12.27).
 Every test runs once per event-loop backend (io_uring, epoll).
 """
 
@@ -169,6 +172,31 @@ class BasicInfo:
             if nxt == 0:
                 return out
             off += nxt
+
+    # -- DeletePending ------------------------------------------------
+    def test_delete_pending(self):
+        """FileStandardInformation and FileAllInformation show a pending
+        delete: DeletePending 1 and one link less, until it is reset."""
+        smb, tid = self.connect()
+        fid = self.open(smb, tid, "doomed.dat", s3.FILE_OVERWRITE_IF)
+
+        def standard(cls):
+            buf = smb.queryInfo(tid, fid, b"", s3.SMB2_0_INFO_FILE, cls)
+            off = 40 if cls == FILE_ALL_INFORMATION else 0
+            nlink, pending = struct.unpack_from("<IB", buf, off + 16)
+            return nlink, pending
+
+        for cls in (FILE_STANDARD_INFORMATION, FILE_ALL_INFORMATION):
+            self.assertEqual(standard(cls), (1, 0))
+        smb.setInfo(tid, fid, b"\x01", s3.SMB2_0_INFO_FILE,
+                    FILE_DISPOSITION_INFORMATION)
+        for cls in (FILE_STANDARD_INFORMATION, FILE_ALL_INFORMATION):
+            self.assertEqual(standard(cls), (0, 1))
+        smb.setInfo(tid, fid, b"\x00", s3.SMB2_0_INFO_FILE,
+                    FILE_DISPOSITION_INFORMATION)
+        for cls in (FILE_STANDARD_INFORMATION, FILE_ALL_INFORMATION):
+            self.assertEqual(standard(cls), (1, 0))
+
 
 h.backend_variants(globals(), BasicInfo)
 
