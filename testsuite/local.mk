@@ -16,6 +16,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_impacket.py \
 	testsuite/integration/test_workers.py \
 	testsuite/integration/test_querydir.py \
+	testsuite/integration/test_basicinfo.py \
 	testsuite/integration/test_lock.py \
 	testsuite/integration/test_notify.py \
 	testsuite/integration/test_smbstatus.py \

@@ -21,6 +21,7 @@
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 NTSTATUS vfs_map_errno(int err)
@@ -327,4 +328,61 @@ int vfs_reopen_append(int fd)
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	return open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+}
+
+bool vfs_ea_is_ea(const char *xattr_name)
+{
+	return strncmp(xattr_name, "user.", 5) == 0 &&
+	       strcmp(xattr_name, "user.DOSATTRIB") != 0 &&
+	       strncmp(xattr_name, "user.DosStream.", 15) != 0;
+}
+
+ssize_t vfs_ea_flist(int fd, char *list, size_t size)
+{
+	ssize_t n = flistxattr(fd, list, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = listxattr(proc, list, size);
+	}
+	return n;
+}
+
+ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size)
+{
+	ssize_t n = fgetxattr(fd, name, val, size);
+	char proc[32];
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = getxattr(proc, name, val, size);
+	}
+	return n;
+}
+
+uint32_t vfs_ea_size(int fd)
+{
+	char list[4096];
+	ssize_t n = vfs_ea_flist(fd, list, sizeof(list));
+	uint32_t total = 0;
+	ssize_t i = 0;
+
+	while (n > 0 && i < n) {
+		const char *name = list + i;
+		size_t len = strlen(name);
+		ssize_t v;
+		uint32_t e;
+
+		i += (ssize_t)len + 1;
+		if (!vfs_ea_is_ea(name)) {
+			continue;
+		}
+		/* NextEntryOffset(4) Flags(1) EaNameLength(1)
+		 * EaValueLength(2) EaName NUL EaValue */
+		v = vfs_ea_fget(fd, name, NULL, 0);
+		e = 8 + (uint32_t)(len - 5) + 1 + (uint32_t)(v > 0 ? v : 0);
+		total += (e + 3) & ~3u;
+	}
+	return total;
 }

@@ -53,6 +53,21 @@ mode_t vfs_mode_from_dos(const struct vfs_share *sh, uint32_t attrs,
 mode_t vfs_mode_with_dos(const struct vfs_share *sh, uint32_t attrs,
 			 mode_t old_mode);
 
+/*
+ * Extended attributes (`ea support`): the user.* xattrs other than
+ * Samba's own metadata (user.DOSATTRIB, user.DosStream.*) are the EAs.
+ * The list and get calls also work on an O_PATH descriptor (an
+ * attribute-only open, a directory entry looked at for a listing),
+ * through its /proc/self/fd link as dosattrib_fget does; -1 and errno.
+ */
+bool vfs_ea_is_ea(const char *xattr_name);
+ssize_t vfs_ea_flist(int fd, char *list, size_t size);
+ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size);
+/* FileEaInformation.EaSize (MS-FSCC 2.4 FileEaInformation): the size of
+ * the file's EAs as a FILE_FULL_EA_INFORMATION list (MS-FSCC 2.4.15),
+ * entries 4-byte aligned; 0 without EAs or when they cannot be read. */
+uint32_t vfs_ea_size(int fd);
+
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
 

@@ -820,6 +820,13 @@ bool fscc_dir_class_known(uint8_t info_class)
 	return fscc_dir_layout(info_class) != NULL;
 }
 
+bool fscc_dir_class_has_ea_size(uint8_t info_class)
+{
+	const struct fscc_dir_layout *l = fscc_dir_layout(info_class);
+
+	return l != NULL && l->ea_off != 0;
+}
+
 /* The fixed part of one entry; FileNameLength and FileName by caller. */
 static void fscc_put_dir_fixed(uint8_t *h, const struct fscc_dir_layout *l,
 			       const struct fscc_dir_entry *e,

@@ -260,5 +260,8 @@ NTSTATUS fscc_dir_entry_push(struct wire_buf *out, size_t base,
 /* True when info_class is a QUERY_DIRECTORY class fscc_dir_entry_push
  * knows. */
 bool fscc_dir_class_known(uint8_t info_class);
+/* True when the class's entries have an EaSize field (MS-FSCC 2.4:
+ * the Full, Both, Id* and IdExtd* directory classes). */
+bool fscc_dir_class_has_ea_size(uint8_t info_class);
 
 #endif

@@ -563,6 +563,23 @@ NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
 	return status;
 }
 
+bool smbd_open_delete_pending(struct smbd_open *op)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+	bool pending = false;
+
+	if (db == NULL || !op->share_registered) {
+		return false;
+	}
+	smbd_open_keys(op, &k, &o);
+	if (!NT_STATUS_IS_OK(share_mode_delete_pending(db, &k, &pending))) {
+		return false;
+	}
+	return pending;
+}
+
 NTSTATUS smbd_open_check_delete(struct smbd_open *op)
 {
 	struct locking_db *db = smbd_locking(op->conn->worker);

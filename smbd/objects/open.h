@@ -230,6 +230,9 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 			     bool *delete_base);
 /* FileDispositionInformation through the locking DB. */
 NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on);
+/* The file's delete is pending (FileStandardInformation.DeletePending);
+ * false when the open has no entry or the DB cannot be read. */
+bool smbd_open_delete_pending(struct smbd_open *op);
 /* Rename/delete: SHARING_VIOLATION if another open lacks SHARE_DELETE. */
 NTSTATUS smbd_open_check_delete(struct smbd_open *op);
 /* Rename of op: its parent directory's opens must share delete and

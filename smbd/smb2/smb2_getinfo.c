@@ -89,41 +89,6 @@ static void getinfo_list_streams(struct getinfo_state *st)
 	st->nstreams = k;
 }
 
-/* The user.* xattrs that are EAs (not Samba's own metadata). */
-static bool getinfo_is_ea(const char *name)
-{
-	return strncmp(name, "user.", 5) == 0 &&
-	       strcmp(name, "user.DOSATTRIB") != 0 &&
-	       strncmp(name, "user.DosStream.", 15) != 0;
-}
-
-/* flistxattr/fgetxattr that also work on an O_PATH descriptor (an
- * attribute-only open, e.g. one asking for FILE_READ_EA alone), through
- * its /proc/self/fd link as dosattrib_fget does. */
-static ssize_t ea_flist(int fd, char *list, size_t size)
-{
-	ssize_t n = flistxattr(fd, list, size);
-	char proc[32];
-
-	if (n < 0 && errno == EBADF) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		n = listxattr(proc, list, size);
-	}
-	return n;
-}
-
-static ssize_t ea_fget(int fd, const char *name, void *val, size_t size)
-{
-	ssize_t n = fgetxattr(fd, name, val, size);
-	char proc[32];
-
-	if (n < 0 && errno == EBADF) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		n = getxattr(proc, name, val, size);
-	}
-	return n;
-}
-
 /* The file's security.NTACL (Samba's acl_xattr), left NULL if none. */
 static void getinfo_read_ntacl(struct getinfo_state *st)
 {
@@ -138,7 +103,7 @@ static void getinfo_read_ntacl(struct getinfo_state *st)
 static void getinfo_list_eas(struct getinfo_state *st)
 {
 	char list[4096];
-	ssize_t n = ea_flist(st->fd, list, sizeof(list)), i = 0;
+	ssize_t n = vfs_ea_flist(st->fd, list, sizeof(list)), i = 0;
 	size_t prev = (size_t)-1;
 
 	wire_buf_init(&st->eas, st, 256);
@@ -149,10 +114,10 @@ static void getinfo_list_eas(struct getinfo_state *st)
 		ssize_t v;
 
 		i += (ssize_t)len + 1;
-		if (!getinfo_is_ea(name) || len - 5 > 255) {
+		if (!vfs_ea_is_ea(name) || len - 5 > 255) {
 			continue;
 		}
-		v = ea_fget(st->fd, name, val, sizeof(val));
+		v = vfs_ea_fget(st->fd, name, val, sizeof(val));
 		if (v < 0) {
 			continue;
 		}
@@ -169,33 +134,6 @@ static void getinfo_list_eas(struct getinfo_state *st)
 		wire_push_bytes(&st->eas, val, (size_t)v);
 		prev = start;
 	}
-}
-
-/* FileEaInformation.EaSize: the FILE_FULL_EA_INFORMATION list size of
- * the user.* xattrs other than Samba's own (MS-FSCC 2.4.15). */
-static uint32_t getinfo_ea_size(int fd)
-{
-	char list[4096];
-	ssize_t n = ea_flist(fd, list, sizeof(list));
-	uint32_t total = 0;
-	ssize_t i = 0;
-
-	while (n > 0 && i < n) {
-		const char *name = list + i;
-		size_t len = strlen(name);
-
-		i += (ssize_t)len + 1;
-		if (!getinfo_is_ea(name)) {
-			continue;
-		}
-		{
-			ssize_t v = ea_fget(fd, name, NULL, 0);
-			uint32_t e = 8 + (uint32_t)(len - 5) + 1 +
-				     (uint32_t)(v > 0 ? v : 0);
-			total += (e + 3) & ~3u;
-		}
-	}
-	return total;
 }
 
 static void getinfo_job(void *p)
@@ -221,7 +159,7 @@ static void getinfo_job(void *p)
 			getinfo_read_ntacl(st);
 		}
 		if (st->share.ea_support) {
-			st->ea_size = getinfo_ea_size(st->fd);
+			st->ea_size = vfs_ea_size(st->fd);
 			if (st->want_eas) {
 				getinfo_list_eas(st);
 			}
@@ -333,6 +271,16 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	if (g->cls == FSCC_FILE_NORMALIZED_NAME_INFORMATION &&
 	    req->conn->dialect < SMB2_DIALECT_0311) {
 		return NT_STATUS_NOT_SUPPORTED;
+	}
+	/* MS-FSA 2.1.5.12.27 FileStandardInformation (FileAllInformation
+	 * too): DeletePending once FileDispositionInformation set it, and
+	 * NumberOfLinks without the name about to go (Samba 4.17 answers
+	 * the same; smbtorture smb2.setinfo). */
+	if (smbd_open_delete_pending(op)) {
+		st->fi.delete_pending = true;
+		if (st->fi.nlink > 0) {
+			st->fi.nlink--;
+		}
 	}
 	memset(&c, 0, sizeof(c));
 	c.fi = &st->fi;

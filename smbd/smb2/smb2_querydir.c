@@ -22,8 +22,8 @@
  * follows symlinks a symlink is listed as its target, resolved from the
  * share root under the share's rules, and one that dangles or leaves the
  * share is not listed (Samba's answers).  FileIndex is 0 (as NTFS; Samba
- * too), INDEX_SPECIFIED is ignored.  Short names go into the *Both*
- * classes unless `mangled names = no`.
+ * too), INDEX_SPECIFIED is ignored.  EaSize is FileEaInformation's.  Short
+ * names go into the *Both* classes unless `mangled names = no`.
  *
  * While a job works, it owns the name list (moved out of op->dir and
  * back in the done callback), so a CLOSE meanwhile frees nothing the pool
@@ -245,12 +245,27 @@ static bool qd_match(const struct qd_state *st, const char *name)
 }
 
 /*
+ * The entry's EaSize for the classes that carry one, as FileEaInformation
+ * answers on an open of it (MS-FSCC 2.4 FileFullDirectoryInformation:
+ * EaSize is the combined length of the file's extended attributes;
+ * Samba 4.17 fills it too, and smbtorture smb2.dir.one compares it with
+ * FileAllInformation's).  Without `ea support` there are none.
+ */
+static uint32_t qd_ea_size(const struct qd_state *st, int fd)
+{
+	if (!st->share.ea_support || !fscc_dir_class_has_ea_size(st->cls)) {
+		return 0;
+	}
+	return vfs_ea_size(fd);
+}
+
+/*
  * A symlink on a share that follows them is listed as what it points to,
  * as Samba does; one that dangles or leaves the share (the share's
  * RESOLVE_* rules, from the share root) is not listed.
  */
 static bool qd_stat_link(struct qd_state *st, const char *name,
-			 struct vfs_file_info *fi)
+			 struct vfs_file_info *fi, uint32_t *ea_size)
 {
 	char *path = st->dirpath[0] == '\0'
 			     ? talloc_strdup(st, name)
@@ -267,6 +282,9 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 		bool special = !S_ISREG(fi->mode) && !S_ISDIR(fi->mode);
 
 		vfs_fill_dos_attributes(&st->share, fd, special, name, fi);
+		if (!special) {
+			*ea_size = qd_ea_size(st, fd);
+		}
 		ok = true;
 	}
 	if (fd != -1) {
@@ -277,11 +295,12 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 }
 
 /*
- * Stat one entry (not following a symlink) and read its DOS attributes.
- * false when it vanished since the readdir (or cannot be looked at).
+ * Stat one entry (not following a symlink) and read its DOS attributes
+ * and, where the class has the field, its EaSize (0 otherwise).  false
+ * when it vanished since the readdir (or cannot be looked at).
  */
 static bool qd_stat_entry(struct qd_state *st, const char *name,
-			  struct vfs_file_info *fi)
+			  struct vfs_file_info *fi, uint32_t *ea_size)
 {
 	const char *what = name;
 	struct statx stx;
@@ -296,7 +315,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 		return false;
 	}
 	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
-		return qd_stat_link(st, name, fi);
+		return qd_stat_link(st, name, fi, ea_size);
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
@@ -307,6 +326,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 			       O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	vfs_fill_dos_attributes(&st->share, efd, efd == -1, name, fi);
 	if (efd != -1) {
+		*ea_size = qd_ea_size(st, efd);
 		close(efd);
 	}
 	return true;
@@ -334,12 +354,15 @@ static void qd_job(void *p)
 		struct vfs_file_info fi;
 		struct fscc_dir_entry e;
 		char *shortn = NULL;
+		uint32_t ea_size = 0;
 		NTSTATUS s;
 
-		if (!qd_match(st, name) || !qd_stat_entry(st, name, &fi)) {
+		if (!qd_match(st, name) ||
+		    !qd_stat_entry(st, name, &fi, &ea_size)) {
 			continue;
 		}
 		memset(&e, 0, sizeof(e));
+		e.ea_size = ea_size;
 		e.fi = &fi;
 		e.name = name;
 		if (st->want_short && !vfs_name_is_8_3(name)) {
