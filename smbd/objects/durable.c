@@ -538,6 +538,9 @@ static void durable_xfer_fill(struct smbd_durable_xfer *y,
 	y->fid_persistent = op->fid_persistent;
 	y->dev = op->dev;
 	y->ino = op->ino;
+	y->pdev = op->pdev;
+	y->pino = op->pino;
+	y->modified = op->modified;
 	y->access_mask = op->access_mask;
 	y->share_access = op->share_access;
 	y->create_options = op->create_options;
@@ -664,6 +667,9 @@ static NTSTATUS durable_adopt(struct smb2_request *req,
 	op->path = talloc_strdup(op, x->path);
 	op->dev = x->dev;
 	op->ino = x->ino;
+	op->pdev = x->pdev;
+	op->pino = x->pino;
+	op->modified = x->modified != 0;
 	op->access_mask = x->access_mask;
 	op->share_access = x->share_access;
 	op->create_options = x->create_options;

@@ -104,6 +104,8 @@ struct smbd_durable_xfer {
 	uint32_t old_pid;
 	uint64_t old_open_id;
 	uint64_t dev, ino;
+	uint64_t pdev, pino;	/* its directory (directory leases) */
+	uint8_t modified;
 	uint32_t access_mask, share_access, create_options;
 	uint32_t create_disposition, create_action;
 	uint8_t is_dir, opath, delete_on_close;
