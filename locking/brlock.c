@@ -467,3 +467,66 @@ NTSTATUS brl_move_owner(struct locking_db *db, const struct file_key *k,
 
 	return locking_modify(db->brl, k, brl_move_fn, &m);
 }
+
+/* ---- stream rename: the locks move to the stream's new key ---- */
+
+struct collect_state {
+	TALLOC_CTX *mem_ctx;
+	const struct open_owner *o;
+	struct brl_range *r;
+	unsigned n;
+};
+
+static NTSTATUS collect_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct collect_state *c = priv;
+	struct locking_rec_iter it;
+	struct brl_entry e;
+	NTSTATUS status;
+
+	if (!NT_STATUS_IS_OK(brl_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e))) {
+		if (!same_owner(&e, c->o)) {
+			continue;
+		}
+		c->r = talloc_realloc(c->mem_ctx, c->r, struct brl_range,
+				      c->n + 1);
+		if (c->r == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		c->r[c->n++] = (struct brl_range){
+			.off = e.off,
+			.len = e.len,
+			.exclusive = (e.flags & BRL_ENTRY_EXCLUSIVE) != 0,
+		};
+	}
+	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
+						   : LOCKING_STATUS_CORRUPT;
+}
+
+NTSTATUS brl_move_key(struct locking_db *db, const struct file_key *from,
+		      const struct file_key *to, const struct open_owner *o)
+{
+	struct collect_state c = {.o = o};
+	NTSTATUS status;
+
+	c.mem_ctx = talloc_new(NULL);
+	if (c.mem_ctx == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = locking_read(db->brl, from, collect_fn, &c);
+	if (status == NT_STATUS_NOT_FOUND || c.n == 0) {
+		talloc_free(c.mem_ctx);
+		return NT_STATUS_OK; /* no locks */
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = brl_lock_many(db, to, o, c.r, c.n, NULL);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		brl_remove_owner(db, from, o);
+	}
+	talloc_free(c.mem_ctx);
+	return status;
+}

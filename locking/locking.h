@@ -131,6 +131,21 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
 					const struct file_key *k);
 
+/*
+ * A rename of a stream (MS-FSA 2.1.5.14.11.1) changes the key its opens
+ * are known by: open o's entry moves from `from` to `to` as it is
+ * (access, sharing, caching state), without a sharing check (the caller
+ * made sure nothing else has the target open).  *wake: opens waited on
+ * `from` (the caller wakes them).  On failure the entry stays in from.
+ */
+NTSTATUS share_mode_move_key(struct locking_db *db, const struct file_key *from,
+			     const struct file_key *to,
+			     const struct open_owner *o, bool *wake);
+/* How many opens the file has (0 when it has no record); skip_streams:
+ * not counting its streams' opens (share_mode_add_stream_ref). */
+unsigned share_mode_count(struct locking_db *db, const struct file_key *k,
+			  bool skip_streams);
+
 /* ---- oplocks and leases (oplock.c) ---- */
 
 #ifndef NT_STATUS_OPLOCK_BREAK_IN_PROGRESS
@@ -327,6 +342,9 @@ NTSTATUS share_mode_move_owner(struct locking_db *db, const struct file_key *k,
 NTSTATUS brl_move_owner(struct locking_db *db, const struct file_key *k,
 			const struct open_owner *from,
 			const struct open_owner *to);
+/* Stream rename: o's locks move from one key to another. */
+NTSTATUS brl_move_key(struct locking_db *db, const struct file_key *from,
+		      const struct file_key *to, const struct open_owner *o);
 /* How many locks the file has (tests, diagnostics). */
 unsigned brl_count(struct locking_db *db, const struct file_key *k);
 

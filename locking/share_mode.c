@@ -511,3 +511,147 @@ NTSTATUS share_mode_move_owner(struct locking_db *db, const struct file_key *k,
 
 	return locking_modify(db->share, k, move_fn, &m);
 }
+
+/* ---- stream rename: the entry moves to the stream's new key ---- */
+
+struct take_state {
+	const struct open_owner *o;
+	struct share_mode_entry e;
+	bool wake;
+};
+
+/* Remove o's entry as it is (no delete-on-close effect: the open goes
+ * on under another key). */
+static NTSTATUS take_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+			enum locking_action *action, uint8_t **nb, size_t *nl,
+			void *priv)
+{
+	struct take_state *t = priv;
+	struct locking_rec_iter hdr;
+	size_t at;
+	NTSTATUS status;
+	uint8_t *buf;
+	long idx;
+
+	if (old == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	status = find_owner(old, old_len, t->o, &hdr, &idx, &t->e);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (idx < 0) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	t->wake = (hdr.flags & SHARE_REC_WAITERS) != 0;
+	if (hdr.left == 1) {
+		*action = LOCKING_DELETE;
+		return NT_STATUS_OK;
+	}
+	buf = talloc_size(tmp, old_len - SHARE_ENTRY_LEN);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	at = LOCKING_REC_HDR_LEN + (size_t)idx * SHARE_ENTRY_LEN;
+	memcpy(buf, old, at);
+	memcpy(buf + at, old + at + SHARE_ENTRY_LEN,
+	       old_len - at - SHARE_ENTRY_LEN);
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, hdr.flags,
+			       hdr.left - 1);
+	*nb = buf;
+	*nl = old_len - SHARE_ENTRY_LEN;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+/* Append the entry unchanged. */
+static NTSTATUS put_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		       enum locking_action *action, uint8_t **nb, size_t *nl,
+		       void *priv)
+{
+	const struct share_mode_entry *e = priv;
+	struct locking_rec_iter it;
+	uint32_t count = 0;
+	uint16_t flags = 0;
+	uint8_t *buf;
+
+	if (old != NULL) {
+		if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, old,
+							      old_len))) {
+			return LOCKING_STATUS_CORRUPT;
+		}
+		count = it.left;
+		flags = it.flags;
+		if (count >= LOCKING_MAX_OPENS_PER_FILE) {
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+	}
+	buf = talloc_size(tmp, LOCKING_REC_HDR_LEN +
+				       ((size_t)count + 1) * SHARE_ENTRY_LEN);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (old != NULL) {
+		memcpy(buf, old, old_len);
+	}
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
+	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+				     (size_t)count * SHARE_ENTRY_LEN,
+			     e);
+	*nb = buf;
+	*nl = LOCKING_REC_HDR_LEN + ((size_t)count + 1) * SHARE_ENTRY_LEN;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS share_mode_move_key(struct locking_db *db, const struct file_key *from,
+			     const struct file_key *to,
+			     const struct open_owner *o, bool *wake)
+{
+	struct take_state t = {.o = o};
+	NTSTATUS status;
+
+	*wake = false;
+	status = locking_modify(db->share, from, take_fn, &t);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	*wake = t.wake;
+	status = locking_modify(db->share, to, put_fn, &t.e);
+	if (!NT_STATUS_IS_OK(status)) {
+		/* Back where it was: the open keeps its old name. */
+		(void)locking_modify(db->share, from, put_fn, &t.e);
+	}
+	return status;
+}
+
+struct count_state {
+	bool skip_streams;
+	unsigned n;
+};
+
+static NTSTATUS count_fn(const uint8_t *buf, size_t len, void *priv)
+{
+	struct count_state *c = priv;
+	struct locking_rec_iter it;
+	struct share_mode_entry e;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
+		if (!c->skip_streams || !(e.flags & SHARE_ENTRY_STREAM)) {
+			c->n++;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+unsigned share_mode_count(struct locking_db *db, const struct file_key *k,
+			  bool skip_streams)
+{
+	struct count_state c = {.skip_streams = skip_streams};
+
+	(void)locking_read(db->share, k, count_fn, &c);
+	return c.n;
+}

@@ -8,9 +8,12 @@
 #include "vfs/vfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 static const size_t prefix_len = sizeof(VFS_STREAM_PREFIX) - 1;
 static const size_t suffix_len = sizeof(VFS_STREAM_SUFFIX) - 1;
@@ -276,4 +279,114 @@ NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,
 		(*count)++;
 	}
 	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_stream_rename(int fd, const char *from, const char *to,
+			   const char *replaced)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *val = NULL;
+	size_t size = 0;
+	NTSTATUS st = stream_get(tmp, fd, from, &val, &size);
+
+	if (NT_STATUS_IS_OK(st) && replaced != NULL &&
+	    strcmp(replaced, to) != 0 && strcmp(replaced, from) != 0) {
+		st = vfs_stream_delete(fd, replaced);
+	}
+	if (NT_STATUS_IS_OK(st)) {
+		st = stream_put(fd, to, val, size);
+	}
+	if (NT_STATUS_IS_OK(st) && strcmp(from, to) != 0) {
+		st = vfs_stream_delete(fd, from);
+	}
+	talloc_free(tmp);
+	return st;
+}
+
+/* A descriptor of fd's file open for writing (fd may be O_PATH). */
+static int stream_writable_fd(int fd)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return open(proc, O_RDWR | O_CLOEXEC);
+}
+
+NTSTATUS vfs_stream_to_data(int fd, const char *from)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t *val = NULL;
+	size_t size = 0, done = 0;
+	NTSTATUS st = stream_get(tmp, fd, from, &val, &size);
+	int wfd = -1;
+
+	if (NT_STATUS_IS_OK(st)) {
+		wfd = stream_writable_fd(fd);
+		if (wfd == -1) {
+			st = vfs_map_errno(errno);
+		}
+	}
+	while (NT_STATUS_IS_OK(st) && done < size) {
+		ssize_t n = pwrite(wfd, val + done, size - done, (off_t)done);
+
+		if (n <= 0) {
+			st = n < 0 ? vfs_map_errno(errno) : NT_STATUS_DISK_FULL;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (NT_STATUS_IS_OK(st) && ftruncate(wfd, (off_t)size) != 0) {
+		st = vfs_map_errno(errno);
+	}
+	if (NT_STATUS_IS_OK(st)) {
+		st = vfs_stream_delete(fd, from);
+	}
+	if (wfd != -1) {
+		close(wfd);
+	}
+	talloc_free(tmp);
+	return st;
+}
+
+NTSTATUS vfs_data_to_stream(int fd, const char *to)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	int wfd = stream_writable_fd(fd);
+	struct stat sb;
+	uint8_t *val = NULL;
+	size_t done = 0;
+	NTSTATUS st = NT_STATUS_OK;
+
+	if (wfd == -1 || fstat(wfd, &sb) != 0) {
+		st = vfs_map_errno(errno);
+	} else if ((uint64_t)sb.st_size > VFS_STREAM_MAX) {
+		st = NT_STATUS_DISK_FULL;
+	} else {
+		val = talloc_size(tmp, (size_t)sb.st_size + 1);
+		st = val ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	while (NT_STATUS_IS_OK(st) && done < (size_t)sb.st_size) {
+		ssize_t n = pread(wfd, val + done, (size_t)sb.st_size - done,
+				  (off_t)done);
+
+		if (n < 0) {
+			st = vfs_map_errno(errno);
+		}
+		if (n <= 0) {
+			break; /* 0: the file shrank meanwhile */
+		}
+		done += (size_t)n;
+	}
+	if (NT_STATUS_IS_OK(st)) {
+		st = stream_put(fd, to, val, done);
+	}
+	if (NT_STATUS_IS_OK(st) && ftruncate(wfd, 0) != 0) {
+		st = vfs_map_errno(errno);
+		(void)vfs_stream_delete(fd, to);
+	}
+	if (wfd != -1) {
+		close(wfd);
+	}
+	talloc_free(tmp);
+	return st;
 }

@@ -39,6 +39,22 @@ NTSTATUS vfs_stream_pwrite(int fd, const char *xattr, const uint8_t *data,
 			   size_t len, uint64_t off);
 NTSTATUS vfs_stream_truncate(int fd, const char *xattr, uint64_t size);
 NTSTATUS vfs_stream_delete(int fd, const char *xattr);
+/*
+ * Stream renames (MS-FSA 2.1.5.14.11.1), fd the base file:
+ * vfs_stream_rename: stream xattr `from` becomes `to`; `replaced` (may
+ * be NULL) is an existing target stream's xattr, removed first when its
+ * name differs from `to` (another case).
+ * vfs_stream_to_data: the stream becomes the file's (empty) data.
+ * vfs_data_to_stream: the file's data becomes stream `to` and the data
+ * is left empty; NT_STATUS_DISK_FULL when it is larger than a stream
+ * can be (VFS_STREAM_MAX).
+ * The last two write the file through a new descriptor of their own, so
+ * fd may be read-only or O_PATH.
+ */
+NTSTATUS vfs_stream_rename(int fd, const char *from, const char *to,
+			   const char *replaced);
+NTSTATUS vfs_stream_to_data(int fd, const char *from);
+NTSTATUS vfs_data_to_stream(int fd, const char *to);
 /* All streams of a file as FileStreamInformation names (":NAME:$DATA")
  * with their sizes; the default "::$DATA" is not included. */
 NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,

@@ -2,6 +2,7 @@
  * The connection's table of opens: a hash of the volatile FileId.
  */
 #include "smbd/objects/open.h"
+#include "lib/charset.h"
 #include "lib/clock.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/status.h"
@@ -484,21 +485,90 @@ int smbd_open_detach(struct smbd_open *op)
 	return fd;
 }
 
-void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
-		    struct open_owner *o)
+/* The key of stream `xattr` (NULL: the file's data) of op's file. */
+static void open_stream_keys(const struct smbd_open *op, const char *xattr,
+			     struct file_key *k, struct open_owner *o)
 {
 	smbd_open_locking_ids(op, k, o);
-	if (op->stream != NULL) {
+	if (xattr != NULL) {
 		/* Each stream has share modes of its own (MS-FSA): a key
-		 * of its own, the inode mixed with a hash of the name. */
+		 * of its own, the inode mixed with a hash of the name.
+		 * Stream names match without case, so the name is folded
+		 * first: the key of a name a client typed is the key of
+		 * the stream it names (a rename's target). */
+		char *up = charset_strupper(NULL, xattr);
 		const char *p;
 		uint64_t h = 1469598103934665603ULL;
 
-		for (p = op->stream; *p != '\0'; p++) {
+		for (p = up ? up : xattr; *p != '\0'; p++) {
 			h = (h ^ (uint8_t)*p) * 1099511628211ULL;
 		}
+		talloc_free(up);
 		k->ino ^= h | (1ULL << 63);
 	}
+}
+
+void smbd_open_keys(const struct smbd_open *op, struct file_key *k,
+		    struct open_owner *o)
+{
+	open_stream_keys(op, op->stream, k, o);
+}
+
+bool smbd_open_stream_busy(const struct smbd_open *op, const char *xattr)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key k;
+	struct open_owner o;
+
+	if (db == NULL) {
+		return false;
+	}
+	open_stream_keys(op, xattr, &k, &o);
+	return share_mode_count(db, &k, xattr == NULL) > 0;
+}
+
+NTSTATUS smbd_open_rename_stream(struct smbd_open *op, const char *xattr)
+{
+	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct file_key from, to, base;
+	struct open_owner o;
+	char *name = NULL;
+	bool wake = false, last, dn;
+	NTSTATUS status = NT_STATUS_OK;
+
+	if (xattr != NULL && (name = talloc_strdup(op, xattr)) == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	smbd_open_keys(op, &from, &o);
+	open_stream_keys(op, xattr, &to, &o);
+	smbd_open_locking_ids(op, &base, &o);
+	if (db != NULL && op->share_registered &&
+	    memcmp(&from, &to, sizeof(from)) != 0) {
+		if (op->stream_ref && xattr == NULL) {
+			/* The stream becomes the file's data: its open is
+			 * one of the file's own now. */
+			(void)share_mode_remove(db, &base, &o, &last, &dn);
+			op->stream_ref = false;
+		}
+		status = share_mode_move_key(db, &from, &to, &o, &wake);
+		if (NT_STATUS_IS_OK(status)) {
+			(void)brl_move_key(db, &from, &to, &o);
+		}
+		if (NT_STATUS_IS_OK(status) && !op->stream_ref &&
+		    xattr != NULL) {
+			/* The file's data became a stream. */
+			if (NT_STATUS_IS_OK(share_mode_add_stream_ref(
+				    db, &base, &o, op->share_access))) {
+				op->stream_ref = true;
+			}
+		}
+		if (wake) {
+			smbd_breaks_wake(op->conn->worker, &from);
+		}
+	}
+	talloc_free(op->stream);
+	op->stream = name;
+	return status;
 }
 
 void smbd_open_share_release(struct smbd_open *op, bool *delete_now,

@@ -242,6 +242,12 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op);
  * NT_STATUS_FILE_LOCK_CONFLICT. */
 NTSTATUS smbd_open_check_io(struct smbd_open *op, uint64_t off, uint64_t len,
 			    bool write);
+/* A stream rename's target (MS-FSA 2.1.5.14.11.1): whether stream
+ * xattr (any case; NULL: the file's own data) of op's file is open. */
+bool smbd_open_stream_busy(const struct smbd_open *op, const char *xattr);
+/* After a stream rename: op is the stream xattr now (NULL: the file's
+ * data); its share-mode entry and locks follow it to the new key. */
+NTSTATUS smbd_open_rename_stream(struct smbd_open *op, const char *xattr);
 /* The key and owner locking/ knows this open by. */
 struct file_key;
 struct open_owner;

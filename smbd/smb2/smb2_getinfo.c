@@ -40,6 +40,8 @@
 #define FILE_UNICODE_ON_DISK 0x00000004
 #define FILE_PERSISTENT_ACLS 0x00000008
 #define FILE_SUPPORTS_SPARSE_FILES 0x00000040
+#define FILE_SUPPORTS_OBJECT_IDS 0x00010000
+#define FILE_NAMED_STREAMS 0x00040000
 
 struct getinfo_state {
 	int fd;
@@ -217,6 +219,39 @@ struct getinfo_req {
 	struct smbd_open *op;
 };
 
+/*
+ * MS-FSCC 2.5.1 FileFsAttributes: what the share really does.
+ * - CASE_SENSITIVE_SEARCH always, as NTFS and Samba 4.17 answer: the file
+ *   system can search by exact case (`case sensitive`), a capability, not
+ *   the share's default (smbtorture smb2.streams.names3 asks for it);
+ * - PERSISTENT_ACLS unless `nt acl support = no` (Samba's answer);
+ * - SUPPORTS_SPARSE_FILES where FSCTL_SET_SPARSE can keep the attribute:
+ *   in user.DOSATTRIB, so not with `store dos attributes = no`
+ *   (smb2_fsctl_fs.c refuses it there; Samba still claims it);
+ * - SUPPORTS_OBJECT_IDS: FSCTL_[CREATE_OR_]GET_OBJECT_ID on every share;
+ * - NAMED_STREAMS on every share: streams are kept as user.DosStream.*
+ *   xattrs whether or not `vfs objects` lists streams_xattr (vfs/module.c),
+ *   so a share that takes "file:stream" says so.  Samba 4.17 clears it
+ *   without streams_xattr because it then has no streams.
+ * - not VOLUME_QUOTAS: SMB2_0_INFO_QUOTA is NOT_SUPPORTED here, and a
+ *   client that sees the bit offers per-user quotas (Samba sets it).
+ */
+static uint32_t getinfo_fs_attributes(const struct lp_ctx *lp,
+				      const struct smbd_tcon *t)
+{
+	uint32_t a = FILE_CASE_SENSITIVE_SEARCH | FILE_CASE_PRESERVED_NAMES |
+		     FILE_UNICODE_ON_DISK | FILE_SUPPORTS_OBJECT_IDS |
+		     FILE_NAMED_STREAMS;
+
+	if (lp_bool(lp, t->snum, LP_NT_ACL_SUPPORT)) {
+		a |= FILE_PERSISTENT_ACLS;
+	}
+	if (t->share.store_dos_attributes) {
+		a |= FILE_SUPPORTS_SPARSE_FILES;
+	}
+	return a;
+}
+
 static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
 			   const struct getinfo_req *g)
 {
@@ -244,15 +279,7 @@ static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
 	}
 	c.volume_create_time = 0;
 	c.fs_name = lp_str(lp, t->snum, LP_FSTYPE);
-	c.fs_attributes = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
-			  FILE_PERSISTENT_ACLS |
-			  (t->share.case_sensitive ? FILE_CASE_SENSITIVE_SEARCH
-						   : 0) |
-			  /* The attribute lives in user.DOSATTRIB
-			   * (smb2_fsctl_fs.c). */
-			  (t->share.store_dos_attributes
-				   ? FILE_SUPPORTS_SPARSE_FILES
-				   : 0);
+	c.fs_attributes = getinfo_fs_attributes(lp, t);
 	c.max_name_len = 255;
 	c.device_characteristics = FSCC_FILE_DEVICE_IS_MOUNTED;
 	memcpy(c.object_id, req->conn->worker->srv->server_guid, 16);

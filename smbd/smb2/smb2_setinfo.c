@@ -56,6 +56,11 @@ struct setinfo_state {
 	bool have_mtime;		/* mtime: the file's before a truncate */
 	struct timespec mtime;
 	char *stream;			/* the open is this stream (xattr) */
+	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
+	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
+	bool stream_rename;
+	char *new_stream;
+	char *new_xattr;
 	/* security: the descriptor, stored on acl_xattr shares (tok says
 	 * who sets it), otherwise applied as a mode */
 	bool security;
@@ -299,6 +304,74 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 }
 
 /*
+ * MS-FSA 2.1.5.14.11.1 Algorithm for Performing Stream Rename.  The
+ * open is a named stream or the file's data; so is the target.  A target
+ * that exists is replaced only with ReplaceIfExists and only while it is
+ * empty (STATUS_INVALID_PARAMETER otherwise); renaming a stream onto
+ * itself succeeds (and may change the case of its name).
+ */
+static void setinfo_stream_rename(struct setinfo_state *st)
+{
+	bool replace = st->in.rename.replace_if_exists;
+	char *target = NULL;
+	bool exists = true;
+	uint64_t size = 0;
+
+	if (st->is_dir && (st->stream == NULL || st->new_stream == NULL)) {
+		/* A directory has no unnamed data stream. */
+		st->status = NT_STATUS_INVALID_PARAMETER;
+		return;
+	}
+	if (st->stream == NULL && st->new_stream == NULL) {
+		return; /* "::$DATA" onto itself */
+	}
+	if (st->new_stream != NULL) {
+		st->status = vfs_stream_xattr(st, st->fd, st->new_stream,
+					      &target, &exists);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		st->new_xattr = talloc_asprintf(st, VFS_STREAM_PREFIX "%s"
+						VFS_STREAM_SUFFIX,
+						st->new_stream);
+		if (st->new_xattr == NULL) {
+			st->status = NT_STATUS_NO_MEMORY;
+			return;
+		}
+	}
+	if (exists) {
+		st->status = vfs_data_size(st->fd, target, &size);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+	}
+	if (exists && st->stream != NULL && target != NULL &&
+	    strcmp(target, st->stream) == 0) {
+		/* Onto itself: at most the case of its name changes. */
+		st->status = vfs_stream_rename(st->fd, st->stream,
+					       st->new_xattr, NULL);
+		return;
+	}
+	if (exists && !replace) {
+		st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+		return;
+	}
+	if (exists && size != 0) {
+		st->status = NT_STATUS_INVALID_PARAMETER;
+		return;
+	}
+	if (st->new_stream == NULL) {
+		st->status = vfs_stream_to_data(st->fd, st->stream);
+	} else if (st->stream == NULL) {
+		st->status = vfs_data_to_stream(st->fd, st->new_xattr);
+	} else {
+		st->status = vfs_stream_rename(st->fd, st->stream,
+					       st->new_xattr,
+					       exists ? target : NULL);
+	}
+}
+
+/*
  * MS-FSCC 2.4.15: EAs are kept as user.NAME xattrs, as Samba keeps them;
  * an empty value removes the EA.  Samba's own metadata names are not EAs
  * and cannot be written this way.
@@ -398,6 +471,10 @@ static void setinfo_job(void *p)
 		break;
 	case FSCC_FILE_RENAME_INFORMATION:
 	case FSCC_FILE_RENAME_INFORMATION_EX:
+		if (st->stream_rename) {
+			setinfo_stream_rename(st);
+			break;
+		}
 		setinfo_rename(st, false);
 		break;
 	case FSCC_FILE_LINK_INFORMATION:
@@ -473,6 +550,14 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		}
 		case FSCC_FILE_RENAME_INFORMATION:
 		case FSCC_FILE_RENAME_INFORMATION_EX:
+			if (st->stream_rename) {
+				/* The open goes on as the renamed stream
+				 * (or as the file's data). */
+				(void)smbd_open_rename_stream(op,
+							      st->new_xattr);
+				smbd_status_open(op, true);
+				break;
+			}
 			talloc_free(op->path);
 			op->path = talloc_strdup(op, st->new_path);
 			smbd_status_open(op, true); /* smbstatus, open-below */
@@ -501,8 +586,8 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 }
 
 /* The target of a rename/link: share-relative, validated like CREATE. */
-static NTSTATUS setinfo_target(struct smb2_request *req,
-			       struct setinfo_state *st)
+static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
+			       struct setinfo_state *st, bool rename)
 {
 	const char *n = st->in.rename.new_name;
 	uint8_t *u16;
@@ -521,14 +606,73 @@ static NTSTATUS setinfo_target(struct smb2_request *req,
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
+	if (rename && n[0] == ':') {
+		/* MS-FSA 2.1.5.14.11.1: a stream rename, ":name[:$DATA]"
+		 * or "::$DATA"; a name it cannot take is
+		 * STATUS_INVALID_PARAMETER, a type other than $DATA
+		 * STATUS_OBJECT_TYPE_MISMATCH. */
+		if (status == NT_STATUS_INVALID_PARAMETER) {
+			return NT_STATUS_OBJECT_TYPE_MISMATCH;
+		}
+		if (!NT_STATUS_IS_OK(status) || path[0] != '\0') {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		st->stream_rename = true;
+		st->new_stream = stream;
+		return NT_STATUS_OK;
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (rename && stream != NULL && op->stream != NULL) {
+		/* "file:stream" for a stream: Windows takes a stream's
+		 * new name only in the ":stream" form and refuses this
+		 * one with SHARING_VIOLATION (smbtorture
+		 * smb2.streams.rename2). */
+		return NT_STATUS_SHARING_VIOLATION;
 	}
 	if (stream != NULL || path[0] == '\0') {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	st->new_path = path;
 	return NT_STATUS_OK;
+}
+
+/* Whether a rename's new name is a stream's (":name"). */
+static bool setinfo_names_stream(const struct setinfo_state *st)
+{
+	const char *n = st->in.rename.new_name;
+
+	while (n != NULL && *n == '\\') {
+		n++;
+	}
+	return n != NULL && *n == ':';
+}
+
+/* A stream rename's target must not be open: its opens would lose the
+ * stream under them (its key is the one the renamed open moves to). */
+static NTSTATUS setinfo_stream_target_free(struct smbd_open *op,
+					   struct setinfo_state *st)
+{
+	char *x = NULL;
+	bool busy;
+
+	if (st->new_stream != NULL) {
+		x = talloc_asprintf(st, VFS_STREAM_PREFIX "%s"
+				    VFS_STREAM_SUFFIX, st->new_stream);
+		if (x == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (op->stream != NULL && vfs_strcasecmp(x, op->stream) == 0) {
+			talloc_free(x);
+			return NT_STATUS_OK; /* onto itself */
+		}
+	} else if (op->stream == NULL) {
+		return NT_STATUS_OK;
+	}
+	busy = smbd_open_stream_busy(op, x);
+	talloc_free(x);
+	return busy ? NT_STATUS_SHARING_VIOLATION : NT_STATUS_OK;
 }
 
 /* 3.3.5.21.1: the access each class needs, and what runs without I/O. */
@@ -582,6 +726,14 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
 		}
+		if (setinfo_names_stream(st)) {
+			/* The file keeps its name: its directory and
+			 * what is below it do not matter. */
+			s2 = setinfo_target(req, op, st, true);
+			return NT_STATUS_IS_OK(s2)
+				       ? setinfo_stream_target_free(op, st)
+				       : s2;
+		}
 		s2 = smbd_open_check_rename_parent(op);
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
@@ -590,10 +742,10 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
 		}
-		return setinfo_target(req, st);
+		return setinfo_target(req, op, st, true);
 	}
 	case FSCC_FILE_LINK_INFORMATION:
-		return setinfo_target(req, st);
+		return setinfo_target(req, op, st, false);
 	case FSCC_FILE_POSITION_INFORMATION:
 		op->position = st->in.position;
 		*sync_done = true;
