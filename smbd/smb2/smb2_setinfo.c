@@ -512,6 +512,9 @@ static void setinfo_dir_changed(struct smbd_open *op,
 	bool same = op->pdev == new_parent->dev &&
 		    op->pino == new_parent->ino;
 
+	if (new_parent->dev == 0 && new_parent->ino == 0) {
+		return;	/* a rename to its own name: nothing changed */
+	}
 	smbd_dir_change_of(op, &c);
 	if (moved) {
 		smbd_dirlease_break(op->worker, &c);
