@@ -42,7 +42,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_auth_audit.py \
 	testsuite/integration/test_log_file.py \
 	testsuite/integration/test_rename_case.py \
-	testsuite/integration/test_dirlease.py
+	testsuite/integration/test_dirlease.py \
+	testsuite/integration/test_catia.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

@@ -16,6 +16,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/objects/status.h"
 #include "lib/charset.h"
+#include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
@@ -521,6 +522,11 @@ static NTSTATUS setinfo_target(struct smb2_request *req,
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
+	if (NT_STATUS_IS_OK(status)) {
+		/* vfs_catia, as CREATE */
+		status = vfs_name_map_to_disk(st, req->tcon->share.name_map,
+					      &path, &stream);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

@@ -734,6 +734,7 @@ class SmbdTestCase(unittest.TestCase):
     workers = None
     global_options = None
     share_options = None
+    extra_shares = None    # Smbd's extra_shares
     start_server = True
 
     @classmethod
@@ -755,6 +756,7 @@ class SmbdTestCase(unittest.TestCase):
             list(_as_pairs(share_options))
         kw.setdefault("io_backend", cls.io_backend)
         kw.setdefault("workers", cls.workers)
+        kw.setdefault("extra_shares", cls.extra_shares)
         return Smbd(global_options=g, share_options=s, **kw)
 
     # a test that kills a worker on purpose sets this to True
