@@ -56,6 +56,7 @@ TESTS += testsuite/unit/test_vfs_catia
 testsuite_unit_test_vfs_catia_SOURCES = testsuite/unit/test_vfs_catia.c
 testsuite_unit_test_vfs_catia_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_catia_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_catia.c testsuite/fuzz/corpus/fuzz_catia
 
 check_PROGRAMS += testsuite/unit/test_vfs_module
 TESTS += testsuite/unit/test_vfs_module
