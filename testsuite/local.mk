@@ -44,7 +44,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_rename_case.py \
 	testsuite/integration/test_dirlease.py \
 	testsuite/integration/test_fsattr.py \
-	testsuite/integration/test_stream_rename.py
+	testsuite/integration/test_stream_rename.py \
+	testsuite/integration/test_catia.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
@@ -59,6 +60,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/torture/known-failures.txt \
 	testsuite/torture/suites-workers.txt \
 	testsuite/torture/known-failures-workers.txt \
+	testsuite/torture/suites-fruit.txt \
+	testsuite/torture/known-failures-fruit.txt \
 	testsuite/run-tests.sh
 
 # smbtorture against this build's smbd with the known-failures list
@@ -71,4 +74,9 @@ torture: all
 torture-workers: all
 	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
 		--builddir $(abs_top_builddir) --cross-workers $(TORTURE_ARGS)
-.PHONY: torture torture-workers
+# vfs.fruit on the macOS share (catia fruit streams_xattr and issue 17's
+# fruit options) with a second share without fruit (issue 17).
+torture-fruit: all
+	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
+		--builddir $(abs_top_builddir) --fruit $(TORTURE_ARGS)
+.PHONY: torture torture-workers torture-fruit

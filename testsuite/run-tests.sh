@@ -3,7 +3,8 @@
 # ./build (VPATH) and run everything:
 #   autogen, configure, make -j2      (a failure here stops the run)
 #   make check                        unit (cmocka) + integration tests
-#   make torture                      smbtorture vs known-failures.txt
+#   make torture                      smbtorture vs known-failures.txt,
+#                                     then torture-workers, torture-fruit
 #   asan                              second build in ./build-asan with
 #                                     --enable-sanitizers (ASan+UBSan): make
 #                                     check and the torture subset (lock,
@@ -94,7 +95,13 @@ do_check() {
 }
 
 do_torture() {
-	(cd "$BUILD" && make torture && make torture-workers)
+	# each list runs even when an earlier one fails
+	(cd "$BUILD" || exit 1
+	rc=0
+	make torture || rc=1
+	make torture-workers || rc=1
+	make torture-fruit || rc=1
+	exit $rc)
 }
 
 # The sanitizer build.  A worker that hits an ASan/UBSan report dies and the

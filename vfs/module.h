@@ -154,6 +154,7 @@ NTSTATUS vfs_next_snap_root(const struct vfs_call *c,
 			    const struct vfs_share *sh, int64_t t, int *fd);
 
 /* The modules the registry has (for testparm and the man page). */
+extern const struct vfs_module vfs_module_catia;
 extern const struct vfs_module vfs_module_recycle;
 extern const struct vfs_module vfs_module_shadow_copy2;
 extern const struct vfs_module vfs_module_snapper;

@@ -77,6 +77,8 @@ struct vfs_file_info {
 	uint32_t uid, gid;
 };
 
+struct vfs_name_map;
+
 /* Share options vfs/ needs (from smb.conf). */
 struct vfs_share {
 	int root_fd;		/* O_PATH|O_DIRECTORY of the share's path */
@@ -99,6 +101,10 @@ struct vfs_share {
 	bool inherit_permissions;
 	bool acl_xattr;		/* `vfs objects` has acl_xattr: NT ACLs
 				 * in security.NTACL decide access */
+	/* `vfs objects` has catia with catia:mappings (vfs/catia.h): names
+	 * off the wire go through it to the disk, names from the disk back;
+	 * NULL for none.  The module stack owns it. */
+	const struct vfs_name_map *name_map;
 };
 
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */

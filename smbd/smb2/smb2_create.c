@@ -37,6 +37,7 @@
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
 #include "smbd/conn/session.h"
+#include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
@@ -1012,6 +1013,12 @@ NTSTATUS smb2_create(struct smb2_request *req)
 			hex[2 * i] = '\0';
 			DBG_DEBUG("refused name bytes: %s\n", hex);
 		}
+		return status;
+	}
+	/* vfs_catia: the client's characters to the on-disk ones */
+	status = vfs_name_map_to_disk(req->mem_ctx, t->share.name_map, &path,
+				      &stream);
+	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
 

@@ -41,6 +41,7 @@
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
+#include "vfs/catia.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
 #include "conf/loadparm.h"
@@ -355,6 +356,7 @@ static void qd_job(void *p)
 		struct fscc_dir_entry e;
 		char *shortn = NULL;
 		uint32_t ea_size = 0;
+		char *wire = NULL;	/* vfs_catia's client form */
 		NTSTATUS s;
 
 		if (!qd_match(st, name) ||
@@ -365,6 +367,15 @@ static void qd_job(void *p)
 		e.ea_size = ea_size;
 		e.fi = &fi;
 		e.name = name;
+		if (st->share.name_map != NULL) {
+			wire = vfs_name_map_apply(st, st->share.name_map,
+						  VFS_NAME_TO_WIRE, name);
+			if (wire == NULL) {
+				st->buf.failed = true;
+				break;
+			}
+			e.name = wire;
+		}
 		if (st->want_short && !vfs_name_is_8_3(name)) {
 			shortn = vfs_name_mangle(st, name);
 		}
@@ -372,6 +383,7 @@ static void qd_job(void *p)
 		s = fscc_dir_entry_push(&st->buf, 0, st->cls, &e, st->max_out,
 					&prev);
 		talloc_free(shortn);
+		talloc_free(wire);
 		if (s == STATUS_BUFFER_OVERFLOW) {
 			break;	/* stays for the next query */
 		}
@@ -590,7 +602,10 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 		st->cursor = d->cursor;
 		d->names = NULL;
 	}
-	st->pattern = talloc_strdup(st, d->pattern);
+	/* vfs_catia: matched against on-disk names (a mapped character
+	 * that becomes a wildcard, U+F021 -> '*', then acts as one) */
+	st->pattern = vfs_name_map_apply(st, req->tcon->share.name_map,
+					 VFS_NAME_TO_DISK, d->pattern);
 	if (st->pattern == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}

@@ -16,6 +16,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/objects/status.h"
 #include "lib/charset.h"
+#include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
@@ -609,6 +610,11 @@ static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
+	if (NT_STATUS_IS_OK(status)) {
+		/* vfs_catia, as CREATE */
+		status = vfs_name_map_to_disk(st, req->tcon->share.name_map,
+					      &path, &stream);
+	}
 	if (rename && n[0] == ':') {
 		/* MS-FSA 2.1.5.14.11.1: a stream rename, ":name[:$DATA]"
 		 * or "::$DATA"; a name it cannot take is

@@ -338,6 +338,7 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return st;
 	}
 	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
+	t->share.name_map = vfs_stack_priv(t->vfs, "catia");
 	return NT_STATUS_OK;
 }
 

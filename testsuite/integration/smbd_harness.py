@@ -185,11 +185,14 @@ class Smbd:
     global_options / share_options: extra smb.conf lines (dict, list of
     pairs or raw "name = value" strings), appended after the defaults so
     they override them.  io_backend / workers set our own parameters.
+    extra_shares: more sections, [(name, options)], each on the same
+    directory as [share] unless its options set a path (smbtorture's
+    vfs.fruit wants a second share on the same files without fruit).
     """
 
     def __init__(self, global_options=None, share_options=None,
                  io_backend=None, workers=None, binary=None, debug=3,
-                 extra_args=None, port=None):
+                 extra_args=None, port=None, extra_shares=None):
         self.binary = binary or smbd_binary()
         self.samba = is_samba(self.binary)
         self.tmp = tempfile.mkdtemp(prefix="smbd-test-")
@@ -197,6 +200,7 @@ class Smbd:
         self.port_fixed = port is not None
         self.global_options = global_options
         self.share_options = share_options
+        self.extra_shares = list(extra_shares or [])
         self.io_backend = io_backend
         self.workers = workers
         self.debug = debug
@@ -244,6 +248,10 @@ class Smbd:
              "\tpath = %s" % self.share,
              "\tread only = no"]
         s += _conf_lines(self.share_options)
+        for name, opts in self.extra_shares:
+            s += ["", "[%s]" % name, "\tpath = %s" % self.share,
+                  "\tread only = no"]
+            s += _conf_lines(opts)
         return "\n".join(g + s) + "\n"
 
     def write_conf(self):
@@ -726,6 +734,7 @@ class SmbdTestCase(unittest.TestCase):
     workers = None
     global_options = None
     share_options = None
+    extra_shares = None    # Smbd's extra_shares
     start_server = True
 
     @classmethod
@@ -747,6 +756,7 @@ class SmbdTestCase(unittest.TestCase):
             list(_as_pairs(share_options))
         kw.setdefault("io_backend", cls.io_backend)
         kw.setdefault("workers", cls.workers)
+        kw.setdefault("extra_shares", cls.extra_shares)
         return Smbd(global_options=g, share_options=s, **kw)
 
     # a test that kills a worker on purpose sets this to True

@@ -34,6 +34,17 @@ connections are served by different workers and every two-connection
 test (oplock and lease breaks, share modes, locks) crosses workers; it
 reads suites-workers.txt and known-failures-workers.txt by default.
 
+--fruit (make torture-fruit): the share a Mac client would use (issue
+17): [share] gets `vfs objects = catia fruit streams_xattr` and the
+fruit options of FRUIT_SHARE_OPTIONS, and a second section [share2] on
+the same directory keeps the global `vfs objects` (no fruit), because
+smbtorture's vfs.fruit opens its two-tree tests' second tree on
+torture:share2 and reads and writes xattrs of the share's files
+directly through torture:localdir (as Samba's own selftest gives it
+vfs_fruit_metadata_stream and vfs_wo_fruit).  It reads suites-fruit.txt
+and known-failures-fruit.txt by default; SMBD=/usr/sbin/smbd runs the
+same against Samba.
+
 Exit status: 0 when there is no regression and no unexpected pass.
 """
 
@@ -75,6 +86,24 @@ CROSS_WORKER_OPTIONS = [
     ("smbd workers", "2"),
     ("smbd spread connections", "yes"),
 ]
+
+# --fruit: the [share] options of issue 17's macOS setup.  fruit:model
+# and fruit:nfs_aces are global options in Samba (vfs_fruit.8), so they
+# go to [global]; the rest are per share.
+FRUIT_GLOBAL_OPTIONS = [
+    ("fruit:model", "MacSamba"),
+    ("fruit:nfs_aces", "no"),
+]
+FRUIT_SHARE_OPTIONS = [
+    ("vfs objects", "catia fruit streams_xattr"),
+    ("fruit:metadata", "stream"),
+    ("fruit:posix_rename", "yes"),
+    ("fruit:veto_appledouble", "no"),
+    ("fruit:wipe_intentionally_left_blank_rfork", "yes"),
+    ("fruit:delete_empty_adfiles", "yes"),
+    ("fruit:time machine", "yes"),
+]
+FRUIT_SHARE2 = "share2"
 
 RESULT = re.compile(r"^(success|successful|failure|fail|error|skip|xfail|"
                     r"uxsuccess): (.*?)(?: \[.*)?$")
@@ -201,9 +230,16 @@ class Runner:
 
     def start_server(self):
         opts = list(GLOBAL_OPTIONS)
+        share_opts = None
+        extra_shares = None
         if self.args.cross_workers:
             opts += CROSS_WORKER_OPTIONS
-        self.srv = h.Smbd(global_options=opts,
+        if self.args.fruit:
+            opts += FRUIT_GLOBAL_OPTIONS
+            share_opts = FRUIT_SHARE_OPTIONS
+            extra_shares = [(FRUIT_SHARE2, None)]
+        self.srv = h.Smbd(global_options=opts, share_options=share_opts,
+                          extra_shares=extra_shares,
                           io_backend=self.args.io_backend,
                           debug=int(os.environ.get("SMBD_DEBUG", "3")))
         self.srv.start()
@@ -217,7 +253,15 @@ class Runner:
         log_start = self.srv.log_size()
         cmd = ["smbtorture", "//127.0.0.1/share", "-p", str(self.srv.port),
                "-U", "%s%%%s" % (USER, PASSWORD), "--target=samba3",
-               "--option=torture:sharedelay=100000", entry]
+               "--option=torture:sharedelay=100000"]
+        if self.args.fruit:
+            # what vfs.fruit asks for (see the head comment); the
+            # conversion test reads delete_empty_adfiles to know how many
+            # files to expect
+            cmd += ["--option=torture:share2=%s" % FRUIT_SHARE2,
+                    "--option=torture:localdir=%s" % self.srv.share,
+                    "--option=torture:delete_empty_adfiles=yes"]
+        cmd.append(entry)
         t0 = time.monotonic()
         timed_out = False
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -399,13 +443,17 @@ def main():
                     help="suites/tests to run instead of suites.txt")
     ap.add_argument("--suites", default=None,
                     help="default: suites.txt (suites-workers.txt with "
-                    "--cross-workers)")
+                    "--cross-workers, suites-fruit.txt with --fruit)")
     ap.add_argument("--known-failures", default=None,
                     help="default: known-failures.txt "
-                    "(known-failures-workers.txt with --cross-workers)")
+                    "(known-failures-workers.txt with --cross-workers, "
+                    "known-failures-fruit.txt with --fruit)")
     ap.add_argument("--cross-workers", action="store_true",
                     help="2 workers, successive connections on different "
                     "ones (our server only)")
+    ap.add_argument("--fruit", action="store_true",
+                    help="the macOS share (catia fruit streams_xattr, "
+                    "a second share without fruit): vfs.fruit")
     ap.add_argument("--limit", type=int, default=None,
                     help="time limit per entry (default: suites.txt)")
     ap.add_argument("--io-backend", default=None,
@@ -424,7 +472,11 @@ def main():
                     help="copy the server log here at the end")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    if args.cross_workers and args.fruit:
+        ap.error("--cross-workers and --fruit are separate runs")
     sfx = "-workers" if args.cross_workers else ""
+    if args.fruit:
+        sfx = "-fruit"
     if args.suites is None:
         args.suites = os.path.join(HERE, "suites%s.txt" % sfx)
     if args.known_failures is None:

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "vfs/module.h"
+#include "vfs/catia.h"
 
 /* Options of the fake reader: "mod:opt=value" strings. */
 static const char *const *fake_opts;
@@ -159,6 +160,7 @@ static void test_registry(void **state)
 	assert_ptr_equal(vfs_module_find("shadow_copy2"),
 			 &vfs_module_shadow_copy2);
 	assert_ptr_equal(vfs_module_find("snapper"), &vfs_module_snapper);
+	assert_ptr_equal(vfs_module_find("catia"), &vfs_module_catia);
 	assert_null(vfs_module_find("fruit"));
 	assert_null(vfs_module_find(""));
 }
@@ -197,6 +199,34 @@ static void test_build(void **state)
 	assert_null(unknown);
 	assert_false(vfs_stack_has(st, "recycle"));
 	vfs_stack_unref(st);
+	talloc_free(mem);
+}
+
+/* catia's configuration is its name map: none without catia:mappings,
+ * as Samba's catia maps nothing then (issue 17). */
+static void test_catia(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"catia", "fruit", NULL};
+	static const char *const opts[] = {"catia:mappings=0x3a:0xf022",
+					   NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = NULL;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_true(vfs_stack_has(st, "catia"));
+	assert_null(vfs_stack_priv(st, "catia"));
+	assert_string_equal(unknown[0], "fruit");
+	vfs_stack_unref(st);
+	fake_opts = opts;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_int_equal(vfs_name_map_count(vfs_stack_priv(st, "catia")), 1);
+	vfs_stack_unref(st);
+	fake_opts = NULL;
 	talloc_free(mem);
 }
 
@@ -540,6 +570,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test_setup_teardown(test_build, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_catia, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_recycle_unlink,
 						scratch_setup,
