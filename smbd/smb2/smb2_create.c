@@ -509,7 +509,15 @@ static void create_job(void *p)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	if (st->want_parent && !st->snapshot) {
+	/* Only an open that made the entry, or may change or delete it,
+	 * will break its directory's leases: a read or stat open (most of
+	 * them) costs nothing here. */
+	if (st->want_parent && !st->snapshot &&
+	    (st->action != FILE_OPENED ||
+	     (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+			    SEC_FILE_WRITE_ATTRIBUTE | SEC_STD_DELETE |
+			    SEC_FLAG_MAXIMUM_ALLOWED)) ||
+	     (st->options & FILE_DELETE_ON_CLOSE))) {
 		/* A change of the object is a change of its entry there. */
 		st->parent = vfs_parent_id(&st->share, st->share.root_fd,
 					   st->real_path);
