@@ -697,7 +697,23 @@ struct contend_state {
 	struct rec_edit ed;
 	const struct open_owner *o;
 	const uint8_t *guid, *key;
+	/* A directory's entry changed: every lease on it goes (a
+	 * directory holds R and H, never W), breaking ones to none too. */
+	bool dir_change;
 };
+
+/* What a WRITE (or a change of a directory's entries) takes from e. */
+static bool contend_breaks(const struct contend_state *c,
+			   const struct share_mode_entry *e)
+{
+	if (c->dir_change) {
+		return e->caching == CACHING_LEASE && e->state != 0;
+	}
+	/* Only read caching is left to others of a file someone writes (W
+	 * would have been broken at their open). */
+	return (e->state & CACHE_R) && !(e->state & CACHE_W) &&
+	       !(e->flags & SHARE_ENTRY_BREAKING);
+}
 
 static NTSTATUS contend_fn(TALLOC_CTX *tmp, const uint8_t *old,
 			   size_t old_len, enum locking_action *action,
@@ -724,13 +740,8 @@ static NTSTATUS contend_fn(TALLOC_CTX *tmp, const uint8_t *old,
 		    same_lease(e, CACHING_LEASE, c->guid, c->key)) {
 			continue;
 		}
-		/* Only read caching is left to others of a file someone
-		 * writes (W would have been broken at their open). */
-		if ((e->state & CACHE_R) && !(e->state & CACHE_W) &&
-		    !(e->flags & SHARE_ENTRY_BREAKING)) {
-			if (!request_break(&c->ed, e, 0)) {
-				return NT_STATUS_NO_MEMORY;
-			}
+		if (contend_breaks(c, e) && !request_break(&c->ed, e, 0)) {
+			return NT_STATUS_NO_MEMORY;
 		}
 	}
 	if (c->ed.nbreaks == 0) {
@@ -759,52 +770,19 @@ NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
 
 /* ---- directory leases: an entry of the directory changed ---- */
 
-static NTSTATUS dir_change_fn(TALLOC_CTX *tmp, const uint8_t *old,
-			      size_t old_len, enum locking_action *action,
-			      uint8_t **nb, size_t *nl, void *priv)
-{
-	struct contend_state *c = priv;
-	NTSTATUS status;
-	uint32_t i;
-
-	if (old == NULL) {
-		return NT_STATUS_NOT_FOUND;
-	}
-	status = edit_decode(&c->ed, tmp, old, old_len);
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
-	}
-	for (i = 0; i < c->ed.r.num; i++) {
-		struct share_mode_entry *e = &c->ed.r.e[i];
-
-		if (e->caching != CACHING_LEASE || e->state == 0 ||
-		    (c->guid != NULL &&
-		     same_lease(e, CACHING_LEASE, c->guid, c->key))) {
-			continue;
-		}
-		if (!request_break(&c->ed, e, 0)) {
-			return NT_STATUS_NO_MEMORY;
-		}
-	}
-	if (c->ed.nbreaks == 0) {
-		*action = LOCKING_KEEP;
-		return NT_STATUS_OK;
-	}
-	return edit_store(&c->ed, tmp, action, nb, nl);
-}
-
 NTSTATUS share_mode_break_dir_leases(struct locking_db *db,
 				     TALLOC_CTX *mem_ctx,
 				     const struct file_key *dir,
 				     const uint8_t *guid, const uint8_t *key,
 				     struct share_break **breaks, unsigned *n)
 {
-	struct contend_state c = {.guid = guid, .key = key};
+	struct contend_state c = {.guid = guid, .key = key,
+				  .dir_change = true};
 	NTSTATUS status;
 
 	c.ed.mem_ctx = mem_ctx;
 	c.ed.level2_ok = true;
-	status = locking_modify(db->share, dir, dir_change_fn, &c);
+	status = locking_modify(db->share, dir, contend_fn, &c);
 	*breaks = c.ed.breaks;
 	*n = c.ed.nbreaks;
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
