@@ -1265,6 +1265,67 @@ static void test_oplock_share_conflict(void **state)
 	talloc_free(tmp);
 }
 
+/* Directory leases (MS-SMB2 3.3.5.9.11): a directory gets R and H at
+ * most, and no oplock; a change of its entries breaks every lease on it
+ * to none except the one named as the change's parent key. */
+static void test_dir_leases(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct file_key k = new_key();
+	struct share_open_req q1 = lreq(1, 0x11, CACHE_RWH);
+	struct share_open_req q2 = lreq(2, 0x22, CACHE_R);
+	struct share_open_req qo = oreq(3, RD, SR | SW | SD, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_res r;
+	struct share_break *b;
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	uint8_t key1[16], guid[16];
+	unsigned n;
+	bool last, del;
+
+	memset(key1, 0x11, 16);
+	memset(guid, 0x77, 16);
+	q1.is_dir = q2.is_dir = qo.is_dir = true;
+	assert_int_equal(share_mode_open(db, tmp, &k, &q1, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_R | CACHE_H);
+	assert_int_equal(share_mode_open(db, tmp, &k, &q2, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, CACHE_R);
+	assert_int_equal(share_mode_open(db, tmp, &k, &qo, &r), NT_STATUS_OK);
+	assert_int_equal(r.granted, 0);
+	/* A change under lease 1 as parent: only lease 2 breaks, no ack
+	 * (R alone). */
+	assert_int_equal(share_mode_break_dir_leases(db, tmp, &k, guid, key1,
+						     &b, &n),
+			 NT_STATUS_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].open_id, 2);
+	assert_int_equal(b[0].to, 0);
+	assert_false(b[0].ack_required);
+	/* Anyone else's change: lease 1 breaks RH to none, with an ack. */
+	assert_int_equal(share_mode_break_dir_leases(db, tmp, &k, NULL, NULL,
+						     &b, &n),
+			 NT_STATUS_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].open_id, 1);
+	assert_int_equal(b[0].from, CACHE_R | CACHE_H);
+	assert_int_equal(b[0].to, 0);
+	assert_true(b[0].ack_required);
+	/* A directory nobody has open: nothing to break. */
+	{
+		struct file_key none = new_key();
+
+		assert_int_equal(share_mode_break_dir_leases(
+					 db, tmp, &none, NULL, NULL, &b, &n),
+				 NT_STATUS_OK);
+		assert_int_equal(n, 0);
+	}
+	(void)share_mode_remove(db, &k, &o3, &last, &del);
+	(void)share_mode_remove(db, &k, &o2, &last, &del);
+	(void)share_mode_remove(db, &k, &o1, &last, &del);
+	assert_true(last);
+	talloc_free(tmp);
+}
+
 /* Leases: W goes to the first holder's break, the second key gets RH;
  * epochs count; an upgrade next to another lease only to a superset that
  * both can hold; the timeout gives the holder what the break said. */
@@ -1358,6 +1419,7 @@ int main(void)
 		cmocka_unit_test(test_oplock_batch_break),
 		cmocka_unit_test(test_oplock_share_conflict),
 		cmocka_unit_test(test_lease_break_upgrade),
+		cmocka_unit_test(test_dir_leases),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
