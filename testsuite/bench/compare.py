@@ -367,7 +367,8 @@ class Bench:
                        self.a.user, self.password)
         ours = Server("ours", self.a.ours, self.base, self.results,
                       self.a.user, self.password,
-                      "  smbd workers = %d\n" % self.a.workers)
+                      "  smbd workers = %d\n" % self.a.workers +
+                      "".join("  %s\n" % o for o in self.a.ours_option))
         wanted = [samba, ours]
         if self.a.only:
             wanted = [s for s in wanted if s.name == self.a.only]
@@ -841,6 +842,10 @@ def main():
                    help="our smbd (default $SMBD_OURS or BUILDDIR/smbd/smbd)")
     p.add_argument("--samba", default="/usr/sbin/smbd")
     p.add_argument("--only", choices=("samba", "ours"))
+    p.add_argument("--ours-option", action="append", default=[],
+                   metavar="'NAME = VALUE'",
+                   help="an smb.conf [global] line for our smbd only "
+                        "(repeatable), e.g. 'smb3 directory leases = no'")
     p.add_argument("--results", help="default BUILDDIR/bench-results")
     p.add_argument("--tmpdir", default=None)
     p.add_argument("--keep", action="store_true", help="keep temp dirs")
