@@ -647,6 +647,51 @@ static void test_move_owner(void **state)
 	assert_true(last);
 }
 
+/* A stream rename moves its open's entry and locks to the new stream's
+ * key as they are (share_mode_move_key, brl_move_key); the counts see
+ * them there and no longer at the old key. */
+static void test_move_key(void **state)
+{
+	struct file_key from = new_key(), to = new_key();
+	struct open_owner a = own(11), other = own(12), nobody = own(13);
+	bool last, del, wake;
+
+	assert_int_equal(share_mode_add(db, &from, &a, RD, SR), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &from, &other, RD, SR),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &from, &a, 0, 10, true), NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &from, &other, 50, 5, true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_count(db, &from, false), 2);
+	assert_int_equal(share_mode_count(db, &to, false), 0);
+	/* An owner with no entry moves nothing. */
+	assert_int_not_equal(share_mode_move_key(db, &from, &to, &nobody,
+						 &wake),
+			     NT_STATUS_OK);
+	assert_int_equal(share_mode_count(db, &from, false), 2);
+	assert_int_equal(share_mode_move_key(db, &from, &to, &a, &wake),
+			 NT_STATUS_OK);
+	assert_false(wake);
+	assert_int_equal(brl_move_key(db, &from, &to, &a), NT_STATUS_OK);
+	assert_int_equal(share_mode_count(db, &from, false), 1);
+	assert_int_equal(share_mode_count(db, &to, false), 1);
+	/* a's lock is at the new key only; other's stayed. */
+	assert_int_equal(brl_count(db, &from), 1);
+	assert_int_equal(brl_count(db, &to), 1);
+	assert_int_equal(brl_lock(db, &to, &other, 5, 1, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_lock(db, &from, &other, 5, 1, false),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_unlock(db, &to, &a, 0, 10), NT_STATUS_OK);
+	brl_remove_owner(db, &from, &other);
+	assert_int_equal(share_mode_remove(db, &to, &a, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_int_equal(share_mode_remove(db, &from, &other, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+}
+
 static void test_brl_stacking(void **state)
 {
 	struct file_key k = new_key();
@@ -1404,6 +1449,7 @@ int main(void)
 		cmocka_unit_test(test_stream_ref),
 		cmocka_unit_test(test_brl_basic),
 		cmocka_unit_test(test_move_owner),
+		cmocka_unit_test(test_move_key),
 		cmocka_unit_test(test_brl_stacking),
 		cmocka_unit_test(test_brl_unlock),
 		cmocka_unit_test(test_brl_zero_length),
