@@ -506,7 +506,9 @@ static void create_job(void *p)
 		st->status = NT_STATUS_OK;
 		(void)create_lookup_open(st);
 	}
-	if (!NT_STATUS_IS_OK(st->status)) {
+	/* A stream's open is complete (create_stream): its handle has the
+	 * stream's size and a file's attributes, not its file's. */
+	if (!NT_STATUS_IS_OK(st->status) || st->stream != NULL) {
 		return;
 	}
 	/* Only an open that made the entry, or may change or delete it,
