@@ -117,6 +117,35 @@ class StreamRename(h.SmbdTestCase):
         self.assertEqual(os.path.getsize(path), 0)
         self.assertEqual(os.getxattr(path, XATTR % "moved"), b"file data\0")
 
+    def standard_info(self, fid):
+        """FileStandardInformation: (EndOfFile, Directory)."""
+        raw = self.conn._SMBConnection.queryInfo(
+            self.tid, fid, infoType=1, fileInfoClass=5)
+        eof, = struct.unpack_from("<Q", raw, 8)
+        return eof, raw[21]
+
+    def test_stream_handle_is_the_streams(self):
+        """A stream's handle has the stream's size and is no directory,
+        also a directory's stream (smbtorture smb2.fileid.fileid-dir)."""
+        path = os.path.join(self.smbd.share, "f4.txt")
+        with open(path, "wb") as f:
+            f.write(b"x" * 100)
+        os.chmod(path, 0o666)
+        fid = self.open("f4.txt:s")
+        self.conn.writeFile(self.tid, fid, b"abc")
+        self.conn.closeFile(self.tid, fid)
+        fid = self.open("f4.txt:s", disposition=1)
+        self.assertEqual(self.standard_info(fid), (3, 0))
+        self.conn.closeFile(self.tid, fid)
+        d = os.path.join(self.smbd.share, "d4")
+        os.mkdir(d)
+        os.chmod(d, 0o777)
+        fid = self.open("d4:s")
+        self.conn.writeFile(self.tid, fid, b"yz")
+        self.assertEqual(self.standard_info(fid), (2, 0))
+        self.conn.closeFile(self.tid, fid)
+        self.assertEqual(os.getxattr(d, XATTR % "s"), b"yz\0")
+
 
 if __name__ == "__main__":
     h.main()
