@@ -110,4 +110,15 @@ struct vfs_share {
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */
 NTSTATUS vfs_map_errno(int err);
 
+/*
+ * *dst = *src for a pool job, which may outlive the tree connect that
+ * owns src's strings (a TREE_DISCONNECT, LOGOFF or dropped connection
+ * while it runs): path, veto_files and hide_files are copied onto
+ * mem_ctx.  root_fd is src's (the caller dups it); name_map belongs to
+ * the share's module stack, of which a job that uses it holds a
+ * reference (vfs/module.h).  false when out of memory.
+ */
+bool vfs_share_copy(TALLOC_CTX *mem_ctx, struct vfs_share *dst,
+		    const struct vfs_share *src);
+
 #endif

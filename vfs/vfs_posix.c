@@ -24,6 +24,24 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+static bool share_str_copy(TALLOC_CTX *mem_ctx, const char **s)
+{
+	if (*s == NULL) {
+		return true;
+	}
+	*s = talloc_strdup(mem_ctx, *s);
+	return *s != NULL;
+}
+
+bool vfs_share_copy(TALLOC_CTX *mem_ctx, struct vfs_share *dst,
+		    const struct vfs_share *src)
+{
+	*dst = *src;
+	return share_str_copy(mem_ctx, &dst->path) &&
+	       share_str_copy(mem_ctx, &dst->veto_files) &&
+	       share_str_copy(mem_ctx, &dst->hide_files);
+}
+
 NTSTATUS vfs_map_errno(int err)
 {
 	switch (err) {

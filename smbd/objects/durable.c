@@ -117,9 +117,12 @@ static struct smbd_tcon *ghost_tcon(struct smbd_open *op)
 	g->read_only = t->read_only;
 	g->maximal_access = t->maximal_access;
 	g->use_sendfile = t->use_sendfile;
-	g->share = t->share;
 	g->share_name = talloc_strdup(g, t->share_name ? t->share_name : "");
 	g->path = talloc_strdup(g, t->path ? t->path : "");
+	if (!vfs_share_copy(g, &g->share, &t->share)) {
+		talloc_free(g);
+		return NULL;
+	}
 	g->share.path = g->path;
 	g->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	if (g->share.root_fd == -1 || g->share_name == NULL ||

@@ -181,7 +181,12 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	d->root_fd = -1;
 	d->fd = -1;
 	talloc_set_destructor(d, open_delete_destructor);
-	d->share = op->tcon->share;
+	if (!vfs_share_copy(d, &d->share, &op->tcon->share)) {
+		DBG_WARNING("delete on close of %s: out of memory\n",
+			    op->path);
+		talloc_free(d);
+		return;
+	}
 	d->share.path = "";
 	d->vfs = vfs_stack_ref(op->tcon->vfs);
 	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

@@ -165,10 +165,12 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	smbd_dir_change_of(op, &st->dir);
 	st->id.dev = op->dev;
 	st->id.ino = op->ino;
-	st->share = op->tcon->share;
 	st->vfs = vfs_stack_ref(op->tcon->vfs);
 	talloc_set_destructor(st, close_state_destructor);
 	st->path = talloc_strdup(st, op->path);
+	if (!vfs_share_copy(st, &st->share, &op->tcon->share)) {
+		st->path = NULL;	/* fails below: out of memory */
+	}
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	st->fd = smbd_open_detach(op);

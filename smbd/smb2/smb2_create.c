@@ -1060,7 +1060,10 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
-	st->share = t->share;
+	if (!vfs_share_copy(st, &st->share, &t->share)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
 	st->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	talloc_set_destructor(st, create_state_destructor);
 	st->path = talloc_steal(st, path);

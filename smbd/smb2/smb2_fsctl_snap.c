@@ -99,7 +99,10 @@ NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st)
 		return NT_STATUS_NO_MEMORY;
 	}
 	j->call = st->call;
-	j->share = t->share;
+	if (!vfs_share_copy(j, &j->share, &t->share)) {
+		talloc_free(j);
+		return NT_STATUS_NO_MEMORY;
+	}
 	j->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	j->vfs = vfs_stack_ref(t->vfs);
 	talloc_set_destructor(j, snap_job_destructor);

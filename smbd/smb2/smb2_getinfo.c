@@ -541,7 +541,10 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	g->max_out = max_out;
 	g->secinfo = secinfo;
 	req->job_priv = g;
-	st->share = req->tcon->share;
+	if (!vfs_share_copy(st, &st->share, &req->tcon->share)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
 	st->opath = op->opath;
 	st->want_fs = type == SMB2_0_INFO_FILESYSTEM;
 	st->want_eas = type == SMB2_0_INFO_FILE &&

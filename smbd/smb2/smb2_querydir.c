@@ -42,6 +42,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
+#include "vfs/module.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
 #include "conf/loadparm.h"
@@ -96,6 +97,7 @@ struct qd_state {
 	char *pattern;
 	char *dirpath;		/* the directory, share-relative */
 	struct vfs_share share;	/* root_fd: our own dup */
+	struct vfs_stack *vfs;	/* our reference: share.name_map is its */
 	struct qd_names *names;
 	size_t cursor;
 	struct wire_buf buf;	/* the entries for the reply */
@@ -430,6 +432,7 @@ static int qd_state_destructor(struct qd_state *st)
 	if (st->share.root_fd != -1) {
 		close(st->share.root_fd);
 	}
+	vfs_stack_unref(st->vfs);
 	return 0;
 }
 
@@ -618,8 +621,14 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	st->single = (q->flags & SMB2_RETURN_SINGLE_ENTRY) != 0;
 	st->cls = q->cls;
 	st->max_out = q->max_out;
-	st->share = req->tcon->share;
+	if (!vfs_share_copy(st, &st->share, &req->tcon->share)) {
+		st->share.root_fd = -1;	/* the tree's: not ours to close */
+		return NT_STATUS_NO_MEMORY;
+	}
 	st->share.root_fd = -1;	/* dup'ed by the caller */
+	/* The listing maps names through vfs_catia's map in the pool: the
+	 * map is the module stack's, which the job holds. */
+	st->vfs = vfs_stack_ref(req->tcon->vfs);
 	st->dirpath = talloc_strdup(st, op->path != NULL ? op->path : "");
 	if (st->dirpath == NULL) {
 		return NT_STATUS_NO_MEMORY;

@@ -944,7 +944,10 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
-	st->share = req->tcon->share;
+	if (!vfs_share_copy(st, &st->share, &req->tcon->share)) {
+		talloc_free(st);
+		return NT_STATUS_NO_MEMORY;
+	}
 	st->share.root_fd = -1;
 	talloc_set_destructor(st, setinfo_state_destructor);
 	sync_done = false;
