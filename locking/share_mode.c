@@ -77,6 +77,38 @@ struct add_state {
 	uint32_t share;
 	uint32_t flags;		/* SHARE_ENTRY_STREAM or 0 */
 };
+/* The record old (count entries, header flags) with e after them: a new
+ * buffer on tmp to store; INSUFFICIENT_RESOURCES past the bound. */
+static NTSTATUS rec_append(TALLOC_CTX *tmp, const uint8_t *old,
+			   size_t old_len, uint32_t count, uint16_t flags,
+			   const struct share_mode_entry *e,
+			   enum locking_action *action, uint8_t **nb,
+			   size_t *nl)
+{
+	size_t len = LOCKING_REC_HDR_LEN + ((size_t)count + 1) *
+						   SHARE_ENTRY_LEN;
+	uint8_t *buf;
+
+	if (count >= LOCKING_MAX_OPENS_PER_FILE) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	buf = talloc_size(tmp, len);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (old != NULL) {
+		memcpy(buf, old, old_len);
+	}
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
+	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+				     (size_t)count * SHARE_ENTRY_LEN,
+			     e);
+	*nb = buf;
+	*nl = len;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
 
 static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		       enum locking_action *action, uint8_t **nb, size_t *nl,
@@ -88,7 +120,6 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	uint32_t count = 0;
 	uint16_t flags = 0;
 	NTSTATUS status;
-	uint8_t *buf;
 
 	if (old != NULL) {
 		if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, old,
@@ -117,19 +148,7 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		if (status != NT_STATUS_NO_MORE_ENTRIES) {
 			return LOCKING_STATUS_CORRUPT;
 		}
-		if (count >= LOCKING_MAX_OPENS_PER_FILE) {
-			return NT_STATUS_INSUFFICIENT_RESOURCES;
-		}
 	}
-	buf = talloc_size(tmp, LOCKING_REC_HDR_LEN +
-				       ((size_t)count + 1) * SHARE_ENTRY_LEN);
-	if (buf == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	if (old != NULL) {
-		memcpy(buf, old, old_len);
-	}
-	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
 	e = (struct share_mode_entry){
 		.pid = a->o->pid,
 		.flags = a->flags,
@@ -137,13 +156,7 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		.access_mask = a->access,
 		.share_access = a->share,
 	};
-	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
-				     (size_t)count * SHARE_ENTRY_LEN,
-			     &e);
-	*nb = buf;
-	*nl = LOCKING_REC_HDR_LEN + ((size_t)count + 1) * SHARE_ENTRY_LEN;
-	*action = LOCKING_STORE;
-	return NT_STATUS_OK;
+	return rec_append(tmp, old, old_len, count, flags, &e, action, nb, nl);
 }
 
 NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
@@ -573,7 +586,6 @@ static NTSTATUS put_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	struct locking_rec_iter it;
 	uint32_t count = 0;
 	uint16_t flags = 0;
-	uint8_t *buf;
 
 	if (old != NULL) {
 		if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, old,
@@ -582,26 +594,8 @@ static NTSTATUS put_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		}
 		count = it.left;
 		flags = it.flags;
-		if (count >= LOCKING_MAX_OPENS_PER_FILE) {
-			return NT_STATUS_INSUFFICIENT_RESOURCES;
-		}
 	}
-	buf = talloc_size(tmp, LOCKING_REC_HDR_LEN +
-				       ((size_t)count + 1) * SHARE_ENTRY_LEN);
-	if (buf == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	if (old != NULL) {
-		memcpy(buf, old, old_len);
-	}
-	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, count + 1);
-	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
-				     (size_t)count * SHARE_ENTRY_LEN,
-			     e);
-	*nb = buf;
-	*nl = LOCKING_REC_HDR_LEN + ((size_t)count + 1) * SHARE_ENTRY_LEN;
-	*action = LOCKING_STORE;
-	return NT_STATUS_OK;
+	return rec_append(tmp, old, old_len, count, flags, e, action, nb, nl);
 }
 
 NTSTATUS share_mode_move_key(struct locking_db *db, const struct file_key *from,
