@@ -24,6 +24,12 @@ testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c 
 testsuite_unit_test_ev_after_poll_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_after_poll_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+check_PROGRAMS += testsuite/unit/test_tpool
+TESTS += testsuite/unit/test_tpool
+testsuite_unit_test_tpool_SOURCES = testsuite/unit/test_tpool.c
+testsuite_unit_test_tpool_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_tpool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_log
 TESTS += testsuite/unit/test_log
 testsuite_unit_test_log_SOURCES = testsuite/unit/test_log.c

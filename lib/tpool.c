@@ -190,12 +190,33 @@ static int tpool_destructor(struct tpool *p)
 	return 0;
 }
 
+/*
+ * Whether talloc_enable_null_tracking() is on: chunks without a parent
+ * then hang off one global context, a list talloc changes without a
+ * lock, so threads that allocate with a NULL parent (every job may)
+ * would corrupt it.
+ */
+static bool tpool_null_tracked(void)
+{
+	char *probe = talloc_size(NULL, 1);
+	bool tracked = probe != NULL && talloc_parent(probe) != NULL;
+
+	talloc_free(probe);
+	return tracked;
+}
+
 struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			unsigned nthreads)
 {
-	struct tpool *p = talloc_zero(mem_ctx, struct tpool);
+	struct tpool *p;
 	unsigned i;
 
+	if (tpool_null_tracked()) {
+		DBG_ERR("thread pool refused: talloc null tracking is on, "
+			"which is not thread-safe\n");
+		return NULL;
+	}
+	p = talloc_zero(mem_ctx, struct tpool);
 	if (p == NULL) {
 		return NULL;
 	}
