@@ -19,7 +19,7 @@ libsmbd_a_SOURCES += \
 	smbd/objects/secdesc.c smbd/objects/secdesc.h smbd/objects/sd.c smbd/objects/sd.h \
 	smbd/objects/ntacl.c smbd/objects/ntacl.h smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
-	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/smb2/smb2_break.c \
+	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/objects/dirwatch.c smbd/objects/dirwatch.h smbd/smb2/smb2_break.c \
 	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c smbd/smb2/notify_wire.h \
 	smbd/objects/status.c smbd/objects/status.h \
 	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h smbd/smb2/smb2_fsctl_snap.c \
@@ -124,3 +124,9 @@ EXTRA_DIST += testsuite/fuzz/session_env.h testsuite/fuzz/seed_session.py \
 	testsuite/fuzz/corpus/fuzz_transform_session \
 	testsuite/fuzz/corpus/fuzz_compound_session \
 	testsuite/fuzz/corpus/fuzz_create_durable
+
+check_PROGRAMS += testsuite/unit/test_dirwatch
+TESTS += testsuite/unit/test_dirwatch
+testsuite_unit_test_dirwatch_SOURCES = testsuite/unit/test_dirwatch.c
+testsuite_unit_test_dirwatch_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dirwatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

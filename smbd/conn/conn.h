@@ -46,6 +46,7 @@ struct smbd_barrier;
 struct smb2_protocol;
 struct smbd_mailbox;
 struct smbd_conn;
+struct dirwatch;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -90,6 +91,7 @@ struct smbd_worker {
 	struct smbd_open *lease_hash[SMBD_WORKER_LEASE_BUCKETS];
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
+	struct dirwatch *dirwatch;	/* fanotify (smbd/objects/dirwatch.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */
 	/* Holds the disconnected durable opens (smbd/objects/durable.c): no socket,
 	 * no session; made on first use. */

@@ -24,6 +24,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/objects/status.h"
 #include "smbd/objects/oplock.h"
+#include "smbd/objects/dirwatch.h"
 #include "conf/loadparm.h"
 #include "locking/locking_rec.h"
 #include "smbd/objects/smbd_locking.h"
@@ -672,6 +673,10 @@ static NTSTATUS create_share(struct smb2_request *req,
 		memcpy(op->parent_lease_key, st->parent_key, 16);
 		op->has_parent_key = st->has_parent_key;
 		smbd_open_lease_link(op);
+		if (op->is_dir && res.granted != 0) {
+			/* Local changes break it too (dirwatch.h). */
+			smbd_dirwatch_add(w, op);
+		}
 	} else if (res.granted != 0) {
 		op->caching = CACHING_OPLOCK;
 	}

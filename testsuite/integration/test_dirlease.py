@@ -7,8 +7,10 @@ through any connection on any worker.  Here client A (on the first CPU's
 worker) leases the directory `d`; client B (on the last CPU's worker, so
 the break crosses workers when there are two) then creates, writes and
 closes, renames and deletes entries, and A must get a lease break
-notification for each.  A change that A makes through an open naming
-the directory's lease as its ParentLeaseKey breaks nothing, and with
+notification for each; so must a change a local process makes in the
+directory (fanotify).  A change that A makes through an open naming
+the directory's lease as its ParentLeaseKey breaks nothing (though the
+kernel reports it to the watch too), and with
 `smb3 directory leases = no` NEGOTIATE does not offer the capability.
 smbtorture smb2.lease.v2_request checks the grant itself (RH of RHW) and
 the epochs.  Samba 4.17 has no directory leases: the test is ours only.
@@ -201,6 +203,40 @@ class DirLease(h.TestUser):
     def test_delete_breaks(self):
         self.b.remove("share", "d\\old.txt")
         self.assert_broken()
+
+    def local_path(self, *names):
+        return os.path.join(self.smbd.tmp, "share", "d", *names)
+
+    def test_local_create_breaks(self):
+        """A file made in the directory by a local process, not through
+        SMB (the worker's fanotify watch, smbd/objects/dirwatch.c)."""
+        with open(self.local_path("local.txt"), "w") as f:
+            f.write("y")
+        self.assert_broken()
+
+    def test_local_write_breaks(self):
+        with open(self.local_path("old.txt"), "a") as f:
+            f.write("more")
+        self.assert_broken()
+
+    def test_local_rename_and_mkdir_break(self):
+        os.rename(self.local_path("old.txt"), self.local_path("new.txt"))
+        self.assert_broken()
+        # broken to none: a new lease, then a subdirectory made locally
+        self.a.close(self.atid, self.dfid)
+        self.key = uuid.uuid4().bytes
+        self.dfid = self.a.create(
+            self.atid, "d", DIR_READ, SHARE_ALL, FILE_DIRECTORY_FILE,
+            FILE_OPEN, 0x10, oplockLevel=OPLOCK_LEASE,
+            createContexts=[lease_v2(self.key, LEASE_R | LEASE_H)])
+        os.mkdir(self.local_path("sub"))
+        self.assert_broken()
+
+    def test_local_change_elsewhere_does_not_break(self):
+        with open(os.path.join(self.smbd.tmp, "share", "other.txt"),
+                  "w") as f:
+            f.write("z")
+        self.assertIsNone(lease_break(self.a, 1))
 
     def test_parent_key_spares(self):
         """A's own change under the directory's lease as parent: A knows

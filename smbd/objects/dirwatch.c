@@ -1,0 +1,428 @@
+/*
+ * Directory leases and local changes: one fanotify group per worker,
+ * made on the first directory lease, marking each leased directory for
+ * its entries' events (see dirwatch.h).  A directory is known by the
+ * file handle the kernel reports for it (FAN_REPORT_DIR_FID), taken
+ * with name_to_handle_at() when it is marked.  Each leased open of a
+ * directory holds a reference on its entry (a talloc child of the open,
+ * so a durable open that moves keeps it); the last one to go removes the
+ * mark.
+ */
+#include "smbd/objects/dirwatch.h"
+#include "smbd/objects/oplock.h"
+#include "smbd/objects/open.h"
+#include "smbd/objects/smbd_locking.h"
+#include "smbd/conn/conn.h"
+#include "locking/locking.h"
+#include "lib/clock.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <talloc.h>
+#include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+/* What changes a directory's listing or what it caches of its entries. */
+#define DIRWATCH_MASK                                                         \
+	(FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO |            \
+	 FAN_MODIFY | FAN_ATTRIB | FAN_EVENT_ON_CHILD | FAN_ONDIR)
+#define DIRWATCH_HANDLE_MAX 128	/* MAX_HANDLE_SZ */
+/* How long a pid found to be ours is believed without asking again. */
+#define DIRWATCH_PID_TTL_MS 10000
+#define DIRWATCH_PID_CACHE 8
+
+struct dirwatch_dir {
+	uint64_t dev, ino;
+	unsigned refs;		/* leased opens of it on this worker */
+	int fd;			/* O_PATH, to name it when unmarking */
+	int handle_type;
+	unsigned handle_len;
+	uint8_t handle[DIRWATCH_HANDLE_MAX];
+};
+
+struct dirwatch_ref;
+
+struct dirwatch {
+	int fd;
+	bool unavailable;
+	bool full_logged;
+	unsigned n;
+	struct dirwatch_dir dirs[SMBD_DIRWATCH_MAX];
+	struct dirwatch_ref *refs;	/* to detach when the worker ends */
+	struct {
+		pid_t pid;
+		uint64_t until;
+	} ours[DIRWATCH_PID_CACHE];
+	unsigned ours_next;
+};
+
+bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
+			       const char *stat_text)
+{
+	const char *p;
+	long ppid;
+	char *end;
+
+	if (pid == self || pid == master) {
+		return true;
+	}
+	if (stat_text == NULL) {
+		return false;
+	}
+	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and ')', so
+	 * the fields go on after the last ')' (proc(5)). */
+	p = strrchr(stat_text, ')');
+	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ') {
+		return false;
+	}
+	errno = 0;
+	ppid = strtol(p + 4, &end, 10);
+	if (errno != 0 || end == p + 4 || (*end != ' ' && *end != '\0')) {
+		return false;
+	}
+	return ppid == (long)master;
+}
+
+static bool dirwatch_pid_ours(struct dirwatch *dw, pid_t pid)
+{
+	uint64_t now = clock_mono_ms();
+	char path[64], text[512];
+	ssize_t got = -1;
+	unsigned i;
+	int fd;
+
+	for (i = 0; i < DIRWATCH_PID_CACHE; i++) {
+		if (dw->ours[i].pid == pid && dw->ours[i].until > now) {
+			return true;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd != -1) {
+		got = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	if (got >= 0) {
+		text[got] = '\0';
+	}
+	if (!smbd_dirwatch_pid_is_smbd(pid, getpid(), getppid(),
+				       got >= 0 ? text : NULL)) {
+		return false;
+	}
+	dw->ours[dw->ours_next].pid = pid;
+	dw->ours[dw->ours_next].until = now + DIRWATCH_PID_TTL_MS;
+	dw->ours_next = (dw->ours_next + 1) % DIRWATCH_PID_CACHE;
+	return true;
+}
+
+static struct dirwatch_dir *dirwatch_find(struct dirwatch *dw, int type,
+					  const uint8_t *handle, unsigned len)
+{
+	unsigned i;
+
+	for (i = 0; i < dw->n; i++) {
+		struct dirwatch_dir *d = &dw->dirs[i];
+
+		if (d->handle_type == type && d->handle_len == len &&
+		    memcmp(d->handle, handle, len) == 0) {
+			return d;
+		}
+	}
+	return NULL;
+}
+
+static void dirwatch_changed(struct smbd_worker *w, struct dirwatch_dir *d)
+{
+	struct smbd_dir_change c;
+
+	memset(&c, 0, sizeof(c));
+	c.dev = d->dev;
+	c.ino = d->ino;
+	DBG_DEBUG("local change in directory %llu:%llu: breaking its "
+		  "leases\n", (unsigned long long)d->dev,
+		  (unsigned long long)d->ino);
+	smbd_dirlease_break(w, &c);
+}
+
+/* One event's info records: the directory's handle.  An entry event
+ * (create, delete, move) carries it as FAN_EVENT_INFO_TYPE_DFID; an
+ * event on a file in it (modify, attrib, with FAN_EVENT_ON_CHILD) as
+ * FAN_EVENT_INFO_TYPE_FID, though the handle is still the directory's
+ * (FAN_REPORT_DIR_FID alone: measured on 6.18).  Kernel memory, not
+ * wire bytes: the layout is the ABI's, each record's length checked
+ * against the event's. */
+static void dirwatch_event(struct smbd_worker *w, struct dirwatch *dw,
+			   const uint8_t *ev, size_t len, size_t meta_len)
+{
+	size_t off = meta_len;
+
+	while (off + sizeof(struct fanotify_event_info_header) <= len) {
+		struct fanotify_event_info_header hdr;
+		struct file_handle fh;
+		size_t at;
+		struct dirwatch_dir *d;
+
+		memcpy(&hdr, ev + off, sizeof(hdr));
+		if (hdr.len < sizeof(hdr) || hdr.len > len - off) {
+			return;
+		}
+		at = off + sizeof(hdr) + sizeof(__kernel_fsid_t);
+		if ((hdr.info_type == FAN_EVENT_INFO_TYPE_FID ||
+		     hdr.info_type == FAN_EVENT_INFO_TYPE_DFID ||
+		     hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) &&
+		    at + sizeof(fh) <= off + hdr.len) {
+			memcpy(&fh, ev + at, sizeof(fh));
+			at += sizeof(fh);
+			if (fh.handle_bytes <= DIRWATCH_HANDLE_MAX &&
+			    at + fh.handle_bytes <= off + hdr.len &&
+			    (d = dirwatch_find(dw, fh.handle_type, ev + at,
+					       fh.handle_bytes)) != NULL) {
+				dirwatch_changed(w, d);
+			}
+		}
+		off += hdr.len;
+	}
+}
+
+static void dirwatch_readable(void *priv)
+{
+	struct smbd_worker *w = priv;
+	struct dirwatch *dw = w->dirwatch;
+	uint8_t buf[8192]
+		__attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	ssize_t n;
+
+	while ((n = read(dw->fd, buf, sizeof(buf))) > 0) {
+		const struct fanotify_event_metadata *m =
+			(const struct fanotify_event_metadata *)buf;
+		ssize_t left = n;
+
+		while (FAN_EVENT_OK(m, left)) {
+			if (m->mask & FAN_Q_OVERFLOW) {
+				unsigned i;
+
+				DBG_NOTICE("worker %d: fanotify queue "
+					   "overflow: breaking every watched "
+					   "directory's leases\n", w->index);
+				for (i = 0; i < dw->n; i++) {
+					dirwatch_changed(w, &dw->dirs[i]);
+				}
+			} else if (m->vers == FANOTIFY_METADATA_VERSION &&
+				   !dirwatch_pid_ours(dw, m->pid)) {
+				dirwatch_event(w, dw, (const uint8_t *)m,
+					       m->event_len, m->metadata_len);
+			}
+			m = FAN_EVENT_NEXT(m, left);
+		}
+	}
+}
+
+/* An open's hold on its directory's entry. */
+struct dirwatch_ref {
+	struct dirwatch_ref *prev, *next;
+	struct dirwatch *dw;	/* NULL once the worker's state is gone */
+	uint64_t dev, ino;
+};
+
+static int dirwatch_destructor(struct dirwatch *dw)
+{
+	struct dirwatch_ref *r;
+	unsigned i;
+
+	for (r = dw->refs; r != NULL; r = r->next) {
+		r->dw = NULL;
+	}
+	for (i = 0; i < dw->n; i++) {
+		close(dw->dirs[i].fd);
+	}
+	if (dw->fd != -1) {
+		close(dw->fd);
+	}
+	return 0;
+}
+
+static struct dirwatch *dirwatch_get(struct smbd_worker *w)
+{
+	struct dirwatch *dw = w->dirwatch;
+
+	if (dw != NULL) {
+		return dw->unavailable ? NULL : dw;
+	}
+	dw = talloc_zero(w, struct dirwatch);
+	if (dw == NULL) {
+		return NULL;
+	}
+	w->dirwatch = dw;
+	dw->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+				       FAN_REPORT_DIR_FID,
+			       O_RDONLY);
+	if (dw->fd == -1) {
+		DBG_NOTICE("worker %d: fanotify unavailable (%s): directory "
+			   "leases break on changes through SMB only, not on "
+			   "local ones\n", w->index, strerror(errno));
+		dw->unavailable = true;
+		return NULL;
+	}
+	talloc_set_destructor(dw, dirwatch_destructor);
+	if (ev_watch_fd(w->loop, dw, dw->fd, dirwatch_readable, w) != 0) {
+		DBG_ERR("worker %d: cannot watch the fanotify descriptor\n",
+			w->index);
+		close(dw->fd);
+		dw->fd = -1;
+		dw->unavailable = true;
+		return NULL;
+	}
+	return dw;
+}
+
+static bool dirwatch_mark(struct dirwatch *dw, unsigned flags, int fd)
+{
+	char path[64];
+
+	/* fanotify_mark() takes no O_PATH descriptor as its object; the
+	 * descriptor's /proc link names the same directory. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return fanotify_mark(dw->fd, flags, DIRWATCH_MASK, AT_FDCWD, path) ==
+	       0;
+}
+
+static struct dirwatch_dir *dirwatch_by_id(struct dirwatch *dw,
+					   uint64_t dev, uint64_t ino)
+{
+	unsigned i;
+
+	for (i = 0; i < dw->n; i++) {
+		if (dw->dirs[i].dev == dev && dw->dirs[i].ino == ino) {
+			return &dw->dirs[i];
+		}
+	}
+	return NULL;
+}
+
+/* Unmark d and forget it (the last entry takes its place). */
+static void dirwatch_drop(struct dirwatch *dw, struct dirwatch_dir *d)
+{
+	/* Fails harmlessly when the directory is gone: the kernel dropped
+	 * the mark with it. */
+	(void)dirwatch_mark(dw, FAN_MARK_REMOVE, d->fd);
+	close(d->fd);
+	*d = dw->dirs[--dw->n];
+}
+
+static int dirwatch_ref_destructor(struct dirwatch_ref *r)
+{
+	struct dirwatch *dw = r->dw;
+	struct dirwatch_dir *d;
+
+	if (dw == NULL) {
+		return 0;
+	}
+	if (r->prev != NULL) {
+		r->prev->next = r->next;
+	} else {
+		dw->refs = r->next;
+	}
+	if (r->next != NULL) {
+		r->next->prev = r->prev;
+	}
+	d = dirwatch_by_id(dw, r->dev, r->ino);
+	if (d != NULL && --d->refs == 0) {
+		dirwatch_drop(dw, d);
+	}
+	return 0;
+}
+
+/* A new entry for op's directory, marked; NULL when it cannot be. */
+static struct dirwatch_dir *dirwatch_new_dir(struct smbd_worker *w,
+					     struct dirwatch *dw,
+					     const struct smbd_open *op,
+					     const struct file_key *k)
+{
+	union {
+		struct file_handle fh;
+		uint8_t room[sizeof(struct file_handle) + DIRWATCH_HANDLE_MAX];
+	} h;
+	struct dirwatch_dir *d;
+	int mount_id;
+	int fd;
+
+	if (dw->n == SMBD_DIRWATCH_MAX) {
+		if (!dw->full_logged) {
+			DBG_NOTICE("worker %d: %u directories with leases "
+				   "watched already: local changes to more "
+				   "are not seen\n", w->index, dw->n);
+			dw->full_logged = true;
+		}
+		return NULL;
+	}
+	h.fh.handle_bytes = DIRWATCH_HANDLE_MAX;
+	if (name_to_handle_at(op->fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) !=
+		    0 ||
+	    h.fh.handle_bytes > DIRWATCH_HANDLE_MAX) {
+		DBG_DEBUG("no file handle for %s: %s\n", op->path,
+			  strerror(errno));
+		return NULL;
+	}
+	fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd == -1) {
+		return NULL;
+	}
+	if (!dirwatch_mark(dw, FAN_MARK_ADD, fd)) {
+		DBG_NOTICE("worker %d: fanotify_mark on %s: %s\n", w->index,
+			   op->path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	d = &dw->dirs[dw->n++];
+	memset(d, 0, sizeof(*d));
+	d->dev = k->dev;
+	d->ino = k->ino;
+	d->fd = fd;
+	d->handle_type = h.fh.handle_type;
+	d->handle_len = h.fh.handle_bytes;
+	memcpy(d->handle, h.fh.f_handle, h.fh.handle_bytes);
+	return d;
+}
+
+void smbd_dirwatch_add(struct smbd_worker *w, const struct smbd_open *op)
+{
+	struct dirwatch *dw;
+	struct dirwatch_dir *d;
+	struct dirwatch_ref *r;
+	struct file_key k;
+	struct open_owner o;
+
+	if (!op->is_dir || op->fd == -1 || (dw = dirwatch_get(w)) == NULL) {
+		return;
+	}
+	smbd_open_keys(op, &k, &o);
+	d = dirwatch_by_id(dw, k.dev, k.ino);
+	if (d == NULL && (d = dirwatch_new_dir(w, dw, op, &k)) == NULL) {
+		return;
+	}
+	r = talloc_zero(op, struct dirwatch_ref);
+	if (r == NULL) {
+		if (d->refs == 0) {
+			dirwatch_drop(dw, d);
+		}
+		return;
+	}
+	r->dw = dw;
+	r->dev = k.dev;
+	r->ino = k.ino;
+	r->next = dw->refs;
+	if (r->next != NULL) {
+		r->next->prev = r;
+	}
+	dw->refs = r;
+	d->refs++;
+	talloc_set_destructor(r, dirwatch_ref_destructor);
+}
