@@ -12,6 +12,7 @@
 #include "smbd/objects/secdesc.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
+#include "vfs/catia.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
@@ -89,6 +90,36 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = sizes[i];
 	}
 	st->nstreams = k;
+}
+
+/* vfs_catia: ":NAME:$DATA" with NAME as the client knows it (the ':'
+ * around it are the syntax's, not mapped).  A name that cannot be mapped
+ * for want of memory stays as it is. */
+static void getinfo_streams_to_wire(struct getinfo_state *st,
+				    const struct vfs_name_map *m)
+{
+	static const char suffix[] = ":$DATA";
+	size_t i;
+
+	for (i = 0; m != NULL && i < st->nstreams; i++) {
+		const char *full = st->stream_names[i];
+		size_t len = full != NULL ? strlen(full) : 0;
+		char *name, *wire, *out;
+
+		if (len <= sizeof(suffix) || full[0] != ':' ||
+		    strcmp(full + len - (sizeof(suffix) - 1), suffix) != 0) {
+			continue;	/* "::$DATA", or not ours to touch */
+		}
+		name = talloc_strndup(st, full + 1, len - sizeof(suffix));
+		wire = vfs_name_map_apply(st, m, VFS_NAME_TO_WIRE, name);
+		out = wire != NULL ? talloc_asprintf(st, ":%s%s", wire, suffix)
+				   : NULL;
+		if (out != NULL) {
+			st->stream_names[i] = out;
+		}
+		talloc_free(name);
+		talloc_free(wire);
+	}
 }
 
 /* The file's security.NTACL (Samba's acl_xattr), left NULL if none. */
@@ -311,7 +342,9 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	}
 	memset(&c, 0, sizeof(c));
 	c.fi = &st->fi;
-	name = talloc_strdup(req->mem_ctx, op->path);
+	/* vfs_catia: the client's name for it, not the disk's. */
+	name = vfs_name_map_apply(req->mem_ctx, req->tcon->share.name_map,
+				  VFS_NAME_TO_WIRE, op->path);
 	for (p = name; p != NULL && *p != '\0'; p++) {
 		if (*p == '/') {
 			*p = '\\';
@@ -326,6 +359,9 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 		 * names the stream too ("dir\\file:stream"). */
 		char *sname = vfs_stream_name(req->mem_ctx, op->stream);
 
+		sname = vfs_name_map_apply(req->mem_ctx,
+					   req->tcon->share.name_map,
+					   VFS_NAME_TO_WIRE, sname);
 		if (sname != NULL) {
 			name = talloc_asprintf(req->mem_ctx, "%s:%s", name,
 					       sname);
@@ -347,6 +383,7 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	c.ea_size = st->ea_size;
 	c.volume_serial = 0;
 	if (st->nstreams > 0) {
+		getinfo_streams_to_wire(st, req->tcon->share.name_map);
 		c.nstreams = st->nstreams;
 		c.stream_names = (const char *const *)st->stream_names;
 		c.stream_sizes = st->stream_sizes;

@@ -17,6 +17,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
+#include "vfs/catia.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
@@ -171,6 +172,14 @@ static struct notify_ctx *notify_ctx(struct smbd_worker *w)
 
 /* ---- the reply ---- */
 
+static const struct vfs_name_map *notify_name_map(
+	const struct notify_state *ns)
+{
+	return ns->op != NULL && ns->op->tcon != NULL
+		       ? ns->op->tcon->share.name_map
+		       : NULL;
+}
+
 /* 2.2.36 with FILE_NOTIFY_INFORMATION entries (smbd/smb2/notify_wire.c);
  * false when they do not fit in the client's buffer. */
 static bool notify_encode(struct notify_state *ns, struct wire_buf *out,
@@ -186,8 +195,14 @@ static bool notify_encode(struct notify_state *ns, struct wire_buf *out,
 		return false;
 	}
 	for (i = 0; i < ns->nq; i++) {
-		names[i] = ns->q[i].name;
+		/* vfs_catia: the names the client uses */
+		names[i] = vfs_name_map_apply(names, notify_name_map(ns),
+					      VFS_NAME_TO_WIRE, ns->q[i].name);
 		actions[i] = ns->q[i].action;
+		if (names[i] == NULL) {
+			talloc_free(names);
+			return false;
+		}
 	}
 	ok = smb2_notify_encode(out, hdr, names, actions, ns->nq, out_len);
 	talloc_free(names);

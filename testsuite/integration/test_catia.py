@@ -9,12 +9,16 @@ come to disk as the real characters and go back to the wire mapped, in
 names, listings, search patterns, stream names and rename targets.  Without
 catia, or with catia and no catia:mappings (as on a `catia fruit
 streams_xattr` share with the default fruit:encoding = private), the
-private-use characters are stored as they are.  Samba 4.17 gives the same
-answers (SMBD=/usr/sbin/smbd); every test runs once per event-loop backend.
+private-use characters are stored as they are.  QUERY_INFO's names
+(FileAllInformation, the stream list) and CHANGE_NOTIFY's go back mapped
+too.  Samba 4.17 gives the same answers (SMBD=/usr/sbin/smbd), except
+that its CHANGE_NOTIFY reports the on-disk name, one the client cannot
+open; every test runs once per event-loop backend.
 """
 
 import os
 import shutil
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -153,6 +157,70 @@ class Catia(h.TestUser):
         rc, out = self.smbclient("-c", "rename before.txt after\uf022.txt")
         self.assertEqual(rc, 0, out)
         self.assertEqual(os.listdir(self.share_path()), ["after:.txt"])
+
+    def query(self, share, name, cls):
+        """QUERY_INFO of class cls on name, the raw buffer."""
+        from impacket import smb3structs as s3
+        conn = self.impacket_logon()
+        try:
+            tid = conn.connectTree(share)
+            fid = conn.openFile(tid, name,
+                                desiredAccess=s3.FILE_READ_ATTRIBUTES)
+            smb = conn.getSMBServer()
+            data = smb.queryInfo(tid, fid, infoType=s3.SMB2_0_INFO_FILE,
+                                 fileInfoClass=cls)
+            conn.closeFile(tid, fid)
+            return data
+        finally:
+            conn.close()
+
+    def test_query_info_name_maps_to_wire(self):
+        self.create("share", "dir\uf022one", directory=True)
+        self.create("share", "dir\uf022one\\" + WIRE, b"q")
+        data = self.query("share", "dir\uf022one\\" + WIRE, 0x12)
+        # FileAllInformation (MS-FSCC 2.4.2): FileNameLength at 96
+        nlen, = struct.unpack_from("<I", data, 96)
+        self.assertEqual(data[100:100 + nlen].decode("utf-16-le"),
+                         "\\dir\uf022one\\" + WIRE)
+
+    def test_stream_list_maps_to_wire(self):
+        self.create("share", "s.txt")
+        self.create("share", "s.txt:col\uf022on", b"stream data")
+        data = self.query("share", "s.txt", 0x16)
+        names, pos = [], 0
+        while True:   # FileStreamInformation (MS-FSCC 2.4.49)
+            nxt, nlen = struct.unpack_from("<II", data, pos)
+            names.append(data[pos + 24:pos + 24 + nlen].decode("utf-16-le"))
+            if nxt == 0:
+                break
+            pos += nxt
+        self.assertEqual(sorted(names),
+                         ["::$DATA", ":col\uf022on:$DATA"])
+
+    def test_notify_name_maps_to_wire(self):
+        if h.is_samba():
+            self.skipTest("Samba 4.17 reports the on-disk name "
+                          "(a:b\"c*...), one the client cannot open")
+        from impacket import smb3structs as s3
+        from test_notify import notify_send, parse_changes
+        os.mkdir(self.share_path("w"))
+        os.chmod(self.share_path("w"), 0o777)
+        conn = self.impacket_logon()
+        try:
+            tid = conn.connectTree("share")
+            smb = conn.getSMBServer()
+            d = smb.create(tid, "w", s3.FILE_READ_DATA | s3.SYNCHRONIZE,
+                           s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE |
+                           s3.FILE_SHARE_DELETE,
+                           s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+            mid = notify_send(smb, tid, d, s3.FILE_NOTIFY_CHANGE_FILE_NAME)
+            with open(self.share_path("w", DISK), "w") as f:
+                f.write("n")
+            ans = smb.recvSMB(mid)
+            self.assertEqual(ans["Status"], 0)
+            self.assertEqual(parse_changes(ans["Data"]), [(1, WIRE)])
+        finally:
+            conn.close()
 
 
 h.backend_variants(globals(), Catia)
