@@ -16,8 +16,9 @@ static const struct vfs_module vfs_module_acl_xattr = {
 };
 
 /*
- * streams_xattr: every share keeps alternate data streams in Samba's
- * streams_xattr layout (vfs/streams.h), listed or not, so the name is
+ * streams_xattr: a share has alternate data streams in Samba's
+ * streams_xattr layout (vfs/streams.h) when its `vfs objects` is empty or
+ * names this module (struct vfs_share.streams), so the name is
  * known; its options that would change the layout are not followed and
  * are reported as such.
  */

@@ -312,6 +312,18 @@ static NTSTATUS join_path(TALLOC_CTX *mem_ctx, const uint8_t *p,
 	return NT_STATUS_OK;
 }
 
+bool vfs_name_wire_has_stream(const uint8_t *utf16, size_t len)
+{
+	size_t i;
+
+	for (i = 0; utf16 != NULL && i + 1 < len; i += 2) {
+		if (utf16[i] == ':' && utf16[i + 1] == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 NTSTATUS vfs_name_from_wire(TALLOC_CTX *mem_ctx, const uint8_t *utf16,
 			    size_t len, char **path, char **stream)
 {

@@ -65,6 +65,11 @@
  * NT_STATUS_OBJECT_NAME_INVALID as MS-FSCC says (Samba takes it as a
  * separator).
  */
+/* Whether a wire name (UTF-16LE, len bytes; NULL for none) has a stream
+ * part, i.e. a ':', even "::$DATA": what a share without streams refuses
+ * before parsing. */
+bool vfs_name_wire_has_stream(const uint8_t *utf16, size_t len);
+
 NTSTATUS vfs_name_from_wire(TALLOC_CTX *mem_ctx, const uint8_t *utf16,
 			    size_t len, char **path, char **stream);
 

@@ -247,6 +247,26 @@ NTSTATUS vfs_stream_delete(int fd, const char *xattr)
 	return NT_STATUS_OK;
 }
 
+NTSTATUS vfs_stream_delete_all(int fd)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	char *list = NULL, *p;
+	ssize_t n = 0;
+	NTSTATUS st = tmp != NULL ? stream_listxattr(tmp, fd, &list, &n)
+				  : NT_STATUS_NO_MEMORY;
+
+	for (p = list; NT_STATUS_IS_OK(st) && p != NULL && p < list + n;
+	     p += strlen(p) + 1) {
+		char *copy = talloc_strdup(tmp, p);
+
+		if (copy != NULL && stream_of_xattr(copy) != NULL) {
+			st = vfs_stream_delete(fd, p);
+		}
+	}
+	talloc_free(tmp);
+	return st;
+}
+
 NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,
 			 uint64_t **sizes, size_t *count)
 {

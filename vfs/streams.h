@@ -55,6 +55,9 @@ NTSTATUS vfs_stream_rename(int fd, const char *from, const char *to,
 			   const char *replaced);
 NTSTATUS vfs_stream_to_data(int fd, const char *from);
 NTSTATUS vfs_data_to_stream(int fd, const char *to);
+/* Delete every named stream of the file (its data stays): overwriting or
+ * superseding a file's data replaces the file (MS-FSA 2.1.5.1.2.1). */
+NTSTATUS vfs_stream_delete_all(int fd);
 /* All streams of a file as FileStreamInformation names (":NAME:$DATA")
  * with their sizes; the default "::$DATA" is not included. */
 NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,

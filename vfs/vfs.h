@@ -105,6 +105,11 @@ struct vfs_share {
 	 * off the wire go through it to the disk, names from the disk back;
 	 * NULL for none.  The module stack owns it. */
 	const struct vfs_name_map *name_map;
+	/* Named streams ("file:stream"): `vfs objects` empty (our default)
+	 * or naming streams_xattr.  Without them, as Samba without a
+	 * streams module, a name with a stream part is
+	 * OBJECT_NAME_INVALID and only ::$DATA is listed. */
+	bool streams;
 };
 
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */

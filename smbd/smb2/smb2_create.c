@@ -281,6 +281,13 @@ static void create_truncate_job(void *p)
 	if (ftruncate(st->fd, 0) != 0) {
 		st->status = vfs_map_errno(errno);
 	}
+	if (NT_STATUS_IS_OK(st->status) && st->share.streams) {
+		/* The file is replaced, its named streams with it (MS-FSA
+		 * 2.1.5.1.2.1; Samba and smbtorture's
+		 * smb2.streams.create-disposition): a Zone.Identifier or a
+		 * Mac's resource fork must not outlive the data. */
+		st->status = vfs_stream_delete_all(st->fd);
+	}
 	if (NT_STATUS_IS_OK(st->status) && st->share.store_dos_attributes) {
 		struct dos_info di;
 
@@ -1009,6 +1016,13 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return smb2_pipe_create(req,
 					name_len ? req->in + name_off : NULL,
 					name_len, ntacl_map_generic(access));
+	}
+	if (!t->share.streams &&
+	    vfs_name_wire_has_stream(name_len ? req->in + name_off : NULL,
+				     name_len)) {
+		/* No streams on this share: even "f::$DATA" (Samba 4.17
+		 * without a streams module answers the same). */
+		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
 	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
 							   : NULL,

@@ -73,8 +73,9 @@ static void getinfo_list_streams(struct getinfo_state *st)
 	uint64_t *sizes = NULL;
 	size_t n = 0, i, k = 0;
 
-	if (!NT_STATUS_IS_OK(vfs_stream_list(st, st->fd, &names, &sizes, &n))) {
-		n = 0;
+	if (!st->share.streams ||
+	    !NT_STATUS_IS_OK(vfs_stream_list(st, st->fd, &names, &sizes, &n))) {
+		n = 0;	/* no streams on the share: ::$DATA alone, as Samba */
 	}
 	st->stream_names = talloc_array(st, char *, n + 1);
 	st->stream_sizes = talloc_array(st, uint64_t, n + 1);
@@ -260,10 +261,9 @@ struct getinfo_req {
  *   in user.DOSATTRIB, so not with `store dos attributes = no`
  *   (smb2_fsctl_fs.c refuses it there; Samba still claims it);
  * - SUPPORTS_OBJECT_IDS: FSCTL_[CREATE_OR_]GET_OBJECT_ID on every share;
- * - NAMED_STREAMS on every share: streams are kept as user.DosStream.*
- *   xattrs whether or not `vfs objects` lists streams_xattr (vfs/module.c),
- *   so a share that takes "file:stream" says so.  Samba 4.17 clears it
- *   without streams_xattr because it then has no streams.
+ * - NAMED_STREAMS where the share has streams (struct vfs_share.streams:
+ *   `vfs objects` empty or with streams_xattr); Samba 4.17 clears it
+ *   without streams_xattr, an empty list included.
  * - not VOLUME_QUOTAS: SMB2_0_INFO_QUOTA is NOT_SUPPORTED here, and a
  *   client that sees the bit offers per-user quotas (Samba sets it).
  */
@@ -271,9 +271,11 @@ static uint32_t getinfo_fs_attributes(const struct lp_ctx *lp,
 				      const struct smbd_tcon *t)
 {
 	uint32_t a = FILE_CASE_SENSITIVE_SEARCH | FILE_CASE_PRESERVED_NAMES |
-		     FILE_UNICODE_ON_DISK | FILE_SUPPORTS_OBJECT_IDS |
-		     FILE_NAMED_STREAMS;
+		     FILE_UNICODE_ON_DISK | FILE_SUPPORTS_OBJECT_IDS;
 
+	if (t->share.streams) {
+		a |= FILE_NAMED_STREAMS;
+	}
 	if (lp_bool(lp, t->snum, LP_NT_ACL_SUPPORT)) {
 		a |= FILE_PERSISTENT_ACLS;
 	}

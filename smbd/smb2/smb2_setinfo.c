@@ -609,6 +609,9 @@ static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
 	if (!NT_STATUS_IS_OK(status)) {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
+	if (!req->tcon->share.streams && vfs_name_wire_has_stream(u16, u16len)) {
+		return NT_STATUS_OBJECT_NAME_INVALID;	/* as CREATE */
+	}
 	status = vfs_name_from_wire(st, u16, u16len, &path, &stream);
 	if (NT_STATUS_IS_OK(status)) {
 		/* vfs_catia, as CREATE */

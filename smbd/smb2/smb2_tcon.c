@@ -297,6 +297,20 @@ static const char **tcon_parm_list(void *ctx, TALLOC_CTX *mem_ctx,
 	return lp_parm_list(mem_ctx, tp->lp, tp->snum, key);
 }
 
+/* Named streams with `vfs objects` as Samba reads it, except that an
+ * empty list (the default) keeps them: see struct vfs_share.streams. */
+static bool vfs_objects_have_streams(const char *const *names)
+{
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++) {
+		if (strcmp(names[i], "streams_xattr") == 0) {
+			return true;
+		}
+	}
+	return i == 0;
+}
+
 /*
  * The share's module stack from `vfs objects`, in order (vfs/module.h).
  * A module we do not have is logged and left out: Samba would refuse the
@@ -338,6 +352,7 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return st;
 	}
 	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
+	t->share.streams = vfs_objects_have_streams(names);
 	t->share.name_map = vfs_stack_priv(t->vfs, "catia");
 	return NT_STATUS_OK;
 }

@@ -4,7 +4,8 @@ share, on ours and on Samba 4.17's smbd with the same smb.conf.
 
 The shares cover what changes the answer in Samba: `vfs objects` (the
 torture config's acl_xattr streams_xattr, and none), `nt acl support`,
-`case sensitive` and `store dos attributes`.  Samba's answers, measured
+`case sensitive` and `store dos attributes`; and what a share without
+streams_xattr does with a stream name (refuses it, as Samba).  Samba's answers, measured
 on 2026-12-06, are kept below so the test still checks ours where Samba's
 smbd is not installed; where it is, Samba is asked too and must still
 answer them.
@@ -30,6 +31,7 @@ SHARES = {
     "plain": [],
     "torture": ["vfs objects = acl_xattr streams_xattr"],
     "streams": ["vfs objects = streams_xattr"],
+    "acl": ["vfs objects = acl_xattr"],
     "noacl": ["nt acl support = no"],
     "cs": ["case sensitive = yes"],
     "ci": ["case sensitive = no"],
@@ -46,6 +48,7 @@ SAMBA_4_17 = {
     "plain": (0x0001006f, 255, "NTFS"),
     "torture": (0x0005006f, 255, "NTFS"),
     "streams": (0x0005006f, 255, "NTFS"),
+    "acl": (0x0001006f, 255, "NTFS"),
     "noacl": (0x00010067, 255, "NTFS"),
     "cs": (0x0001006f, 255, "NTFS"),
     "ci": (0x0001006f, 255, "NTFS"),
@@ -61,10 +64,13 @@ def ours_expected(share):
     """Samba's answer, less what we do not do: VOLUME_QUOTAS (quota
     queries are NOT_SUPPORTED) and, with `store dos attributes = no`,
     SUPPORTS_SPARSE_FILES (FSCTL_SET_SPARSE is refused there); plus
-    NAMED_STREAMS, which every share of ours has (streams_xattr listed or
-    not: smbd/smb2/smb2_getinfo.c getinfo_fs_attributes)."""
+    NAMED_STREAMS where `vfs objects` is empty, our default (Samba has
+    no streams then; with a list, both have them only with
+    streams_xattr: struct vfs_share.streams)."""
     attrs, maxlen, name = SAMBA_4_17[share]
-    attrs = (attrs & ~FILE_VOLUME_QUOTAS) | FILE_NAMED_STREAMS
+    attrs &= ~FILE_VOLUME_QUOTAS
+    if not any(o.startswith("vfs objects") for o in SHARES[share]):
+        attrs |= FILE_NAMED_STREAMS
     if share == "nodos":
         attrs &= ~FILE_SUPPORTS_SPARSE_FILES
     return attrs, maxlen, name
@@ -92,7 +98,68 @@ def fs_attributes(port, share):
         conn.close()
 
 
-def measure(binary):
+def stream_names(conn, tid, name):
+    """FileStreamInformation's names for name (MS-FSCC 2.4.49), sorted."""
+    fid = conn.openFile(tid, name, desiredAccess=0x80)
+    try:
+        r = bytes(conn.getSMBServer().queryInfo(
+            tid, fid, infoType=1, fileInfoClass=0x16))
+    finally:
+        conn.closeFile(tid, fid)
+    names, pos = [], 0
+    while True:
+        nxt, nlen = struct.unpack_from("<II", r, pos)
+        names.append(r[pos + 24:pos + 24 + nlen].decode("utf-16-le"))
+        if nxt == 0:
+            break
+        pos += nxt
+    return sorted(names)
+
+
+def stream_answers(port, share):
+    """On share: CREATE (OVERWRITE_IF) of f.txt's stream names, each
+    "OK" or the status, with f.txt's streams listed after the first and
+    after the last, which overwrites the file's data."""
+    from impacket.smbconnection import SessionError
+    conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
+                         timeout=h.NET_TIMEOUT)
+    try:
+        conn.login(USER, PASSWORD)
+        tid = conn.connectTree(share)
+        fid = conn.createFile(tid, "f.txt", creationDisposition=5)
+        conn.writeFile(tid, fid, b"x")
+        conn.closeFile(tid, fid)
+        answers = []
+        for name in ("f.txt:s", "f.txt:s:$DATA", "f.txt::$DATA"):
+            try:
+                fid = conn.createFile(tid, name, creationDisposition=5)
+                if name != "f.txt::$DATA":
+                    conn.writeFile(tid, fid, b"s")
+                conn.closeFile(tid, fid)
+                answers.append("OK")
+            except SessionError as e:
+                answers.append(hex(e.getErrorCode()))
+            if name != "f.txt:s:$DATA":
+                answers.append(stream_names(conn, tid, "f.txt"))
+        return answers
+    finally:
+        conn.close()
+
+
+# A share whose `vfs objects` lacks streams_xattr has no streams on either
+# server: any name with a stream part, "::$DATA" too, is
+# OBJECT_NAME_INVALID, and the file lists ::$DATA alone.  With streams,
+# overwriting the file's data ("f.txt::$DATA", OVERWRITE_IF) drops its
+# named streams.  Samba 4.17, measured 2026-12-06.
+ONLY_DATA = ["::$DATA"]
+STREAM_SHARES = {
+    "acl": ["0xc0000033", ONLY_DATA, "0xc0000033", "0xc0000033",
+            ONLY_DATA],
+    "torture": ["OK", ["::$DATA", ":s:$DATA"], "OK", "OK", ONLY_DATA],
+}
+
+
+def measure(binary, probe=fs_attributes, shares=SHARES):
     srv = h.Smbd(binary=binary)
     try:
         text = srv.conf_text()
@@ -106,7 +173,7 @@ def measure(binary):
             f.write(text)
         h.create_user(srv.conf, USER, PASSWORD)
         srv.start()
-        return {s: fs_attributes(srv.port, s) for s in SHARES}
+        return {s: probe(srv.port, s) for s in shares}
     finally:
         srv.cleanup()
 
@@ -136,6 +203,16 @@ class FsAttributes(unittest.TestCase):
         for share in SHARES:
             with self.subTest(samba=share):
                 self.assertEqual(samba[share], SAMBA_4_17[share])
+
+    def test_streams_off_without_streams_xattr(self):
+        binaries = [h.smbd_binary()]
+        if not h.is_samba(binaries[0]) and os.access(SAMBA, os.X_OK):
+            binaries.append(SAMBA)
+        for binary in binaries:
+            got = measure(binary, stream_answers, STREAM_SHARES)
+            for share, want in STREAM_SHARES.items():
+                with self.subTest(binary=binary, share=share):
+                    self.assertEqual(got[share], want)
 
 
 if __name__ == "__main__":
