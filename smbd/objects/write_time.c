@@ -177,7 +177,7 @@ void smbd_wt_close(struct smbd_open *op)
 static void ct_record(struct smbd_open *op, uint64_t change_time,
 		      uint64_t ctime)
 {
-	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct locking_db *db = smbd_locking(op->worker);
 	struct file_key k;
 	struct open_owner o;
 	NTSTATUS status;
@@ -218,7 +218,7 @@ void smbd_ct_set_basic(struct smbd_open *op, uint64_t change_time,
 	if (change_time == FSCC_TIME_FREEZE) {
 		/* What a query reports now stays. */
 		fi = *after;
-		smbd_ct_report(op->conn->worker, &fi);
+		smbd_ct_report(op->worker, &fi);
 		change_time = op->wt.change_sticky ? op->wt.change_time
 						   : fi.change_time;
 	}

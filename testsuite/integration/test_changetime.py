@@ -16,7 +16,9 @@ database with the file's real ctime while the file is open
 - a change of the file by another open shows again (the write time);
 - it sticks to the open that set it (Open.UserSetChangeTime): that
   open's own writes and SET_INFOs (ChangeTime 0) keep it; -1 freezes it,
-  -2 lets the next change show.
+  -2 lets the next change show;
+- a durable open keeps it after its connection dropped, also through the
+  delayed write time update that runs then.
 
 Samba 4.17 answers the write time throughout: SMBD=/usr/sbin/smbd fails
 the checks of the set value.  Every test runs once per event-loop backend.
@@ -30,6 +32,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 from test_basicinfo import BasicShare, nttime  # noqa: E402
+from test_security import (OPLOCK_BATCH, RawCtx, create_contexts,  # noqa
+                           drop)
 
 from impacket import smb3structs as s3  # noqa: E402
 
@@ -46,7 +50,7 @@ TICK = 0.05
 class ChangeTime(BasicShare):
 
     def open_change(self, smb, tid, name, disposition=s3.FILE_OPEN,
-                    options=0, cleanup=True):
+                    options=0, cleanup=True, durable=False):
         """The FileId and the CREATE response's ChangeTime."""
         access = s3.GENERIC_ALL
         if options & s3.FILE_DIRECTORY_FILE:
@@ -60,11 +64,17 @@ class ChangeTime(BasicShare):
             answers.append(a)
             return a
 
+        kw = {}
+        if durable:
+            # MS-SMB2 2.2.13.2.3 DHnQ, with the batch oplock it needs
+            kw = {"oplockLevel": OPLOCK_BATCH, "createContexts": [RawCtx(
+                create_contexts([(b"DHnQ", b"\0" * 16)]))]}
         smb.recvSMB = keep
         try:
             fid = smb.create(tid, name, access,
                              s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE |
-                             s3.FILE_SHARE_DELETE, options, disposition, 0)
+                             s3.FILE_SHARE_DELETE, options, disposition, 0,
+                             **kw)
         finally:
             del smb.recvSMB
         if cleanup:
@@ -153,7 +163,8 @@ class ChangeTime(BasicShare):
     def test_through_stream(self):
         smb, tid = self.connect()
         fid, _ = self.open_change(smb, tid, "d\\s.dat", s3.FILE_OVERWRITE_IF)
-        sfid, _ = self.open_change(smb, tid, "d\\s.dat:two", s3.FILE_OVERWRITE_IF)
+        sfid, _ = self.open_change(smb, tid, "d\\s.dat:two",
+                                   s3.FILE_OVERWRITE_IF)
         self.set_basic(smb, tid, sfid, change=self.set_to)
         self.assertEqual(self.times(smb, tid, sfid)[1], self.set_to)
         self.assertEqual(self.times(smb, tid, fid)[1], self.set_to)
@@ -180,6 +191,23 @@ class ChangeTime(BasicShare):
         later = self.set_to + 10000000
         self.set_basic(smb, tid, fid, write=later)
         self.assertEqual(self.times(smb, tid, fid), (later, self.set_to))
+
+    def test_durable_orphan(self):
+        """The open outlives its connection (durable): the write time
+        update due after its write runs with no connection and keeps
+        the ChangeTime it set."""
+        smb, tid = self.connect()
+        fid, _ = self.open_change(smb, tid, "d\\u.dat",
+                                  s3.FILE_OVERWRITE_IF, cleanup=False,
+                                  durable=True)
+        self.set_basic(smb, tid, fid, change=self.set_to)
+        self.write(smb, tid, fid)
+        drop(smb)
+        time.sleep(2.5)  # SMBD_WRITE_TIME_DELAY_MS after the write
+        # listed: an open would end the orphan (its batch oplock)
+        smb2, tid2 = self.connect()
+        for change in self.listed_change(smb2, tid2, "d", "u.dat"):
+            self.assertEqual(change, self.set_to)
 
     def test_freeze_thaw(self):
         smb, tid = self.connect()
