@@ -74,7 +74,8 @@ void smbd_wt_close(struct smbd_open *op);
  * Open.UserSetChangeTime it sticks to the open that set it: this open's
  * own writes and SET_INFOs record the new ctime and keep it.  -1
  * freezes the ChangeTime as it is reported, -2 lets it move again.  It
- * lives while the open does (the record goes with the last close).
+ * lasts as long as the open that set it: its entry goes with its CLOSE
+ * (whose response still carries it), and then the write time shows.
  */
 struct vfs_file_info;
 struct smbd_worker;
