@@ -117,6 +117,30 @@ NTSTATUS share_mode_set_open_delete_on_close(struct locking_db *db,
  * has no record. */
 NTSTATUS share_mode_delete_pending(struct locking_db *db,
 				   const struct file_key *k, bool *pending);
+/*
+ * What queries of an open file add to what the file system says:
+ * DeletePending, and the ChangeTime a client set through
+ * FileBasicInformation (MS-FSA 2.1.5.14.2).  Linux cannot set a ctime,
+ * so an open that sets one keeps it in its entry with the file's real
+ * ctime seen right after.  Given the file's ctime now, change_time is
+ * the ChangeTime of the entry recorded with that ctime: 0 when there is
+ * none or the ctime moved since (a later change shows).  ctime 0 asks
+ * for DeletePending only.
+ */
+struct share_mode_file_state {
+	bool delete_pending;
+	uint64_t change_time;
+};
+NTSTATUS share_mode_file_state(struct locking_db *db,
+			       const struct file_key *k, uint64_t ctime,
+			       struct share_mode_file_state *out);
+/* o's entry remembers change_time (0: forgets it) and the file's ctime
+ * just after it was set (both NTTIME).  NT_STATUS_NOT_FOUND when o has
+ * no entry. */
+NTSTATUS share_mode_set_change_time(struct locking_db *db,
+				    const struct file_key *k,
+				    const struct open_owner *o,
+				    uint64_t change_time, uint64_t ctime);
 /* Rename or delete of an open file: NT_STATUS_SHARING_VIOLATION when an
  * open other than o (o may be NULL) does not share FILE_SHARE_DELETE. */
 NTSTATUS share_mode_check_delete(struct locking_db *db,

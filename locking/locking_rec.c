@@ -93,7 +93,9 @@ NTSTATUS share_mode_rec_iter_next(struct locking_rec_iter *it,
 	    !NT_STATUS_IS_OK(wire_pull_le16(&it->cur, &e->epoch)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le16(&it->cur, &reserved)) ||
 	    !NT_STATUS_IS_OK(wire_pull_bytes(&it->cur, e->lease_key, 16)) ||
-	    !NT_STATUS_IS_OK(wire_pull_bytes(&it->cur, e->client_guid, 16))) {
+	    !NT_STATUS_IS_OK(wire_pull_bytes(&it->cur, e->client_guid, 16)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le64(&it->cur, &e->change_time)) ||
+	    !NT_STATUS_IS_OK(wire_pull_le64(&it->cur, &e->change_ctime))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if (reserved != 0 || !share_entry_valid(e)) {
@@ -208,6 +210,8 @@ void share_mode_entry_put(uint8_t *p, const struct share_mode_entry *e)
 	put_le16(p + 42, 0);
 	memcpy(p + 44, e->lease_key, 16);
 	memcpy(p + 60, e->client_guid, 16);
+	put_le64(p + 76, e->change_time);
+	put_le64(p + 84, e->change_ctime);
 }
 
 void brl_entry_put(uint8_t *p, const struct brl_entry *e)

@@ -9,7 +9,7 @@
  *     u8  kind      'S' share modes, 'B' byte-range locks
  *     u16 flags     'S': SHARE_REC_DELETE_PENDING; 'B': 0
  *     u32 count     number of entries that follow, nothing after them
- *   share-mode entry (76 bytes)
+ *   share-mode entry (92 bytes)
  *     u32 pid, u32 flags (SHARE_ENTRY_DELETE_ON_CLOSE, _BREAKING),
  *     u64 open_id, u32 access_mask, u32 share_access,
  *     u16 worker (the owner's worker index: where breaks are sent),
@@ -18,7 +18,10 @@
  *         an oplock is kept as the state it stands for, batch = RWH,
  *         exclusive = RW, level II = R),
  *     u16 lease epoch, u16 reserved (0),
- *     u8 lease_key[16], u8 client_guid[16]
+ *     u8 lease_key[16], u8 client_guid[16],
+ *     u64 change_time, u64 change_ctime (a ChangeTime the open's client
+ *         set and the file's real ctime right after: both 0 for none;
+ *         see share_mode_change_time in locking.h)
  *   byte-range lock entry (32 bytes)
  *     u32 pid, u32 flags (BRL_ENTRY_EXCLUSIVE), u64 open_id,
  *     u64 offset, u64 length   (offset + length - 1 never wraps unless
@@ -39,11 +42,11 @@
 #include "lib/ntstatus.h"
 #include "lib/wire.h"
 
-#define LOCKING_REC_VERSION 2
+#define LOCKING_REC_VERSION 3
 #define LOCKING_REC_HDR_LEN 8
 #define LOCKING_KIND_SHARE 'S'
 #define LOCKING_KIND_BRL 'B'
-#define SHARE_ENTRY_LEN 76
+#define SHARE_ENTRY_LEN 92
 #define BRL_ENTRY_LEN 32
 
 #define SHARE_REC_DELETE_PENDING 0x0001
@@ -88,6 +91,8 @@ struct share_mode_entry {
 	uint16_t epoch;
 	uint8_t lease_key[16];
 	uint8_t client_guid[16];
+	uint64_t change_time;	/* NTTIME the client set, 0 for none */
+	uint64_t change_ctime;	/* the file's ctime (NTTIME) just after */
 };
 
 struct share_mode_rec {

@@ -322,10 +322,54 @@ static NTSTATUS owner_edit_begin(TALLOC_CTX *tmp, const uint8_t *old,
 	return *buf == NULL ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
+/* One read-modify-write of o's entry alone: edit changes its fields. */
+struct owner_edit_state {
+	const struct open_owner *o;
+	void (*edit)(struct share_mode_entry *e, void *priv);
+	void *priv;
+};
+
+static NTSTATUS owner_edit_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			      size_t old_len, enum locking_action *action,
+			      uint8_t **nb, size_t *nl, void *priv)
+{
+	struct owner_edit_state *s = priv;
+	struct locking_rec_iter hdr;
+	struct share_mode_entry e;
+	NTSTATUS status;
+	uint8_t *buf;
+	long idx;
+
+	status = owner_edit_begin(tmp, old, old_len, s->o, &hdr, &idx, &e,
+				  &buf);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	s->edit(&e, s->priv);
+	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
+				     (size_t)idx * SHARE_ENTRY_LEN,
+			     &e);
+	*nb = buf;
+	*nl = old_len;
+	*action = LOCKING_STORE;
+	return NT_STATUS_OK;
+}
+
+/* NT_STATUS_NOT_FOUND when o has no entry (the record is left). */
+static NTSTATUS owner_edit(struct locking_db *db, const struct file_key *k,
+			   const struct open_owner *o,
+			   void (*edit)(struct share_mode_entry *e,
+					void *priv),
+			   void *priv)
+{
+	struct owner_edit_state s = {.o = o, .edit = edit, .priv = priv};
+
+	return locking_modify(db->share, k, owner_edit_fn, &s);
+}
+
 struct doc_state {
 	const struct open_owner *o;
 	bool on;
-	bool per_open;
 };
 
 static NTSTATUS doc_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
@@ -336,6 +380,7 @@ static NTSTATUS doc_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	struct locking_rec_iter hdr;
 	struct share_mode_entry e;
 	NTSTATUS status;
+	uint16_t flags;
 	uint8_t *buf;
 	long idx;
 
@@ -344,26 +389,13 @@ static NTSTATUS doc_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	if (d->per_open) {
-		if (d->on) {
-			e.flags |= SHARE_ENTRY_DELETE_ON_CLOSE;
-		} else {
-			e.flags &= ~(uint32_t)SHARE_ENTRY_DELETE_ON_CLOSE;
-		}
-		share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
-					     (size_t)idx * SHARE_ENTRY_LEN,
-				     &e);
+	flags = hdr.flags;
+	if (d->on) {
+		flags |= SHARE_REC_DELETE_PENDING;
 	} else {
-		uint16_t flags = hdr.flags;
-
-		if (d->on) {
-			flags |= SHARE_REC_DELETE_PENDING;
-		} else {
-			flags &= (uint16_t)~SHARE_REC_DELETE_PENDING;
-		}
-		locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags,
-				       hdr.left);
+		flags &= (uint16_t)~SHARE_REC_DELETE_PENDING;
 	}
+	locking_rec_put_header(buf, LOCKING_KIND_SHARE, flags, hdr.left);
 	*nb = buf;
 	*nl = old_len;
 	*action = LOCKING_STORE;
@@ -379,37 +411,101 @@ NTSTATUS share_mode_set_delete_on_close(struct locking_db *db,
 	return locking_modify(db->share, k, doc_fn, &d);
 }
 
+static void doc_edit(struct share_mode_entry *e, void *priv)
+{
+	if (*(const bool *)priv) {
+		e->flags |= SHARE_ENTRY_DELETE_ON_CLOSE;
+	} else {
+		e->flags &= ~(uint32_t)SHARE_ENTRY_DELETE_ON_CLOSE;
+	}
+}
+
 NTSTATUS share_mode_set_open_delete_on_close(struct locking_db *db,
 					     const struct file_key *k,
 					     const struct open_owner *o,
 					     bool on)
 {
-	struct doc_state d = {.o = o, .on = on, .per_open = true};
+	return owner_edit(db, k, o, doc_edit, &on);
+}
 
-	return locking_modify(db->share, k, doc_fn, &d);
+/* ---- a ChangeTime the client set ---- */
+
+struct ct_state {
+	uint64_t change_time, ctime;
+};
+
+static void ct_edit(struct share_mode_entry *e, void *priv)
+{
+	const struct ct_state *c = priv;
+
+	e->change_time = c->change_time;
+	e->change_ctime = c->ctime;
+}
+
+NTSTATUS share_mode_set_change_time(struct locking_db *db,
+				    const struct file_key *k,
+				    const struct open_owner *o,
+				    uint64_t change_time, uint64_t ctime)
+{
+	struct ct_state c = {.change_time = change_time, .ctime = ctime};
+
+	return owner_edit(db, k, o, ct_edit, &c);
 }
 
 /* ---- queries ---- */
 
-static NTSTATUS pending_fn(const uint8_t *buf, size_t len, void *priv)
+struct query_state {
+	uint64_t ctime;
+	struct share_mode_file_state *out;
+};
+
+static NTSTATUS query_fn(const uint8_t *buf, size_t len, void *priv)
 {
+	struct query_state *q = priv;
+	struct share_mode_entry e;
 	struct locking_rec_iter it;
+	NTSTATUS status;
 
 	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
 		return LOCKING_STATUS_CORRUPT;
 	}
-	*(bool *)priv = (it.flags & SHARE_REC_DELETE_PENDING) != 0;
-	return NT_STATUS_OK;
+	q->out->delete_pending = (it.flags & SHARE_REC_DELETE_PENDING) != 0;
+	if (q->ctime == 0) {
+		return NT_STATUS_OK;
+	}
+	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		/* Only while nothing changed the file since: a ctime that
+		 * moved is a change the client did not set. */
+		if (e.change_time != 0 && e.change_ctime == q->ctime) {
+			q->out->change_time = e.change_time;
+			return NT_STATUS_OK;
+		}
+	}
+	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
+						   : LOCKING_STATUS_CORRUPT;
+}
+
+NTSTATUS share_mode_file_state(struct locking_db *db,
+			       const struct file_key *k, uint64_t ctime,
+			       struct share_mode_file_state *out)
+{
+	struct query_state q = {.ctime = ctime, .out = out};
+	NTSTATUS status;
+
+	memset(out, 0, sizeof(*out));
+	status = locking_read(db->share, k, query_fn, &q);
+	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
 }
 
 NTSTATUS share_mode_delete_pending(struct locking_db *db,
 				   const struct file_key *k, bool *pending)
 {
+	struct share_mode_file_state fs;
 	NTSTATUS status;
 
-	*pending = false;
-	status = locking_read(db->share, k, pending_fn, pending);
-	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
+	status = share_mode_file_state(db, k, 0, &fs);
+	*pending = fs.delete_pending;
+	return status;
 }
 
 static NTSTATUS check_delete_fn(const uint8_t *buf, size_t len, void *priv)
@@ -484,45 +580,26 @@ NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
 /* ---- durable hand-over: the entry changes owner ---- */
 
 struct move_state {
-	const struct open_owner *from, *to;
+	const struct open_owner *to;
 	uint16_t worker;
 };
 
-static NTSTATUS move_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
-			enum locking_action *action, uint8_t **nb, size_t *nl,
-			void *priv)
+static void move_edit(struct share_mode_entry *e, void *priv)
 {
-	struct move_state *m = priv;
-	struct locking_rec_iter hdr;
-	struct share_mode_entry e;
-	NTSTATUS status;
-	uint8_t *buf;
-	long idx;
+	const struct move_state *m = priv;
 
-	status = owner_edit_begin(tmp, old, old_len, m->from, &hdr, &idx, &e,
-				  &buf);
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
-	}
-	e.pid = m->to->pid;
-	e.open_id = m->to->open_id;
-	e.worker = m->worker;
-	share_mode_entry_put(buf + LOCKING_REC_HDR_LEN +
-				     (size_t)idx * SHARE_ENTRY_LEN,
-			     &e);
-	*nb = buf;
-	*nl = old_len;
-	*action = LOCKING_STORE;
-	return NT_STATUS_OK;
+	e->pid = m->to->pid;
+	e->open_id = m->to->open_id;
+	e->worker = m->worker;
 }
 
 NTSTATUS share_mode_move_owner(struct locking_db *db, const struct file_key *k,
 			       const struct open_owner *from,
 			       const struct open_owner *to, uint16_t worker)
 {
-	struct move_state m = {.from = from, .to = to, .worker = worker};
+	struct move_state m = {.to = to, .worker = worker};
 
-	return locking_modify(db->share, k, move_fn, &m);
+	return owner_edit(db, k, from, move_edit, &m);
 }
 
 /* ---- stream rename: the entry moves to the stream's new key ---- */

@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_workers.py \
 	testsuite/integration/test_querydir.py \
 	testsuite/integration/test_basicinfo.py \
+	testsuite/integration/test_changetime.py \
 	testsuite/integration/test_lock.py \
 	testsuite/integration/test_notify.py \
 	testsuite/integration/test_smbstatus.py \

@@ -63,7 +63,8 @@ struct vfs_file_info {
 	uint64_t create_time;
 	uint64_t access_time;
 	uint64_t write_time;
-	uint64_t change_time;
+	uint64_t change_time;		/* reported: the write time */
+	uint64_t inode_ctime;		/* the real st_ctime (not settable) */
 	uint64_t allocation_size;	/* st_blocks * 512 */
 	uint64_t end_of_file;		/* 0 for directories */
 	uint32_t attributes;		/* FILE_ATTRIBUTE_*; NORMAL if none */

@@ -302,11 +302,13 @@ void vfs_statx_to_info(const struct statx *stx, struct vfs_file_info *fi)
 	memset(fi, 0, sizeof(*fi));
 	fi->access_time = ts_nttime(&stx->stx_atime);
 	fi->write_time = ts_nttime(&stx->stx_mtime);
-	fi->change_time = ts_nttime(&stx->stx_ctime);
+	fi->inode_ctime = ts_nttime(&stx->stx_ctime);
 	/* As Samba: without a create time stored in user.DOSATTRIB, the
 	 * oldest time we know; ChangeTime is the write time, since ctime
-	 * cannot be set and clients expect to read back what they set. */
-	fi->create_time = fi->change_time < fi->write_time ? fi->change_time
+	 * cannot be set and clients expect to read back what they set (a
+	 * ChangeTime a client set is kept by the locking DB while the file
+	 * is open: share_mode_file_state). */
+	fi->create_time = fi->inode_ctime < fi->write_time ? fi->inode_ctime
 							   : fi->write_time;
 	if (fi->access_time < fi->create_time) {
 		fi->create_time = fi->access_time;

@@ -827,6 +827,18 @@ bool fscc_dir_class_has_ea_size(uint8_t info_class)
 	return l != NULL && l->ea_off != 0;
 }
 
+bool fscc_dir_class_has_times(uint8_t info_class)
+{
+	return fscc_dir_class_known(info_class) &&
+	       info_class != FSCC_FILE_NAMES_INFORMATION;
+}
+
+void fscc_dir_entry_set_change_time(uint8_t *entry, uint64_t change_time)
+{
+	/* MS-FSCC 2.4: ChangeTime is at 32 in every class with times. */
+	put_le64(entry + 32, change_time);
+}
+
 /* The fixed part of one entry; FileNameLength and FileName by caller. */
 static void fscc_put_dir_fixed(uint8_t *h, const struct fscc_dir_layout *l,
 			       const struct fscc_dir_entry *e,

@@ -263,5 +263,11 @@ bool fscc_dir_class_known(uint8_t info_class);
 /* True when the class's entries have an EaSize field (MS-FSCC 2.4:
  * the Full, Both, Id* and IdExtd* directory classes). */
 bool fscc_dir_class_has_ea_size(uint8_t info_class);
+/* True when the class's entries carry the file's times (all but
+ * FileNamesInformation). */
+bool fscc_dir_class_has_times(uint8_t info_class);
+/* Overwrite the ChangeTime of the entry fscc_dir_entry_push wrote at
+ * entry (a class with times). */
+void fscc_dir_entry_set_change_time(uint8_t *entry, uint64_t change_time);
 
 #endif

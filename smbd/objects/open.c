@@ -2,6 +2,7 @@
  * The connection's table of opens: a hash of the volatile FileId.
  */
 #include "smbd/objects/open.h"
+#include "smbd/objects/write_time.h"
 #include "lib/charset.h"
 #include "lib/clock.h"
 #include "smbd/conn/conn.h"
@@ -638,21 +639,30 @@ NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on)
 	return status;
 }
 
-bool smbd_open_delete_pending(struct smbd_open *op)
+void smbd_open_query_state(struct smbd_open *op, struct vfs_file_info *fi)
 {
 	struct locking_db *db = smbd_locking(op->conn->worker);
+	struct share_mode_file_state fs;
 	struct file_key k;
 	struct open_owner o;
-	bool pending = false;
 
 	if (db == NULL || !op->share_registered) {
-		return false;
+		return;
 	}
 	smbd_open_keys(op, &k, &o);
-	if (!NT_STATUS_IS_OK(share_mode_delete_pending(db, &k, &pending))) {
-		return false;
+	/* One read for both; a stream's record is its own, its file's
+	 * ChangeTime is in the file's. */
+	if (!NT_STATUS_IS_OK(share_mode_file_state(
+		    db, &k, op->stream == NULL ? fi->inode_ctime : 0, &fs))) {
+		return;
 	}
-	return pending;
+	fi->delete_pending = fs.delete_pending;
+	if (fs.change_time != 0) {
+		fi->change_time = fs.change_time;
+	}
+	if (op->stream != NULL) {
+		smbd_ct_report(op->conn->worker, fi);
+	}
 }
 
 NTSTATUS smbd_open_check_delete(struct smbd_open *op)

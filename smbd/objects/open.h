@@ -230,9 +230,11 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 			     bool *delete_base);
 /* FileDispositionInformation through the locking DB. */
 NTSTATUS smbd_open_set_delete_pending(struct smbd_open *op, bool on);
-/* The file's delete is pending (FileStandardInformation.DeletePending);
- * false when the open has no entry or the DB cannot be read. */
-bool smbd_open_delete_pending(struct smbd_open *op);
+/* QUERY_INFO of op: fi (op's file, from statx) gets DeletePending
+ * (FileStandardInformation) and a ChangeTime a client set
+ * (write_time.h) from the locking DB; left as they are when the open has
+ * no entry or the DB cannot be read. */
+void smbd_open_query_state(struct smbd_open *op, struct vfs_file_info *fi);
 /* Rename/delete: SHARING_VIOLATION if another open lacks SHARE_DELETE. */
 NTSTATUS smbd_open_check_delete(struct smbd_open *op);
 /* Rename of op: its parent directory's opens must share delete and

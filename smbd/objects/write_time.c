@@ -1,15 +1,21 @@
 /*
- * Delayed write time: see write_time.h for the behaviour.  Everything
- * here runs on the worker's loop thread, on the open's own fd: an fstat
- * before a burst of writes, a futimens after it and for each update.
- * These are metadata calls on a file already open (no path walk); they
- * run as the daemon, so putting back an mtime works for any user the
- * write was allowed to, not only the file's owner.
+ * Delayed write time and a ChangeTime a client set: see write_time.h for
+ * the behaviour.  Everything here runs on the worker's loop thread, on
+ * the open's own fd: an fstat before a burst of writes, a futimens after
+ * it and for each update (and, for an open whose client set the
+ * ChangeTime, a statx after them for the ctime they left).  These are
+ * metadata calls on a file already open (no path walk); they run as the
+ * daemon, so putting back an mtime works for any user the write was
+ * allowed to, not only the file's owner.
  */
 #include "smbd/objects/write_time.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/fscc.h"
 #include "smbd/objects/open.h"
+#include "smbd/objects/smbd_locking.h"
+#include "locking/locking.h"
+#include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
 #include "lib/clock.h"
 #include "lib/ev.h"
 #include "lib/log.h"
@@ -41,6 +47,8 @@ static void wt_set_mtime(struct smbd_open *op, const struct timespec *mtime)
 	/* Writes still in the pool must put back this time, not the one
 	 * seen before they started. */
 	op->wt.keep = *mtime;
+	/* The ctime moved with it (and with the write before). */
+	smbd_ct_changed(op);
 }
 
 /*
@@ -160,5 +168,86 @@ void smbd_wt_close(struct smbd_open *op)
 	if (op->wt.dirty) {
 		/* Written since the last update: CLOSE sets it. */
 		wt_update_now(op);
+	}
+}
+
+/* ---- ChangeTime ---- */
+
+/* The ChangeTime recorded in op's entry with the file's ctime now. */
+static void ct_record(struct smbd_open *op, uint64_t change_time,
+		      uint64_t ctime)
+{
+	struct locking_db *db = smbd_locking(op->worker);
+	struct file_key k;
+	struct open_owner o;
+	NTSTATUS status;
+
+	op->wt.change_ctime = ctime;
+	if (db == NULL || !op->share_registered ||
+	    (op->stream != NULL && !op->stream_ref)) {
+		return;
+	}
+	/* The file's record: a stream open has an entry there too
+	 * (SHARE_ENTRY_STREAM), and the times are the file's. */
+	smbd_open_locking_ids(op, &k, &o);
+	status = share_mode_set_change_time(db, &k, &o, change_time, ctime);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("change time of %s: %s\n", op->path,
+			   nt_errstr(status));
+	}
+}
+
+void smbd_ct_set_basic(struct smbd_open *op, uint64_t change_time,
+		       const struct vfs_file_info *after)
+{
+	struct vfs_file_info fi;
+
+	if (change_time == FSCC_TIME_UNFREEZE) {
+		/* The set one still holds until the file changes. */
+		op->wt.change_sticky = false;
+		return;
+	}
+	if (change_time == 0) {
+		/* The times or attributes this set changed moved the
+		 * ctime: a ChangeTime that sticks to this open stays. */
+		if (op->wt.change_sticky) {
+			ct_record(op, op->wt.change_time, after->inode_ctime);
+		}
+		return;
+	}
+	if (change_time == FSCC_TIME_FREEZE) {
+		/* What a query reports now stays. */
+		fi = *after;
+		smbd_ct_report(op->worker, &fi);
+		change_time = op->wt.change_sticky ? op->wt.change_time
+						   : fi.change_time;
+	}
+	op->wt.change_time = change_time;
+	op->wt.change_sticky = true;
+	ct_record(op, change_time, after->inode_ctime);
+}
+
+void smbd_ct_changed(struct smbd_open *op)
+{
+	struct vfs_file_info fi;
+
+	if (!op->wt.change_sticky || op->fd == -1 ||
+	    !NT_STATUS_IS_OK(vfs_fstat_info(op->fd, &fi))) {
+		return;
+	}
+	ct_record(op, op->wt.change_time, fi.inode_ctime);
+}
+
+void smbd_ct_report(struct smbd_worker *w, struct vfs_file_info *fi)
+{
+	struct locking_db *db = smbd_locking(w);
+	struct file_key k = {.dev = fi->dev, .ino = fi->ino};
+	struct share_mode_file_state fs;
+
+	if (db != NULL &&
+	    NT_STATUS_IS_OK(share_mode_file_state(db, &k, fi->inode_ctime,
+						  &fs)) &&
+	    fs.change_time != 0) {
+		fi->change_time = fs.change_time;
 	}
 }

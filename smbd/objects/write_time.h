@@ -40,6 +40,11 @@ struct smbd_write_time {
 	bool triggered;		/* the first write's update was armed */
 	bool dirty;		/* written since the last update: CLOSE sets it */
 	bool sticky;		/* the client set or froze the write time */
+	/* ChangeTime (below): the one this open's client set or froze,
+	 * and whether it sticks (Open.UserSetChangeTime). */
+	uint64_t change_time;
+	uint64_t change_ctime;	/* the file's ctime it was recorded with */
+	bool change_sticky;
 };
 
 /* A WRITE job of op is about to be handed to the pool; true: it is
@@ -57,5 +62,31 @@ void smbd_wt_set_basic(struct smbd_open *op, uint64_t write_time);
 void smbd_wt_resized(struct smbd_open *op, const struct timespec *before);
 /* CLOSE or teardown of op while it still has its fd. */
 void smbd_wt_close(struct smbd_open *op);
+
+/*
+ * ChangeTime (MS-FSA 2.1.5.14.2).  Linux cannot set a file's ctime, and
+ * without a set one we report the write time as ChangeTime, as Samba
+ * does.  A ChangeTime a client sets through FileBasicInformation is kept
+ * in the open's share-mode entry together with the file's real ctime
+ * seen right after (share_mode_file_state in locking.h): every query of
+ * the file, on any worker, reports it while the ctime has not moved
+ * since, so a later change by anyone else shows again.  Like
+ * Open.UserSetChangeTime it sticks to the open that set it: this open's
+ * own writes and SET_INFOs record the new ctime and keep it.  -1
+ * freezes the ChangeTime as it is reported, -2 lets it move again.  It
+ * lasts as long as the open that set it: its entry goes with its CLOSE
+ * (whose response still carries it), and then the write time shows.
+ */
+struct vfs_file_info;
+struct smbd_worker;
+/* SET_INFO FileBasicInformation done with this ChangeTime (0 none, -1,
+ * -2, else a time); after: the file as the job left it. */
+void smbd_ct_set_basic(struct smbd_open *op, uint64_t change_time,
+		       const struct vfs_file_info *after);
+/* Something through op changed the file (a write, a SET_INFO): a
+ * ChangeTime that sticks to op is recorded again with the new ctime. */
+void smbd_ct_changed(struct smbd_open *op);
+/* fi (from statx) gets the ChangeTime a client set, if one holds. */
+void smbd_ct_report(struct smbd_worker *w, struct vfs_file_info *fi);
 
 #endif

@@ -46,6 +46,10 @@ struct close_state {
 	NTSTATUS status;
 	struct vfs_file_info fi;
 	struct smbd_dir_change dir;	/* a delete breaks its leases */
+	/* A ChangeTime this open set, and the ctime it holds for: its
+	 * entry is gone before the job stats the file (write_time.h). */
+	bool change_set;
+	uint64_t change_time, change_ctime;
 };
 
 static void close_job(void *p)
@@ -123,6 +127,12 @@ static NTSTATUS close_done(struct smb2_request *req, void *p)
 				    : 0);
 	wire_push_le32(out, 0);
 	if (st->want_info && NT_STATUS_IS_OK(st->status)) {
+		if (st->change_set &&
+		    st->fi.inode_ctime == st->change_ctime) {
+			st->fi.change_time = st->change_time;
+		} else {
+			smbd_ct_report(req->conn->worker, &st->fi);
+		}
 		create_push_times(out, &st->fi);
 	} else {
 		wire_push_zero(out, 52);
@@ -158,6 +168,9 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	/* Before the attributes are read: a write since the last write
 	 * time update sets it now (write_time.h). */
 	smbd_wt_close(op);
+	st->change_set = op->wt.change_time != 0;
+	st->change_time = op->wt.change_time;
+	st->change_ctime = op->wt.change_ctime;
 	/* The locking DB knows whether this close deletes the file: the
 	 * last open of one whose delete is pending. */
 	smbd_open_share_release(op, &st->delete_on_close, &st->delete_base);

@@ -96,6 +96,8 @@ NTSTATUS create_reply(struct smb2_request *req,
 					      st->granted_state));
 	wire_push_u8(out, 0);
 	wire_push_le32(out, st->action);
+	/* A ChangeTime another open set (write_time.h). */
+	smbd_ct_report(req->conn->worker, &st->fi);
 	create_push_times(out, &st->fi);
 	wire_push_le32(out, 0);
 	wire_push_bytes(out, fid, 16);

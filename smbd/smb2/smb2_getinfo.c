@@ -336,8 +336,8 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	 * too): DeletePending once FileDispositionInformation set it, and
 	 * NumberOfLinks without the name about to go (Samba 4.17 answers
 	 * the same; smbtorture smb2.setinfo). */
-	if (smbd_open_delete_pending(op)) {
-		st->fi.delete_pending = true;
+	smbd_open_query_state(op, &st->fi);
+	if (st->fi.delete_pending) {
 		if (st->fi.nlink > 0) {
 			st->fi.nlink--;
 		}

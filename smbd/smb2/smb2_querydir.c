@@ -103,6 +103,18 @@ struct qd_state {
 	struct wire_buf buf;	/* the entries for the reply */
 	size_t returned;
 	NTSTATUS status;
+	/* The entries in buf with times: the loop thread puts in a
+	 * ChangeTime a client set (write_time.h), as the locking DB is
+	 * not read from the pool.  One record lookup per entry (a chain
+	 * mutex, no copy), next to the statx and xattr reads per entry
+	 * the job did. */
+	struct qd_times *times;
+	size_t num_times;
+};
+
+struct qd_times {
+	size_t off;		/* the entry in buf */
+	uint64_t dev, ino, ctime;
 };
 
 static const char *qd_name(const struct qd_names *n, size_t i)
@@ -335,6 +347,49 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	return true;
 }
 
+static void qd_note_times(struct qd_state *st, size_t off,
+			  const struct vfs_file_info *fi)
+{
+	struct qd_times *t;
+
+	if (!fscc_dir_class_has_times(st->cls)) {
+		return;
+	}
+	if (st->num_times == talloc_array_length(st->times)) {
+		t = talloc_realloc(st, st->times, struct qd_times,
+				   st->num_times == 0 ? 64
+						      : st->num_times * 2);
+		if (t == NULL) {
+			st->buf.failed = true;
+			return;
+		}
+		st->times = t;
+	}
+	st->times[st->num_times++] = (struct qd_times){
+		.off = off, .dev = fi->dev, .ino = fi->ino,
+		.ctime = fi->inode_ctime};
+}
+
+/* On the loop thread: ChangeTimes clients set on files still open. */
+static void qd_change_times(struct smbd_worker *w, struct qd_state *st)
+{
+	struct vfs_file_info fi;
+	size_t i;
+
+	for (i = 0; i < st->num_times; i++) {
+		memset(&fi, 0, sizeof(fi));
+		fi.dev = st->times[i].dev;
+		fi.ino = st->times[i].ino;
+		fi.inode_ctime = st->times[i].ctime;
+		smbd_ct_report(w, &fi);
+		if (fi.change_time != 0) {
+			fscc_dir_entry_set_change_time(
+				st->buf.data + st->times[i].off,
+				fi.change_time);
+		}
+	}
+}
+
 static void qd_job(void *p)
 {
 	struct qd_state *st = p;
@@ -394,6 +449,7 @@ static void qd_job(void *p)
 			DBG_INFO("skipping entry: %s\n", nt_errstr(s));
 			continue;
 		}
+		qd_note_times(st, prev, &fi);
 		st->returned++;
 		if (st->single) {
 			st->cursor++;
@@ -484,6 +540,7 @@ static NTSTATUS qd_done(struct smb2_request *req, void *p)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return st->status;
 	}
+	qd_change_times(req->conn->worker, st);
 	/* 2.2.34 QUERY_DIRECTORY Response */
 	wire_push_le16(out, 9);
 	wire_push_le16(out, SMB2_HDR_LEN + 8);

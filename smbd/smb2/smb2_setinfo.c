@@ -56,6 +56,8 @@ struct setinfo_state {
 	NTSTATUS status;
 	bool have_mtime;		/* mtime: the file's before a truncate */
 	struct timespec mtime;
+	bool have_after;		/* after: the file once times were set */
+	struct vfs_file_info after;
 	char *stream;			/* the open is this stream (xattr) */
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
 	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
@@ -441,6 +443,11 @@ static void setinfo_job(void *p)
 	switch (st->in.info_class) {
 	case FSCC_FILE_BASIC_INFORMATION:
 		setinfo_basic(st);
+		/* Its ctime: what a ChangeTime set now is kept against
+		 * (write_time.h). */
+		st->have_after = NT_STATUS_IS_OK(st->status) &&
+				 NT_STATUS_IS_OK(vfs_fstat_info(st->fd,
+								&st->after));
 		break;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
 		if (st->stream != NULL) {
@@ -571,6 +578,12 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 			setinfo_dir_changed(op, &st->new_parent, false);
 			break;
 		case FSCC_FILE_BASIC_INFORMATION:
+			if (st->have_after) {
+				smbd_ct_set_basic(op, st->in.basic.change_time,
+						  &st->after);
+			}
+			op->modified = true;
+			break;
 		case FSCC_FILE_ALLOCATION_INFORMATION:
 			/* Its entry changes: its close breaks its directory's
 			 * leases, as after a write. */
@@ -584,6 +597,11 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 			break;
 		default:
 			break;
+		}
+		if (st->security ||
+		    st->in.info_class != FSCC_FILE_BASIC_INFORMATION) {
+			/* A ChangeTime set through this open stays. */
+			smbd_ct_changed(op);
 		}
 	}
 	return setinfo_reply(req);

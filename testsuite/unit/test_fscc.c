@@ -979,6 +979,16 @@ static void test_dir_layouts(void **state)
 		assert_int_equal(prev, 0);
 		assert_int_equal(out.len, dc->name_off + n);
 		assert_memory_equal(out.data, e, out.len);
+		/* A ChangeTime put in afterwards (QUERY_DIRECTORY on the
+		 * loop thread) changes that field alone. */
+		assert_true(fscc_dir_class_has_times(dc->cls) ==
+			    (dc->cls != FSCC_FILE_NAMES_INFORMATION));
+		if (fscc_dir_class_has_times(dc->cls)) {
+			fscc_dir_entry_set_change_time(
+				out.data, UINT64_C(0x0102030405060708));
+			s64(e, 32, UINT64_C(0x0102030405060708));
+			assert_memory_equal(out.data, e, out.len);
+		}
 
 		/* exactly fitting, and one byte short */
 		wire_buf_init(&out, mem, 0);
@@ -999,6 +1009,7 @@ static void test_dir_layouts(void **state)
 	}
 	assert_false(fscc_dir_class_known(FSCC_FILE_BASIC_INFORMATION));
 	assert_false(fscc_dir_class_known(0));
+	assert_false(fscc_dir_class_has_times(FSCC_FILE_BASIC_INFORMATION));
 }
 
 static void test_dir_chain(void **state)

@@ -109,7 +109,9 @@ static void test_rec_roundtrip(void **state)
 					  .state = CACHE_RWH,
 					  .breaking_to = CACHE_R,
 					  .notified_to = CACHE_R | CACHE_H,
-					  .epoch = 0x4712};
+					  .epoch = 0x4712,
+					  .change_time = UINT64_MAX - 1,
+					  .change_ctime = 0x0102030405060708};
 	memset(se[1].lease_key, 0xab, 16);
 	memset(se[1].client_guid, 0xcd, 16);
 	assert_int_equal(share_mode_rec_encode(tmp, &sr, &buf, &len),
@@ -375,6 +377,106 @@ static void test_delete_pending(void **state)
 	assert_int_equal(share_mode_delete_pending(db, &k, &pending),
 			 NT_STATUS_OK);
 	assert_false(pending);
+}
+
+/*
+ * A ChangeTime a client set (share_mode_set_change_time): reported for
+ * the ctime it was recorded with only, by whichever entry holds it; it
+ * goes with its open's entry and survives other edits of the entry.
+ */
+static void test_change_time(void **state)
+{
+	struct file_key k = new_key(), other = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
+	struct open_owner moved = {.pid = (uint32_t)getpid() + 1,
+				   .open_id = 11};
+	struct share_mode_file_state fs;
+	bool last, del;
+
+	/* No record: nothing, and nobody to set it for. */
+	assert_int_equal(share_mode_file_state(db, &k, 500, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+	assert_false(fs.delete_pending);
+	assert_int_equal(share_mode_set_change_time(db, &k, &o1, 42, 500),
+			 NT_STATUS_NOT_FOUND);
+
+	assert_int_equal(share_mode_add(db, &k, &o1, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &o2, RD | DE, SR | SW | SD),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_set_change_time(db, &k, &o3, 42, 500),
+			 NT_STATUS_NOT_FOUND);
+	assert_int_equal(share_mode_file_state(db, &k, 500, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+
+	assert_int_equal(share_mode_set_change_time(db, &k, &o2, 42, 500),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &k, 500, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 42);
+	/* The ctime moved: a change nobody set. */
+	assert_int_equal(share_mode_file_state(db, &k, 501, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+	/* ctime 0 asks for DeletePending only. */
+	assert_int_equal(share_mode_file_state(db, &k, 0, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+	/* Another file's record knows nothing of it. */
+	assert_int_equal(share_mode_add(db, &other, &o1, RD, SR),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &other, 500, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+	assert_int_equal(share_mode_remove(db, &other, &o1, &last, &del),
+			 NT_STATUS_OK);
+
+	/* Recorded again with the new ctime: holds for that one. */
+	assert_int_equal(share_mode_set_change_time(db, &k, &o2, 42, 501),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &k, 501, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 42);
+	/* Other edits of the entry keep it; DeletePending comes along. */
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &o2, true),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_move_owner(db, &k, &o2, &moved, 1),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &k, 501, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 42);
+	assert_true(fs.delete_pending);
+	assert_int_equal(share_mode_set_delete_on_close(db, &k, &moved, false),
+			 NT_STATUS_OK);
+
+	/* Of two, the one recorded with the file's ctime now. */
+	assert_int_equal(share_mode_set_change_time(db, &k, &o1, 77, 502),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &k, 502, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 77);
+	assert_int_equal(share_mode_file_state(db, &k, 501, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 42);
+	/* Forgotten: 0. */
+	assert_int_equal(share_mode_set_change_time(db, &k, &o1, 0, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_file_state(db, &k, 502, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+
+	/* It goes with its open. */
+	assert_int_equal(share_mode_remove(db, &k, &moved, &last, &del),
+			 NT_STATUS_OK);
+	assert_false(last);
+	assert_int_equal(share_mode_file_state(db, &k, 501, &fs),
+			 NT_STATUS_OK);
+	assert_int_equal(fs.change_time, 0);
+	assert_int_equal(share_mode_remove(db, &k, &o1, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
 }
 
 static void test_open_delete_on_close(void **state)
@@ -1442,6 +1544,7 @@ int main(void)
 		cmocka_unit_test(test_share_matrix),
 		cmocka_unit_test(test_share_three_opens),
 		cmocka_unit_test(test_delete_pending),
+		cmocka_unit_test(test_change_time),
 		cmocka_unit_test(test_open_delete_on_close),
 		cmocka_unit_test(test_check_delete),
 		cmocka_unit_test(test_rename_parent),
