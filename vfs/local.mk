@@ -27,7 +27,8 @@ libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
 
 check_PROGRAMS += testsuite/unit/test_streams
 TESTS += testsuite/unit/test_streams
-testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c
+testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c \
+	testsuite/common/xattr_tmpfile.h
 testsuite_unit_test_streams_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_streams_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
