@@ -19,6 +19,7 @@
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
+#include "vfs/fruit.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
@@ -57,6 +58,7 @@ struct setinfo_state {
 	bool have_mtime;		/* mtime: the file's before a truncate */
 	struct timespec mtime;
 	char *stream;			/* the open is this stream (xattr) */
+	bool afpinfo;			/* stream is fruit's AFP_AfpInfo */
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
 	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
 	bool stream_rename;
@@ -443,6 +445,10 @@ static void setinfo_job(void *p)
 		setinfo_basic(st);
 		break;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
+		if (st->afpinfo) {
+			st->status = vfs_afpinfo_set_eof(st->in.end_of_file);
+			break;
+		}
 		if (st->stream != NULL) {
 			st->status = vfs_stream_truncate(st->fd, st->stream,
 							 st->in.end_of_file);
@@ -980,6 +986,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->opath = op->opath;
 	st->is_dir = op->is_dir;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->afpinfo = op->afpinfo;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

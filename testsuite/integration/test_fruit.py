@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream (issue 17,
+the macOS part; man/vfs_fruit.8).
+
+macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
+60-byte AfpInfo record ('AFP\\0', version 1.0, backup time, 32 bytes of
+FinderInfo).  On a share with fruit the stream exists only while it holds
+a valid record whose FinderInfo is not all zero; writes of anything else
+fail with STATUS_INVALID_PARAMETER; reads return the record from its
+start; it cannot grow past 60 bytes.  It is stored like Samba's
+streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
+without fruit, on the same directory, sees the same bytes.  Samba 4.17
+gives the same answers (SMBD=/usr/sbin/smbd); every test runs once per
+event-loop backend.
+"""
+
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+XATTR = "user.DosStream.AFP_AfpInfo:$DATA"
+STREAM = ":AFP_AfpInfo"
+
+STATUS_INVALID_PARAMETER = 0xC000000D
+STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
+STATUS_ALLOTTED_SPACE_EXCEEDED = 0xC0000099
+
+
+def afpinfo(finder=b"SMB,OLE!"):
+    """The record smbtorture's vfs.fruit writes."""
+    rec = struct.pack(">III", 0x41465000, 0x00010000, 0) + \
+        struct.pack(">I", 0x80000000) + finder
+    return rec + b"\0" * (60 - len(rec))
+
+
+class Fruit(h.TestUser):
+
+    share_options = [("vfs objects", "catia fruit streams_xattr"),
+                     ("fruit:metadata", "stream")]
+    extra_shares = [("plain", [("vfs objects", "streams_xattr")])]
+
+    def setUp(self):
+        super().setUp()
+        self.empty_share()
+        with open(self.share_path("f"), "wb") as f:
+            f.write(b"data")
+        os.chmod(self.share_path("f"), 0o666)
+
+    def tree(self, share="share"):
+        conn = self.impacket_logon()
+        self.addCleanup(conn.close)
+        return conn, conn.connectTree(share)
+
+    def open(self, conn, tid, name, disposition, access=None):
+        from impacket.smb3structs import (FILE_READ_DATA, FILE_SHARE_READ,
+                                          FILE_SHARE_WRITE,
+                                          FILE_SHARE_DELETE,
+                                          FILE_WRITE_DATA)
+        if access is None:
+            access = FILE_READ_DATA | FILE_WRITE_DATA
+        return conn.getSMBServer().create(
+            tid, name, access,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, 0,
+            disposition, 0)
+
+    def status(self, fn, *args):
+        from impacket.smb3 import SessionError
+        try:
+            fn(*args)
+        except SessionError as e:
+            return e.get_error_code()
+        return 0
+
+    def streams(self, share="share"):
+        conn, tid = self.tree(share)
+        from impacket.smb3structs import FILE_READ_ATTRIBUTES
+        from impacket.smb3structs import SMB2_0_INFO_FILE
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f", 1, FILE_READ_ATTRIBUTES)
+        try:
+            raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                                fileInfoClass=22)
+        finally:
+            smb.close(tid, fid)
+        names, off = [], 0
+        while True:
+            nxt, nlen = struct.unpack_from("<II", raw, off)
+            names.append(raw[off + 24:off + 24 + nlen].decode("utf-16-le"))
+            if nxt == 0:
+                return sorted(names)
+            off += nxt
+
+    def test_write_and_read_back(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        # macOS reads from the start at any offset up to 60
+        self.assertEqual(smb.read(tid, fid, 0, 61), afpinfo())
+        self.assertEqual(smb.read(tid, fid, 16, 8), afpinfo()[:8])
+        self.assertEqual(smb.read(tid, fid, 60, 1), b"A")
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         afpinfo() + b"\0")
+        self.assertIn(":AFP_AfpInfo:$DATA", self.streams())
+
+    def test_invalid_write_is_refused(self):
+        from impacket.smb3structs import FILE_OPEN_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        # no signature, and a short record not at offset 0
+        self.assertEqual(self.status(smb.write, tid, fid, b"\0" * 60, 0,
+                                     60), STATUS_INVALID_PARAMETER)
+        self.assertEqual(self.status(smb.write, tid, fid, afpinfo()[:30],
+                                     1, 30), STATUS_INVALID_PARAMETER)
+        # the open alone made no stream
+        smb.close(tid, fid)
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertNotIn(XATTR, os.listxattr(self.share_path("f")))
+
+    def test_zero_finder_info_deletes(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        smb.write(tid, fid, afpinfo(b"\0" * 32), 0, 60)
+        smb.close(tid, fid)
+        self.assertEqual(self.streams(), ["::$DATA"])
+
+    def test_end_of_file(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        eof = struct.pack("<Q", 61)
+        self.assertEqual(self.status(smb.setInfo, tid, fid, eof, 1,
+                                     20),
+                         STATUS_ALLOTTED_SPACE_EXCEEDED)
+        # smaller: success, and the record stays as it is
+        smb.setInfo(tid, fid, struct.pack("<Q", 0), 1, 20)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         afpinfo() + b"\0")
+
+    def test_invalid_record_is_hidden(self):
+        from impacket.smb3structs import FILE_OPEN, FILE_OVERWRITE_IF
+        # written through the share without fruit
+        conn, tid = self.tree("plain")
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        conn.getSMBServer().write(tid, fid, b"foo", 0, 3)
+        conn.getSMBServer().close(tid, fid)
+        self.assertEqual(self.streams("plain"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        self.assertEqual(self.streams(), ["::$DATA"])
+        conn, tid = self.tree()
+        self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
+                                     FILE_OPEN),
+                         STATUS_OBJECT_NAME_NOT_FOUND)
+
+    def test_plain_share_has_no_rules(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree("plain")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, b"\0" * 70, 0, 70)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         b"\0" * 71)
+
+
+h.backend_variants(globals(), Fruit)
+
+if __name__ == "__main__":
+    h.main()
