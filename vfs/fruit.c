@@ -21,6 +21,7 @@
 #define AFP_BACKUP_NEVER 0x80000000
 
 #define AFPINFO_XATTR VFS_STREAM_PREFIX "AFP_AfpInfo" VFS_STREAM_SUFFIX
+#define RESOURCE_XATTR VFS_STREAM_PREFIX "AFP_Resource" VFS_STREAM_SUFFIX
 
 /*
  * Options Samba's fruit has that this one does not implement yet.  Set,
@@ -73,23 +74,23 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			      const struct vfs_share *sh, void **priv)
 {
 	const char *meta = p->str(p->ctx, mem_ctx, "fruit", "metadata");
-	struct vfs_fruit_config *c;
+	struct vfs_fruit_config *c = talloc_zero(mem_ctx,
+						 struct vfs_fruit_config);
 
 	(void)sh;
+	if (c == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
 	log_unimplemented(mem_ctx, p);
-	if (meta == NULL || strcasecmp(meta, "stream") != 0) {
+	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
+		c->metadata = VFS_FRUIT_META_STREAM;
+	} else {
 		DBG_WARNING("fruit:metadata = %s: not supported (only "
 			    "\"stream\"); AFP_AfpInfo is an ordinary "
 			    "stream on this share\n",
 			    meta != NULL ? meta : "netatalk (default)");
-		*priv = NULL;
-		return NT_STATUS_OK;
+		c->metadata = VFS_FRUIT_META_NONE;
 	}
-	c = talloc_zero(mem_ctx, struct vfs_fruit_config);
-	if (c == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	c->metadata = VFS_FRUIT_META_STREAM;
 	*priv = c;
 	return NT_STATUS_OK;
 }
@@ -120,6 +121,11 @@ bool vfs_fruit_stream_hidden(int fd, const char *listed)
 	       sizeof(afpinfo) - 1);
 	return vfs_afpinfo_get(fd, xattr, rec) ==
 	       NT_STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+bool vfs_fruit_resource_xattr(const char *xattr)
+{
+	return xattr != NULL && strcasecmp(xattr, RESOURCE_XATTR) == 0;
 }
 
 bool vfs_afpinfo_valid(const uint8_t *buf, size_t len)

@@ -38,21 +38,37 @@
 #define VFS_AFPINFO_FINDER_OFF 16
 #define VFS_AFPINFO_FINDER_SIZE 32
 
-/* fruit:metadata */
-enum vfs_fruit_meta { VFS_FRUIT_META_STREAM };
+/* fruit:metadata: NONE for the values not built (netatalk), whose
+ * AFP_AfpInfo is an ordinary stream */
+enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
 
 struct vfs_fruit_config {
 	enum vfs_fruit_meta metadata;
 };
 
-/* The share's fruit configuration: NULL when fruit is not stacked or
- * its fruit:metadata is not "stream".  Inline, so that fruit.c does not
- * call back into the registry that lists it (testsuite/layering). */
+/* The share's fruit configuration, NULL when fruit is not stacked.
+ * Inline, so that fruit.c does not call back into the registry that
+ * lists it (testsuite/layering). */
 static inline const struct vfs_fruit_config *
 vfs_fruit_config(const struct vfs_stack *s)
 {
 	return vfs_stack_priv(s, "fruit");
 }
+
+/* Whether AFP_AfpInfo gets the record's rules on the share. */
+static inline bool vfs_fruit_meta_stream(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	return c != NULL && c->metadata == VFS_FRUIT_META_STREAM;
+}
+
+/*
+ * Whether stream xattr `xattr` is the resource fork AFP_Resource.  On a
+ * share with fruit, delete-on-close on it (at CREATE or by SET_INFO) is
+ * ignored, as macOS does: a resource fork goes by truncating it to 0.
+ */
+bool vfs_fruit_resource_xattr(const char *xattr);
 
 /* Whether stream xattr `xattr` is AFP_AfpInfo (the name compared without
  * case, as NTFS does): on a share whose fruit config is non-NULL, a

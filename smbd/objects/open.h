@@ -114,6 +114,9 @@ struct smbd_open {
 	/* stream is fruit's AFP_AfpInfo: READ, WRITE and SET_INFO follow
 	 * its rules (vfs/fruit.h) */
 	bool afpinfo;
+	/* stream is AFP_Resource on a share with fruit: delete-on-close
+	 * is ignored (vfs/fruit.h) */
+	bool afp_resource;
 	uint32_t access_mask;	/* granted */
 	uint32_t share_access;
 	uint32_t create_options;

@@ -381,6 +381,8 @@ static void create_stream(struct create_state *st, bool base_exists)
 	}
 	st->afpinfo = st->fruit_meta &&
 		      vfs_fruit_afpinfo_xattr(st->stream_xattr);
+	st->afp_resource = st->fruit &&
+			   vfs_fruit_resource_xattr(st->stream_xattr);
 	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
 		return;
 	}
@@ -857,7 +859,9 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	op->share_access = st->share_access;
 	op->create_options = st->options;
 	op->create_disposition = st->disposition;
-	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	op->afp_resource = st->afp_resource;
+	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0 &&
+			      !st->afp_resource;
 	if (st->want_durable && st->durable.v2) {
 		/* 3.3.5.9.10: a replay of this DH2Q finds the open by its
 		 * CreateGuid, durable or not, and is refused while the
@@ -1113,7 +1117,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->access = access;
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
-	st->fruit_meta = vfs_fruit_config(t->vfs) != NULL;
+	st->fruit = vfs_fruit_config(t->vfs) != NULL;
+	st->fruit_meta = vfs_fruit_meta_stream(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

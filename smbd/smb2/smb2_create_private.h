@@ -70,8 +70,10 @@ struct create_state {
 	char *stream;		/* the stream name asked for, or NULL */
 	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
-	/* the share has fruit with metadata = stream (vfs/fruit.h) */
-	bool fruit_meta;
+	/* the share has fruit (vfs/fruit.h), with metadata = stream */
+	bool fruit, fruit_meta;
+	/* out: fruit's AFP_Resource: delete-on-close is ignored */
+	bool afp_resource;
 	/* out: it is fruit's AFP_AfpInfo: the record's rules */
 	bool afpinfo;
 	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr

@@ -562,7 +562,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
 			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->fruit_meta = vfs_fruit_config(req->tcon->vfs) != NULL;
+	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {

@@ -549,8 +549,13 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		switch (st->in.info_class) {
 		case FSCC_FILE_DISPOSITION_INFORMATION:
 		case FSCC_FILE_DISPOSITION_INFORMATION_EX: {
-			NTSTATUS s2 = smbd_open_set_delete_pending(
-				op, st->in.delete_pending);
+			NTSTATUS s2;
+
+			if (op->afp_resource) {
+				break;	/* macOS keeps the fork */
+			}
+			s2 = smbd_open_set_delete_pending(op,
+							  st->in.delete_pending);
 
 			if (!NT_STATUS_IS_OK(s2)) {
 				return s2;

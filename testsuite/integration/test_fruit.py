@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream (issue 17,
-the macOS part; man/vfs_fruit.8).
+"""vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream and the
+resource fork's delete-on-close (issue 17, the macOS part; man/vfs_fruit.8).
 
 macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
 60-byte AfpInfo record ('AFP\\0', version 1.0, backup time, 32 bytes of
@@ -9,7 +9,8 @@ a valid record whose FinderInfo is not all zero; writes of anything else
 fail with STATUS_INVALID_PARAMETER; reads return the record from its
 start; it cannot grow past 60 bytes.  It is stored like Samba's
 streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
-without fruit, on the same directory, sees the same bytes.  Samba 4.17
+without fruit, on the same directory, sees the same bytes.  Delete-on-close of the resource fork AFP_Resource is
+ignored, as on macOS (a fork goes by truncating it to 0).  Samba 4.17
 gives the same answers (SMBD=/usr/sbin/smbd); every test runs once per
 event-loop backend.
 """
@@ -173,6 +174,40 @@ class Fruit(h.TestUser):
         smb.close(tid, fid)
         self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
                          b"\0" * 71)
+
+    def write_resource(self, share):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree(share)
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OVERWRITE_IF)
+        conn.getSMBServer().write(tid, fid, b"1234567890", 10, 10)
+        conn.getSMBServer().close(tid, fid)
+
+    def delete_resource(self, share, by_setinfo):
+        from impacket.smb3structs import (DELETE, FILE_DELETE_ON_CLOSE,
+                                          FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_DELETE, FILE_SHARE_READ,
+                                          FILE_SHARE_WRITE)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        fid = smb.create(tid, "f:AFP_Resource", FILE_READ_ATTRIBUTES | DELETE,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE |
+                         FILE_SHARE_DELETE,
+                         0 if by_setinfo else FILE_DELETE_ON_CLOSE,
+                         FILE_OPEN, 0)
+        if by_setinfo:
+            # FileDispositionInformation, DeletePending = 1
+            smb.setInfo(tid, fid, b"\x01", 1, 13)
+        smb.close(tid, fid)
+
+    def test_resource_delete_on_close_is_ignored(self):
+        rsrc = ":AFP_Resource:$DATA"
+        for by_setinfo in (False, True):
+            self.write_resource("share")
+            self.delete_resource("share", by_setinfo)
+            self.assertIn(rsrc, self.streams())
+            # without fruit the same removes it
+            self.delete_resource("plain", by_setinfo)
+            self.assertNotIn(rsrc, self.streams(), by_setinfo)
 
 
 h.backend_variants(globals(), Fruit)

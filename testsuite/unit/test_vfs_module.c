@@ -231,8 +231,8 @@ static void test_catia(void **state)
 	talloc_free(mem);
 }
 
-/* fruit's configuration: only with fruit:metadata = stream, the one
- * value built (vfs/fruit.h); any other is logged and gives none. */
+/* fruit's configuration: the AFP_AfpInfo rules only with fruit:metadata
+ * = stream, the one value built (vfs/fruit.h); any other is logged. */
 static void test_fruit(void **state)
 {
 	struct scratch *s = *state;
@@ -250,12 +250,13 @@ static void test_fruit(void **state)
 						    &st, &unknown)));
 	assert_null(unknown);
 	assert_true(vfs_stack_has(st, "fruit"));
-	assert_null(vfs_fruit_config(st));
+	assert_false(vfs_fruit_meta_stream(st));
 	vfs_stack_unref(st);
 	fake_opts = netatalk;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
 						    &st, &unknown)));
-	assert_null(vfs_fruit_config(st));
+	assert_non_null(vfs_fruit_config(st));
+	assert_false(vfs_fruit_meta_stream(st));
 	vfs_stack_unref(st);
 	fake_opts = stream;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
@@ -263,6 +264,7 @@ static void test_fruit(void **state)
 	c = vfs_fruit_config(st);
 	assert_non_null(c);
 	assert_int_equal(c->metadata, VFS_FRUIT_META_STREAM);
+	assert_true(vfs_fruit_meta_stream(st));
 	vfs_stack_unref(st);
 	fake_opts = NULL;
 	talloc_free(mem);
