@@ -3,16 +3,22 @@
  * stream (design in fruit.h).
  */
 #include "vfs/fruit.h"
+#include "vfs/adouble.h"
+#include "vfs/anchor.h"
 #include "vfs/module.h"
 #include "vfs/streams.h"
 #include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
 #include "lib/log.h"
 #include "lib/wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #define AFP_SIGNATURE 0x41465000	/* 'AFP\0' */
 #define AFP_VERSION 0x00010000
@@ -229,4 +235,181 @@ NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
 {
 	return size > VFS_AFPINFO_SIZE ? NT_STATUS_ALLOTTED_SPACE_EXCEEDED
 				       : NT_STATUS_OK;
+}
+
+/*
+ * AppleDouble conversion.  What a "._NAME" file holds becomes NAME's
+ * streams, the way macOS itself would have stored them on a share with
+ * streams: the FinderInfo as the AFP_AfpInfo record (with metadata =
+ * stream), each extended attribute as a stream of its name (':', which
+ * NTFS names cannot hold, as U+F022, the character a Mac sends for it),
+ * the resource fork as AFP_Resource.  The "._" file goes once all of it
+ * is stored; a file that does not parse, or holds more than streams can
+ * (VFS_STREAM_MAX each), is left as it is.
+ */
+
+/* A ._ file larger than this is not read: its resource fork could not be
+ * a stream anyway. */
+#define ADOUBLE_READ_MAX (VFS_STREAM_MAX + 65536)
+
+/* "dir/._name" for "dir/name", NULL for a "._" name itself. */
+static char *adouble_path(TALLOC_CTX *mem_ctx, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash != NULL ? slash + 1 : path;
+
+	if (base[0] == '\0' || strncmp(base, "._", 2) == 0) {
+		return NULL;
+	}
+	return talloc_asprintf(mem_ctx, "%.*s._%s", (int)(base - path), path,
+			       base);
+}
+
+static NTSTATUS adouble_read(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			     const char *adpath, uint8_t **buf, size_t *len,
+			     struct vfs_file_id *id)
+{
+	int fd = vfs_openat_beneath(sh, sh->root_fd, adpath,
+				    O_RDONLY | O_NOFOLLOW, 0);
+	struct stat sb;
+	ssize_t n;
+
+	if (fd == -1) {
+		return vfs_map_errno(errno);
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > ADOUBLE_READ_MAX) {
+		close(fd);
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	*id = vfs_file_id_of_fd(fd);
+	*buf = talloc_size(mem_ctx, (size_t)sb.st_size + 1);
+	n = *buf != NULL ? pread(fd, *buf, (size_t)sb.st_size, 0) : -1;
+	close(fd);
+	if (n < 0) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*len = (size_t)n;
+	return NT_STATUS_OK;
+}
+
+/* Stream `name` (on disk: ':' as U+F022) of fd := data. */
+static NTSTATUS adouble_put(TALLOC_CTX *mem_ctx, int fd, const char *name,
+			    const uint8_t *data, size_t len)
+{
+	char *x = talloc_strdup(mem_ctx, VFS_STREAM_PREFIX);
+	uint8_t *val;
+	const char *p;
+
+	for (p = name; x != NULL && *p != '\0'; p++) {
+		x = *p == ':' ? talloc_strdup_append(x, "\xef\x80\xa2")
+			      : talloc_asprintf_append(x, "%c", *p);
+	}
+	x = x != NULL ? talloc_strdup_append(x, VFS_STREAM_SUFFIX) : NULL;
+	val = talloc_size(mem_ctx, len + 1);
+	if (x == NULL || val == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	memcpy(val, data, len);
+	val[len] = 0;	/* streams_xattr's trailing NUL */
+	if (fsetxattr(fd, x, val, len + 1, 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+static bool adouble_fits(const struct vfs_adouble *ad)
+{
+	size_t i;
+
+	if (ad->rsrc_len > VFS_STREAM_MAX) {
+		return false;
+	}
+	for (i = 0; i < ad->nxattrs; i++) {
+		const char *n = ad->xattrs[i].name;
+
+		if (ad->xattrs[i].len > VFS_STREAM_MAX ||
+		    strlen(n) > 200 || strchr(n, '/') != NULL ||
+		    strchr(n, '\\') != NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
+			      const struct vfs_adouble *ad, bool meta_stream)
+{
+	NTSTATUS st = NT_STATUS_OK;
+	size_t i;
+
+	if (ad->finder != NULL && meta_stream) {
+		uint8_t rec[VFS_AFPINFO_SIZE];
+
+		afpinfo_empty(rec);
+		memcpy(rec + VFS_AFPINFO_FINDER_OFF, ad->finder,
+		       VFS_AFPINFO_FINDER_SIZE);
+		/* all-zero FinderInfo: no record, as for a client's write */
+		st = vfs_afpinfo_pwrite(fd, AFPINFO_XATTR, rec, sizeof(rec),
+					0);
+	}
+	for (i = 0; NT_STATUS_IS_OK(st) && i < ad->nxattrs; i++) {
+		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
+				 ad->xattrs[i].data, ad->xattrs[i].len);
+	}
+	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0) {
+		st = adouble_put(mem_ctx, fd, "AFP_Resource", ad->rsrc,
+				 ad->rsrc_len);
+	}
+	return st;
+}
+
+NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
+				   const char *path, bool meta_stream)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	char *adpath = tmp != NULL ? adouble_path(tmp, path) : NULL;
+	struct vfs_file_id id = {0, 0};
+	struct vfs_adouble ad;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	NTSTATUS st;
+	int fd;
+
+	if (adpath == NULL) {
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	st = adouble_read(tmp, sh, adpath, &buf, &len, &id);
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(tmp);
+		/* no ._ file: the common case */
+		return st == NT_STATUS_OBJECT_NAME_NOT_FOUND ? NT_STATUS_OK
+							      : st;
+	}
+	if (!NT_STATUS_IS_OK(vfs_adouble_parse(tmp, buf, len, &ad)) ||
+	    !adouble_fits(&ad)) {
+		DBG_NOTICE("%s: not an AppleDouble file this server can "
+			   "convert; left as it is\n", adpath);
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
+				O_RDONLY, 0);
+	if (fd == -1) {
+		st = vfs_map_errno(errno);
+		talloc_free(tmp);
+		return st;
+	}
+	st = adouble_store(tmp, fd, &ad, meta_stream);
+	close(fd);
+	if (NT_STATUS_IS_OK(st)) {
+		st = vfs_unlink_anchored(sh, sh->root_fd, adpath, false, &id);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_WARNING("%s: AppleDouble conversion: %s\n", adpath,
+			    nt_errstr(st));
+	}
+	talloc_free(tmp);
+	return st;
 }

@@ -113,4 +113,18 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
  * else success without effect (macOS keeps the record). */
 NTSTATUS vfs_afpinfo_set_eof(uint64_t size);
 
+struct vfs_share;
+
+/*
+ * AppleDouble conversion (vfs/adouble.h): when the "._" file of
+ * share-relative `path` (an existing file or directory) is a valid
+ * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record, with
+ * meta_stream), extended attributes and resource fork become path's
+ * streams and the "._" file is removed, as Samba's fruit converts them.
+ * A "._" file that does not parse or does not fit in streams is left
+ * alone.  Errors are the file system's.
+ */
+NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
+				   const char *path, bool meta_stream);
+
 #endif

@@ -48,6 +48,7 @@ testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
 	vfs/catia.c vfs/catia.h vfs/fruit.c vfs/fruit.h \
+	vfs/adouble.c vfs/adouble.h \
 	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
 	vfs/snapdir.c vfs/snapdir.h vfs/snapper.c vfs/snapper_info.c \
 	vfs/snapper_info.h
@@ -65,6 +66,7 @@ testsuite_unit_test_vfs_fruit_SOURCES = testsuite/unit/test_vfs_fruit.c \
 	testsuite/common/xattr_tmpfile.h
 testsuite_unit_test_vfs_fruit_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_fruit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_adouble.c testsuite/fuzz/corpus/fuzz_adouble
 
 check_PROGRAMS += testsuite/unit/test_vfs_module
 TESTS += testsuite/unit/test_vfs_module

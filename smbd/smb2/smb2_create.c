@@ -470,6 +470,13 @@ static bool create_lookup_open(struct create_state *st)
 		return false;
 	}
 	st->real_path = r.path;
+	if (r.exists && st->fruit && !st->read_only_share) {
+		/* fruit: a "._" AppleDouble file next to it becomes its
+		 * streams before anything looks at them (vfs/fruit.h);
+		 * a failure leaves the "._" file and is logged there. */
+		(void)vfs_fruit_convert_adouble(&st->share, r.path,
+						st->fruit_meta);
+	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
 		return false;

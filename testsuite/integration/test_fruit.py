@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream and the
-resource fork's delete-on-close (issue 17, the macOS part; man/vfs_fruit.8).
+resource fork's delete-on-close, and the conversion of AppleDouble "._" files
+(issue 17, the macOS part; man/vfs_fruit.8).
 
 macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
 60-byte AfpInfo record ('AFP\\0', version 1.0, backup time, 32 bytes of
@@ -10,7 +11,8 @@ fail with STATUS_INVALID_PARAMETER; reads return the record from its
 start; it cannot grow past 60 bytes.  It is stored like Samba's
 streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
 without fruit, on the same directory, sees the same bytes.  Delete-on-close of the resource fork AFP_Resource is
-ignored, as on macOS (a fork goes by truncating it to 0).  Samba 4.17
+ignored, as on macOS (a fork goes by truncating it to 0).  A "._NAME"
+AppleDouble file becomes NAME's streams when NAME is opened.  Samba 4.17
 gives the same answers (SMBD=/usr/sbin/smbd); every test runs once per
 event-loop backend.
 """
@@ -35,6 +37,33 @@ def afpinfo(finder=b"SMB,OLE!"):
     rec = struct.pack(">III", 0x41465000, 0x00010000, 0) + \
         struct.pack(">I", 0x80000000) + finder
     return rec + b"\0" * (60 - len(rec))
+
+
+def adouble(finder, xattrs, rsrc):
+    """A "._" file as macOS writes it (AppleDouble 2: Finder Info entry
+    with the ATTR block of extended attributes after the FinderInfo, then
+    the resource fork entry), big-endian throughout."""
+    fi = 50
+    names = [n.encode() + b"\0" for n, _ in xattrs]
+    entries, pos = b"", fi + 34 + 36
+    for n in names:
+        size = 11 + len(n)
+        pos += size + (-size) % 4
+    data_start = pos
+    for (name, val), n in zip(xattrs, names):
+        e = struct.pack(">IIHB", pos, len(val), 0, len(n)) + n
+        entries += e + b"\0" * ((-len(e)) % 4)
+        pos += len(val)
+    values = b"".join(v for _, v in xattrs)
+    attr = b"ATTR" + struct.pack(">IIII", 0, pos, data_start,
+                                 len(values)) + b"\0" * 12 + \
+        struct.pack(">HH", 0, len(xattrs))
+    body = finder.ljust(32, b"\0") + b"\0\0" + attr + entries + values
+    head = struct.pack(">II", 0x00051607, 0x00020000) + \
+        b"Mac OS X        " + struct.pack(">H", 2) + \
+        struct.pack(">III", 9, fi, len(body)) + \
+        struct.pack(">III", 2, fi + len(body), len(rsrc))
+    return head + body + rsrc
 
 
 class Fruit(h.TestUser):
@@ -208,6 +237,33 @@ class Fruit(h.TestUser):
             # without fruit the same removes it
             self.delete_resource("plain", by_setinfo)
             self.assertNotIn(rsrc, self.streams(), by_setinfo)
+
+    def test_appledouble_conversion(self):
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz"),
+                                          ("com.apple.x", b"yz")],
+                            b"\xf0" * 16))
+        self.assertEqual(self.streams(),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA",
+                          ":AFP_Resource:$DATA", ":com.apple.x:$DATA",
+                          ":foo\uf022bar:$DATA"])
+        self.assertFalse(os.path.exists(self.share_path("._f")))
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR)[16:24],
+                         b"TESTSLOW")
+        self.assertEqual(os.getxattr(
+            self.share_path("f"), "user.DosStream.AFP_Resource:$DATA"),
+            b"\xf0" * 16 + b"\0")
+
+    def test_appledouble_left_without_fruit(self):
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [], b""))
+        self.assertEqual(self.streams("plain"), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
+        # not AppleDouble: left alone on the fruit share too
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(b"not AppleDouble")
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
 
 
 h.backend_variants(globals(), Fruit)
