@@ -37,7 +37,6 @@
  */
 static const char *const unimplemented[] = {
 	"resource",
-	"model",
 	"posix_rename",
 	"veto_appledouble",
 	"zero_file_id",
@@ -46,7 +45,6 @@ static const char *const unimplemented[] = {
 	"delete_empty_adfiles",
 	"time machine",
 	"time machine max size",
-	"aapl",
 	"copyfile",
 	"encoding",
 	"locking",
@@ -96,6 +94,14 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			    "stream on this share\n",
 			    meta != NULL ? meta : "netatalk (default)");
 		c->metadata = VFS_FRUIT_META_NONE;
+	}
+	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
+	c->model = p->str(p->ctx, c, "fruit", "model");
+	if (c->model == NULL) {
+		c->model = talloc_strdup(c, "MacSamba");
+		if (c->model == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
 	}
 	*priv = c;
 	return NT_STATUS_OK;

@@ -44,6 +44,11 @@ enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
 
 struct vfs_fruit_config {
 	enum vfs_fruit_meta metadata;
+	/* fruit:aapl (default yes): the AAPL create context is answered */
+	bool aapl;
+	/* fruit:model (default "MacSamba"): the model string of AAPL's
+	 * server query, the icon a Mac shows for the server */
+	const char *model;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

@@ -63,6 +63,9 @@ struct create_state {
 	bool read_only_share;
 	bool want_max_access;
 	bool want_qfid;
+	/* AAPL server query on a share with fruit:aapl (vfs/fruit.h) */
+	bool want_aapl;
+	struct create_aapl aapl;
 	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
 	uint32_t share_access;
 	bool need_truncate;	/* overwrite: truncated once share modes

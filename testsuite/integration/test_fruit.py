@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream and the
-resource fork's delete-on-close, and the conversion of AppleDouble "._" files
-(issue 17, the macOS part; man/vfs_fruit.8).
+resource fork's delete-on-close, the conversion of AppleDouble "._" files and
+the AAPL create context (issue 17, the macOS part; man/vfs_fruit.8).
 
 macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
 60-byte AfpInfo record ('AFP\\0', version 1.0, backup time, 32 bytes of
@@ -12,7 +12,8 @@ start; it cannot grow past 60 bytes.  It is stored like Samba's
 streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
 without fruit, on the same directory, sees the same bytes.  Delete-on-close of the resource fork AFP_Resource is
 ignored, as on macOS (a fork goes by truncating it to 0).  A "._NAME"
-AppleDouble file becomes NAME's streams when NAME is opened.  Samba 4.17
+AppleDouble file becomes NAME's streams when NAME is opened.  The AAPL
+create context's server query is answered.  Samba 4.17
 gives the same answers (SMBD=/usr/sbin/smbd); every test runs once per
 event-loop backend.
 """
@@ -66,11 +67,49 @@ def adouble(finder, xattrs, rsrc):
     return head + body + rsrc
 
 
+class RawCtx:
+    """What impacket's create() wants in createContexts: getData()."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def getData(self):
+        return self.data
+
+
+def aapl_query(bitmap=7, client_caps=0xd):
+    """An AAPL create context: kAAPL_SERVER_QUERY for bitmap (1 server
+    caps, 2 volume caps, 4 model info), alone in its chain."""
+    data = struct.pack("<IIQQ", 1, 0, bitmap, client_caps)
+    return RawCtx(struct.pack("<IHHHHI", 0, 16, 4, 0, 24, len(data)) +
+                  b"AAPL" + b"\0" * 4 + data)
+
+
+def reply_contexts(pdu):
+    """{name: data} of a CREATE response's contexts (2.2.14)."""
+    body = pdu[64:]
+    off, length = struct.unpack_from("<II", body, 80)
+    out, pos = {}, off
+    while length:
+        nxt, noff, nlen, _, doff, dlen = struct.unpack_from("<IHHHHI",
+                                                           pdu, pos)
+        out[pdu[pos + noff:pos + noff + nlen]] = \
+            pdu[pos + doff:pos + doff + dlen]
+        if nxt == 0:
+            break
+        pos += nxt
+    return out
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "stream")]
-    extra_shares = [("plain", [("vfs objects", "streams_xattr")])]
+    extra_shares = [("plain", [("vfs objects", "streams_xattr")]),
+                    ("noaapl", [("vfs objects", "fruit streams_xattr"),
+                                ("fruit:aapl", "no")]),
+                    ("xserve", [("vfs objects", "fruit streams_xattr"),
+                                ("fruit:model", "Xserve")])]
 
     def setUp(self):
         super().setUp()
@@ -264,6 +303,45 @@ class Fruit(h.TestUser):
             f.write(b"not AppleDouble")
         self.assertEqual(self.streams(), ["::$DATA"])
         self.assertTrue(os.path.exists(self.share_path("._f")))
+
+    def create_with(self, share, ctx):
+        """CREATE of the share's root with context ctx; the response's
+        contexts."""
+        from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
+                                          FILE_SHARE_READ)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        seen = []
+        recv = smb.recvSMB
+
+        def keep(*a, **kw):
+            ans = recv(*a, **kw)
+            seen.append(ans.getData())
+            return ans
+        smb.recvSMB = keep
+        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
+                         FILE_OPEN, 0, createContexts=[ctx])
+        smb.recvSMB = recv
+        smb.close(tid, fid)
+        return reply_contexts(seen[-1])
+
+    def test_aapl_server_query(self):
+        r = self.create_with("share", aapl_query())[b"AAPL"]
+        cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
+            "<IIQQQII", r)
+        self.assertEqual((cmd, bitmap), (1, 7))
+        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built)
+        self.assertEqual(scaps, 4)
+        self.assertEqual(vcaps, 0)     # case-insensitive share
+        self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
+        # only what was asked for
+        r = self.create_with("share", aapl_query(bitmap=2))[b"AAPL"]
+        self.assertEqual(len(r), 24)
+        # a share without fruit ignores it, as Samba's does
+        self.assertNotIn(b"AAPL", self.create_with("plain", aapl_query()))
+        self.assertNotIn(b"AAPL", self.create_with("noaapl", aapl_query()))
+        r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
+        self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
 
 
 h.backend_variants(globals(), Fruit)

@@ -237,7 +237,9 @@ static void test_fruit(void **state)
 {
 	struct scratch *s = *state;
 	static const char *const names[] = {"catia", "fruit", NULL};
-	static const char *const stream[] = {"fruit:metadata=stream", NULL};
+	static const char *const stream[] = {"fruit:metadata=stream",
+					     "fruit:aapl=no",
+					     "fruit:model=Xserve", NULL};
 	static const char *const netatalk[] = {"fruit:metadata=netatalk",
 					       NULL};
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -251,6 +253,9 @@ static void test_fruit(void **state)
 	assert_null(unknown);
 	assert_true(vfs_stack_has(st, "fruit"));
 	assert_false(vfs_fruit_meta_stream(st));
+	c = vfs_fruit_config(st);
+	assert_true(c->aapl);
+	assert_string_equal(c->model, "MacSamba");
 	vfs_stack_unref(st);
 	fake_opts = netatalk;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
@@ -265,6 +270,8 @@ static void test_fruit(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->metadata, VFS_FRUIT_META_STREAM);
 	assert_true(vfs_fruit_meta_stream(st));
+	assert_false(c->aapl);
+	assert_string_equal(c->model, "Xserve");
 	vfs_stack_unref(st);
 	fake_opts = NULL;
 	talloc_free(mem);
