@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #define AFP_SIGNATURE 0x41465000	/* 'AFP\0' */
-#define AFP_VERSION 0x00010000
+/* AFP 3's record version, bytes 00 00 01 00 (what macOS and smbtorture
+ * write; Samba's fruit refuses a record without it) */
+#define AFP_VERSION 0x00000100
 /* The backup time of a record never backed up: the earliest date the
  * signed 32-bit AFP time can hold (Apple's AFP "no backup" value). */
 #define AFP_BACKUP_NEVER 0x80000000
@@ -142,10 +144,8 @@ bool vfs_fruit_resource_xattr(const char *xattr)
 
 bool vfs_afpinfo_valid(const uint8_t *buf, size_t len)
 {
-	uint8_t rec[VFS_AFPINFO_SIZE] = {0};
-
-	memcpy(rec, buf, len < sizeof(rec) ? len : sizeof(rec));
-	return be32(rec) == AFP_SIGNATURE;
+	return len >= 8 && be32(buf) == AFP_SIGNATURE &&
+	       be32(buf + 4) == AFP_VERSION;
 }
 
 static bool finder_info_empty(const uint8_t *rec)
@@ -217,11 +217,27 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
 {
 	/* the record and streams_xattr's trailing NUL */
 	uint8_t val[VFS_AFPINFO_SIZE + 1] = {0};
+	size_t n = len < VFS_AFPINFO_SIZE ? len : VFS_AFPINFO_SIZE;
+	NTSTATUS st;
 
 	if (len < VFS_AFPINFO_SIZE && off != 0) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	memcpy(val, data, len < VFS_AFPINFO_SIZE ? len : VFS_AFPINFO_SIZE);
+	/* What is written must start with the signature, taken as it is
+	 * ("A" alone is not "AFP\0"; "AFP" is, its NUL implied) ... */
+	memcpy(val, data, n);
+	if (be32(val) != AFP_SIGNATURE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* ... and a short write changes the start of the record there is
+	 * (or of an empty one): "AFP" alone keeps the version. */
+	st = vfs_afpinfo_get(fd, xattr, val);
+	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		afpinfo_empty(val);
+	} else if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	memcpy(val, data, n);
 	if (!vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}

@@ -9,7 +9,7 @@
  * - The AFP_AfpInfo stream (fruit:metadata = stream): the Finder's
  *   metadata, a 60-byte AfpInfo record (Apple's "AFP_AfpInfo" named
  *   stream of the SMB/AFP bridge, the layout smbtorture's vfs.fruit
- *   builds: big-endian signature 'AFP\0', version 0x00010000, 4
+ *   builds: big-endian signature 'AFP\0', version 0x00000100, 4
  *   reserved bytes, backup time, then the 32-byte FinderInfo), kept
  *   like any stream in the xattr user.DosStream.AFP_AfpInfo:$DATA
  *   (vfs/streams.h), so files Samba's fruit wrote with metadata=stream
@@ -94,7 +94,8 @@ bool vfs_fruit_stream_hidden(int fd, const char *listed);
  */
 NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE]);
-/* Whether buf (len bytes, zero-padded to 60) is a valid AfpInfo. */
+/* Whether buf (len bytes) starts a valid AfpInfo: signature and
+ * version. */
 bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
 
 /*
@@ -107,8 +108,10 @@ NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
 			   size_t len, uint64_t off, size_t *got);
 /*
  * WRITE: a write of 60 bytes or more at any offset is the whole record
- * (its first 60 bytes); a shorter one only from offset 0, zero-padded.
- * Anything else, or a record without the 'AFP\0' signature, is
+ * (its first 60 bytes); a shorter one only from offset 0, over the start
+ * of the record there is (or of an empty one).  Anything else, data
+ * that does not start with the signature ("AFP" does, its NUL implied;
+ * "A" does not) or a record without the version, is
  * NT_STATUS_INVALID_PARAMETER.  A record whose FinderInfo is all zero
  * removes the stream.  On success the whole length counts as written.
  */

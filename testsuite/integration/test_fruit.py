@@ -4,23 +4,24 @@ resource fork's delete-on-close, the conversion of AppleDouble "._" files and
 the AAPL create context (issue 17, the macOS part; man/vfs_fruit.8).
 
 macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
-60-byte AfpInfo record ('AFP\\0', version 1.0, backup time, 32 bytes of
+60-byte AfpInfo record ('AFP\\0', version 0x100, backup time, 32 bytes of
 FinderInfo).  On a share with fruit the stream exists only while it holds
 a valid record whose FinderInfo is not all zero; writes of anything else
 fail with STATUS_INVALID_PARAMETER; reads return the record from its
 start; it cannot grow past 60 bytes.  It is stored like Samba's
 streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
-without fruit, on the same directory, sees the same bytes.  Delete-on-close of the resource fork AFP_Resource is
-ignored, as on macOS (a fork goes by truncating it to 0).  A "._NAME"
-AppleDouble file becomes NAME's streams when NAME is opened.  The AAPL
-create context's server query is answered.  Samba 4.17
-gives the same answers (SMBD=/usr/sbin/smbd); every test runs once per
-event-loop backend.
+without fruit, on the same directory, sees the same bytes.  Delete-on-close
+of the resource fork AFP_Resource is ignored, as on macOS (a fork goes by
+truncating it to 0).  A "._NAME" AppleDouble file becomes NAME's streams
+when NAME is opened.  The AAPL create context's server query is answered.
+Samba 4.17 (SMBD=/usr/sbin/smbd) gives the same answers but where a test
+says otherwise; every test runs once per event-loop backend.
 """
 
 import os
 import struct
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
@@ -35,7 +36,7 @@ STATUS_ALLOTTED_SPACE_EXCEEDED = 0xC0000099
 
 def afpinfo(finder=b"SMB,OLE!"):
     """The record smbtorture's vfs.fruit writes."""
-    rec = struct.pack(">III", 0x41465000, 0x00010000, 0) + \
+    rec = struct.pack(">III", 0x41465000, 0x00000100, 0) + \
         struct.pack(">I", 0x80000000) + finder
     return rec + b"\0" * (60 - len(rec))
 
@@ -56,10 +57,13 @@ def adouble(finder, xattrs, rsrc):
         entries += e + b"\0" * ((-len(e)) % 4)
         pos += len(val)
     values = b"".join(v for _, v in xattrs)
-    attr = b"ATTR" + struct.pack(">IIII", 0, pos, data_start,
+    attr = b"ATTR" + struct.pack(">IIII", 0, 3810, data_start,
                                  len(values)) + b"\0" * 12 + \
         struct.pack(">HH", 0, len(xattrs))
     body = finder.ljust(32, b"\0") + b"\0\0" + attr + entries + values
+    # macOS gives the Finder Info entry room up to 3810, where the
+    # resource fork starts (and Samba's fruit converts only that shape)
+    body = body.ljust(3810 - fi, b"\0")
     head = struct.pack(">II", 0x00051607, 0x00020000) + \
         b"Mac OS X        " + struct.pack(">H", 2) + \
         struct.pack(">III", 9, fi, len(body)) + \
@@ -113,6 +117,10 @@ class Fruit(h.TestUser):
 
     def setUp(self):
         super().setUp()
+        self.fresh_file()
+
+    def fresh_file(self):
+        """An empty share but for the file "f" that the user may write."""
         self.empty_share()
         with open(self.share_path("f"), "wb") as f:
             f.write(b"data")
@@ -274,9 +282,16 @@ class Fruit(h.TestUser):
             self.delete_resource("share", by_setinfo)
             self.assertIn(rsrc, self.streams())
             # without fruit the same removes it
+            self.fresh_file()
+            self.write_resource("plain")
             self.delete_resource("plain", by_setinfo)
-            self.assertNotIn(rsrc, self.streams(), by_setinfo)
+            self.assertNotIn(rsrc, self.streams("plain"), by_setinfo)
+            self.fresh_file()
 
+    @unittest.skipIf(h.is_samba(), "Samba 4.17 converts the ._ file "
+                     "smbtorture carries from macOS, not this one built "
+                     "from the layout (it lists only AFP_Resource, read "
+                     "from the ._ file)")
     def test_appledouble_conversion(self):
         with open(self.share_path("._f"), "wb") as f:
             f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz"),
@@ -330,8 +345,9 @@ class Fruit(h.TestUser):
         cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
             "<IIQQQII", r)
         self.assertEqual((cmd, bitmap), (1, 7))
-        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built)
-        self.assertEqual(scaps, 4)
+        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built;
+        # Samba claims the first two here: fruit:nfs_aces is on)
+        self.assertEqual(scaps, 13 if h.is_samba() else 4)
         self.assertEqual(vcaps, 0)     # case-insensitive share
         self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
         # only what was asked for
@@ -339,6 +355,8 @@ class Fruit(h.TestUser):
         self.assertEqual(len(r), 24)
         # a share without fruit ignores it, as Samba's does
         self.assertNotIn(b"AAPL", self.create_with("plain", aapl_query()))
+        if h.is_samba():
+            return  # fruit:aapl and fruit:model are global options there
         self.assertNotIn(b"AAPL", self.create_with("noaapl", aapl_query()))
         r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
         self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")

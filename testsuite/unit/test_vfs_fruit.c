@@ -36,12 +36,12 @@ static int tmp_fd(char *path)
 	return xattr_tmpfile(path, "test_vfs_fruit");
 }
 
-/* What smbtorture's vfs.fruit writes: 'AFP\0', 1.0, backup time 0,
- * "SMB,OLE!" at the start of the FinderInfo. */
+/* What smbtorture's vfs.fruit writes: 'AFP\0', version 0x100, backup
+ * time 0, "SMB,OLE!" at the start of the FinderInfo. */
 static void record(uint8_t rec[VFS_AFPINFO_SIZE], const char *finder)
 {
 	memset(rec, 0, VFS_AFPINFO_SIZE);
-	memcpy(rec, "AFP\0\0\001\0\0", 8);
+	memcpy(rec, "AFP\0\0\0\001\0", 8);
 	memcpy(rec + VFS_AFPINFO_FINDER_OFF, finder, strlen(finder));
 }
 
@@ -61,9 +61,10 @@ static void test_valid(void **state)
 	(void)state;
 	record(rec, "x");
 	assert_true(vfs_afpinfo_valid(rec, sizeof(rec)));
-	/* "AFP" alone: the zero padding ends the signature */
-	assert_true(vfs_afpinfo_valid(rec, 3));
-	assert_false(vfs_afpinfo_valid(rec, 2));
+	assert_false(vfs_afpinfo_valid(rec, 7));
+	rec[6] = 2;		/* another version */
+	assert_false(vfs_afpinfo_valid(rec, sizeof(rec)));
+	rec[6] = 1;
 	rec[0] = 'a';
 	assert_false(vfs_afpinfo_valid(rec, sizeof(rec)));
 	assert_int_equal(vfs_afpinfo_set_eof(61),
@@ -87,7 +88,7 @@ static void test_write_read(void **state)
 	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 60, 0, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 60);
-	assert_memory_equal(buf, "AFP\0\0\001\0\0", 8);
+	assert_memory_equal(buf, "AFP\0\0\0\001\0", 8);
 	assert_int_equal(vfs_afpinfo_get(fd, X, rec),
 			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
 
@@ -114,6 +115,15 @@ static void test_write_read(void **state)
 	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 1, 61, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 0);
+
+	/* a short write changes the start of the record: "AFP" alone keeps
+	 * version and FinderInfo; "A" alone is no signature */
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 3, 0), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, X, big), NT_STATUS_OK);
+	assert_memory_equal(big, rec, 60);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 1, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	memset(big, 0, sizeof(big));
 
 	/* 60 bytes or more at any offset: the whole record */
 	memcpy(big, rec, 60);
