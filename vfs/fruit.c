@@ -386,6 +386,30 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 	return st;
 }
 
+/*
+ * Whether the user may both write path's streams and remove adpath.
+ * Asked first: streams written for a "._" file that then stays would be
+ * written again over later changes at each CREATE.  A probe only (the
+ * writes and the unlink are anchored as always); a change between it
+ * and them leaves a "._" file to convert again, which is what a failed
+ * unlink would.
+ */
+static bool adouble_may_convert(const struct vfs_share *sh, const char *path,
+				const char *adpath)
+{
+	const char *slash = strrchr(adpath, '/');
+	char dir[4096];
+	int n = slash != NULL ? (int)(slash - adpath) : 0;
+
+	if (snprintf(dir, sizeof(dir), "%.*s", n, adpath) >= (int)sizeof(dir)) {
+		return false;
+	}
+	return faccessat(sh->root_fd, path[0] ? path : ".", W_OK,
+			 AT_EACCESS) == 0 &&
+	       faccessat(sh->root_fd, dir[0] ? dir : ".", W_OK | X_OK,
+			 AT_EACCESS) == 0;
+}
+
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 				   const char *path, bool meta_stream)
 {
@@ -413,6 +437,12 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 	    !adouble_fits(&ad)) {
 		DBG_NOTICE("%s: not an AppleDouble file this server can "
 			   "convert; left as it is\n", adpath);
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	if (!adouble_may_convert(sh, path, adpath)) {
+		DBG_NOTICE("%s: this user may not remove it or write %s's "
+			   "streams; not converted\n", adpath, path);
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}

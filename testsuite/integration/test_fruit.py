@@ -308,6 +308,17 @@ class Fruit(h.TestUser):
             self.share_path("f"), "user.DosStream.AFP_Resource:$DATA"),
             b"\xf0" * 16 + b"\0")
 
+    @unittest.skipIf(h.is_samba(), "Samba's fruit:resource = file serves "
+                     "AFP_Resource from the ._ file itself")
+    def test_appledouble_kept_when_not_writable(self):
+        # the user may not write f's streams: nothing is converted (and
+        # so nothing converted again at each open)
+        os.chmod(self.share_path("f"), 0o444)
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [], b"rsrc"))
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
+
     def test_appledouble_left_without_fruit(self):
         with open(self.share_path("._f"), "wb") as f:
             f.write(adouble(b"TESTSLOW", [], b""))
