@@ -27,7 +27,8 @@ libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
 
 check_PROGRAMS += testsuite/unit/test_streams
 TESTS += testsuite/unit/test_streams
-testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c
+testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c \
+	testsuite/common/xattr_tmpfile.h
 testsuite_unit_test_streams_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_streams_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
@@ -46,7 +47,8 @@ testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
-	vfs/catia.c vfs/catia.h \
+	vfs/catia.c vfs/catia.h vfs/fruit.c vfs/fruit.h \
+	vfs/adouble.c vfs/adouble.h \
 	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
 	vfs/snapdir.c vfs/snapdir.h vfs/snapper.c vfs/snapper_info.c \
 	vfs/snapper_info.h
@@ -57,6 +59,14 @@ testsuite_unit_test_vfs_catia_SOURCES = testsuite/unit/test_vfs_catia.c
 testsuite_unit_test_vfs_catia_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_catia_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_catia.c testsuite/fuzz/corpus/fuzz_catia
+
+check_PROGRAMS += testsuite/unit/test_vfs_fruit
+TESTS += testsuite/unit/test_vfs_fruit
+testsuite_unit_test_vfs_fruit_SOURCES = testsuite/unit/test_vfs_fruit.c \
+	testsuite/common/xattr_tmpfile.h
+testsuite_unit_test_vfs_fruit_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_fruit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_adouble.c testsuite/fuzz/corpus/fuzz_adouble
 
 check_PROGRAMS += testsuite/unit/test_vfs_module
 TESTS += testsuite/unit/test_vfs_module

@@ -52,6 +52,7 @@ static const struct vfs_module *const registry[] = {
 	&vfs_module_acl_xattr,
 	&vfs_module_streams_xattr,
 	&vfs_module_catia,
+	&vfs_module_fruit,
 	&vfs_module_recycle,
 	&vfs_module_shadow_copy2,
 	&vfs_module_snapper,

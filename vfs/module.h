@@ -32,7 +32,7 @@
  *   refuses such a tree connect, but the issue asks that a configuration
  *   written for Samba keep serving its files with the modules we have.
  *
- * Adding an operation (vfs_fruit will want stat, open and streams): a
+ * Adding an operation (the rest of vfs_fruit may want stat and open): a
  * pointer in struct vfs_module with the POSIX call's signature plus the
  * stack handle, a vfs_stack_<op> entry and a vfs_next_<op>, as for unlink.
  *
@@ -155,6 +155,7 @@ NTSTATUS vfs_next_snap_root(const struct vfs_call *c,
 
 /* The modules the registry has (for testparm and the man page). */
 extern const struct vfs_module vfs_module_catia;
+extern const struct vfs_module vfs_module_fruit;
 extern const struct vfs_module vfs_module_recycle;
 extern const struct vfs_module vfs_module_shadow_copy2;
 extern const struct vfs_module vfs_module_snapper;

@@ -9,15 +9,18 @@
  * wire format.
  *
  * `vfs objects` modules (vfs/module.h): a table-driven registry of const
- * descriptors (acl_xattr, streams_xattr, recycle, shadow_copy2, snapper,
- * the last two sharing vfs/snapdir.c); at tree connect each share gets a
- * stack built in `vfs objects` order, every module reading its
+ * descriptors (acl_xattr, streams_xattr, catia, fruit, recycle,
+ * shadow_copy2, snapper, the last two sharing vfs/snapdir.c); at tree
+ * connect each share gets a stack built in `vfs objects` order, every module reading its
  * "module:option" values once and hooking only the operations it changes
  * (recycle: unlink; shadow_copy2 and snapper: snap_list and snap_root),
  * each handing on to the next and finally to the POSIX calls here.  The stack is immutable and reference counted (pool jobs
  * may outlive the tree).  A module the registry lacks is logged and
- * left out (testparm warns too).  New hooks (vfs_fruit's) go into
- * struct vfs_module with a vfs_stack_<op> / vfs_next_<op> pair.
+ * left out (testparm warns too).  New hooks go into struct vfs_module
+ * with a vfs_stack_<op> / vfs_next_<op> pair.  vfs_fruit's AFP_AfpInfo
+ * rules are not a hook: whether a handle gets them is decided once, at
+ * CREATE, from the share's fruit configuration (the READ, WRITE and
+ * SET_INFO jobs hold no stack), and the handle's jobs call vfs/fruit.h.
  */
 #ifndef VFS_VFS_H
 #define VFS_VFS_H

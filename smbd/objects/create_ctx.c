@@ -5,6 +5,7 @@
  * the last.
  */
 #include "smbd/objects/create_ctx.h"
+#include "lib/charset.h"
 
 #include <string.h>
 
@@ -199,4 +200,72 @@ NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
 	}
 	return NT_STATUS_IS_OK(st) ? NT_STATUS_OK
 				   : NT_STATUS_INVALID_PARAMETER;
+}
+
+NTSTATUS create_ctx_aapl_parse(const struct create_ctx *c,
+			       struct create_aapl *out)
+{
+	struct wire_cur cur;
+	uint32_t reserved;
+	NTSTATUS st;
+
+	memset(out, 0, sizeof(*out));
+	wire_cur_init(&cur, c->data, c->data_len);
+	if (!NT_STATUS_IS_OK(st = wire_pull_le32(&cur, &out->command)) ||
+	    !NT_STATUS_IS_OK(st = wire_pull_le32(&cur, &reserved))) {
+		return st;
+	}
+	if (out->command != SMB2_AAPL_SERVER_QUERY) {
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(st = wire_pull_le64(&cur,
+						 &out->request_bitmap)) ||
+	    !NT_STATUS_IS_OK(st = wire_pull_le64(&cur, &out->client_caps))) {
+		return st;
+	}
+	return NT_STATUS_OK;
+}
+
+uint8_t *create_ctx_aapl_reply(TALLOC_CTX *mem_ctx,
+			       const struct create_aapl *q,
+			       uint64_t server_caps, uint64_t volume_caps,
+			       const char *model, size_t *len)
+{
+	uint64_t bits = q->request_bitmap &
+			(SMB2_AAPL_SERVER_CAPS | SMB2_AAPL_VOLUME_CAPS |
+			 SMB2_AAPL_MODEL_INFO);
+	uint8_t *m = NULL, *r;
+	size_t mlen = 0, n = 16;
+
+	if ((bits & SMB2_AAPL_MODEL_INFO) &&
+	    !NT_STATUS_IS_OK(charset_utf8_to_utf16(mem_ctx, model, &m,
+						    &mlen))) {
+		return NULL;
+	}
+	n += (bits & SMB2_AAPL_SERVER_CAPS) ? 8 : 0;
+	n += (bits & SMB2_AAPL_VOLUME_CAPS) ? 8 : 0;
+	n += (bits & SMB2_AAPL_MODEL_INFO) ? 8 + mlen : 0;
+	r = talloc_zero_size(mem_ctx, n);
+	if (r == NULL) {
+		talloc_free(m);
+		return NULL;
+	}
+	put_le32(r, SMB2_AAPL_SERVER_QUERY);
+	put_le64(r + 8, bits);
+	*len = 16;
+	if (bits & SMB2_AAPL_SERVER_CAPS) {
+		put_le64(r + *len, server_caps);
+		*len += 8;
+	}
+	if (bits & SMB2_AAPL_VOLUME_CAPS) {
+		put_le64(r + *len, volume_caps);
+		*len += 8;
+	}
+	if (bits & SMB2_AAPL_MODEL_INFO) {
+		put_le32(r + *len + 4, (uint32_t)mlen);
+		memcpy(r + *len + 8, m, mlen);
+		*len += 8 + mlen;
+	}
+	talloc_free(m);
+	return r;
 }

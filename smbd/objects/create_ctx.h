@@ -75,6 +75,46 @@ NTSTATUS create_ctx_durable_parse(const struct create_ctx *c,
  * INVALID_PARAMETER unless the data is those 8 bytes. */
 NTSTATUS create_ctx_twrp_parse(const struct create_ctx *c, uint64_t *ft);
 
+/*
+ * AAPL (Apple's SMB2 extension, as Samba's vfs_fruit answers it; not in
+ * MS-SMB2): the request is CommandCode (u32), Reserved (u32), then for
+ * kAAPL_SERVER_QUERY (1) RequestBitmap (u64: 1 server caps, 2 volume
+ * caps, 4 model info) and ClientCaps (u64), little-endian.  Other
+ * commands parse with only the command set (no reply is owed to them).
+ * INVALID_PARAMETER when a server query is shorter than its 24 bytes.
+ */
+#define SMB2_AAPL_SERVER_QUERY 1
+#define SMB2_AAPL_SERVER_CAPS 0x1
+#define SMB2_AAPL_VOLUME_CAPS 0x2
+#define SMB2_AAPL_MODEL_INFO 0x4
+/* server capabilities */
+#define SMB2_AAPL_SUPPORTS_READ_DIR_ATTR 0x1
+#define SMB2_AAPL_SUPPORTS_OSX_COPYFILE 0x2
+#define SMB2_AAPL_UNIX_BASED 0x4
+#define SMB2_AAPL_SUPPORTS_NFS_ACE 0x8
+/* volume capabilities */
+#define SMB2_AAPL_SUPPORT_RESOLVE_ID 0x1
+#define SMB2_AAPL_CASE_SENSITIVE 0x2
+#define SMB2_AAPL_FULL_SYNC 0x4
+struct create_aapl {
+	uint32_t command;
+	uint64_t request_bitmap;
+	uint64_t client_caps;
+};
+NTSTATUS create_ctx_aapl_parse(const struct create_ctx *c,
+			       struct create_aapl *out);
+/*
+ * The server query's reply: CommandCode, Reserved, ReplyBitmap (what
+ * was asked for), then in that order ServerCaps (u64) if asked, VolumeCaps
+ * (u64) if asked, and with model info a u32 pad, the model's byte length
+ * (u32) and the model in UTF-16LE without a NUL.  On mem_ctx; NULL when
+ * out of memory or the model is not UTF-8.
+ */
+uint8_t *create_ctx_aapl_reply(TALLOC_CTX *mem_ctx,
+			       const struct create_aapl *q,
+			       uint64_t server_caps, uint64_t volume_caps,
+			       const char *model, size_t *len);
+
 /* Append one reply context (8-aligned from base, chaining *prev's Next). */
 void create_ctx_push(struct wire_buf *out, size_t base, size_t *prev,
 		     const char *tag, const void *data, size_t data_len);

@@ -111,6 +111,12 @@ struct smbd_open {
 	 * share root that path is relative to, else -1. */
 	int snap_root_fd;
 	char *stream;		/* NULL for the file's data */
+	/* stream is fruit's AFP_AfpInfo: READ, WRITE and SET_INFO follow
+	 * its rules (vfs/fruit.h) */
+	bool afpinfo;
+	/* stream is AFP_Resource on a share with fruit: delete-on-close
+	 * is ignored (vfs/fruit.h) */
+	bool afp_resource;
 	uint32_t access_mask;	/* granted */
 	uint32_t share_access;
 	uint32_t create_options;

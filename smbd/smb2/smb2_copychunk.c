@@ -25,6 +25,7 @@
 #include "smbd/objects/oplock.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
+#include "vfs/fruit.h"
 #include "vfs/vfs.h"
 #include "vfs/streams.h"
 #include "lib/crypto.h"
@@ -40,6 +41,8 @@ struct copychunk_state {
 	int dst_fd;
 	char *src_stream;	/* xattr names of named streams, or NULL */
 	char *dst_stream;
+	/* either is fruit's AFP_AfpInfo: its record's rules (vfs/fruit.h) */
+	bool src_afpinfo, dst_afpinfo;
 	struct fsctl_chunk *chunks;
 	uint32_t count;		/* chunks to copy (those before a conflict) */
 	NTSTATUS stop_status;	/* why the copy stops after count chunks */
@@ -133,7 +136,12 @@ static NTSTATUS copychunk_read(struct copychunk_state *st,
 	size_t done = 0;
 
 	if (st->src_stream != NULL) {
-		NTSTATUS status = vfs_stream_pread(st->src_fd, st->src_stream,
+		NTSTATUS status =
+			st->src_afpinfo
+				? vfs_afpinfo_pread(st->src_fd, st->src_stream,
+						    st->buf, ch->len,
+						    ch->src_off, &done)
+				: vfs_stream_pread(st->src_fd, st->src_stream,
 						   st->buf, ch->len,
 						   ch->src_off, &done);
 		if (!NT_STATUS_IS_OK(status)) {
@@ -164,6 +172,10 @@ static NTSTATUS copychunk_write(struct copychunk_state *st,
 {
 	size_t done = 0;
 
+	if (st->dst_afpinfo) {
+		return vfs_afpinfo_pwrite(st->dst_fd, st->dst_stream, st->buf,
+					  ch->len, ch->dst_off);
+	}
 	if (st->dst_stream != NULL) {
 		return vfs_stream_pwrite(st->dst_fd, st->dst_stream, st->buf,
 					 ch->len, ch->dst_off);
@@ -317,6 +329,8 @@ static NTSTATUS copychunk_prepare(struct copychunk_state *st,
 	if (dst->stream != NULL) {
 		st->dst_stream = talloc_strdup(st, dst->stream);
 	}
+	st->src_afpinfo = src->afpinfo;
+	st->dst_afpinfo = dst->afpinfo;
 	for (i = 0; i < st->count; i++) {
 		if (st->chunks[i].len > max_len) {
 			max_len = st->chunks[i].len;

@@ -40,6 +40,7 @@
 #include "smbd/conn/session.h"
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
+#include "vfs/fruit.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
@@ -315,6 +316,28 @@ static void create_truncate_job(void *p)
 
 
 /*
+ * fruit's AFP_AfpInfo exists only as a valid record (vfs/fruit.h): one
+ * that is not (written through a share without fruit) is no stream here.
+ * false with st->status set on an error.
+ */
+static bool create_afpinfo_exists(struct create_state *st, bool *exists)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	NTSTATUS status;
+
+	if (!*exists) {
+		return true;
+	}
+	status = vfs_afpinfo_get(st->fd, st->stream_xattr, rec);
+	if (status == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		*exists = false;
+		return true;
+	}
+	st->status = status;
+	return NT_STATUS_IS_OK(status);
+}
+
+/*
  * A named stream (vfs/streams.h): the base file is found or created, then
  * the disposition applies to the stream itself.
  */
@@ -364,6 +387,13 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
+	st->afpinfo = st->fruit_meta &&
+		      vfs_fruit_afpinfo_xattr(st->stream_xattr);
+	st->afp_resource = st->fruit &&
+			   vfs_fruit_resource_xattr(st->stream_xattr);
+	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
+		return;
+	}
 	switch (st->disposition) {
 	case FILE_OPEN:
 	case FILE_OVERWRITE:
@@ -388,7 +418,11 @@ static void create_stream(struct create_state *st, bool base_exists)
 			st->status = NT_STATUS_ACCESS_DENIED;
 			return;
 		}
-		st->status = vfs_stream_reset(st->fd, st->stream_xattr);
+		/* AFP_AfpInfo comes into being with the first valid record
+		 * written (fruit.h), not empty. */
+		st->status = st->afpinfo ? NT_STATUS_OK
+					 : vfs_stream_reset(st->fd,
+							    st->stream_xattr);
 		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
@@ -405,7 +439,11 @@ static void create_stream(struct create_state *st, bool base_exists)
 	}
 	vfs_fill_dos_attributes(&st->share, st->fd, false, st->real_path,
 				&st->fi);
-	(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
+	if (st->afpinfo) {
+		size = exists ? VFS_AFPINFO_SIZE : 0;
+	} else {
+		(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
+	}
 	/* The handle is the stream's: its size, a file's attributes. */
 	st->fi.is_dir = false;
 	st->fi.end_of_file = size;
@@ -440,6 +478,13 @@ static bool create_lookup_open(struct create_state *st)
 		return false;
 	}
 	st->real_path = r.path;
+	if (r.exists && st->fruit && !st->read_only_share) {
+		/* fruit: a "._" AppleDouble file next to it becomes its
+		 * streams before anything looks at them (vfs/fruit.h);
+		 * a failure leaves the "._" file and is logged there. */
+		(void)vfs_fruit_convert_adouble(&st->share, r.path,
+						st->fruit_meta);
+	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
 		return false;
@@ -828,11 +873,14 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		}
 	}
 	op->stream = talloc_steal(op, st->stream_xattr);
+	op->afpinfo = st->afpinfo;
 	op->access_mask = granted;
 	op->share_access = st->share_access;
 	op->create_options = st->options;
 	op->create_disposition = st->disposition;
-	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0;
+	op->afp_resource = st->afp_resource;
+	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0 &&
+			      !st->afp_resource;
 	if (st->want_durable && st->durable.v2) {
 		/* 3.3.5.9.10: a replay of this DH2Q finds the open by its
 		 * CreateGuid, durable or not, and is refused while the
@@ -1095,6 +1143,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->access = access;
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
+	st->fruit = vfs_fruit_config(t->vfs) != NULL;
+	st->fruit_meta = vfs_fruit_meta_stream(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

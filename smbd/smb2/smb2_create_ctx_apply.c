@@ -26,6 +26,7 @@
 #include "smbd/objects/ntacl.h"
 #include "smbd/conn/session.h"
 #include "vfs/dosattrib.h"
+#include "vfs/fruit.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
@@ -137,6 +138,29 @@ static NTSTATUS create_lease_ctx(struct smb2_request *req,
 }
 
 /* The contexts we act on; the rest are ignored as 3.3.5.9 allows. */
+/*
+ * AAPL (create_ctx.h): only a share with fruit and fruit:aapl answers it,
+ * as Samba, where a share without fruit ignores the context.  Only the
+ * server query is answered; other commands get no reply context.
+ */
+static NTSTATUS create_aapl_ctx(struct smb2_request *req,
+				struct create_state *st,
+				const struct create_ctx *c)
+{
+	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	NTSTATUS status;
+
+	if (c == NULL || fc == NULL || !fc->aapl) {
+		return NT_STATUS_OK;
+	}
+	status = create_ctx_aapl_parse(c, &st->aapl);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	st->want_aapl = st->aapl.command == SMB2_AAPL_SERVER_QUERY;
+	return NT_STATUS_OK;
+}
+
 NTSTATUS create_contexts(struct smb2_request *req,
 			 struct create_state *st, uint32_t off,
 			 uint32_t len)
@@ -177,6 +201,10 @@ NTSTATUS create_contexts(struct smb2_request *req,
 				return NT_STATUS_NO_MEMORY;
 			}
 		}
+	}
+	status = create_aapl_ctx(req, st, create_ctx_find(&l, "AAPL"));
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	status = create_eas_ctx(req, st, create_ctx_find(&l, "ExtA"));
 	if (!NT_STATUS_IS_OK(status)) {

@@ -63,6 +63,9 @@ struct create_state {
 	bool read_only_share;
 	bool want_max_access;
 	bool want_qfid;
+	/* AAPL server query on a share with fruit:aapl (vfs/fruit.h) */
+	bool want_aapl;
+	struct create_aapl aapl;
 	uint64_t alloc_size;	/* AlSi (2.2.13.2.4) */
 	uint32_t share_access;
 	bool need_truncate;	/* overwrite: truncated once share modes
@@ -70,6 +73,12 @@ struct create_state {
 	char *stream;		/* the stream name asked for, or NULL */
 	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
+	/* the share has fruit (vfs/fruit.h), with metadata = stream */
+	bool fruit, fruit_meta;
+	/* out: fruit's AFP_Resource: delete-on-close is ignored */
+	bool afp_resource;
+	/* out: it is fruit's AFP_AfpInfo: the record's rules */
+	bool afpinfo;
 	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr
 				 * shares, otherwise applied as a mode */
 	size_t sd_len;

@@ -13,9 +13,11 @@
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/conn/conn.h"
+#include "smbd/conn/session.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/objects/create_ctx.h"
 #include "smbd/objects/open.h"
+#include "vfs/fruit.h"
 #include "lib/log.h"
 
 #include <string.h>
@@ -80,6 +82,38 @@ static void create_push_durable(struct wire_buf *out, size_t base,
 			8);
 }
 
+/*
+ * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED
+ * only, what this server is; it does not claim READ_DIR_ATTR, NFS_ACE or
+ * OSX_COPYFILE, whose behaviour it does not have (vfs_fruit.8).  Volume
+ * caps: CASE_SENSITIVE on a case-sensitive share; no RESOLVE_ID, no
+ * FULL_SYNC.
+ */
+static void create_push_aapl(struct smb2_request *req, size_t *prev,
+			     const struct create_state *st)
+{
+	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	uint8_t *r;
+	size_t len = 0;
+
+	if (fc == NULL) {
+		return;
+	}
+	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
+				  SMB2_AAPL_UNIX_BASED,
+				  st->share.case_sensitive
+					  ? SMB2_AAPL_CASE_SENSITIVE
+					  : 0,
+				  fc->model, &len);
+	if (r == NULL) {
+		DBG_WARNING("AAPL: fruit:model '%s' is not UTF-8, or no "
+			    "memory: no AAPL reply\n", fc->model);
+		return;
+	}
+	create_ctx_push(req->out, req->out_hdr, prev, "AAPL", r, len);
+	talloc_free(r);
+}
+
 NTSTATUS create_reply(struct smb2_request *req,
 		      struct create_state *st, struct smbd_open *op)
 {
@@ -119,6 +153,9 @@ NTSTATUS create_reply(struct smb2_request *req,
 		put_le64(q, st->fi.ino);
 		put_le64(q + 8, st->fi.dev);
 		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
+	}
+	if (st->want_aapl) {
+		create_push_aapl(req, &prev, st);
 	}
 	if (st->lease) {
 		create_push_lease(out, req->out_hdr, &prev, st);

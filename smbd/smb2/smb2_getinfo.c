@@ -13,6 +13,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
+#include "vfs/fruit.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
@@ -58,6 +59,9 @@ struct getinfo_state {
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 	char *stream;		/* the open is this stream (xattr) */
 	bool want_streams;
+	/* the share has fruit with metadata = stream (vfs/fruit.h):
+	 * AFP_AfpInfo without a valid record is not listed */
+	bool fruit_meta;
 	char **stream_names;	/* FileStreamInformation, ::$DATA first */
 	uint64_t *stream_sizes;
 	size_t nstreams;
@@ -87,6 +91,10 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = st->fi.end_of_file;
 	}
 	for (i = 0; i < n; i++) {
+		if (st->fruit_meta &&
+		    vfs_fruit_stream_hidden(st->fd, names[i])) {
+			continue;
+		}
 		st->stream_names[k] = names[i];
 		st->stream_sizes[k++] = sizes[i];
 	}
@@ -593,6 +601,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
 			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	if (st->fd == -1) {

@@ -22,6 +22,7 @@
 #include "smbd/conn/session.h"
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
+#include "vfs/fruit.h"
 #include "vfs/streams.h"
 #include "lib/log.h"
 
@@ -65,6 +66,7 @@ struct read_cachestat {
 struct read_state {
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
+	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
 	uint64_t offset;
 	uint32_t length;
 	uint32_t min_count;
@@ -80,7 +82,12 @@ static void read_job(void *p)
 	size_t done = 0;
 
 	if (st->stream != NULL) {
-		NTSTATUS status = vfs_stream_pread(st->fd, st->stream, st->buf,
+		NTSTATUS status =
+			st->afpinfo
+				? vfs_afpinfo_pread(st->fd, st->stream, st->buf,
+						    st->length, st->offset,
+						    &done)
+				: vfs_stream_pread(st->fd, st->stream, st->buf,
 						   st->length, st->offset,
 						   &done);
 		if (!NT_STATUS_IS_OK(status)) {
@@ -356,6 +363,7 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	st->length = length;
 	st->min_count = min_count;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->afpinfo = op->afpinfo;
 	if (st->buf == NULL || (op->stream != NULL && st->stream == NULL)) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;

@@ -19,6 +19,7 @@
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
+#include "vfs/fruit.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
@@ -59,6 +60,7 @@ struct setinfo_state {
 	bool have_after;		/* after: the file once times were set */
 	struct vfs_file_info after;
 	char *stream;			/* the open is this stream (xattr) */
+	bool afpinfo;			/* stream is fruit's AFP_AfpInfo */
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
 	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
 	bool stream_rename;
@@ -450,6 +452,10 @@ static void setinfo_job(void *p)
 								&st->after));
 		break;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
+		if (st->afpinfo) {
+			st->status = vfs_afpinfo_set_eof(st->in.end_of_file);
+			break;
+		}
 		if (st->stream != NULL) {
 			st->status = vfs_stream_truncate(st->fd, st->stream,
 							 st->in.end_of_file);
@@ -550,8 +556,13 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		switch (st->in.info_class) {
 		case FSCC_FILE_DISPOSITION_INFORMATION:
 		case FSCC_FILE_DISPOSITION_INFORMATION_EX: {
-			NTSTATUS s2 = smbd_open_set_delete_pending(
-				op, st->in.delete_pending);
+			NTSTATUS s2;
+
+			if (op->afp_resource) {
+				break;	/* macOS keeps the fork */
+			}
+			s2 = smbd_open_set_delete_pending(op,
+							  st->in.delete_pending);
 
 			if (!NT_STATUS_IS_OK(s2)) {
 				return s2;
@@ -1001,6 +1012,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->opath = op->opath;
 	st->is_dir = op->is_dir;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->afpinfo = op->afpinfo;
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

@@ -13,6 +13,7 @@
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fruit.h"
 #include "vfs/streams.h"
 #include "lib/log.h"
 
@@ -34,6 +35,7 @@ struct write_state {
 	bool wt_begun;		/* counted by smbd_wt_write_begin */
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
+	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
 	bool append;
 	bool sync;
 	uint64_t offset;
@@ -41,6 +43,7 @@ struct write_state {
 	uint32_t length;
 	size_t written;
 	int err;
+	NTSTATUS status;	/* AFP_AfpInfo's refusal, as vfs/fruit says it */
 };
 
 static void write_job(void *p)
@@ -48,11 +51,18 @@ static void write_job(void *p)
 	struct write_state *st = p;
 
 	if (st->stream != NULL) {
-		NTSTATUS status = vfs_stream_pwrite(st->fd, st->stream,
+		NTSTATUS status =
+			st->afpinfo
+				? vfs_afpinfo_pwrite(st->fd, st->stream,
+						     st->data, st->length,
+						     st->offset)
+				: vfs_stream_pwrite(st->fd, st->stream,
 						    st->data, st->length,
 						    st->offset);
 		if (NT_STATUS_IS_OK(status)) {
 			st->written = st->length;
+		} else if (st->afpinfo) {
+			st->status = status;	/* INVALID_PARAMETER */
 		} else {
 			st->err = status == NT_STATUS_DISK_FULL ? ENOSPC : EIO;
 		}
@@ -136,6 +146,9 @@ static NTSTATUS write_done(struct smb2_request *req, void *p)
 	struct wire_buf *out = req->out;
 
 	write_finished(st);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
+	}
 	if (st->err != 0 && st->written == 0) {
 		return vfs_map_errno(st->err);
 	}
@@ -233,6 +246,7 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	}
 	st->offset = offset;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->afpinfo = op->afpinfo;
 	st->data = req->in + data_off;
 	st->length = length;
 	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||

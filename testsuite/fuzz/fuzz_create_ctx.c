@@ -1,6 +1,7 @@
 /*
- * libFuzzer target: the CREATE context chain parser and the security
- * descriptor -> mode mapping (both take client bytes).
+ * libFuzzer target: the CREATE context chain parser, each context body
+ * as a lease, durable and AAPL request (and AAPL's reply to it), and the
+ * security descriptor -> mode mapping (all take client bytes).
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -42,6 +43,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				(void)create_ctx_lease_parse(&l.ctx[i], false,
 							     &ls);
+			}
+			/* Any context body as an AAPL query, and its reply
+			 * (no more than asked for, at most 40 + model). */
+			{
+				struct create_aapl q;
+				size_t rl = 0;
+				uint8_t *r;
+
+				if (NT_STATUS_IS_OK(create_ctx_aapl_parse(
+					    &l.ctx[i], &q)) &&
+				    q.command == SMB2_AAPL_SERVER_QUERY) {
+					r = create_ctx_aapl_reply(
+						t, &q, 4, 2, "MacSamba", &rl);
+					if (r == NULL || rl > 40 + 16 ||
+					    (le64(r + 8) & ~7ULL) != 0) {
+						abort();
+					}
+				}
 			}
 			/* Any context body as each durable context. */
 			{

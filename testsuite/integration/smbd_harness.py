@@ -782,6 +782,20 @@ class SmbdTestCase(unittest.TestCase):
                            if self.smbd else ""))
         super().tearDown()
 
+    def share_path(self, *names):
+        """A path in the class server's [share] directory."""
+        return os.path.join(self.smbd.tmp, "share", *names)
+
+    def empty_share(self):
+        """Remove what earlier tests of the class left in [share]."""
+        root = self.share_path()
+        for name in os.listdir(root):
+            p = os.path.join(root, name)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+
     def server_alive(self, srv=None):
         srv = srv or self.smbd
         self.assertTrue(srv.running(), "server died\n" + srv.log_tail())

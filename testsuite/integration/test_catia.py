@@ -17,7 +17,6 @@ open; every test runs once per event-loop backend.
 """
 
 import os
-import shutil
 import struct
 import sys
 
@@ -48,18 +47,9 @@ class Catia(h.TestUser):
                    ("catia:mappings", MACOS_MAP)]),
     ]
 
-    def share_path(self, *names):
-        return os.path.join(self.smbd.tmp, "share", *names)
-
     def setUp(self):
         super().setUp()
-        root = self.share_path()
-        for name in os.listdir(root):
-            p = os.path.join(root, name)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
+        self.empty_share()
 
     def create(self, share, name, data=b"", directory=False):
         from impacket.smb3structs import (FILE_CREATE, FILE_DIRECTORY_FILE,

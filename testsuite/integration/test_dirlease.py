@@ -21,7 +21,6 @@ off A's socket with a time limit.
 
 import os
 import pwd
-import shutil
 import struct
 import sys
 import unittest
@@ -121,13 +120,8 @@ class DirLease(h.TestUser):
 
     def setUp(self):
         super().setUp()
-        root = os.path.join(self.smbd.tmp, "share")
-        for name in os.listdir(root):
-            p = os.path.join(root, name)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
+        self.empty_share()
+        root = self.share_path()
         os.mkdir(os.path.join(root, "d"))
         os.chmod(os.path.join(root, "d"), 0o777)
         with open(os.path.join(root, "d", "old.txt"), "w") as f:

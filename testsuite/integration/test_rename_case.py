@@ -10,7 +10,6 @@ event-loop backend.
 """
 
 import os
-import shutil
 import sys
 import unittest
 
@@ -23,18 +22,9 @@ SHARE_RW = 0x3
 
 class RenameCase(h.TestUser):
 
-    def share_path(self, *names):
-        return os.path.join(self.smbd.tmp, "share", *names)
-
     def setUp(self):
         super().setUp()
-        root = self.share_path()
-        for name in os.listdir(root):
-            p = os.path.join(root, name)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
+        self.empty_share()
 
     def make_file(self, name, data=b"quarterly figures\n"):
         with open(self.share_path(name), "wb") as f:

@@ -189,6 +189,54 @@ static void test_twrp_parse(void **state)
 			 NT_STATUS_INVALID_PARAMETER);
 }
 
+/* AAPL server query (Apple's extension as Samba's fruit answers it). */
+static void test_aapl(void **state)
+{
+	uint8_t d[24] = {1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0,
+			 0xd, 0, 0, 0, 0, 0, 0, 0};
+	struct create_ctx c = {.tag = "AAPL", .data = d, .data_len = 24};
+	struct create_aapl q;
+	uint8_t *r;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(create_ctx_aapl_parse(&c, &q), NT_STATUS_OK);
+	assert_int_equal(q.command, SMB2_AAPL_SERVER_QUERY);
+	assert_true(q.request_bitmap == 7);
+	assert_true(q.client_caps == 0xd);
+	r = create_ctx_aapl_reply(NULL, &q, SMB2_AAPL_UNIX_BASED,
+				  SMB2_AAPL_CASE_SENSITIVE, "MacSamba", &len);
+	assert_non_null(r);
+	/* smbtorture's size: 40 bytes and the UTF-16 model */
+	assert_int_equal(len, 40 + 16);
+	assert_int_equal(le32(r), 1);
+	assert_true(le64(r + 8) == 7);
+	assert_true(le64(r + 16) == SMB2_AAPL_UNIX_BASED);
+	assert_true(le64(r + 24) == SMB2_AAPL_CASE_SENSITIVE);
+	assert_int_equal(le32(r + 32), 0);
+	assert_int_equal(le32(r + 36), 16);
+	assert_memory_equal(r + 40, "M\0a\0c\0S\0", 8);
+	talloc_free(r);
+	/* only what was asked for, in order; unknown bits dropped */
+	q.request_bitmap = SMB2_AAPL_VOLUME_CAPS | 0x100;
+	r = create_ctx_aapl_reply(NULL, &q, 4, 2, "x", &len);
+	assert_int_equal(len, 24);
+	assert_true(le64(r + 8) == SMB2_AAPL_VOLUME_CAPS);
+	assert_true(le64(r + 16) == 2);
+	talloc_free(r);
+	/* a short server query; another command needs only its 8 bytes */
+	c.data_len = 23;
+	assert_int_equal(create_ctx_aapl_parse(&c, &q),
+			 NT_STATUS_INVALID_PARAMETER);
+	d[0] = 2;
+	c.data_len = 8;
+	assert_int_equal(create_ctx_aapl_parse(&c, &q), NT_STATUS_OK);
+	assert_int_equal(q.command, 2);
+	c.data_len = 7;
+	assert_int_equal(create_ctx_aapl_parse(&c, &q),
+			 NT_STATUS_INVALID_PARAMETER);
+}
+
 static void test_durable_parse(void **state)
 {
 	uint8_t d[36];
@@ -320,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_lease_parse),
 		cmocka_unit_test(test_durable_parse),
+		cmocka_unit_test(test_aapl),
 		cmocka_unit_test(test_twrp_parse),
 		cmocka_unit_test(test_sd_to_mode),
 		cmocka_unit_test(test_sd_from_mode_roundtrip),

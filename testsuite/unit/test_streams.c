@@ -15,22 +15,12 @@
 #include <talloc.h>
 #include <unistd.h>
 
+#include "testsuite/common/xattr_tmpfile.h"
 #include "vfs/streams.h"
 
 static int tmp_fd(char *path)
 {
-	int fd;
-
-	snprintf(path, 64, "/var/tmp/test_streams_XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd != -1);
-	if (fsetxattr(fd, "user.probe", "x", 1, 0) != 0) {
-		close(fd);
-		unlink(path);
-		return -1; /* no user xattrs here */
-	}
-	fremovexattr(fd, "user.probe");
-	return fd;
+	return xattr_tmpfile(path, "test_streams");
 }
 
 static void test_roundtrip(void **state)

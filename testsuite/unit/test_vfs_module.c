@@ -20,6 +20,7 @@
 
 #include "vfs/module.h"
 #include "vfs/catia.h"
+#include "vfs/fruit.h"
 
 /* Options of the fake reader: "mod:opt=value" strings. */
 static const char *const *fake_opts;
@@ -161,7 +162,7 @@ static void test_registry(void **state)
 			 &vfs_module_shadow_copy2);
 	assert_ptr_equal(vfs_module_find("snapper"), &vfs_module_snapper);
 	assert_ptr_equal(vfs_module_find("catia"), &vfs_module_catia);
-	assert_null(vfs_module_find("fruit"));
+	assert_ptr_equal(vfs_module_find("fruit"), &vfs_module_fruit);
 	assert_null(vfs_module_find(""));
 }
 
@@ -207,7 +208,7 @@ static void test_build(void **state)
 static void test_catia(void **state)
 {
 	struct scratch *s = *state;
-	static const char *const names[] = {"catia", "fruit", NULL};
+	static const char *const names[] = {"catia", "nosuch", NULL};
 	static const char *const opts[] = {"catia:mappings=0x3a:0xf022",
 					   NULL};
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -219,12 +220,58 @@ static void test_catia(void **state)
 						    &st, &unknown)));
 	assert_true(vfs_stack_has(st, "catia"));
 	assert_null(vfs_stack_priv(st, "catia"));
-	assert_string_equal(unknown[0], "fruit");
+	assert_string_equal(unknown[0], "nosuch");
 	vfs_stack_unref(st);
 	fake_opts = opts;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
 						    &st, &unknown)));
 	assert_int_equal(vfs_name_map_count(vfs_stack_priv(st, "catia")), 1);
+	vfs_stack_unref(st);
+	fake_opts = NULL;
+	talloc_free(mem);
+}
+
+/* fruit's configuration: the AFP_AfpInfo rules only with fruit:metadata
+ * = stream, the one value built (vfs/fruit.h); any other is logged. */
+static void test_fruit(void **state)
+{
+	struct scratch *s = *state;
+	static const char *const names[] = {"catia", "fruit", NULL};
+	static const char *const stream[] = {"fruit:metadata=stream",
+					     "fruit:aapl=no",
+					     "fruit:model=Xserve", NULL};
+	static const char *const netatalk[] = {"fruit:metadata=netatalk",
+					       NULL};
+	TALLOC_CTX *mem = talloc_new(NULL);
+	const struct vfs_fruit_config *c;
+	struct vfs_stack *st;
+	const char **unknown;
+
+	fake_opts = NULL;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_null(unknown);
+	assert_true(vfs_stack_has(st, "fruit"));
+	assert_false(vfs_fruit_meta_stream(st));
+	c = vfs_fruit_config(st);
+	assert_true(c->aapl);
+	assert_string_equal(c->model, "MacSamba");
+	vfs_stack_unref(st);
+	fake_opts = netatalk;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	assert_non_null(vfs_fruit_config(st));
+	assert_false(vfs_fruit_meta_stream(st));
+	vfs_stack_unref(st);
+	fake_opts = stream;
+	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
+						    &st, &unknown)));
+	c = vfs_fruit_config(st);
+	assert_non_null(c);
+	assert_int_equal(c->metadata, VFS_FRUIT_META_STREAM);
+	assert_true(vfs_fruit_meta_stream(st));
+	assert_false(c->aapl);
+	assert_string_equal(c->model, "Xserve");
 	vfs_stack_unref(st);
 	fake_opts = NULL;
 	talloc_free(mem);
@@ -572,6 +619,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_catia, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_fruit, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_recycle_unlink,
 						scratch_setup,

@@ -1,0 +1,379 @@
+#!/usr/bin/python3
+"""vfs_fruit: the AFP_AfpInfo stream with fruit:metadata = stream and the
+resource fork's delete-on-close, the conversion of AppleDouble "._" files and
+the AAPL create context (issue 17, the macOS part; man/vfs_fruit.8).
+
+macOS keeps a file's Finder metadata in the named stream AFP_AfpInfo, a
+60-byte AfpInfo record ('AFP\\0', version 0x100, backup time, 32 bytes of
+FinderInfo).  On a share with fruit the stream exists only while it holds
+a valid record whose FinderInfo is not all zero; writes of anything else
+fail with STATUS_INVALID_PARAMETER; reads return the record from its
+start; it cannot grow past 60 bytes.  It is stored like Samba's
+streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
+without fruit, on the same directory, sees the same bytes.  Delete-on-close
+of the resource fork AFP_Resource is ignored, as on macOS (a fork goes by
+truncating it to 0).  A "._NAME" AppleDouble file becomes NAME's streams
+when NAME is opened.  The AAPL create context's server query is answered.
+Samba 4.17 (SMBD=/usr/sbin/smbd) gives the same answers but where a test
+says otherwise; every test runs once per event-loop backend.
+"""
+
+import os
+import struct
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+
+XATTR = "user.DosStream.AFP_AfpInfo:$DATA"
+STREAM = ":AFP_AfpInfo"
+
+STATUS_INVALID_PARAMETER = 0xC000000D
+STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
+STATUS_ALLOTTED_SPACE_EXCEEDED = 0xC0000099
+
+
+def afpinfo(finder=b"SMB,OLE!"):
+    """The record smbtorture's vfs.fruit writes."""
+    rec = struct.pack(">III", 0x41465000, 0x00000100, 0) + \
+        struct.pack(">I", 0x80000000) + finder
+    return rec + b"\0" * (60 - len(rec))
+
+
+def adouble(finder, xattrs, rsrc):
+    """A "._" file as macOS writes it (AppleDouble 2: Finder Info entry
+    with the ATTR block of extended attributes after the FinderInfo, then
+    the resource fork entry), big-endian throughout."""
+    fi = 50
+    names = [n.encode() + b"\0" for n, _ in xattrs]
+    entries, pos = b"", fi + 34 + 36
+    for n in names:
+        size = 11 + len(n)
+        pos += size + (-size) % 4
+    data_start = pos
+    for (name, val), n in zip(xattrs, names):
+        e = struct.pack(">IIHB", pos, len(val), 0, len(n)) + n
+        entries += e + b"\0" * ((-len(e)) % 4)
+        pos += len(val)
+    values = b"".join(v for _, v in xattrs)
+    attr = b"ATTR" + struct.pack(">IIII", 0, 3810, data_start,
+                                 len(values)) + b"\0" * 12 + \
+        struct.pack(">HH", 0, len(xattrs))
+    body = finder.ljust(32, b"\0") + b"\0\0" + attr + entries + values
+    # macOS gives the Finder Info entry room up to 3810, where the
+    # resource fork starts (and Samba's fruit converts only that shape)
+    body = body.ljust(3810 - fi, b"\0")
+    head = struct.pack(">II", 0x00051607, 0x00020000) + \
+        b"Mac OS X        " + struct.pack(">H", 2) + \
+        struct.pack(">III", 9, fi, len(body)) + \
+        struct.pack(">III", 2, fi + len(body), len(rsrc))
+    return head + body + rsrc
+
+
+class RawCtx:
+    """What impacket's create() wants in createContexts: getData()."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def getData(self):
+        return self.data
+
+
+def aapl_query(bitmap=7, client_caps=0xd):
+    """An AAPL create context: kAAPL_SERVER_QUERY for bitmap (1 server
+    caps, 2 volume caps, 4 model info), alone in its chain."""
+    data = struct.pack("<IIQQ", 1, 0, bitmap, client_caps)
+    return RawCtx(struct.pack("<IHHHHI", 0, 16, 4, 0, 24, len(data)) +
+                  b"AAPL" + b"\0" * 4 + data)
+
+
+def reply_contexts(pdu):
+    """{name: data} of a CREATE response's contexts (2.2.14)."""
+    body = pdu[64:]
+    off, length = struct.unpack_from("<II", body, 80)
+    out, pos = {}, off
+    while length:
+        nxt, noff, nlen, _, doff, dlen = struct.unpack_from("<IHHHHI",
+                                                           pdu, pos)
+        out[pdu[pos + noff:pos + noff + nlen]] = \
+            pdu[pos + doff:pos + doff + dlen]
+        if nxt == 0:
+            break
+        pos += nxt
+    return out
+
+
+class Fruit(h.TestUser):
+
+    share_options = [("vfs objects", "catia fruit streams_xattr"),
+                     ("fruit:metadata", "stream")]
+    extra_shares = [("plain", [("vfs objects", "streams_xattr")]),
+                    ("noaapl", [("vfs objects", "fruit streams_xattr"),
+                                ("fruit:aapl", "no")]),
+                    ("xserve", [("vfs objects", "fruit streams_xattr"),
+                                ("fruit:model", "Xserve")])]
+
+    def setUp(self):
+        super().setUp()
+        self.fresh_file()
+
+    def fresh_file(self):
+        """An empty share but for the file "f" that the user may write."""
+        self.empty_share()
+        with open(self.share_path("f"), "wb") as f:
+            f.write(b"data")
+        os.chmod(self.share_path("f"), 0o666)
+
+    def tree(self, share="share"):
+        conn = self.impacket_logon()
+        self.addCleanup(conn.close)
+        return conn, conn.connectTree(share)
+
+    def open(self, conn, tid, name, disposition, access=None):
+        from impacket.smb3structs import (FILE_READ_DATA, FILE_SHARE_READ,
+                                          FILE_SHARE_WRITE,
+                                          FILE_SHARE_DELETE,
+                                          FILE_WRITE_DATA)
+        if access is None:
+            access = FILE_READ_DATA | FILE_WRITE_DATA
+        return conn.getSMBServer().create(
+            tid, name, access,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, 0,
+            disposition, 0)
+
+    def status(self, fn, *args):
+        from impacket.smb3 import SessionError
+        try:
+            fn(*args)
+        except SessionError as e:
+            return e.get_error_code()
+        return 0
+
+    def streams(self, share="share"):
+        conn, tid = self.tree(share)
+        from impacket.smb3structs import FILE_READ_ATTRIBUTES
+        from impacket.smb3structs import SMB2_0_INFO_FILE
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f", 1, FILE_READ_ATTRIBUTES)
+        try:
+            raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                                fileInfoClass=22)
+        finally:
+            smb.close(tid, fid)
+        names, off = [], 0
+        while True:
+            nxt, nlen = struct.unpack_from("<II", raw, off)
+            names.append(raw[off + 24:off + 24 + nlen].decode("utf-16-le"))
+            if nxt == 0:
+                return sorted(names)
+            off += nxt
+
+    def test_write_and_read_back(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        # macOS reads from the start at any offset up to 60
+        self.assertEqual(smb.read(tid, fid, 0, 61), afpinfo())
+        self.assertEqual(smb.read(tid, fid, 16, 8), afpinfo()[:8])
+        self.assertEqual(smb.read(tid, fid, 60, 1), b"A")
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         afpinfo() + b"\0")
+        self.assertIn(":AFP_AfpInfo:$DATA", self.streams())
+
+    def test_invalid_write_is_refused(self):
+        from impacket.smb3structs import FILE_OPEN_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        # no signature, and a short record not at offset 0
+        self.assertEqual(self.status(smb.write, tid, fid, b"\0" * 60, 0,
+                                     60), STATUS_INVALID_PARAMETER)
+        self.assertEqual(self.status(smb.write, tid, fid, afpinfo()[:30],
+                                     1, 30), STATUS_INVALID_PARAMETER)
+        # the open alone made no stream
+        smb.close(tid, fid)
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertNotIn(XATTR, os.listxattr(self.share_path("f")))
+
+    def test_zero_finder_info_deletes(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        smb.write(tid, fid, afpinfo(b"\0" * 32), 0, 60)
+        smb.close(tid, fid)
+        self.assertEqual(self.streams(), ["::$DATA"])
+
+    def test_end_of_file(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        eof = struct.pack("<Q", 61)
+        self.assertEqual(self.status(smb.setInfo, tid, fid, eof, 1,
+                                     20),
+                         STATUS_ALLOTTED_SPACE_EXCEEDED)
+        # smaller: success, and the record stays as it is
+        smb.setInfo(tid, fid, struct.pack("<Q", 0), 1, 20)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         afpinfo() + b"\0")
+
+    def test_invalid_record_is_hidden(self):
+        from impacket.smb3structs import FILE_OPEN, FILE_OVERWRITE_IF
+        # written through the share without fruit
+        conn, tid = self.tree("plain")
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        conn.getSMBServer().write(tid, fid, b"foo", 0, 3)
+        conn.getSMBServer().close(tid, fid)
+        self.assertEqual(self.streams("plain"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        self.assertEqual(self.streams(), ["::$DATA"])
+        conn, tid = self.tree()
+        self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
+                                     FILE_OPEN),
+                         STATUS_OBJECT_NAME_NOT_FOUND)
+
+    def test_plain_share_has_no_rules(self):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree("plain")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, b"\0" * 70, 0, 70)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR),
+                         b"\0" * 71)
+
+    def write_resource(self, share):
+        from impacket.smb3structs import FILE_OVERWRITE_IF
+        conn, tid = self.tree(share)
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OVERWRITE_IF)
+        conn.getSMBServer().write(tid, fid, b"1234567890", 10, 10)
+        conn.getSMBServer().close(tid, fid)
+
+    def delete_resource(self, share, by_setinfo):
+        from impacket.smb3structs import (DELETE, FILE_DELETE_ON_CLOSE,
+                                          FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_DELETE, FILE_SHARE_READ,
+                                          FILE_SHARE_WRITE)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        fid = smb.create(tid, "f:AFP_Resource", FILE_READ_ATTRIBUTES | DELETE,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE |
+                         FILE_SHARE_DELETE,
+                         0 if by_setinfo else FILE_DELETE_ON_CLOSE,
+                         FILE_OPEN, 0)
+        if by_setinfo:
+            # FileDispositionInformation, DeletePending = 1
+            smb.setInfo(tid, fid, b"\x01", 1, 13)
+        smb.close(tid, fid)
+
+    def test_resource_delete_on_close_is_ignored(self):
+        rsrc = ":AFP_Resource:$DATA"
+        for by_setinfo in (False, True):
+            self.write_resource("share")
+            self.delete_resource("share", by_setinfo)
+            self.assertIn(rsrc, self.streams())
+            # without fruit the same removes it
+            self.fresh_file()
+            self.write_resource("plain")
+            self.delete_resource("plain", by_setinfo)
+            self.assertNotIn(rsrc, self.streams("plain"), by_setinfo)
+            self.fresh_file()
+
+    @unittest.skipIf(h.is_samba(), "Samba 4.17 converts the ._ file "
+                     "smbtorture carries from macOS, not this one built "
+                     "from the layout (it lists only AFP_Resource, read "
+                     "from the ._ file)")
+    def test_appledouble_conversion(self):
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz"),
+                                          ("com.apple.x", b"yz")],
+                            b"\xf0" * 16))
+        self.assertEqual(self.streams(),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA",
+                          ":AFP_Resource:$DATA", ":com.apple.x:$DATA",
+                          ":foo\uf022bar:$DATA"])
+        self.assertFalse(os.path.exists(self.share_path("._f")))
+        self.assertEqual(os.getxattr(self.share_path("f"), XATTR)[16:24],
+                         b"TESTSLOW")
+        self.assertEqual(os.getxattr(
+            self.share_path("f"), "user.DosStream.AFP_Resource:$DATA"),
+            b"\xf0" * 16 + b"\0")
+
+    @unittest.skipIf(h.is_samba(), "Samba's fruit:resource = file serves "
+                     "AFP_Resource from the ._ file itself")
+    def test_appledouble_kept_when_not_writable(self):
+        # the user may not write f's streams: nothing is converted (and
+        # so nothing converted again at each open)
+        os.chmod(self.share_path("f"), 0o444)
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [], b"rsrc"))
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
+
+    def test_appledouble_left_without_fruit(self):
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [], b""))
+        self.assertEqual(self.streams("plain"), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
+        # not AppleDouble: left alone on the fruit share too
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(b"not AppleDouble")
+        self.assertEqual(self.streams(), ["::$DATA"])
+        self.assertTrue(os.path.exists(self.share_path("._f")))
+
+    def create_with(self, share, ctx):
+        """CREATE of the share's root with context ctx; the response's
+        contexts."""
+        from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
+                                          FILE_SHARE_READ)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        seen = []
+        recv = smb.recvSMB
+
+        def keep(*a, **kw):
+            ans = recv(*a, **kw)
+            seen.append(ans.getData())
+            return ans
+        smb.recvSMB = keep
+        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
+                         FILE_OPEN, 0, createContexts=[ctx])
+        smb.recvSMB = recv
+        smb.close(tid, fid)
+        return reply_contexts(seen[-1])
+
+    def test_aapl_server_query(self):
+        r = self.create_with("share", aapl_query())[b"AAPL"]
+        cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
+            "<IIQQQII", r)
+        self.assertEqual((cmd, bitmap), (1, 7))
+        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built;
+        # Samba claims the first two here: fruit:nfs_aces is on)
+        self.assertEqual(scaps, 13 if h.is_samba() else 4)
+        self.assertEqual(vcaps, 0)     # case-insensitive share
+        self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
+        # only what was asked for
+        r = self.create_with("share", aapl_query(bitmap=2))[b"AAPL"]
+        self.assertEqual(len(r), 24)
+        # a share without fruit ignores it, as Samba's does
+        self.assertNotIn(b"AAPL", self.create_with("plain", aapl_query()))
+        if h.is_samba():
+            return  # fruit:aapl and fruit:model are global options there
+        self.assertNotIn(b"AAPL", self.create_with("noaapl", aapl_query()))
+        r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
+        self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
+
+
+h.backend_variants(globals(), Fruit)
+
+if __name__ == "__main__":
+    h.main()

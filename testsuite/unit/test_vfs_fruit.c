@@ -1,0 +1,323 @@
+/*
+ * vfs/adouble.c: AppleDouble files as macOS writes them (built here byte
+ * by byte from the layout in adouble.h), and what the parser refuses.
+ * vfs/fruit.c: their conversion into streams, and the AFP_AfpInfo
+ * record's rules (fruit:metadata = stream):
+ * which writes are a record, zeros in the FinderInfo removing it, reads
+ * from the record's start, the size limit, records written by others
+ * (wrong size, no signature) that are no stream, and Samba's on-disk
+ * layout (the record and a NUL in user.DosStream.AFP_AfpInfo:$DATA).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testsuite/common/xattr_tmpfile.h"
+
+#include "vfs/adouble.h"
+#include "vfs/fruit.h"
+#include "vfs/vfs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <talloc.h>
+
+#define X "user.DosStream.AFP_AfpInfo:$DATA"
+
+static int tmp_fd(char *path)
+{
+	return xattr_tmpfile(path, "test_vfs_fruit");
+}
+
+/* What smbtorture's vfs.fruit writes: 'AFP\0', version 0x100, backup
+ * time 0, "SMB,OLE!" at the start of the FinderInfo. */
+static void record(uint8_t rec[VFS_AFPINFO_SIZE], const char *finder)
+{
+	memset(rec, 0, VFS_AFPINFO_SIZE);
+	memcpy(rec, "AFP\0\0\0\001\0", 8);
+	memcpy(rec + VFS_AFPINFO_FINDER_OFF, finder, strlen(finder));
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(vfs_fruit_afpinfo_xattr(X));
+	assert_true(vfs_fruit_afpinfo_xattr("user.DosStream.afp_afpinfo:$DATA"));
+	assert_false(vfs_fruit_afpinfo_xattr("user.DosStream.AFP_Resource:$DATA"));
+	assert_false(vfs_fruit_afpinfo_xattr(NULL));
+}
+
+static void test_valid(void **state)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+
+	(void)state;
+	record(rec, "x");
+	assert_true(vfs_afpinfo_valid(rec, sizeof(rec)));
+	assert_false(vfs_afpinfo_valid(rec, 7));
+	rec[6] = 2;		/* another version */
+	assert_false(vfs_afpinfo_valid(rec, sizeof(rec)));
+	rec[6] = 1;
+	rec[0] = 'a';
+	assert_false(vfs_afpinfo_valid(rec, sizeof(rec)));
+	assert_int_equal(vfs_afpinfo_set_eof(61),
+			 NT_STATUS_ALLOTTED_SPACE_EXCEEDED);
+	assert_int_equal(vfs_afpinfo_set_eof(60), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_set_eof(0), NT_STATUS_OK);
+}
+
+static void test_write_read(void **state)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE], big[100] = {0}, buf[80], raw[80];
+	char path[64];
+	size_t got;
+	int fd = tmp_fd(path);
+
+	(void)state;
+	if (fd == -1) {
+		skip();
+	}
+	/* no record: an empty one reads, and none is on disk */
+	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 60, 0, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 60);
+	assert_memory_equal(buf, "AFP\0\0\0\001\0", 8);
+	assert_int_equal(vfs_afpinfo_get(fd, X, rec),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+
+	record(rec, "SMB,OLE!");
+	/* short writes only at 0; a record needs its signature */
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 59, 1),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, big, 60, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 60, 0), NT_STATUS_OK);
+	/* Samba's layout */
+	assert_int_equal(fgetxattr(fd, X, raw, sizeof(raw)), 61);
+	assert_memory_equal(raw, rec, 60);
+	assert_int_equal(raw[60], 0);
+
+	/* from the start at any offset up to 60, nothing past it */
+	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 8, 16, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 8);
+	assert_memory_equal(buf, rec, 8);
+	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 80, 0, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 60);
+	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 1, 61, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 0);
+
+	/* a short write changes the start of the record: "AFP" alone keeps
+	 * version and FinderInfo; "A" alone is no signature */
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 3, 0), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, X, big), NT_STATUS_OK);
+	assert_memory_equal(big, rec, 60);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 1, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	memset(big, 0, sizeof(big));
+
+	/* 60 bytes or more at any offset: the whole record */
+	memcpy(big, rec, 60);
+	big[VFS_AFPINFO_FINDER_OFF] = 'T';
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, big, 100, 10000),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, X, rec), NT_STATUS_OK);
+	assert_int_equal(rec[VFS_AFPINFO_FINDER_OFF], 'T');
+
+	/* zeros in the FinderInfo remove it */
+	record(rec, "");
+	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 60, 0), NT_STATUS_OK);
+	assert_int_equal(fgetxattr(fd, X, raw, sizeof(raw)), -1);
+	assert_false(vfs_fruit_stream_hidden(fd, ":Other:$DATA"));
+	assert_true(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	close(fd);
+	unlink(path);
+}
+
+/* What a share without fruit left: not a record, so no stream. */
+static void test_foreign(void **state)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	char path[64];
+	int fd = tmp_fd(path);
+
+	(void)state;
+	if (fd == -1) {
+		skip();
+	}
+	assert_int_equal(fsetxattr(fd, X, "foo", 4, 0), 0);
+	assert_int_equal(vfs_afpinfo_get(fd, X, rec),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_true(vfs_fruit_stream_hidden(fd, ":afp_afpinfo:$DATA"));
+	record(rec, "SMB,OLE!");
+	rec[0] = 'B';
+	assert_int_equal(fsetxattr(fd, X, rec, sizeof(rec), 0), 0);
+	assert_true(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	/* a valid one set by hand, without the NUL, counts */
+	rec[0] = 'A';
+	assert_int_equal(fsetxattr(fd, X, rec, sizeof(rec), 0), 0);
+	assert_false(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	close(fd);
+	unlink(path);
+}
+
+static void be32_at(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+/*
+ * A ._ file as macOS writes it: Finder Info entry (FinderInfo "TESTSLOW",
+ * then the ATTR block with "foo:bar" = "baz" and "x" = "yz"), resource
+ * fork "rsrc!" at 300.  Returns its length.
+ */
+static size_t build_adouble(uint8_t *b)
+{
+	const size_t fi = 50, attr = fi + 34, rsrc = 300;
+	size_t e1 = attr + 36, e2;
+
+	memset(b, 0, 400);
+	be32_at(b, 0x00051607);
+	be32_at(b + 4, 0x00020000);
+	memcpy(b + 8, "Mac OS X        ", 16);
+	b[25] = 2;
+	be32_at(b + 26, 9);
+	be32_at(b + 30, fi);
+	be32_at(b + 34, rsrc - fi);
+	be32_at(b + 38, 2);
+	be32_at(b + 42, rsrc);
+	be32_at(b + 46, 5);
+	memcpy(b + fi, "TESTSLOW", 8);
+	memcpy(b + attr, "ATTR", 4);
+	b[attr + 35] = 2;		/* count */
+	/* entry 1: "foo:bar" (8 with NUL) at 250, 3 bytes */
+	be32_at(b + e1, 250);
+	be32_at(b + e1 + 4, 3);
+	b[e1 + 10] = 8;
+	memcpy(b + e1 + 11, "foo:bar", 8);
+	e2 = (e1 + 19 + 3) & ~(size_t)3;
+	be32_at(b + e2, 260);
+	be32_at(b + e2 + 4, 2);
+	b[e2 + 10] = 2;
+	memcpy(b + e2 + 11, "x", 2);
+	memcpy(b + 250, "baz", 3);
+	memcpy(b + 260, "yz", 2);
+	memcpy(b + rsrc, "rsrc!", 5);
+	return rsrc + 5;
+}
+
+static void test_adouble_parse(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct vfs_adouble ad;
+	uint8_t b[400];
+	size_t len = build_adouble(b), i;
+
+	(void)state;
+	assert_int_equal(vfs_adouble_parse(t, b, len, &ad), NT_STATUS_OK);
+	assert_memory_equal(ad.finder, "TESTSLOW", 8);
+	assert_int_equal(ad.rsrc_len, 5);
+	assert_memory_equal(ad.rsrc, "rsrc!", 5);
+	assert_int_equal(ad.nxattrs, 2);
+	assert_string_equal(ad.xattrs[0].name, "foo:bar");
+	assert_int_equal(ad.xattrs[0].len, 3);
+	assert_memory_equal(ad.xattrs[0].data, "baz", 3);
+	assert_string_equal(ad.xattrs[1].name, "x");
+	/* every cut of the file is refused or parses inside it */
+	for (i = 0; i < len; i++) {
+		NTSTATUS st = vfs_adouble_parse(t, b, i, &ad);
+
+		assert_true(st == NT_STATUS_OK ||
+			    st == NT_STATUS_INVALID_PARAMETER);
+	}
+	/* an entry past the end, a name without its NUL, a bad magic */
+	be32_at(b + 42, 399);
+	assert_int_equal(vfs_adouble_parse(t, b, len, &ad),
+			 NT_STATUS_INVALID_PARAMETER);
+	build_adouble(b);
+	b[50 + 34 + 36 + 11 + 7] = 'X';
+	assert_int_equal(vfs_adouble_parse(t, b, len, &ad),
+			 NT_STATUS_INVALID_PARAMETER);
+	build_adouble(b);
+	b[3] = 0;
+	assert_int_equal(vfs_adouble_parse(t, b, len, &ad),
+			 NT_STATUS_INVALID_PARAMETER);
+	talloc_free(t);
+}
+
+/* The conversion: streams of the file, the ._ file gone. */
+static void test_adouble_convert(void **state)
+{
+	char dir[64], p[128], v[80];
+	struct vfs_share sh;
+	uint8_t b[400];
+	size_t len = build_adouble(b);
+	int fd, xfd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/var/tmp/test_vfs_fruit_dXXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/f", dir);
+	xfd = open(p, O_CREAT | O_RDWR, 0644);
+	assert_true(xfd != -1);
+	if (fsetxattr(xfd, "user.probe", "x", 1, 0) != 0) {
+		close(xfd);
+		unlink(p);
+		rmdir(dir);
+		skip();
+	}
+	snprintf(p, sizeof(p), "%s/._f", dir);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(write(fd, b, len), (ssize_t)len);
+	close(fd);
+	memset(&sh, 0, sizeof(sh));
+	sh.root_fd = open(dir, O_PATH | O_DIRECTORY);
+	sh.path = dir;
+	sh.follow_symlinks = true;
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true),
+			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(fgetxattr(xfd, X, v, sizeof(v)), 61);
+	assert_memory_equal(v + 16, "TESTSLOW", 8);
+	assert_int_equal(fgetxattr(xfd, "user.DosStream.foo\xef\x80\xa2"
+				   "bar:$DATA", v, sizeof(v)), 4);
+	assert_memory_equal(v, "baz", 4);
+	assert_int_equal(fgetxattr(xfd, "user.DosStream.AFP_Resource:$DATA",
+				   v, sizeof(v)), 6);
+	assert_memory_equal(v, "rsrc!", 6);
+	/* nothing to convert now; a ._ name is never converted itself */
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", true),
+			 NT_STATUS_OK);
+	close(sh.root_fd);
+	close(xfd);
+	snprintf(p, sizeof(p), "%s/f", dir);
+	unlink(p);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_foreign),
+		cmocka_unit_test(test_adouble_parse),
+		cmocka_unit_test(test_adouble_convert),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,467 @@
+/*
+ * vfs_fruit: the module descriptor, its options and the AFP_AfpInfo
+ * stream (design in fruit.h).
+ */
+#include "vfs/fruit.h"
+#include "vfs/adouble.h"
+#include "vfs/anchor.h"
+#include "vfs/module.h"
+#include "vfs/streams.h"
+#include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define AFP_SIGNATURE 0x41465000	/* 'AFP\0' */
+/* AFP 3's record version, bytes 00 00 01 00 (what macOS and smbtorture
+ * write; Samba's fruit refuses a record without it) */
+#define AFP_VERSION 0x00000100
+/* The backup time of a record never backed up: the earliest date the
+ * signed 32-bit AFP time can hold (Apple's AFP "no backup" value). */
+#define AFP_BACKUP_NEVER 0x80000000
+
+#define AFPINFO_XATTR VFS_STREAM_PREFIX "AFP_AfpInfo" VFS_STREAM_SUFFIX
+#define RESOURCE_XATTR VFS_STREAM_PREFIX "AFP_Resource" VFS_STREAM_SUFFIX
+
+/*
+ * Options Samba's fruit has that this one does not implement yet.  Set,
+ * each is logged with its value at tree connect: a configuration written
+ * for Samba then says what it does not get here, instead of silently
+ * behaving otherwise.
+ */
+static const char *const unimplemented[] = {
+	"resource",
+	"posix_rename",
+	"veto_appledouble",
+	"zero_file_id",
+	"nfs_aces",
+	"wipe_intentionally_left_blank_rfork",
+	"delete_empty_adfiles",
+	"time machine",
+	"time machine max size",
+	"copyfile",
+	"encoding",
+	"locking",
+	"convert_adouble",
+};
+
+static void log_unimplemented(TALLOC_CTX *mem_ctx,
+			      const struct vfs_module_params *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(unimplemented) / sizeof(unimplemented[0]);
+	     i++) {
+		const char *v = p->str(p->ctx, mem_ctx, "fruit",
+				       unimplemented[i]);
+
+		if (v != NULL) {
+			DBG_WARNING("fruit:%s = %s: not supported, ignored\n",
+				    unimplemented[i], v);
+		}
+	}
+}
+
+/*
+ * fruit:metadata: only "stream" is built.  Samba's default, "netatalk"
+ * (the record inside an AppleDouble xattr), is not: with it the share
+ * keeps AFP_AfpInfo as an ordinary stream, and says so.
+ */
+static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
+			      const struct vfs_module_params *p,
+			      const struct vfs_share *sh, void **priv)
+{
+	const char *meta = p->str(p->ctx, mem_ctx, "fruit", "metadata");
+	struct vfs_fruit_config *c = talloc_zero(mem_ctx,
+						 struct vfs_fruit_config);
+
+	(void)sh;
+	if (c == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	log_unimplemented(mem_ctx, p);
+	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
+		c->metadata = VFS_FRUIT_META_STREAM;
+	} else {
+		DBG_WARNING("fruit:metadata = %s: not supported (only "
+			    "\"stream\"); AFP_AfpInfo is an ordinary "
+			    "stream on this share\n",
+			    meta != NULL ? meta : "netatalk (default)");
+		c->metadata = VFS_FRUIT_META_NONE;
+	}
+	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
+	c->model = p->str(p->ctx, c, "fruit", "model");
+	if (c->model == NULL) {
+		c->model = talloc_strdup(c, "MacSamba");
+		if (c->model == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	*priv = c;
+	return NT_STATUS_OK;
+}
+
+const struct vfs_module vfs_module_fruit = {
+	.name = "fruit",
+	.connect = fruit_connect,
+};
+
+bool vfs_fruit_afpinfo_xattr(const char *xattr)
+{
+	return xattr != NULL && strcasecmp(xattr, AFPINFO_XATTR) == 0;
+}
+
+bool vfs_fruit_stream_hidden(int fd, const char *listed)
+{
+	static const char afpinfo[] = ":AFP_AfpInfo" VFS_STREAM_SUFFIX;
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	char xattr[sizeof(AFPINFO_XATTR)];
+
+	if (strcasecmp(listed, afpinfo) != 0) {
+		return false;
+	}
+	/* the xattr as it is spelt on disk: the prefix, then the listed
+	 * name without its leading ':' */
+	memcpy(xattr, VFS_STREAM_PREFIX, sizeof(VFS_STREAM_PREFIX) - 1);
+	memcpy(xattr + sizeof(VFS_STREAM_PREFIX) - 1, listed + 1,
+	       sizeof(afpinfo) - 1);
+	return vfs_afpinfo_get(fd, xattr, rec) ==
+	       NT_STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+bool vfs_fruit_resource_xattr(const char *xattr)
+{
+	return xattr != NULL && strcasecmp(xattr, RESOURCE_XATTR) == 0;
+}
+
+bool vfs_afpinfo_valid(const uint8_t *buf, size_t len)
+{
+	return len >= 8 && be32(buf) == AFP_SIGNATURE &&
+	       be32(buf + 4) == AFP_VERSION;
+}
+
+static bool finder_info_empty(const uint8_t *rec)
+{
+	size_t i;
+
+	for (i = 0; i < VFS_AFPINFO_FINDER_SIZE; i++) {
+		if (rec[VFS_AFPINFO_FINDER_OFF + i] != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+			 uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	/* the record and the NUL streams_xattr stores after it, and one
+	 * more byte to tell a longer value */
+	uint8_t val[VFS_AFPINFO_SIZE + 2];
+	ssize_t n = fgetxattr(fd, xattr, val, sizeof(val));
+
+	if (n < 0) {
+		if (errno == ENODATA || errno == ERANGE) {
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		return vfs_map_errno(errno);
+	}
+	/* Samba stores the record with its NUL; a value without it (set
+	 * by hand) is taken too. */
+	if ((n != VFS_AFPINFO_SIZE + 1 && n != VFS_AFPINFO_SIZE) ||
+	    !vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	memcpy(rec, val, VFS_AFPINFO_SIZE);
+	return NT_STATUS_OK;
+}
+
+static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	memset(rec, 0, VFS_AFPINFO_SIZE);
+	put_be32(rec, AFP_SIGNATURE);
+	put_be32(rec + 4, AFP_VERSION);
+	put_be32(rec + 12, AFP_BACKUP_NEVER);
+}
+
+NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
+			   size_t len, uint64_t off, size_t *got)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	NTSTATUS st = vfs_afpinfo_get(fd, xattr, rec);
+
+	*got = 0;
+	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		afpinfo_empty(rec);
+	} else if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (off > VFS_AFPINFO_SIZE) {
+		return NT_STATUS_OK;
+	}
+	*got = len < VFS_AFPINFO_SIZE ? len : VFS_AFPINFO_SIZE;
+	memcpy(buf, rec, *got);
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
+			    size_t len, uint64_t off)
+{
+	/* the record and streams_xattr's trailing NUL */
+	uint8_t val[VFS_AFPINFO_SIZE + 1] = {0};
+	size_t n = len < VFS_AFPINFO_SIZE ? len : VFS_AFPINFO_SIZE;
+	NTSTATUS st;
+
+	if (len < VFS_AFPINFO_SIZE && off != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* What is written must start with the signature, taken as it is
+	 * ("A" alone is not "AFP\0"; "AFP" is, its NUL implied) ... */
+	memcpy(val, data, n);
+	if (be32(val) != AFP_SIGNATURE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* ... and a short write changes the start of the record there is
+	 * (or of an empty one): "AFP" alone keeps the version. */
+	st = vfs_afpinfo_get(fd, xattr, val);
+	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		afpinfo_empty(val);
+	} else if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	memcpy(val, data, n);
+	if (!vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (finder_info_empty(val)) {
+		if (fremovexattr(fd, xattr) != 0 && errno != ENODATA) {
+			return vfs_map_errno(errno);
+		}
+		return NT_STATUS_OK;
+	}
+	if (fsetxattr(fd, xattr, val, sizeof(val), 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
+{
+	return size > VFS_AFPINFO_SIZE ? NT_STATUS_ALLOTTED_SPACE_EXCEEDED
+				       : NT_STATUS_OK;
+}
+
+/*
+ * AppleDouble conversion.  What a "._NAME" file holds becomes NAME's
+ * streams, the way macOS itself would have stored them on a share with
+ * streams: the FinderInfo as the AFP_AfpInfo record (with metadata =
+ * stream), each extended attribute as a stream of its name (':', which
+ * NTFS names cannot hold, as U+F022, the character a Mac sends for it),
+ * the resource fork as AFP_Resource.  The "._" file goes once all of it
+ * is stored; a file that does not parse, or holds more than streams can
+ * (VFS_STREAM_MAX each), is left as it is.
+ */
+
+/* A ._ file larger than this is not read: its resource fork could not be
+ * a stream anyway. */
+#define ADOUBLE_READ_MAX (VFS_STREAM_MAX + 65536)
+
+/* "dir/._name" for "dir/name", NULL for a "._" name itself. */
+static char *adouble_path(TALLOC_CTX *mem_ctx, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash != NULL ? slash + 1 : path;
+
+	if (base[0] == '\0' || strncmp(base, "._", 2) == 0) {
+		return NULL;
+	}
+	return talloc_asprintf(mem_ctx, "%.*s._%s", (int)(base - path), path,
+			       base);
+}
+
+static NTSTATUS adouble_read(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			     const char *adpath, uint8_t **buf, size_t *len,
+			     struct vfs_file_id *id)
+{
+	int fd = vfs_openat_beneath(sh, sh->root_fd, adpath,
+				    O_RDONLY | O_NOFOLLOW, 0);
+	struct stat sb;
+	ssize_t n;
+
+	if (fd == -1) {
+		return vfs_map_errno(errno);
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > ADOUBLE_READ_MAX) {
+		close(fd);
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	*id = vfs_file_id_of_fd(fd);
+	*buf = talloc_size(mem_ctx, (size_t)sb.st_size + 1);
+	n = *buf != NULL ? pread(fd, *buf, (size_t)sb.st_size, 0) : -1;
+	close(fd);
+	if (n < 0) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*len = (size_t)n;
+	return NT_STATUS_OK;
+}
+
+/* Stream `name` (on disk: ':' as U+F022) of fd := data. */
+static NTSTATUS adouble_put(TALLOC_CTX *mem_ctx, int fd, const char *name,
+			    const uint8_t *data, size_t len)
+{
+	char *x = talloc_strdup(mem_ctx, VFS_STREAM_PREFIX);
+	uint8_t *val;
+	const char *p;
+
+	for (p = name; x != NULL && *p != '\0'; p++) {
+		x = *p == ':' ? talloc_strdup_append(x, "\xef\x80\xa2")
+			      : talloc_asprintf_append(x, "%c", *p);
+	}
+	x = x != NULL ? talloc_strdup_append(x, VFS_STREAM_SUFFIX) : NULL;
+	val = talloc_size(mem_ctx, len + 1);
+	if (x == NULL || val == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	memcpy(val, data, len);
+	val[len] = 0;	/* streams_xattr's trailing NUL */
+	if (fsetxattr(fd, x, val, len + 1, 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+static bool adouble_fits(const struct vfs_adouble *ad)
+{
+	size_t i;
+
+	if (ad->rsrc_len > VFS_STREAM_MAX) {
+		return false;
+	}
+	for (i = 0; i < ad->nxattrs; i++) {
+		const char *n = ad->xattrs[i].name;
+
+		if (ad->xattrs[i].len > VFS_STREAM_MAX ||
+		    strlen(n) > 200 || strchr(n, '/') != NULL ||
+		    strchr(n, '\\') != NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
+			      const struct vfs_adouble *ad, bool meta_stream)
+{
+	NTSTATUS st = NT_STATUS_OK;
+	size_t i;
+
+	if (ad->finder != NULL && meta_stream) {
+		uint8_t rec[VFS_AFPINFO_SIZE];
+
+		afpinfo_empty(rec);
+		memcpy(rec + VFS_AFPINFO_FINDER_OFF, ad->finder,
+		       VFS_AFPINFO_FINDER_SIZE);
+		/* all-zero FinderInfo: no record, as for a client's write */
+		st = vfs_afpinfo_pwrite(fd, AFPINFO_XATTR, rec, sizeof(rec),
+					0);
+	}
+	for (i = 0; NT_STATUS_IS_OK(st) && i < ad->nxattrs; i++) {
+		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
+				 ad->xattrs[i].data, ad->xattrs[i].len);
+	}
+	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0) {
+		st = adouble_put(mem_ctx, fd, "AFP_Resource", ad->rsrc,
+				 ad->rsrc_len);
+	}
+	return st;
+}
+
+/*
+ * Whether the user may both write path's streams and remove adpath.
+ * Asked first: streams written for a "._" file that then stays would be
+ * written again over later changes at each CREATE.  A probe only (the
+ * writes and the unlink are anchored as always); a change between it
+ * and them leaves a "._" file to convert again, which is what a failed
+ * unlink would.
+ */
+static bool adouble_may_convert(const struct vfs_share *sh, const char *path,
+				const char *adpath)
+{
+	const char *slash = strrchr(adpath, '/');
+	char dir[4096];
+	int n = slash != NULL ? (int)(slash - adpath) : 0;
+
+	if (snprintf(dir, sizeof(dir), "%.*s", n, adpath) >= (int)sizeof(dir)) {
+		return false;
+	}
+	return faccessat(sh->root_fd, path[0] ? path : ".", W_OK,
+			 AT_EACCESS) == 0 &&
+	       faccessat(sh->root_fd, dir[0] ? dir : ".", W_OK | X_OK,
+			 AT_EACCESS) == 0;
+}
+
+NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
+				   const char *path, bool meta_stream)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	char *adpath = tmp != NULL ? adouble_path(tmp, path) : NULL;
+	struct vfs_file_id id = {0, 0};
+	struct vfs_adouble ad;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	NTSTATUS st;
+	int fd;
+
+	if (adpath == NULL) {
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	st = adouble_read(tmp, sh, adpath, &buf, &len, &id);
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(tmp);
+		/* no ._ file: the common case */
+		return st == NT_STATUS_OBJECT_NAME_NOT_FOUND ? NT_STATUS_OK
+							      : st;
+	}
+	if (!NT_STATUS_IS_OK(vfs_adouble_parse(tmp, buf, len, &ad)) ||
+	    !adouble_fits(&ad)) {
+		DBG_NOTICE("%s: not an AppleDouble file this server can "
+			   "convert; left as it is\n", adpath);
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	if (!adouble_may_convert(sh, path, adpath)) {
+		DBG_NOTICE("%s: this user may not remove it or write %s's "
+			   "streams; not converted\n", adpath, path);
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
+				O_RDONLY, 0);
+	if (fd == -1) {
+		st = vfs_map_errno(errno);
+		talloc_free(tmp);
+		return st;
+	}
+	st = adouble_store(tmp, fd, &ad, meta_stream);
+	close(fd);
+	if (NT_STATUS_IS_OK(st)) {
+		st = vfs_unlink_anchored(sh, sh->root_fd, adpath, false, &id);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_WARNING("%s: AppleDouble conversion: %s\n", adpath,
+			    nt_errstr(st));
+	}
+	talloc_free(tmp);
+	return st;
+}

@@ -1,0 +1,138 @@
+/*
+ * vfs_fruit: what macOS clients expect of an SMB share (Samba's
+ * vfs_fruit, documented in man/vfs_fruit.8), as far as it is built.
+ *
+ * - The module (vfs/fruit.c) reads its fruit:* options once per tree
+ *   connect into an immutable struct vfs_fruit_config; options it does
+ *   not implement yet, and values it does not support, are logged by
+ *   name and value, never taken silently.
+ * - The AFP_AfpInfo stream (fruit:metadata = stream): the Finder's
+ *   metadata, a 60-byte AfpInfo record (Apple's "AFP_AfpInfo" named
+ *   stream of the SMB/AFP bridge, the layout smbtorture's vfs.fruit
+ *   builds: big-endian signature 'AFP\0', version 0x00000100, 4
+ *   reserved bytes, backup time, then the 32-byte FinderInfo), kept
+ *   like any stream in the xattr user.DosStream.AFP_AfpInfo:$DATA
+ *   (vfs/streams.h), so files Samba's fruit wrote with metadata=stream
+ *   read the same here.  The stream exists only while it holds a valid
+ *   record with a FinderInfo that is not all zero: macOS deletes the
+ *   metadata by writing zeros, and a record written by a client that
+ *   bypassed fruit (a share without it) that is not valid is not shown.
+ *   The rules of reading, writing and sizing it are the functions below,
+ *   called by the READ, WRITE, SET_INFO and CREATE jobs for a handle on
+ *   that stream of a share whose stack has fruit (vfs_fruit_afpinfo).
+ *
+ * Everything here runs in the pool thread like the rest of vfs/; the fd
+ * is the base file's.
+ */
+#ifndef VFS_FRUIT_H
+#define VFS_FRUIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/ntstatus.h"
+#include "vfs/module.h"
+
+#define VFS_AFPINFO_SIZE 60
+#define VFS_AFPINFO_FINDER_OFF 16
+#define VFS_AFPINFO_FINDER_SIZE 32
+
+/* fruit:metadata: NONE for the values not built (netatalk), whose
+ * AFP_AfpInfo is an ordinary stream */
+enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
+
+struct vfs_fruit_config {
+	enum vfs_fruit_meta metadata;
+	/* fruit:aapl (default yes): the AAPL create context is answered */
+	bool aapl;
+	/* fruit:model (default "MacSamba"): the model string of AAPL's
+	 * server query, the icon a Mac shows for the server */
+	const char *model;
+};
+
+/* The share's fruit configuration, NULL when fruit is not stacked.
+ * Inline, so that fruit.c does not call back into the registry that
+ * lists it (testsuite/layering). */
+static inline const struct vfs_fruit_config *
+vfs_fruit_config(const struct vfs_stack *s)
+{
+	return vfs_stack_priv(s, "fruit");
+}
+
+/* Whether AFP_AfpInfo gets the record's rules on the share. */
+static inline bool vfs_fruit_meta_stream(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	return c != NULL && c->metadata == VFS_FRUIT_META_STREAM;
+}
+
+/*
+ * Whether stream xattr `xattr` is the resource fork AFP_Resource.  On a
+ * share with fruit, delete-on-close on it (at CREATE or by SET_INFO) is
+ * ignored, as macOS does: a resource fork goes by truncating it to 0.
+ */
+bool vfs_fruit_resource_xattr(const char *xattr);
+
+/* Whether stream xattr `xattr` is AFP_AfpInfo (the name compared without
+ * case, as NTFS does): on a share whose fruit config is non-NULL, a
+ * handle on it gets the rules below.  The caller takes that from the
+ * stack on the loop thread (a pool job may outlive the tree). */
+bool vfs_fruit_afpinfo_xattr(const char *xattr);
+
+/*
+ * FileStreamInformation on a share whose fruit config is non-NULL:
+ * whether the stream listed as ":NAME:$DATA" (vfs_stream_list) of fd is
+ * left out, an AFP_AfpInfo that holds no valid record.
+ */
+bool vfs_fruit_stream_hidden(int fd, const char *listed);
+
+/*
+ * The on-disk record of fd, NT_STATUS_OBJECT_NAME_NOT_FOUND when there is
+ * none or it is not a valid AfpInfo (a CREATE then sees no stream).
+ */
+NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+			 uint8_t rec[VFS_AFPINFO_SIZE]);
+/* Whether buf (len bytes) starts a valid AfpInfo: signature and
+ * version. */
+bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
+
+/*
+ * READ: macOS reads the record from its start whatever offset at or
+ * below 60 is asked for, and nothing beyond (smbtorture "read
+ * metadata"); a handle made by CREATE on a file without metadata reads
+ * an empty record (signature, version, zero FinderInfo).
+ */
+NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
+			   size_t len, uint64_t off, size_t *got);
+/*
+ * WRITE: a write of 60 bytes or more at any offset is the whole record
+ * (its first 60 bytes); a shorter one only from offset 0, over the start
+ * of the record there is (or of an empty one).  Anything else, data
+ * that does not start with the signature ("AFP" does, its NUL implied;
+ * "A" does not) or a record without the version, is
+ * NT_STATUS_INVALID_PARAMETER.  A record whose FinderInfo is all zero
+ * removes the stream.  On success the whole length counts as written.
+ */
+NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
+			    size_t len, uint64_t off);
+/* SET_INFO EndOfFile: beyond 60 bytes NT_STATUS_ALLOTTED_SPACE_EXCEEDED,
+ * else success without effect (macOS keeps the record). */
+NTSTATUS vfs_afpinfo_set_eof(uint64_t size);
+
+struct vfs_share;
+
+/*
+ * AppleDouble conversion (vfs/adouble.h): when the "._" file of
+ * share-relative `path` (an existing file or directory) is a valid
+ * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record, with
+ * meta_stream), extended attributes and resource fork become path's
+ * streams and the "._" file is removed, as Samba's fruit converts them.
+ * A "._" file that does not parse or does not fit in streams is left
+ * alone.  Errors are the file system's.
+ */
+NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
+				   const char *path, bool meta_stream);
+
+#endif
