@@ -35,8 +35,9 @@
 	(FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO |            \
 	 FAN_MODIFY | FAN_ATTRIB | FAN_EVENT_ON_CHILD | FAN_ONDIR)
 #define DIRWATCH_HANDLE_MAX 128	/* MAX_HANDLE_SZ */
-/* How long a pid found to be ours is believed without asking again. */
-#define DIRWATCH_PID_TTL_MS 10000
+/* How long an answer about a pid is believed without asking /proc again:
+ * a local `cp -r` into a leased directory makes an event per file. */
+#define DIRWATCH_PID_TTL_MS 1000
 #define DIRWATCH_PID_CACHE 8
 
 struct dirwatch_dir {
@@ -59,9 +60,10 @@ struct dirwatch {
 	struct dirwatch_ref *refs;	/* to detach when the worker ends */
 	struct {
 		pid_t pid;
+		bool ours;
 		uint64_t until;
-	} ours[DIRWATCH_PID_CACHE];
-	unsigned ours_next;
+	} pids[DIRWATCH_PID_CACHE];
+	unsigned pids_next;
 };
 
 bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
@@ -100,8 +102,8 @@ static bool dirwatch_pid_ours(struct dirwatch *dw, pid_t pid)
 	int fd;
 
 	for (i = 0; i < DIRWATCH_PID_CACHE; i++) {
-		if (dw->ours[i].pid == pid && dw->ours[i].until > now) {
-			return true;
+		if (dw->pids[i].pid == pid && dw->pids[i].until > now) {
+			return dw->pids[i].ours;
 		}
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -113,14 +115,13 @@ static bool dirwatch_pid_ours(struct dirwatch *dw, pid_t pid)
 	if (got >= 0) {
 		text[got] = '\0';
 	}
-	if (!smbd_dirwatch_pid_is_smbd(pid, getpid(), getppid(),
-				       got >= 0 ? text : NULL)) {
-		return false;
-	}
-	dw->ours[dw->ours_next].pid = pid;
-	dw->ours[dw->ours_next].until = now + DIRWATCH_PID_TTL_MS;
-	dw->ours_next = (dw->ours_next + 1) % DIRWATCH_PID_CACHE;
-	return true;
+	i = dw->pids_next;
+	dw->pids_next = (i + 1) % DIRWATCH_PID_CACHE;
+	dw->pids[i].pid = pid;
+	dw->pids[i].until = now + DIRWATCH_PID_TTL_MS;
+	dw->pids[i].ours = smbd_dirwatch_pid_is_smbd(
+		pid, getpid(), getppid(), got >= 0 ? text : NULL);
+	return dw->pids[i].ours;
 }
 
 static struct dirwatch_dir *dirwatch_find(struct dirwatch *dw, int type,
