@@ -38,7 +38,6 @@
  * behaving otherwise.
  */
 static const char *const unimplemented[] = {
-	"resource",
 	"posix_rename",
 	"veto_appledouble",
 	"zero_file_id",
@@ -71,6 +70,24 @@ static void log_unimplemented(TALLOC_CTX *mem_ctx,
 }
 
 /*
+ * fruit:resource: the resource fork is the AFP_Resource stream, in its
+ * user.DosStream xattr, which is Samba's "stream"; "file" (Samba's
+ * default: inside the "._" AppleDouble file) and "xattr" are not built,
+ * and a share that sets them is told where its forks go instead.
+ */
+static void fruit_check_resource(TALLOC_CTX *mem_ctx,
+				 const struct vfs_module_params *p)
+{
+	const char *v = p->str(p->ctx, mem_ctx, "fruit", "resource");
+
+	if (v != NULL && strcasecmp(v, "stream") != 0) {
+		DBG_WARNING("fruit:resource = %s: not supported (only "
+			    "\"stream\"); resource forks are kept in the "
+			    "AFP_Resource stream on this share\n", v);
+	}
+}
+
+/*
  * fruit:metadata: only "stream" is built.  Samba's default, "netatalk"
  * (the record inside an AppleDouble xattr), is not: with it the share
  * keeps AFP_AfpInfo as an ordinary stream, and says so.
@@ -88,6 +105,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_NO_MEMORY;
 	}
 	log_unimplemented(mem_ctx, p);
+	fruit_check_resource(mem_ctx, p);
 	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
 		c->metadata = VFS_FRUIT_META_STREAM;
 	} else {

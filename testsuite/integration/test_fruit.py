@@ -373,7 +373,46 @@ class Fruit(h.TestUser):
         self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
 
 
+class FruitOptions(h.TestUser):
+    """Samba's fruit options this server does not build are said so, by
+    name and value, at tree connect (never taken silently);
+    fruit:resource = stream is what it does, and says nothing."""
+
+    share_options = [("vfs objects", "catia fruit streams_xattr"),
+                     ("fruit:metadata", "netatalk"),
+                     ("fruit:resource", "file"),
+                     ("fruit:time machine", "yes")]
+    extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
+                                    ("fruit:metadata", "stream"),
+                                    ("fruit:resource", "stream")])]
+
+    def connect(self, share):
+        conn = self.impacket_logon()
+        try:
+            conn.connectTree(share)
+        finally:
+            conn.close()
+
+    def test_unsupported_values_are_logged(self):
+        if h.is_samba():
+            self.skipTest("Samba builds all of them")
+        self.connect("share")
+        log = self.smbd.log_text()
+        self.assertIn("fruit:metadata = netatalk: not supported", log)
+        self.assertIn("fruit:resource = file: not supported", log)
+        self.assertIn("fruit:time machine = yes: not supported", log)
+
+    def test_stream_resource_is_quiet(self):
+        if h.is_samba():
+            self.skipTest("Samba builds all of them")
+        self.connect("streamfork")
+        log = self.smbd.log_text()
+        self.assertNotIn("fruit:resource", log)
+        self.assertNotIn("fruit:metadata", log)
+
+
 h.backend_variants(globals(), Fruit)
+h.backend_variants(globals(), FruitOptions)
 
 if __name__ == "__main__":
     h.main()
