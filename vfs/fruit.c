@@ -44,8 +44,6 @@ static const char *const unimplemented[] = {
 	"nfs_aces",
 	"wipe_intentionally_left_blank_rfork",
 	"delete_empty_adfiles",
-	"time machine",
-	"time machine max size",
 	"copyfile",
 	"encoding",
 	"locking",
@@ -116,6 +114,9 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		c->metadata = VFS_FRUIT_META_NONE;
 	}
 	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
+	c->time_machine = p->boolean(p->ctx, "fruit", "time machine", false);
+	c->time_machine_max_size =
+		p->bytes(p->ctx, "fruit", "time machine max size", 0);
 	c->model = p->str(p->ctx, c, "fruit", "model");
 	if (c->model == NULL) {
 		c->model = talloc_strdup(c, "MacSamba");

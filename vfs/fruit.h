@@ -49,6 +49,13 @@ struct vfs_fruit_config {
 	/* fruit:model (default "MacSamba"): the model string of AAPL's
 	 * server query, the icon a Mac shows for the server */
 	const char *model;
+	/* fruit:time machine: AAPL's volume caps say FULL_SYNC (FLUSH
+	 * reaches the disk: it is an fsync here), which is what makes
+	 * macOS offer the share as a Time Machine destination */
+	bool time_machine;
+	/* fruit:time machine max size: 0 for none, else the size the share
+	 * reports, less its sparse bundles' bands as free (fruit_tm.h) */
+	uint64_t time_machine_max_size;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

@@ -86,8 +86,8 @@ static void create_push_durable(struct wire_buf *out, size_t base,
  * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED
  * only, what this server is; it does not claim READ_DIR_ATTR, NFS_ACE or
  * OSX_COPYFILE, whose behaviour it does not have (vfs_fruit.8).  Volume
- * caps: CASE_SENSITIVE on a case-sensitive share; no RESOLVE_ID, no
- * FULL_SYNC.
+ * caps: CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with
+ * fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
  */
 static void create_push_aapl(struct smb2_request *req, size_t *prev,
 			     const struct create_state *st)
@@ -101,9 +101,11 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 	}
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
 				  SMB2_AAPL_UNIX_BASED,
-				  st->share.case_sensitive
-					  ? SMB2_AAPL_CASE_SENSITIVE
-					  : 0,
+				  (st->share.case_sensitive
+					   ? SMB2_AAPL_CASE_SENSITIVE
+					   : 0) |
+					  (fc->time_machine ? SMB2_AAPL_FULL_SYNC
+							    : 0),
 				  fc->model, &len);
 	if (r == NULL) {
 		DBG_WARNING("AAPL: fruit:model '%s' is not UTF-8, or no "

@@ -14,6 +14,7 @@
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
 #include "vfs/fruit.h"
+#include "vfs/fruit_tm.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
@@ -62,6 +63,11 @@ struct getinfo_state {
 	/* the share has fruit with metadata = stream (vfs/fruit.h):
 	 * AFP_AfpInfo without a valid record is not listed */
 	bool fruit_meta;
+	/* fruit:time machine max size, for the size classes: the limit,
+	 * the share root to count the bundles in (our dup), what they hold */
+	uint64_t tm_max;
+	int tm_root_fd;
+	uint64_t tm_used;
 	char **stream_names;	/* FileStreamInformation, ::$DATA first */
 	uint64_t *stream_sizes;
 	size_t nstreams;
@@ -210,8 +216,26 @@ static void getinfo_job(void *p)
 	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
 		st->status = vfs_map_errno(errno);
 	}
+	if (st->tm_root_fd != -1) {
+		/* an unreadable share counts nothing: the limit still holds */
+		(void)vfs_fruit_tm_used(st->tm_root_fd, &st->tm_used);
+		close(st->tm_root_fd);
+		st->tm_root_fd = -1;
+	}
 	close(st->fd);
 	st->fd = -1;
+}
+
+/* A job that never ran (no credentials) still gives its fds back. */
+static int getinfo_state_destructor(struct getinfo_state *st)
+{
+	if (st->fd != -1) {
+		close(st->fd);
+	}
+	if (st->tm_root_fd != -1) {
+		close(st->tm_root_fd);
+	}
+	return 0;
 }
 
 static void getinfo_orphan(void *p)
@@ -307,6 +331,19 @@ static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
 	c.total_units = st->vfs.f_blocks;
 	c.free_units = st->vfs.f_bfree;
 	c.caller_free_units = st->vfs.f_bavail;
+	if (st->tm_max != 0) {
+		/* fruit:time machine max size: the share is that big, less
+		 * what the backups' bands hold (vfs/fruit_tm.h) */
+		uint64_t total = c.total_units * unit;
+		uint64_t free_b = c.free_units * unit;
+		uint64_t caller = c.caller_free_units * unit;
+
+		vfs_fruit_tm_limit(st->tm_max, st->tm_used, &total, &free_b,
+				   &caller);
+		c.total_units = total / unit;
+		c.free_units = free_b / unit;
+		c.caller_free_units = caller / unit;
+	}
 	c.volume_label = lp_str(lp, t->snum, LP_VOLUME);
 	/* A stable serial per share: a hash of its name. */
 	{
@@ -602,9 +639,24 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
+	st->fd = -1;
+	st->tm_root_fd = -1;
+	talloc_set_destructor(st, getinfo_state_destructor);
+	if (type == SMB2_0_INFO_FILESYSTEM &&
+	    (cls == FSCC_FS_SIZE_INFORMATION ||
+	     cls == FSCC_FS_FULL_SIZE_INFORMATION)) {
+		const struct vfs_fruit_config *fc =
+			vfs_fruit_config(req->tcon->vfs);
+
+		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
+	}
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->fd == -1) {
+	if (st->tm_max != 0 && st->fd != -1) {
+		st->tm_root_fd = fcntl(req->tcon->share.root_fd,
+				       F_DUPFD_CLOEXEC, 0);
+	}
+	if (st->fd == -1 || (st->tm_max != 0 && st->tm_root_fd == -1)) {
 		talloc_free(st);
 		return vfs_map_errno(errno);
 	}

@@ -113,7 +113,11 @@ class Fruit(h.TestUser):
                     ("noaapl", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:aapl", "no")]),
                     ("xserve", [("vfs objects", "fruit streams_xattr"),
-                                ("fruit:model", "Xserve")])]
+                                ("fruit:model", "Xserve")]),
+                    ("tm", [("vfs objects", "catia fruit streams_xattr"),
+                            ("fruit:metadata", "stream"),
+                            ("fruit:time machine", "yes"),
+                            ("fruit:time machine max size", "64M")])]
 
     def setUp(self):
         super().setUp()
@@ -372,6 +376,42 @@ class Fruit(h.TestUser):
         r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
         self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
 
+    def full_size(self, share):
+        """FileFsFullSizeInformation (MS-FSCC 2.5.4) of share: total,
+        caller-available and available bytes."""
+        from impacket.smb3structs import FILE_READ_ATTRIBUTES, FILE_OPEN
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, 7, 1, FILE_OPEN, 0)
+        try:
+            raw = smb.queryInfo(tid, fid, infoType=2, fileInfoClass=7)
+        finally:
+            smb.close(tid, fid)
+        total, caller, actual, spu, bps = struct.unpack_from("<QQQII", raw)
+        unit = spu * bps
+        return total * unit, caller * unit, actual * unit
+
+    def test_time_machine(self):
+        """fruit:time machine: AAPL's volume caps say FULL_SYNC; with a
+        max size the share is that big, less its sparse bundles' bands
+        (here 5 of 1 MiB)."""
+        r = self.create_with("tm", aapl_query(bitmap=2))[b"AAPL"]
+        self.assertEqual(struct.unpack_from("<Q", r, 16)[0], 4)
+        bundle = self.share_path("mac.sparsebundle")
+        os.makedirs(os.path.join(bundle, "bands"))
+        with open(os.path.join(bundle, "Info.plist"), "w") as f:
+            f.write("<plist version=\"1.0\">\n<dict>\n"
+                    "\t<key>band-size</key>\n"
+                    "\t<integer>1048576</integer>\n</dict>\n</plist>\n")
+        for i in range(5):
+            with open(os.path.join(bundle, "bands", "%x" % i), "wb") as f:
+                f.write(b"b")
+        mib = 1024 * 1024
+        self.assertEqual(self.full_size("tm"), (64 * mib, 59 * mib,
+                                                59 * mib))
+        # a share without the limit reports the disk
+        self.assertGreater(self.full_size("share")[0], 64 * mib)
+
 
 class FruitOptions(h.TestUser):
     """Samba's fruit options this server does not build are said so, by
@@ -381,7 +421,7 @@ class FruitOptions(h.TestUser):
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
                      ("fruit:resource", "file"),
-                     ("fruit:time machine", "yes")]
+                     ("fruit:nfs_aces", "yes")]
     extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
                                     ("fruit:resource", "stream")])]
@@ -400,7 +440,7 @@ class FruitOptions(h.TestUser):
         log = self.smbd.log_text()
         self.assertIn("fruit:metadata = netatalk: not supported", log)
         self.assertIn("fruit:resource = file: not supported", log)
-        self.assertIn("fruit:time machine = yes: not supported", log)
+        self.assertIn("fruit:nfs_aces = yes: not supported", log)
 
     def test_stream_resource_is_quiet(self):
         if h.is_samba():
