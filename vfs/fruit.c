@@ -39,7 +39,6 @@
  */
 static const char *const unimplemented[] = {
 	"posix_rename",
-	"veto_appledouble",
 	"zero_file_id",
 	"nfs_aces",
 	"wipe_intentionally_left_blank_rfork",
@@ -115,6 +114,8 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 	}
 	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
 	c->time_machine = p->boolean(p->ctx, "fruit", "time machine", false);
+	c->veto_appledouble =
+		p->boolean(p->ctx, "fruit", "veto_appledouble", true);
 	c->time_machine_max_size =
 		p->bytes(p->ctx, "fruit", "time machine max size", 0);
 	c->model = p->str(p->ctx, c, "fruit", "model");

@@ -49,6 +49,10 @@ struct vfs_fruit_config {
 	/* fruit:model (default "MacSamba"): the model string of AAPL's
 	 * server query, the icon a Mac shows for the server */
 	const char *model;
+	/* fruit:veto_appledouble (default yes, as Samba): "._" files are
+	 * vetoed, so a Mac sees its metadata only as streams (the share
+	 * adds "._*" to `veto files` at tree connect) */
+	bool veto_appledouble;
 	/* fruit:time machine: AAPL's volume caps say FULL_SYNC (FLUSH
 	 * reaches the disk: it is an fsync here), which is what makes
 	 * macOS offer the share as a Time Machine destination */

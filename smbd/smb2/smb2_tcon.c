@@ -17,6 +17,7 @@
 #include "lib/charset.h"
 #include "conf/loadparm.h"
 #include "vfs/module.h"
+#include "vfs/fruit.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -311,6 +312,23 @@ static bool vfs_objects_have_streams(const char *const *names)
 	return i == 0;
 }
 
+/* fruit:veto_appledouble: "._" AppleDouble files are vetoed like the
+ * names of `veto files` (fruit still reads them: it converts one to its
+ * file's streams when the file is opened, vfs/fruit.h). */
+static NTSTATUS tcon_veto_appledouble(struct smbd_tcon *t)
+{
+	const struct vfs_fruit_config *fc = vfs_fruit_config(t->vfs);
+
+	if (fc == NULL || !fc->veto_appledouble) {
+		return NT_STATUS_OK;
+	}
+	t->share.veto_files = talloc_asprintf(
+		t, "%s/._*/",
+		t->share.veto_files != NULL ? t->share.veto_files : "");
+	return t->share.veto_files != NULL ? NT_STATUS_OK
+					   : NT_STATUS_NO_MEMORY;
+}
+
 /*
  * The share's module stack from `vfs objects`, in order (vfs/module.h).
  * A module we do not have is logged and left out: Samba would refuse the
@@ -354,7 +372,7 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
 	t->share.streams = vfs_objects_have_streams(names);
 	t->share.name_map = vfs_stack_priv(t->vfs, "catia");
-	return NT_STATUS_OK;
+	return tcon_veto_appledouble(t);
 }
 
 /* `force group = [+]group`: the primary group file work runs with; with

@@ -114,6 +114,8 @@ class Fruit(h.TestUser):
                                 ("fruit:aapl", "no")]),
                     ("xserve", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:model", "Xserve")]),
+                    ("showad", [("vfs objects", "fruit streams_xattr"),
+                                ("fruit:veto_appledouble", "no")]),
                     ("tm", [("vfs objects", "catia fruit streams_xattr"),
                             ("fruit:metadata", "stream"),
                             ("fruit:time machine", "yes"),
@@ -375,6 +377,30 @@ class Fruit(h.TestUser):
         self.assertNotIn(b"AAPL", self.create_with("noaapl", aapl_query()))
         r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
         self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
+
+    def listing(self, share):
+        conn, tid = self.tree(share)
+        return sorted(f.get_longname() for f in conn.listPath(share, "*")
+                      if f.get_longname() not in (".", ".."))
+
+    def test_veto_appledouble(self):
+        """fruit:veto_appledouble (default yes, as Samba): a "._" file
+        is neither listed nor opened; with no it is an ordinary file."""
+        from impacket.smb3structs import FILE_OPEN
+        os.mkdir(self.share_path("d"))
+        with open(self.share_path("d", "._g"), "wb") as f:
+            f.write(b"not AppleDouble")
+        os.chmod(self.share_path("d", "._g"), 0o666)
+        conn, tid = self.tree("share")
+        self.assertEqual(conn.listPath("share", "d\\*")[2:], [])
+        self.assertEqual(self.status(self.open, conn, tid, "d\\._g",
+                                     FILE_OPEN), 0xC0000034)
+        conn, tid = self.tree("showad")
+        self.assertEqual([f.get_longname()
+                          for f in conn.listPath("showad", "d\\*")[2:]],
+                         ["._g"])
+        self.assertEqual(self.status(self.open, conn, tid, "d\\._g",
+                                     FILE_OPEN), 0)
 
     def full_size(self, share):
         """FileFsFullSizeInformation (MS-FSCC 2.5.4) of share: total,
