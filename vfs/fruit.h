@@ -49,6 +49,10 @@ struct vfs_fruit_config {
 	/* fruit:model (default "MacSamba"): the model string of AAPL's
 	 * server query, the icon a Mac shows for the server */
 	const char *model;
+	/* fruit:posix_rename (default yes): on a session that negotiated
+	 * AAPL a directory may be renamed while files below it are open,
+	 * as on a Mac's own disk (smb2_setinfo.c) */
+	bool posix_rename;
 	/* fruit:veto_appledouble (default yes, as Samba): "._" files are
 	 * vetoed, so a Mac sees its metadata only as streams (the share
 	 * adds "._*" to `veto files` at tree connect) */

@@ -65,6 +65,10 @@ struct smbd_session {
 	enum smb2_sign_algo sign_algo;
 	bool signing_required;
 	bool encrypt;		/* Session.EncryptData (3.3.5.5.3) */
+	/* The client asked Apple's AAPL server query on a share with fruit
+	 * and was answered: like Samba's fruit, the session then gets the
+	 * macOS behaviours (fruit:posix_rename). */
+	bool aapl;
 
 	struct smbd_tcon *tcons;
 	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */

@@ -114,6 +114,7 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 	}
 	create_ctx_push(req->out, req->out_hdr, prev, "AAPL", r, len);
 	talloc_free(r);
+	req->session->aapl = true;
 }
 
 NTSTATUS create_reply(struct smb2_request *req,

@@ -680,6 +680,17 @@ static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
 }
 
 /* Whether a rename's new name is a stream's (":name"). */
+/* fruit:posix_rename: a Mac's session (AAPL negotiated) renames a
+ * directory whatever is open below it, as Samba's fruit lets it; others
+ * get Windows's ACCESS_DENIED (smbtorture vfs.fruit rename_dir_openfile). */
+static bool setinfo_posix_rename(const struct smb2_request *req)
+{
+	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+
+	return fc != NULL && fc->posix_rename && req->session != NULL &&
+	       req->session->aapl;
+}
+
 static bool setinfo_names_stream(const struct setinfo_state *st)
 {
 	const char *n = st->in.rename.new_name;
@@ -779,9 +790,11 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (!NT_STATUS_IS_OK(s2)) {
 			return s2;
 		}
-		s2 = smbd_open_check_open_below(op);
-		if (!NT_STATUS_IS_OK(s2)) {
-			return s2;
+		if (!setinfo_posix_rename(req)) {
+			s2 = smbd_open_check_open_below(op);
+			if (!NT_STATUS_IS_OK(s2)) {
+				return s2;
+			}
 		}
 		return setinfo_target(req, op, st, true);
 	}

@@ -114,6 +114,8 @@ class Fruit(h.TestUser):
                                 ("fruit:aapl", "no")]),
                     ("xserve", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:model", "Xserve")]),
+                    ("noposix", [("vfs objects", "fruit streams_xattr"),
+                                 ("fruit:posix_rename", "no")]),
                     ("showad", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:veto_appledouble", "no")]),
                     ("tm", [("vfs objects", "catia fruit streams_xattr"),
@@ -377,6 +379,45 @@ class Fruit(h.TestUser):
         self.assertNotIn(b"AAPL", self.create_with("noaapl", aapl_query()))
         r = self.create_with("xserve", aapl_query(bitmap=4))[b"AAPL"]
         self.assertEqual(r[24:].decode("utf-16-le"), "Xserve")
+
+    def rename_dir_with_open_file(self, share, aapl):
+        """Rename d to d2 (each test's share is fresh) while d/f is open
+        on the same session, after an AAPL query on it if aapl: the
+        status."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_READ)
+        os.mkdir(self.share_path("d"))
+        os.chmod(self.share_path("d"), 0o777)
+        with open(self.share_path("d", "f"), "wb") as f:
+            f.write(b"open")
+        os.chmod(self.share_path("d", "f"), 0o666)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        if aapl:
+            fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ,
+                             0, FILE_OPEN, 0, createContexts=[aapl_query()])
+            smb.close(tid, fid)
+        f = self.open(conn, tid, "d\\f", FILE_OPEN)
+        try:
+            return self.status(smb.rename, share, "d", "d2")
+        finally:
+            smb.close(tid, f)
+
+    def test_posix_rename(self):
+        """fruit:posix_rename (default yes): after AAPL, a directory with
+        a file open below it can be renamed, as on a Mac's disk; without
+        AAPL, or with no, it cannot (ACCESS_DENIED, Windows's rule)."""
+        self.assertEqual(self.rename_dir_with_open_file("share", False),
+                         0xC0000022)
+        self.assertFalse(os.path.exists(self.share_path("d2")))
+        self.fresh_file()
+        self.assertEqual(self.rename_dir_with_open_file("share", True), 0)
+        self.assertTrue(os.path.exists(self.share_path("d2", "f")))
+        if h.is_samba():
+            return  # Samba 4.17 reads posix_rename once, globally
+        self.fresh_file()
+        self.assertEqual(self.rename_dir_with_open_file("noposix", True),
+                         0xC0000022)
 
     def listing(self, share):
         conn, tid = self.tree(share)
