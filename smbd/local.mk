@@ -15,7 +15,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_create_durable.c smbd/smb2/smb2_create_reply.c \
 	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
 	smbd/smb2/smb2_write.c smbd/objects/write_time.c smbd/objects/write_time.h \
-	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c \
+	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c smbd/smb2/fruit_session.h \
 	smbd/objects/secdesc.c smbd/objects/secdesc.h smbd/objects/sd.c smbd/objects/sd.h \
 	smbd/objects/ntacl.c smbd/objects/ntacl.h smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \

@@ -38,7 +38,6 @@
  * behaving otherwise.
  */
 static const char *const unimplemented[] = {
-	"zero_file_id",
 	"nfs_aces",
 	"wipe_intentionally_left_blank_rfork",
 	"delete_empty_adfiles",
@@ -114,6 +113,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
 	c->time_machine = p->boolean(p->ctx, "fruit", "time machine", false);
 	c->posix_rename = p->boolean(p->ctx, "fruit", "posix_rename", true);
+	c->zero_file_id = p->boolean(p->ctx, "fruit", "zero_file_id", true);
 	c->veto_appledouble =
 		p->boolean(p->ctx, "fruit", "veto_appledouble", true);
 	c->time_machine_max_size =

@@ -49,6 +49,11 @@ struct vfs_fruit_config {
 	/* fruit:model (default "MacSamba"): the model string of AAPL's
 	 * server query, the icon a Mac shows for the server */
 	const char *model;
+	/* fruit:zero_file_id (default yes): on a session that negotiated
+	 * AAPL, file ids (FileInternalInformation, IndexNumber, listings'
+	 * FileId) are 0: a Mac takes a non-zero one for an HFS+ catalog node
+	 * id that is never reused, which a recycled inode number is not */
+	bool zero_file_id;
 	/* fruit:posix_rename (default yes): on a session that negotiated
 	 * AAPL a directory may be renamed while files below it are open,
 	 * as on a Mac's own disk (smb2_setinfo.c) */

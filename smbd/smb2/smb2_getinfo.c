@@ -15,6 +15,7 @@
 #include "vfs/catia.h"
 #include "vfs/fruit.h"
 #include "vfs/fruit_tm.h"
+#include "smbd/smb2/fruit_session.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
@@ -386,6 +387,9 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 		if (st->fi.nlink > 0) {
 			st->fi.nlink--;
 		}
+	}
+	if (smb2_fruit_mac(req) != NULL && smb2_fruit_mac(req)->zero_file_id) {
+		st->fi.file_id = 0;	/* fruit:zero_file_id */
 	}
 	memset(&c, 0, sizeof(c));
 	c.fi = &st->fi;

@@ -45,6 +45,7 @@
 #include "vfs/module.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
+#include "smbd/smb2/fruit_session.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
@@ -91,6 +92,7 @@ struct qd_state {
 	bool is_root;		/* the share root: ".." is the root itself */
 	bool single;
 	bool want_short;	/* the class has a ShortName field */
+	bool zero_file_id;	/* fruit:zero_file_id for a Mac's session */
 	bool mangled_pattern;	/* the pattern may be an 8.3 alias */
 	uint8_t cls;
 	uint32_t max_out;
@@ -420,6 +422,9 @@ static void qd_job(void *p)
 		    !qd_stat_entry(st, name, &fi, &ea_size)) {
 			continue;
 		}
+		if (st->zero_file_id) {
+			fi.file_id = 0;
+		}
 		memset(&e, 0, sizeof(e));
 		e.ea_size = ea_size;
 		e.fi = &fi;
@@ -671,6 +676,8 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	}
 	st->mangled_pattern = !vfs_name_has_wildcard(st->pattern) &&
 			      vfs_name_is_mangled(st->pattern);
+	st->zero_file_id = smb2_fruit_mac(req) != NULL &&
+			   smb2_fruit_mac(req)->zero_file_id;
 	st->want_short = qd_class_has_short(q->cls) &&
 			 lp_int(lp, req->tcon->snum, LP_MANGLED_NAMES) !=
 				 LP_MANGLED_NO;

@@ -20,6 +20,7 @@
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/fruit.h"
+#include "smbd/smb2/fruit_session.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
@@ -685,10 +686,9 @@ static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
  * get Windows's ACCESS_DENIED (smbtorture vfs.fruit rename_dir_openfile). */
 static bool setinfo_posix_rename(const struct smb2_request *req)
 {
-	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	const struct vfs_fruit_config *fc = smb2_fruit_mac(req);
 
-	return fc != NULL && fc->posix_rename && req->session != NULL &&
-	       req->session->aapl;
+	return fc != NULL && fc->posix_rename;
 }
 
 static bool setinfo_names_stream(const struct setinfo_state *st)

@@ -116,6 +116,8 @@ class Fruit(h.TestUser):
                                 ("fruit:model", "Xserve")]),
                     ("noposix", [("vfs objects", "fruit streams_xattr"),
                                  ("fruit:posix_rename", "no")]),
+                    ("ids", [("vfs objects", "fruit streams_xattr"),
+                             ("fruit:zero_file_id", "no")]),
                     ("showad", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:veto_appledouble", "no")]),
                     ("tm", [("vfs objects", "catia fruit streams_xattr"),
@@ -406,18 +408,59 @@ class Fruit(h.TestUser):
     def test_posix_rename(self):
         """fruit:posix_rename (default yes): after AAPL, a directory with
         a file open below it can be renamed, as on a Mac's disk; without
-        AAPL, or with no, it cannot (ACCESS_DENIED, Windows's rule)."""
+        AAPL, or with no, it cannot (ACCESS_DENIED, Windows's rule).
+        Samba 4.17 answers the same."""
         self.assertEqual(self.rename_dir_with_open_file("share", False),
                          0xC0000022)
         self.assertFalse(os.path.exists(self.share_path("d2")))
         self.fresh_file()
         self.assertEqual(self.rename_dir_with_open_file("share", True), 0)
         self.assertTrue(os.path.exists(self.share_path("d2", "f")))
-        if h.is_samba():
-            return  # Samba 4.17 reads posix_rename once, globally
         self.fresh_file()
         self.assertEqual(self.rename_dir_with_open_file("noposix", True),
                          0xC0000022)
+
+    def file_ids(self, share, aapl):
+        """f's FileInternalInformation IndexNumber and its FileId in a
+        FileIdBothDirectoryInformation listing, on one session of share
+        that asked AAPL first if aapl."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_READ_DATA, FILE_SHARE_READ,
+                                          FILE_DIRECTORY_FILE,
+                                          FILEID_BOTH_DIRECTORY_INFORMATION,
+                                          SMB2_0_INFO_FILE)
+        conn, tid = self.tree(share)
+        smb = conn.getSMBServer()
+        if aapl:
+            fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ,
+                             0, FILE_OPEN, 0, createContexts=[aapl_query()])
+            smb.close(tid, fid)
+        fid = self.open(conn, tid, "f", FILE_OPEN, FILE_READ_ATTRIBUTES)
+        try:
+            raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                                fileInfoClass=6)
+        finally:
+            smb.close(tid, fid)
+        index, = struct.unpack_from("<Q", raw)
+        d = smb.create(tid, "", FILE_READ_DATA | FILE_READ_ATTRIBUTES, 7,
+                       FILE_DIRECTORY_FILE, FILE_OPEN, 0)
+        try:
+            raw = smb.queryDirectory(
+                tid, d, "f",
+                informationClass=FILEID_BOTH_DIRECTORY_INFORMATION)
+        finally:
+            smb.close(tid, d)
+        listed, = struct.unpack_from("<Q", raw, 96)
+        return index, listed
+
+    def test_zero_file_id(self):
+        """fruit:zero_file_id (default yes): a Mac's session (AAPL) gets
+        file ids of 0, in queries and listings; other sessions, and all
+        with no, the inode number.  Samba 4.17 answers the same."""
+        ino = os.stat(self.share_path("f")).st_ino
+        self.assertEqual(self.file_ids("share", False), (ino, ino))
+        self.assertEqual(self.file_ids("share", True), (0, 0))
+        self.assertEqual(self.file_ids("ids", True), (ino, ino))
 
     def listing(self, share):
         conn, tid = self.tree(share)
