@@ -358,6 +358,8 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return NT_STATUS_NO_MEMORY;
 	}
 	st = vfs_stack_build(tmp, names, &p, &t->share, &t->vfs, &unknown);
+	/* names is tmp's: read it before tmp goes */
+	t->share.streams = vfs_objects_have_streams(names);
 	for (; unknown != NULL && *unknown != NULL; unknown++) {
 		DBG_WARNING("share [%s]: vfs objects: no module '%s' in this "
 			    "server; the share runs without it\n",
@@ -370,7 +372,6 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return st;
 	}
 	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
-	t->share.streams = vfs_objects_have_streams(names);
 	t->share.name_map = vfs_stack_priv(t->vfs, "catia");
 	return tcon_veto_appledouble(t);
 }
