@@ -5,7 +5,8 @@
  * directory: a "._" file made by the first write, sparse writes at a
  * large offset, the header's fork length following the file's size,
  * truncation, a fork that is not the file's last bytes refused, the
- * "._" file following renames and deletes.
+ * "._" file following renames and deletes, and the AppleDouble
+ * conversion leaving the fork in the "._" file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "vfs/fruit.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/vfs.h"
 #include "lib/wire.h"
@@ -235,6 +237,57 @@ static void test_rename_unlink(void **state)
 	dir_close(&d);
 }
 
+/* fruit:resource = file: the conversion moves the FinderInfo into
+ * AFP_AfpInfo and leaves the fork, alone, in the "._" file. */
+static void test_convert_keeps_fork(void **state)
+{
+	struct dir d;
+	uint8_t b[VFS_RSRC_DATA_OFF + 5];
+	char p[128], v[80];
+	uint64_t size;
+	int fd;
+
+	(void)state;
+	dir_open(&d);
+	snprintf(p, sizeof(p), "%s/f", d.path);
+	fd = open(p, O_RDWR);
+	if (fsetxattr(fd, "user.probe", "x", 1, 0) != 0) {
+		close(fd);
+		dir_close(&d);
+		skip();
+	}
+	vfs_rsrc_header_init(b);
+	memcpy(b + 0x32, "TESTSLOW", 8);
+	put_be32(b + 46, 5);
+	memcpy(b + VFS_RSRC_DATA_OFF, "rsrc!", 5);
+	snprintf(p, sizeof(p), "%s/._f", d.path);
+	fd = open(p, O_CREAT | O_WRONLY, 0666);
+	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+	close(fd);
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+			 NT_STATUS_OK);
+	snprintf(p, sizeof(p), "%s/f", d.path);
+	assert_int_equal(getxattr(p, "user.DosStream.AFP_AfpInfo:$DATA", v,
+				  sizeof(v)), 61);
+	assert_memory_equal(v + 16, "TESTSLOW", 8);
+	assert_int_equal(getxattr(p, "user.DosStream.AFP_Resource:$DATA", v,
+				  sizeof(v)), -1);
+	assert_int_equal(header_len(&d, "._f"), 5);
+	assert_int_equal(vfs_rsrc_path_size(&d.sh, "f", &size), NT_STATUS_OK);
+	assert_int_equal(size, 5);
+	snprintf(p, sizeof(p), "%s/._f", d.path);
+	fd = open(p, O_RDONLY);
+	assert_int_equal(pread(fd, b, sizeof(b), 0), (ssize_t)sizeof(b));
+	close(fd);
+	assert_memory_equal(b + 0x32, "\0\0\0\0\0\0\0\0", 8);
+	assert_memory_equal(b + VFS_RSRC_DATA_OFF, "rsrc!", 5);
+	/* a fork alone: nothing more to do */
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), 0);
+	dir_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_fork_not_last),
 		cmocka_unit_test(test_rename_unlink),
+		cmocka_unit_test(test_convert_keeps_fork),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
