@@ -4,6 +4,7 @@
  */
 #include "vfs/fruit.h"
 #include "vfs/adouble.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/anchor.h"
 #include "vfs/module.h"
 #include "vfs/streams.h"
@@ -65,21 +66,26 @@ static void log_unimplemented(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * fruit:resource: the resource fork is the AFP_Resource stream, in its
- * user.DosStream xattr, which is Samba's "stream"; "file" (Samba's
- * default: inside the "._" AppleDouble file) and "xattr" are not built,
- * and a share that sets them is told where its forks go instead.
+ * fruit:resource: "file" (Samba's default) keeps the resource fork in the
+ * "._" AppleDouble file (fruit_rsrc.h), "stream" in the AFP_Resource
+ * stream's xattr.  "xattr" (Samba's, for file systems whose xattrs hold
+ * a fork) is not built: such a share keeps forks as streams, and says so.
  */
-static void fruit_check_resource(TALLOC_CTX *mem_ctx,
-				 const struct vfs_module_params *p)
+static enum vfs_fruit_rsrc fruit_resource(TALLOC_CTX *mem_ctx,
+					  const struct vfs_module_params *p)
 {
 	const char *v = p->str(p->ctx, mem_ctx, "fruit", "resource");
 
-	if (v != NULL && strcasecmp(v, "stream") != 0) {
-		DBG_WARNING("fruit:resource = %s: not supported (only "
-			    "\"stream\"); resource forks are kept in the "
-			    "AFP_Resource stream on this share\n", v);
+	if (v == NULL || strcasecmp(v, "file") == 0) {
+		return VFS_FRUIT_RSRC_FILE;
 	}
+	if (strcasecmp(v, "stream") != 0) {
+		DBG_WARNING("fruit:resource = %s: not supported (only "
+			    "\"file\" and \"stream\"); resource forks are "
+			    "kept in the AFP_Resource stream on this share\n",
+			    v);
+	}
+	return VFS_FRUIT_RSRC_STREAM;
 }
 
 /*
@@ -100,7 +106,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_NO_MEMORY;
 	}
 	log_unimplemented(mem_ctx, p);
-	fruit_check_resource(mem_ctx, p);
+	c->resource = fruit_resource(mem_ctx, p);
 	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
 		c->metadata = VFS_FRUIT_META_STREAM;
 	} else {
@@ -129,9 +135,32 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
+/* fruit:resource = file: deleting a file deletes its "._" file, where
+ * its resource fork is (a directory's is its own entry, as Samba's). */
+static NTSTATUS fruit_unlink(const struct vfs_call *c,
+			     const struct vfs_share *sh, int root_fd,
+			     const char *path, bool is_dir,
+			     const struct vfs_file_id *want)
+{
+	const struct vfs_fruit_config *fc = c->priv;
+	NTSTATUS st = vfs_next_unlink(c, sh, root_fd, path, is_dir, want);
+
+	if (NT_STATUS_IS_OK(st) && !is_dir && fc != NULL &&
+	    fc->resource == VFS_FRUIT_RSRC_FILE) {
+		NTSTATUS rs = vfs_rsrc_unlink(sh, root_fd, path);
+
+		if (!NT_STATUS_IS_OK(rs)) {
+			DBG_WARNING("%s: its \"._\" file stays: %s\n", path,
+				    nt_errstr(rs));
+		}
+	}
+	return st;
+}
+
 const struct vfs_module vfs_module_fruit = {
 	.name = "fruit",
 	.connect = fruit_connect,
+	.unlink = fruit_unlink,
 };
 
 bool vfs_fruit_afpinfo_xattr(const char *xattr)
@@ -294,19 +323,6 @@ NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
  * a stream anyway. */
 #define ADOUBLE_READ_MAX (VFS_STREAM_MAX + 65536)
 
-/* "dir/._name" for "dir/name", NULL for a "._" name itself. */
-static char *adouble_path(TALLOC_CTX *mem_ctx, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash != NULL ? slash + 1 : path;
-
-	if (base[0] == '\0' || strncmp(base, "._", 2) == 0) {
-		return NULL;
-	}
-	return talloc_asprintf(mem_ctx, "%.*s._%s", (int)(base - path), path,
-			       base);
-}
-
 static NTSTATUS adouble_read(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 			     const char *adpath, uint8_t **buf, size_t *len,
 			     struct vfs_file_id *id)
@@ -360,11 +376,11 @@ static NTSTATUS adouble_put(TALLOC_CTX *mem_ctx, int fd, const char *name,
 	return NT_STATUS_OK;
 }
 
-static bool adouble_fits(const struct vfs_adouble *ad)
+static bool adouble_fits(const struct vfs_adouble *ad, bool keep_fork)
 {
 	size_t i;
 
-	if (ad->rsrc_len > VFS_STREAM_MAX) {
+	if (!keep_fork && ad->rsrc_len > VFS_STREAM_MAX) {
 		return false;
 	}
 	for (i = 0; i < ad->nxattrs; i++) {
@@ -380,7 +396,8 @@ static bool adouble_fits(const struct vfs_adouble *ad)
 }
 
 static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
-			      const struct vfs_adouble *ad, bool meta_stream)
+			      const struct vfs_adouble *ad, bool meta_stream,
+			      bool keep_fork)
 {
 	NTSTATUS st = NT_STATUS_OK;
 	size_t i;
@@ -399,7 +416,7 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
 				 ad->xattrs[i].data, ad->xattrs[i].len);
 	}
-	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0) {
+	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork) {
 		st = adouble_put(mem_ctx, fd, "AFP_Resource", ad->rsrc,
 				 ad->rsrc_len);
 	}
@@ -430,11 +447,40 @@ static bool adouble_may_convert(const struct vfs_share *sh, const char *path,
 			 AT_EACCESS) == 0;
 }
 
+/* Whether the "._" file holds more than a fork: a FinderInfo that is
+ * not all zero or attributes (fruit:resource = file converts only
+ * those). */
+static bool adouble_has_meta(const struct vfs_adouble *ad)
+{
+	size_t i;
+
+	for (i = 0; ad->finder != NULL && i < VFS_ADOUBLE_FINDER_SIZE; i++) {
+		if (ad->finder[i] != 0) {
+			return true;
+		}
+	}
+	return ad->nxattrs > 0;
+}
+
+/* After the conversion: the "._" file goes, or with fruit:resource =
+ * file keeps just the fork, in the layout fruit_rsrc.h writes. */
+static NTSTATUS adouble_finish(const struct vfs_share *sh,
+			       const char *adpath,
+			       const struct vfs_adouble *ad, bool keep_fork,
+			       const struct vfs_file_id *id)
+{
+	if (keep_fork) {
+		return vfs_rsrc_rewrite(sh, adpath, ad->rsrc, ad->rsrc_len);
+	}
+	return vfs_unlink_anchored(sh, sh->root_fd, adpath, false, id);
+}
+
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream)
+				   const char *path, bool meta_stream,
+				   bool rsrc_file)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
-	char *adpath = tmp != NULL ? adouble_path(tmp, path) : NULL;
+	char *adpath = tmp != NULL ? vfs_rsrc_path(tmp, path) : NULL;
 	struct vfs_file_id id = {0, 0};
 	struct vfs_adouble ad;
 	uint8_t *buf = NULL;
@@ -454,9 +500,14 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 							      : st;
 	}
 	if (!NT_STATUS_IS_OK(vfs_adouble_parse(tmp, buf, len, &ad)) ||
-	    !adouble_fits(&ad)) {
+	    !adouble_fits(&ad, rsrc_file)) {
 		DBG_NOTICE("%s: not an AppleDouble file this server can "
 			   "convert; left as it is\n", adpath);
+		talloc_free(tmp);
+		return NT_STATUS_OK;
+	}
+	if (rsrc_file && ad.rsrc != NULL && !adouble_has_meta(&ad)) {
+		/* the "._" file is the fork's home: nothing to move */
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
@@ -473,10 +524,12 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 		talloc_free(tmp);
 		return st;
 	}
-	st = adouble_store(tmp, fd, &ad, meta_stream);
+	st = adouble_store(tmp, fd, &ad, meta_stream,
+			   rsrc_file && ad.rsrc != NULL);
 	close(fd);
 	if (NT_STATUS_IS_OK(st)) {
-		st = vfs_unlink_anchored(sh, sh->root_fd, adpath, false, &id);
+		st = adouble_finish(sh, adpath, &ad,
+				    rsrc_file && ad.rsrc != NULL, &id);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_WARNING("%s: AppleDouble conversion: %s\n", adpath,

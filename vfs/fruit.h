@@ -42,8 +42,15 @@
  * AFP_AfpInfo is an ordinary stream */
 enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
 
+/* fruit:resource: FILE (the default, as Samba's): AFP_Resource is the
+ * fork in the "._" AppleDouble file (vfs/fruit_rsrc.h); STREAM: an
+ * ordinary stream in its xattr ("xattr", not built, is taken as
+ * STREAM and logged). */
+enum vfs_fruit_rsrc { VFS_FRUIT_RSRC_FILE, VFS_FRUIT_RSRC_STREAM };
+
 struct vfs_fruit_config {
 	enum vfs_fruit_meta metadata;
+	enum vfs_fruit_rsrc resource;
 	/* fruit:aapl (default yes): the AAPL create context is answered */
 	bool aapl;
 	/* fruit:model (default "MacSamba"): the model string of AAPL's
@@ -86,6 +93,14 @@ static inline bool vfs_fruit_meta_stream(const struct vfs_stack *s)
 	const struct vfs_fruit_config *c = vfs_fruit_config(s);
 
 	return c != NULL && c->metadata == VFS_FRUIT_META_STREAM;
+}
+
+/* Whether AFP_Resource is the fork of the "._" file on the share. */
+static inline bool vfs_fruit_rsrc_file(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	return c != NULL && c->resource == VFS_FRUIT_RSRC_FILE;
 }
 
 /*
@@ -150,9 +165,12 @@ struct vfs_share;
  * meta_stream), extended attributes and resource fork become path's
  * streams and the "._" file is removed, as Samba's fruit converts them.
  * A "._" file that does not parse or does not fit in streams is left
- * alone.  Errors are the file system's.
+ * alone.  With rsrc_file (fruit:resource = file) a resource fork stays
+ * in the "._" file, which keeps only it (vfs/fruit_rsrc.h); one that
+ * holds nothing else is left as it is.  Errors are the file system's.
  */
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream);
+				   const char *path, bool meta_stream,
+				   bool rsrc_file);
 
 #endif

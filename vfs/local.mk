@@ -48,7 +48,7 @@ testsuite_unit_test_dosmode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
 	vfs/catia.c vfs/catia.h vfs/fruit.c vfs/fruit.h vfs/fruit_tm.c vfs/fruit_tm.h \
-	vfs/adouble.c vfs/adouble.h \
+	vfs/adouble.c vfs/adouble.h vfs/fruit_rsrc.c vfs/fruit_rsrc.h \
 	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
 	vfs/snapdir.c vfs/snapdir.h vfs/snapper.c vfs/snapper_info.c \
 	vfs/snapper_info.h
@@ -91,6 +91,13 @@ testsuite_unit_test_snapper_info_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_snapper_info_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_snapper_info.c \
 	testsuite/fuzz/corpus/fuzz_snapper_info
+
+check_PROGRAMS += testsuite/unit/test_vfs_fruit_rsrc
+TESTS += testsuite/unit/test_vfs_fruit_rsrc
+testsuite_unit_test_vfs_fruit_rsrc_SOURCES = \
+	testsuite/unit/test_vfs_fruit_rsrc.c
+testsuite_unit_test_vfs_fruit_rsrc_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_fruit_rsrc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_vfs_fruit_tm
 TESTS += testsuite/unit/test_vfs_fruit_tm

@@ -114,6 +114,10 @@ struct smbd_open {
 	/* stream is fruit's AFP_AfpInfo: READ, WRITE and SET_INFO follow
 	 * its rules (vfs/fruit.h) */
 	bool afpinfo;
+	/* stream is AFP_Resource with fruit:resource = file: fd is the
+	 * "._" file's, READ, WRITE, SET_INFO and QUERY_INFO go through
+	 * vfs/fruit_rsrc.h */
+	bool rsrc_file;
 	/* stream is AFP_Resource on a share with fruit: delete-on-close
 	 * is ignored (vfs/fruit.h) */
 	bool afp_resource;

@@ -18,6 +18,7 @@
 #include "vfs/module.h"
 #include "vfs/dosattrib.h"
 #include "vfs/streams.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
@@ -34,6 +35,7 @@
 struct close_state {
 	int fd;
 	char *stream;
+	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
 	int root_fd;
 	char *path;
 	bool is_dir;
@@ -65,7 +67,10 @@ static void close_job(void *p)
 		if (NT_STATUS_IS_OK(st->status) && st->stream != NULL) {
 			uint64_t size = 0;
 
-			(void)vfs_stream_size(st->fd, st->stream, &size);
+			(void)(st->rsrc_file
+				       ? vfs_rsrc_size(st->fd, &size)
+				       : vfs_stream_size(st->fd, st->stream,
+							 &size));
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
 		}
@@ -185,6 +190,7 @@ NTSTATUS smb2_close(struct smb2_request *req)
 		st->path = NULL;	/* fails below: out of memory */
 	}
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->rsrc_file = op->rsrc_file;
 	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	st->fd = smbd_open_detach(op);
 	talloc_free(op);

@@ -26,6 +26,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/fruit.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs.h"
 #include "vfs/streams.h"
 #include "lib/crypto.h"
@@ -43,6 +44,8 @@ struct copychunk_state {
 	char *dst_stream;
 	/* either is fruit's AFP_AfpInfo: its record's rules (vfs/fruit.h) */
 	bool src_afpinfo, dst_afpinfo;
+	/* either fd is AFP_Resource's "._" file (vfs/fruit_rsrc.h) */
+	bool src_rsrc, dst_rsrc;
 	struct fsctl_chunk *chunks;
 	uint32_t count;		/* chunks to copy (those before a conflict) */
 	NTSTATUS stop_status;	/* why the copy stops after count chunks */
@@ -141,6 +144,9 @@ static NTSTATUS copychunk_read(struct copychunk_state *st,
 				? vfs_afpinfo_pread(st->src_fd, st->src_stream,
 						    st->buf, ch->len,
 						    ch->src_off, &done)
+			: st->src_rsrc
+				? vfs_rsrc_pread(st->src_fd, st->buf, ch->len,
+						 ch->src_off, &done)
 				: vfs_stream_pread(st->src_fd, st->src_stream,
 						   st->buf, ch->len,
 						   ch->src_off, &done);
@@ -176,6 +182,10 @@ static NTSTATUS copychunk_write(struct copychunk_state *st,
 		return vfs_afpinfo_pwrite(st->dst_fd, st->dst_stream, st->buf,
 					  ch->len, ch->dst_off);
 	}
+	if (st->dst_rsrc) {
+		return vfs_rsrc_pwrite(st->dst_fd, st->buf, ch->len,
+				       ch->dst_off);
+	}
 	if (st->dst_stream != NULL) {
 		return vfs_stream_pwrite(st->dst_fd, st->dst_stream, st->buf,
 					 ch->len, ch->dst_off);
@@ -202,7 +212,9 @@ static NTSTATUS copychunk_one(struct copychunk_state *st,
 
 	/* 3.3.5.15.3 via MS-FSA: reading past the source's end fails the
 	 * chunk (smbtorture copy_chunk_src_exceed). */
-	status = vfs_data_size(st->src_fd, st->src_stream, &size);
+	status = st->src_rsrc
+			 ? vfs_rsrc_size(st->src_fd, &size)
+			 : vfs_data_size(st->src_fd, st->src_stream, &size);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -331,6 +343,8 @@ static NTSTATUS copychunk_prepare(struct copychunk_state *st,
 	}
 	st->src_afpinfo = src->afpinfo;
 	st->dst_afpinfo = dst->afpinfo;
+	st->src_rsrc = src->rsrc_file;
+	st->dst_rsrc = dst->rsrc_file;
 	for (i = 0; i < st->count; i++) {
 		if (st->chunks[i].len > max_len) {
 			max_len = st->chunks[i].len;

@@ -41,6 +41,7 @@
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/fruit.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
@@ -67,6 +68,10 @@ static void create_orphan(void *p)
 	if (st->fd != -1) {
 		close(st->fd);
 		st->fd = -1;
+	}
+	if (st->rsrc_fd != -1) {
+		close(st->rsrc_fd);
+		st->rsrc_fd = -1;
 	}
 }
 
@@ -98,6 +103,7 @@ static void create_new_undo(struct create_state *st, bool dir)
 
 	close(st->fd);
 	st->fd = -1;
+	st->rsrc_fd = -1;
 	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
 				  dir, &id);
 }
@@ -312,6 +318,7 @@ static void create_truncate_job(void *p)
 	}
 	close(st->fd);
 	st->fd = -1;
+	st->rsrc_fd = -1;
 }
 
 
@@ -335,6 +342,64 @@ static bool create_afpinfo_exists(struct create_state *st, bool *exists)
 	}
 	st->status = status;
 	return NT_STATUS_IS_OK(status);
+}
+
+/*
+ * The disposition applied to a stream that exists or not: false with
+ * st->status set when it refuses or a reset fails.
+ */
+static bool create_stream_disposition(struct create_state *st, bool exists)
+{
+	bool existed = exists;
+
+	switch (st->disposition) {
+	case FILE_OPEN:
+	case FILE_OVERWRITE:
+		if (!exists) {
+			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+			return false;
+		}
+		break;
+	case FILE_CREATE:
+		if (exists) {
+			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
+			return false;
+		}
+		break;
+	default:
+		break;
+	}
+	if (exists && st->disposition != FILE_OVERWRITE &&
+	    st->disposition != FILE_OVERWRITE_IF &&
+	    st->disposition != FILE_SUPERSEDE) {
+		st->action = FILE_OPENED;
+		return true;
+	}
+	if (st->read_only_share) {
+		st->status = NT_STATUS_ACCESS_DENIED;
+		return false;
+	}
+	if (st->rsrc_file) {
+		/* the "._" file: made with an empty fork, or emptied */
+		st->status = st->rsrc_fd == -1
+				     ? vfs_rsrc_open(&st->share, st->real_path,
+						     true, true, &st->rsrc_fd,
+						     &exists)
+				     : vfs_rsrc_truncate(st->rsrc_fd, 0);
+	} else {
+		/* AFP_AfpInfo comes into being with the first valid
+		 * record written (fruit.h), not empty. */
+		st->status = st->afpinfo ? NT_STATUS_OK
+					 : vfs_stream_reset(st->fd,
+							    st->stream_xattr);
+	}
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return false;
+	}
+	st->action = !existed ? FILE_CREATED
+		     : st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
+							  : FILE_OVERWRITTEN;
+	return true;
 }
 
 /*
@@ -391,47 +456,19 @@ static void create_stream(struct create_state *st, bool base_exists)
 		      vfs_fruit_afpinfo_xattr(st->stream_xattr);
 	st->afp_resource = st->fruit &&
 			   vfs_fruit_resource_xattr(st->stream_xattr);
+	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
 	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
 		return;
 	}
-	switch (st->disposition) {
-	case FILE_OPEN:
-	case FILE_OVERWRITE:
-		if (!exists) {
-			st->status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
-			return;
-		}
-		break;
-	case FILE_CREATE:
-		if (exists) {
-			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	if (!exists || st->disposition == FILE_OVERWRITE ||
-	    st->disposition == FILE_OVERWRITE_IF ||
-	    st->disposition == FILE_SUPERSEDE) {
-		if (st->read_only_share) {
-			st->status = NT_STATUS_ACCESS_DENIED;
-			return;
-		}
-		/* AFP_AfpInfo comes into being with the first valid record
-		 * written (fruit.h), not empty. */
-		st->status = st->afpinfo ? NT_STATUS_OK
-					 : vfs_stream_reset(st->fd,
-							    st->stream_xattr);
+	if (st->rsrc_file) {
+		st->status = vfs_rsrc_open(&st->share, st->real_path, writes,
+					   false, &st->rsrc_fd, &exists);
 		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
-		st->action = !exists ? FILE_CREATED
-			     : st->disposition == FILE_SUPERSEDE
-				     ? FILE_SUPERSEDED
-				     : FILE_OVERWRITTEN;
-	} else {
-		st->action = FILE_OPENED;
+	}
+	if (!create_stream_disposition(st, exists)) {
+		return;
 	}
 	st->status = vfs_fstat_info(st->fd, &st->fi);
 	if (!NT_STATUS_IS_OK(st->status)) {
@@ -441,6 +478,16 @@ static void create_stream(struct create_state *st, bool base_exists)
 				&st->fi);
 	if (st->afpinfo) {
 		size = exists ? VFS_AFPINFO_SIZE : 0;
+	} else if (st->rsrc_file) {
+		st->status = vfs_rsrc_size(st->rsrc_fd, &size);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+		/* The handle reads and writes the "._" file from here on;
+		 * the identity (st->fi) stays the base file's. */
+		close(st->fd);
+		st->fd = st->rsrc_fd;
+		st->rsrc_fd = -1;
 	} else {
 		(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
 	}
@@ -483,7 +530,8 @@ static bool create_lookup_open(struct create_state *st)
 		 * streams before anything looks at them (vfs/fruit.h);
 		 * a failure leaves the "._" file and is logged there. */
 		(void)vfs_fruit_convert_adouble(&st->share, r.path,
-						st->fruit_meta);
+						st->fruit_meta,
+						st->fruit_rsrc_file);
 	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
@@ -856,6 +904,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
+	st->rsrc_fd = -1;
 	op->channel.seq = req->channel_seq;	/* 3.3.5.9 */
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
@@ -874,6 +923,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	}
 	op->stream = talloc_steal(op, st->stream_xattr);
 	op->afpinfo = st->afpinfo;
+	op->rsrc_file = st->rsrc_file;
 	op->access_mask = granted;
 	op->share_access = st->share_access;
 	op->create_options = st->options;
@@ -1127,6 +1177,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
+	st->rsrc_fd = -1;
 	if (!vfs_share_copy(st, &st->share, &t->share)) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
@@ -1145,6 +1196,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->read_only_share = t->read_only;
 	st->fruit = vfs_fruit_config(t->vfs) != NULL;
 	st->fruit_meta = vfs_fruit_meta_stream(t->vfs);
+	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

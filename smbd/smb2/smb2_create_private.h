@@ -79,6 +79,12 @@ struct create_state {
 	bool afp_resource;
 	/* out: it is fruit's AFP_AfpInfo: the record's rules */
 	bool afpinfo;
+	/* the share has fruit:resource = file (vfs/fruit.h) */
+	bool fruit_rsrc_file;
+	/* out: AFP_Resource is the "._" file's fork (vfs/fruit_rsrc.h);
+	 * the open's fd is that file's */
+	bool rsrc_file;
+	int rsrc_fd;		/* the "._" file until it becomes st->fd */
 	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr
 				 * shares, otherwise applied as a mode */
 	size_t sd_len;

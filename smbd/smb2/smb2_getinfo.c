@@ -19,6 +19,7 @@
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -60,12 +62,17 @@ struct getinfo_state {
 	bool want_eas;
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 	char *stream;		/* the open is this stream (xattr) */
+	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
 	bool want_streams;
 	/* the share has fruit with metadata = stream (vfs/fruit.h):
 	 * AFP_AfpInfo without a valid record is not listed */
 	bool fruit_meta;
+	/* fruit:resource = file: AFP_Resource is listed from the "._"
+	 * file (vfs/fruit_rsrc.h), found under root_fd */
+	bool fruit_rsrc_file;
 	/* fruit:time machine max size, for the size classes: the limit,
-	 * the share root to count the bundles in (our dup), what they hold */
+	 * the share root to count the bundles in (our dup, also there for
+	 * the "._" files of fruit_rsrc_file), what they hold */
 	uint64_t tm_max;
 	int tm_root_fd;
 	uint64_t tm_used;
@@ -76,6 +83,41 @@ struct getinfo_state {
 	uint8_t *ntacl;		/* the security.NTACL value, if any */
 	size_t ntacl_len;
 };
+
+/* fruit:resource = file: a non-empty fork in the "._" file is listed as
+ * AFP_Resource, as Samba lists it. */
+static void getinfo_list_rsrc(struct getinfo_state *st)
+{
+	struct vfs_share sh = st->share;
+	uint64_t size = 0;
+	char **names;
+	uint64_t *sizes;
+
+	if (!st->fruit_rsrc_file || st->fi.is_dir || st->tm_root_fd == -1) {
+		return;
+	}
+	sh.root_fd = st->tm_root_fd;
+	if (!NT_STATUS_IS_OK(vfs_rsrc_path_size(&sh, st->path, &size)) ||
+	    size == 0) {
+		return;
+	}
+	names = talloc_realloc(st, st->stream_names, char *,
+			       st->nstreams + 1);
+	sizes = names != NULL ? talloc_realloc(st, st->stream_sizes,
+					       uint64_t, st->nstreams + 1)
+			      : NULL;
+	if (names != NULL) {
+		st->stream_names = names;
+	}
+	if (sizes == NULL) {
+		return;
+	}
+	st->stream_sizes = sizes;
+	names[st->nstreams] = talloc_strdup(names, ":AFP_Resource:$DATA");
+	if (names[st->nstreams] != NULL) {
+		sizes[st->nstreams++] = size;
+	}
+}
 
 /* FileStreamInformation: the data stream (files only), then the rest. */
 static void getinfo_list_streams(struct getinfo_state *st)
@@ -98,14 +140,17 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = st->fi.end_of_file;
 	}
 	for (i = 0; i < n; i++) {
-		if (st->fruit_meta &&
-		    vfs_fruit_stream_hidden(st->fd, names[i])) {
+		if ((st->fruit_meta &&
+		     vfs_fruit_stream_hidden(st->fd, names[i])) ||
+		    (st->fruit_rsrc_file &&
+		     strcasecmp(names[i], ":AFP_Resource:$DATA") == 0)) {
 			continue;
 		}
 		st->stream_names[k] = names[i];
 		st->stream_sizes[k++] = sizes[i];
 	}
 	st->nstreams = k;
+	getinfo_list_rsrc(st);
 }
 
 /* vfs_catia: ":NAME:$DATA" with NAME as the client knows it (the ':'
@@ -199,7 +244,10 @@ static void getinfo_job(void *p)
 		if (st->stream != NULL) {
 			uint64_t size = 0;
 
-			(void)vfs_stream_size(st->fd, st->stream, &size);
+			(void)(st->rsrc_file
+				       ? vfs_rsrc_size(st->fd, &size)
+				       : vfs_stream_size(st->fd, st->stream,
+							 &size));
 			st->fi.is_dir = false;
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
@@ -642,7 +690,10 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
 			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
+	st->rsrc_file = op->rsrc_file;
 	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
+	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
+			      vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->fd = -1;
 	st->tm_root_fd = -1;
 	talloc_set_destructor(st, getinfo_state_destructor);
@@ -656,11 +707,12 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	}
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->tm_max != 0 && st->fd != -1) {
+	if ((st->tm_max != 0 || st->fruit_rsrc_file) && st->fd != -1) {
 		st->tm_root_fd = fcntl(req->tcon->share.root_fd,
 				       F_DUPFD_CLOEXEC, 0);
 	}
-	if (st->fd == -1 || (st->tm_max != 0 && st->tm_root_fd == -1)) {
+	if (st->fd == -1 || ((st->tm_max != 0 || st->fruit_rsrc_file) &&
+			     st->tm_root_fd == -1)) {
 		talloc_free(st);
 		return vfs_map_errno(errno);
 	}

@@ -24,6 +24,7 @@
 #include "vfs/vfs.h"
 #include "vfs/fruit.h"
 #include "vfs/streams.h"
+#include "vfs/fruit_rsrc.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -67,6 +68,7 @@ struct read_state {
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
 	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
+	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
 	uint64_t offset;
 	uint32_t length;
 	uint32_t min_count;
@@ -87,6 +89,9 @@ static void read_job(void *p)
 				? vfs_afpinfo_pread(st->fd, st->stream, st->buf,
 						    st->length, st->offset,
 						    &done)
+			: st->rsrc_file
+				? vfs_rsrc_pread(st->fd, st->buf, st->length,
+						 st->offset, &done)
 				: vfs_stream_pread(st->fd, st->stream, st->buf,
 						   st->length, st->offset,
 						   &done);
@@ -364,6 +369,7 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	st->min_count = min_count;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->afpinfo = op->afpinfo;
+	st->rsrc_file = op->rsrc_file;
 	if (st->buf == NULL || (op->stream != NULL && st->stream == NULL)) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;

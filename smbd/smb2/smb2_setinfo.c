@@ -22,6 +22,7 @@
 #include "vfs/fruit.h"
 #include "smbd/smb2/fruit_session.h"
 #include "vfs/streams.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "lib/clock.h"
@@ -62,6 +63,9 @@ struct setinfo_state {
 	struct vfs_file_info after;
 	char *stream;			/* the open is this stream (xattr) */
 	bool afpinfo;			/* stream is fruit's AFP_AfpInfo */
+	bool rsrc_file;			/* fd is the "._" file's */
+	/* fruit:resource = file: a file's "._" file follows its renames */
+	bool fruit_rsrc_file;
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
 	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
 	bool stream_rename;
@@ -303,6 +307,17 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 						 r.path, link, flags, &id);
 	}
 	st->new_path = r.path;
+	if (NT_STATUS_IS_OK(st->status) && st->fruit_rsrc_file && !link &&
+	    !st->is_dir) {
+		/* the resource fork goes with its file (vfs/fruit_rsrc.h);
+		 * the rename itself stands whatever becomes of it */
+		NTSTATUS rs = vfs_rsrc_rename(&st->share, st->path, r.path);
+
+		if (!NT_STATUS_IS_OK(rs)) {
+			DBG_WARNING("%s: its \"._\" file stays: %s\n",
+				    st->path, nt_errstr(rs));
+		}
+	}
 	if (NT_STATUS_IS_OK(st->status)) {
 		st->new_parent = vfs_parent_id(&st->share, st->share.root_fd,
 					       r.path);
@@ -455,6 +470,11 @@ static void setinfo_job(void *p)
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
 		if (st->afpinfo) {
 			st->status = vfs_afpinfo_set_eof(st->in.end_of_file);
+			break;
+		}
+		if (st->rsrc_file) {
+			st->status = vfs_rsrc_truncate(st->fd,
+						       st->in.end_of_file);
 			break;
 		}
 		if (st->stream != NULL) {
@@ -1026,6 +1046,8 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->is_dir = op->is_dir;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->afpinfo = op->afpinfo;
+	st->rsrc_file = op->rsrc_file;
+	st->fruit_rsrc_file = vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);

@@ -15,6 +15,7 @@
 #include "vfs/vfs_posix.h"
 #include "vfs/fruit.h"
 #include "vfs/streams.h"
+#include "vfs/fruit_rsrc.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ struct write_state {
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
 	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
+	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
 	bool append;
 	bool sync;
 	uint64_t offset;
@@ -56,6 +58,9 @@ static void write_job(void *p)
 				? vfs_afpinfo_pwrite(st->fd, st->stream,
 						     st->data, st->length,
 						     st->offset)
+			: st->rsrc_file
+				? vfs_rsrc_pwrite(st->fd, st->data, st->length,
+						  st->offset)
 				: vfs_stream_pwrite(st->fd, st->stream,
 						    st->data, st->length,
 						    st->offset);
@@ -247,6 +252,7 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	st->offset = offset;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->afpinfo = op->afpinfo;
+	st->rsrc_file = op->rsrc_file;
 	st->data = req->in + data_off;
 	st->length = length;
 	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||

@@ -2,7 +2,10 @@
  * libFuzzer target: vfs/adouble.c.  The input is a "._" file.  Whatever
  * it holds, the parse is refused or every result lies inside the input:
  * the FinderInfo, the resource fork, each attribute's data, and each
- * name, which ends with its NUL inside the input.
+ * name, which ends with its NUL inside the input.  The same input goes
+ * to fruit:resource = file's header parser (vfs/fruit_rsrc.h): the fork
+ * entry it finds, if any, lies inside the input and its fork starts past
+ * the entries.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 #include <talloc.h>
 #include "vfs/adouble.h"
+#include "vfs/fruit_rsrc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct vfs_adouble ad;
+	struct vfs_rsrc_entry e;
 	size_t i;
 
 	if (ctx == NULL) {
@@ -48,6 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			inside(data, size, x->data, x->len);
 			inside(data, size, x->name, strlen(x->name) + 1);
 		}
+	}
+	if (NT_STATUS_IS_OK(vfs_rsrc_parse(data, size, &e)) &&
+	    (e.len_pos + 4 > size || e.off < 26 + 12 ||
+	     e.off < e.len_pos + 4)) {
+		abort();
 	}
 	talloc_free(ctx);
 	return 0;

@@ -13,7 +13,9 @@ streams_xattr does (user.DosStream.AFP_AfpInfo:$DATA), so the second share
 without fruit, on the same directory, sees the same bytes.  Delete-on-close
 of the resource fork AFP_Resource is ignored, as on macOS (a fork goes by
 truncating it to 0).  A "._NAME" AppleDouble file becomes NAME's streams
-when NAME is opened.  The AAPL create context's server query is answered.
+when NAME is opened.  With fruit:resource = file (the default; the main
+share here sets stream) AFP_Resource is the fork inside "._NAME", which
+follows NAME's renames and deletes.  The AAPL create context's server query is answered.
 Samba 4.17 (SMBD=/usr/sbin/smbd) gives the same answers but where a test
 says otherwise; every test runs once per event-loop backend.
 """
@@ -108,8 +110,11 @@ def reply_contexts(pdu):
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
-                     ("fruit:metadata", "stream")]
+                     ("fruit:metadata", "stream"),
+                     ("fruit:resource", "stream")]
     extra_shares = [("plain", [("vfs objects", "streams_xattr")]),
+                    ("rsrcfile", [("vfs objects", "catia fruit streams_xattr"),
+                                  ("fruit:metadata", "stream")]),
                     ("noaapl", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:aapl", "no")]),
                     ("xserve", [("vfs objects", "fruit streams_xattr"),
@@ -298,6 +303,51 @@ class Fruit(h.TestUser):
             self.assertNotIn(rsrc, self.streams("plain"), by_setinfo)
             self.fresh_file()
 
+    def appledouble_entries(self, name):
+        """{id: (offset, length)} of the "._" file's header."""
+        with open(self.share_path(name), "rb") as f:
+            head = f.read(0x52)
+        magic, version = struct.unpack_from(">II", head, 0)
+        self.assertEqual((magic, version), (0x00051607, 0x00020000))
+        count = struct.unpack_from(">H", head, 24)[0]
+        return {e[0]: (e[1], e[2]) for e in
+                (struct.unpack_from(">III", head, 26 + 12 * i)
+                 for i in range(count))}
+
+    def test_resource_fork_in_appledouble(self):
+        """fruit:resource = file (the default): the fork is the "._"
+        file's, sparse at a large offset, and goes with its file."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          SMB2_0_INFO_FILE)
+        big = 64 * 1024 * 1024
+        conn, tid = self.tree("rsrcfile")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN_IF)
+        smb.write(tid, fid, b"1234567890", big, 10)
+        smb.close(tid, fid)
+        self.assertFalse(any(x.endswith("AFP_Resource:$DATA")
+                             for x in os.listxattr(self.share_path("f"))))
+        entries = self.appledouble_entries("._f")
+        self.assertEqual(entries[2], (0x52, big + 10))
+        self.assertEqual(entries[9], (0x32, 32))
+        self.assertEqual(os.path.getsize(self.share_path("._f")),
+                         0x52 + big + 10)
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN)
+        # FileStandardInformation: AllocationSize, EndOfFile
+        raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                            fileInfoClass=5)
+        self.assertEqual(struct.unpack_from("<Q", raw, 8)[0], big + 10)
+        self.assertEqual(smb.read(tid, fid, big, 10), b"1234567890")
+        self.assertEqual(smb.read(tid, fid, 0, 4), b"\0" * 4)
+        smb.close(tid, fid)
+        self.assertIn(":AFP_Resource:$DATA", self.streams("rsrcfile"))
+        conn.rename("rsrcfile", "f", "g")
+        self.assertFalse(os.path.exists(self.share_path("._f")))
+        self.assertEqual(self.appledouble_entries("._g")[2],
+                         (0x52, big + 10))
+        conn.deleteFile("rsrcfile", "g")
+        self.assertFalse(os.path.exists(self.share_path("._g")))
+
     @unittest.skipIf(h.is_samba(), "Samba 4.17 converts the ._ file "
                      "smbtorture carries from macOS, not this one built "
                      "from the layout (it lists only AFP_Resource, read "
@@ -475,8 +525,10 @@ class Fruit(h.TestUser):
         with open(self.share_path("d", "._g"), "wb") as f:
             f.write(b"not AppleDouble")
         os.chmod(self.share_path("d", "._g"), 0o666)
-        conn, tid = self.tree("share")
-        self.assertEqual(conn.listPath("share", "d\\*")[2:], [])
+        # on the default fruit:resource = file (Samba vetoes "._" names
+        # only there)
+        conn, tid = self.tree("rsrcfile")
+        self.assertEqual(conn.listPath("rsrcfile", "d\\*")[2:], [])
         self.assertEqual(self.status(self.open, conn, tid, "d\\._g",
                                      FILE_OPEN), 0xC0000034)
         conn, tid = self.tree("showad")
@@ -530,7 +582,7 @@ class FruitOptions(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
-                     ("fruit:resource", "file"),
+                     ("fruit:resource", "xattr"),
                      ("fruit:nfs_aces", "yes")]
     extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
@@ -549,7 +601,7 @@ class FruitOptions(h.TestUser):
         self.connect("share")
         log = self.smbd.log_text()
         self.assertIn("fruit:metadata = netatalk: not supported", log)
-        self.assertIn("fruit:resource = file: not supported", log)
+        self.assertIn("fruit:resource = xattr: not supported", log)
         self.assertIn("fruit:nfs_aces = yes: not supported", log)
 
     def test_stream_resource_is_quiet(self):

@@ -7,7 +7,10 @@ stream, fruit:resource = stream).  A file given Finder info (the 60-byte
 AFP_AfpInfo record) and a resource fork (AFP_Resource) through one server
 reads back byte for byte through the other, in both directions, and both
 list the same streams.  So an admin can swap one server for the other
-under a share Macs already use.
+under a share Macs already use.  A second share, "rsrcfile", on the same
+directory has fruit:resource = file (the default of both): there the
+resource fork is the "._NAME" AppleDouble file, and a fork larger than an
+xattr holds, written through either server, reads back through the other.
 
 Needs Samba's smbd (/usr/sbin/smbd, Debian's samba package, which CI
 installs); skipped without it.
@@ -32,6 +35,9 @@ PASSWORD = "Test-Pass-1"
 MAC_SHARE = [("vfs objects", "catia fruit streams_xattr"),
              ("fruit:metadata", "stream"),
              ("fruit:resource", "stream")]
+# fruit:resource = file, left to the default of both servers
+RSRC_FILE_SHARE = [("vfs objects", "catia fruit streams_xattr"),
+                   ("fruit:metadata", "stream")]
 
 
 def afpinfo(finder):
@@ -45,11 +51,11 @@ def afpinfo(finder):
 
 
 class Client:
-    def __init__(self, port):
+    def __init__(self, port, share="share"):
         self.conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
                                   timeout=h.NET_TIMEOUT)
         self.conn.login(USER, PASSWORD)
-        self.tid = self.conn.connectTree("share")
+        self.tid = self.conn.connectTree(share)
         self.smb = self.conn.getSMBServer()
 
     def close(self):
@@ -105,7 +111,9 @@ class FruitInterop(unittest.TestCase):
         try:
             for name, binary in (("ours", h.smbd_binary()),
                                  ("samba", SAMBA)):
-                srv = h.Smbd(binary=binary, share_options=MAC_SHARE)
+                srv = h.Smbd(binary=binary, share_options=MAC_SHARE,
+                             extra_shares=[("rsrcfile",
+                                            RSRC_FILE_SHARE)])
                 cls.servers[name] = srv
                 srv.share = cls.common
                 srv.write_conf()
@@ -121,8 +129,8 @@ class FruitInterop(unittest.TestCase):
             srv.cleanup()
         shutil.rmtree(cls.common, ignore_errors=True)
 
-    def client(self, name):
-        c = Client(self.servers[name].port)
+    def client(self, name, share="share"):
+        c = Client(self.servers[name].port, share)
         self.addCleanup(c.close)
         return c
 
@@ -141,6 +149,27 @@ class FruitInterop(unittest.TestCase):
         want = ["::$DATA", ":AFP_AfpInfo:$DATA", ":AFP_Resource:$DATA"]
         self.assertEqual(r.streams(fname), want)
         self.assertEqual(w.streams(fname), want)
+
+    def roundtrip_rsrc_file(self, writer, reader, fname):
+        # 300 KB: more than an ext4 xattr holds
+        rsrc = bytes((i * 13) & 0xff for i in range(300000))
+        w = self.client(writer, "rsrcfile")
+        w.write(fname, b"the data fork\n")
+        w.write(fname + ":AFP_Resource", rsrc)
+        self.assertTrue(os.path.exists(os.path.join(self.common,
+                                                    "._" + fname)))
+        r = self.client(reader, "rsrcfile")
+        self.assertEqual(r.read(fname + ":AFP_Resource", len(rsrc) + 10),
+                         rsrc)
+        want = ["::$DATA", ":AFP_Resource:$DATA"]
+        self.assertEqual(r.streams(fname), want)
+        self.assertEqual(w.streams(fname), want)
+
+    def test_rsrc_file_ours_to_samba(self):
+        self.roundtrip_rsrc_file("ours", "samba", "rsrc-from-ours.txt")
+
+    def test_rsrc_file_samba_to_ours(self):
+        self.roundtrip_rsrc_file("samba", "ours", "rsrc-from-samba.txt")
 
     def test_ours_to_samba(self):
         self.roundtrip("ours", "samba", "from-ours.txt")

@@ -286,7 +286,7 @@ static void test_adouble_convert(void **state)
 	sh.root_fd = open(dir, O_PATH | O_DIRECTORY);
 	sh.path = dir;
 	sh.follow_symlinks = true;
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true, false),
 			 NT_STATUS_OK);
 	assert_int_equal(access(p, F_OK), -1);
 	assert_int_equal(fgetxattr(xfd, X, v, sizeof(v)), 61);
@@ -298,9 +298,9 @@ static void test_adouble_convert(void **state)
 				   v, sizeof(v)), 6);
 	assert_memory_equal(v, "rsrc!", 6);
 	/* nothing to convert now; a ._ name is never converted itself */
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true, false),
 			 NT_STATUS_OK);
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", true),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", true, false),
 			 NT_STATUS_OK);
 	close(sh.root_fd);
 	close(xfd);
