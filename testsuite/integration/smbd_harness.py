@@ -815,6 +815,20 @@ CRASH = re.compile(r"worker \d+ \(pid \d+\) died|PANIC: caught signal|"
                    r"LeakSanitizer")
 
 
+def stream_info_names(raw):
+    """The stream names of a FileStreamInformation buffer (MS-FSCC
+    2.4.49: NextEntryOffset, StreamNameLength, StreamSize,
+    StreamAllocationSize, then the name), sorted."""
+    raw = bytes(raw)
+    names, off = [], 0
+    while True:
+        nxt, nlen = struct.unpack_from("<II", raw, off)
+        names.append(raw[off + 24:off + 24 + nlen].decode("utf-16-le"))
+        if nxt == 0:
+            return sorted(names)
+        off += nxt
+
+
 def crash_lines(srv, since=0):
     """The crash lines the server logged after byte offset `since`."""
     try:

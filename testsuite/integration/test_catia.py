@@ -177,14 +177,7 @@ class Catia(h.TestUser):
         self.create("share", "s.txt")
         self.create("share", "s.txt:col\uf022on", b"stream data")
         data = self.query("share", "s.txt", 0x16)
-        names, pos = [], 0
-        while True:   # FileStreamInformation (MS-FSCC 2.4.49)
-            nxt, nlen = struct.unpack_from("<II", data, pos)
-            names.append(data[pos + 24:pos + 24 + nlen].decode("utf-16-le"))
-            if nxt == 0:
-                break
-            pos += nxt
-        self.assertEqual(sorted(names),
+        self.assertEqual(h.stream_info_names(data),
                          ["::$DATA", ":col\uf022on:$DATA"])
 
     def test_notify_name_maps_to_wire(self):

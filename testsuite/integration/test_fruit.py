@@ -177,13 +177,7 @@ class Fruit(h.TestUser):
                                 fileInfoClass=22)
         finally:
             smb.close(tid, fid)
-        names, off = [], 0
-        while True:
-            nxt, nlen = struct.unpack_from("<II", raw, off)
-            names.append(raw[off + 24:off + 24 + nlen].decode("utf-16-le"))
-            if nxt == 0:
-                return sorted(names)
-            off += nxt
+        return h.stream_info_names(raw)
 
     def test_write_and_read_back(self):
         from impacket.smb3structs import FILE_OVERWRITE_IF

@@ -87,13 +87,7 @@ class Client:
                                      fileInfoClass=22)
         finally:
             self.conn.closeFile(self.tid, fid)
-        names, off = [], 0
-        while True:   # FileStreamInformation (MS-FSCC 2.4.49)
-            nxt, nlen = struct.unpack_from("<II", raw, off)
-            names.append(raw[off + 24:off + 24 + nlen].decode("utf-16-le"))
-            if nxt == 0:
-                return sorted(names)
-            off += nxt
+        return h.stream_info_names(raw)
 
 
 class FruitInterop(unittest.TestCase):

@@ -106,14 +106,7 @@ def stream_names(conn, tid, name):
             tid, fid, infoType=1, fileInfoClass=0x16))
     finally:
         conn.closeFile(tid, fid)
-    names, pos = [], 0
-    while True:
-        nxt, nlen = struct.unpack_from("<II", r, pos)
-        names.append(r[pos + 24:pos + 24 + nlen].decode("utf-16-le"))
-        if nxt == 0:
-            break
-        pos += nxt
-    return sorted(names)
+    return h.stream_info_names(r)
 
 
 def stream_answers(port, share):
