@@ -70,12 +70,14 @@ struct getinfo_state {
 	/* fruit:resource = file: AFP_Resource is listed from the "._"
 	 * file (vfs/fruit_rsrc.h), found under root_fd */
 	bool fruit_rsrc_file;
-	/* fruit:time machine max size, for the size classes: the limit,
-	 * the share root to count the bundles in (our dup, also there for
-	 * the "._" files of fruit_rsrc_file), what they hold */
+	/* fruit:time machine max size, for the size classes: the limit
+	 * and what the sparse bundles hold */
 	uint64_t tm_max;
-	int tm_root_fd;
 	uint64_t tm_used;
+	/* our dup of the share root, only where the job needs it: the
+	 * bundles to count (tm_max), the "._" files of a stream listing
+	 * (fruit_rsrc_file); else -1 */
+	int root_fd;
 	char **stream_names;	/* FileStreamInformation, ::$DATA first */
 	uint64_t *stream_sizes;
 	size_t nstreams;
@@ -93,10 +95,10 @@ static void getinfo_list_rsrc(struct getinfo_state *st)
 	char **names;
 	uint64_t *sizes;
 
-	if (!st->fruit_rsrc_file || st->fi.is_dir || st->tm_root_fd == -1) {
+	if (!st->fruit_rsrc_file || st->fi.is_dir || st->root_fd == -1) {
 		return;
 	}
-	sh.root_fd = st->tm_root_fd;
+	sh.root_fd = st->root_fd;
 	if (!NT_STATUS_IS_OK(vfs_rsrc_path_size(&sh, st->path, &size)) ||
 	    size == 0) {
 		return;
@@ -265,11 +267,13 @@ static void getinfo_job(void *p)
 	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
 		st->status = vfs_map_errno(errno);
 	}
-	if (st->tm_root_fd != -1) {
+	if (st->root_fd != -1) {
 		/* an unreadable share counts nothing: the limit still holds */
-		(void)vfs_fruit_tm_used(st->tm_root_fd, &st->tm_used);
-		close(st->tm_root_fd);
-		st->tm_root_fd = -1;
+		if (st->tm_max != 0) {
+			(void)vfs_fruit_tm_used(st->root_fd, &st->tm_used);
+		}
+		close(st->root_fd);
+		st->root_fd = -1;
 	}
 	close(st->fd);
 	st->fd = -1;
@@ -281,8 +285,8 @@ static int getinfo_state_destructor(struct getinfo_state *st)
 	if (st->fd != -1) {
 		close(st->fd);
 	}
-	if (st->tm_root_fd != -1) {
-		close(st->tm_root_fd);
+	if (st->root_fd != -1) {
+		close(st->root_fd);
 	}
 	return 0;
 }
@@ -632,6 +636,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	struct smbd_open *op;
 	uint8_t type, cls, fid[16];
 	uint32_t max_out, secinfo, flags;
+	bool need_root;
 	NTSTATUS status;
 
 	(void)wire_skip(b, 2);
@@ -695,7 +700,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
 			      vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->fd = -1;
-	st->tm_root_fd = -1;
+	st->root_fd = -1;
 	talloc_set_destructor(st, getinfo_state_destructor);
 	if (type == SMB2_0_INFO_FILESYSTEM &&
 	    (cls == FSCC_FS_SIZE_INFORMATION ||
@@ -707,12 +712,13 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	}
 	st->path = talloc_strdup(st, op->path);
 	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if ((st->tm_max != 0 || st->fruit_rsrc_file) && st->fd != -1) {
-		st->tm_root_fd = fcntl(req->tcon->share.root_fd,
-				       F_DUPFD_CLOEXEC, 0);
+	need_root = st->tm_max != 0 ||
+		    (st->fruit_rsrc_file && st->want_streams);
+	if (need_root && st->fd != -1) {
+		st->root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC,
+				    0);
 	}
-	if (st->fd == -1 || ((st->tm_max != 0 || st->fruit_rsrc_file) &&
-			     st->tm_root_fd == -1)) {
+	if (st->fd == -1 || (need_root && st->root_fd == -1)) {
 		talloc_free(st);
 		return vfs_map_errno(errno);
 	}
