@@ -275,16 +275,11 @@ static void getinfo_job(void *p)
 		close(st->root_fd);
 		st->root_fd = -1;
 	}
-	close(st->fd);
-	st->fd = -1;
 }
 
 /* A job that never ran (no credentials) still gives its fds back. */
 static int getinfo_state_destructor(struct getinfo_state *st)
 {
-	if (st->fd != -1) {
-		close(st->fd);
-	}
 	if (st->root_fd != -1) {
 		close(st->root_fd);
 	}
@@ -711,7 +706,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
 	}
 	st->path = talloc_strdup(st, op->path);
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	st->fd = smbd_open_fd_borrow(op, st);	/* not closed by the job */
 	need_root = st->tm_max != 0 ||
 		    (st->fruit_rsrc_file && st->want_streams);
 	if (need_root && st->fd != -1) {
