@@ -11,7 +11,8 @@ file, Finder flags, extended flags, the date added: big-endian seconds
 since 2000 from the creation time, or 0x80000000 without metadata),
 Reserved2 the UNIX mode.  Checked against what was written, for a resource
 fork in a stream and in a "._" file, for a name catia maps (":" on disk),
-and with the readdir_attr:aapl_* options off.  Samba 4.17
+for NT ACLs on an acl_xattr share, and with the readdir_attr:aapl_* options
+off.  Samba 4.17
 (SMBD=/usr/sbin/smbd) gives the same answers but where a test says
 otherwise; every test runs once per event-loop backend.
 """
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 from test_fruit import RawCtx, aapl_query, afpinfo, create_contexts  # noqa
 from test_catia import MACOS_MAP  # noqa: E402
+from test_ntacl import FILE_READ, ntacl_blob, unix_user_sid  # noqa: E402
 
 READ_DIR_ATTR = 0x1
 FILE_ALL_ACCESS = 0x1F01FF
@@ -75,6 +77,9 @@ class FruitReaddir(h.TestUser):
                               ("readdir_attr:aapl_rsize", "no"),
                               ("readdir_attr:aapl_finder_info", "no"),
                               ("readdir_attr:aapl_max_access", "no")]),
+                    ("acl", [("vfs objects",
+                              "acl_xattr catia fruit streams_xattr"),
+                             ("fruit:metadata", "stream")]),
                     ("nostreams", [("vfs objects", "fruit"),
                                    ("fruit:metadata", "stream")])]
 
@@ -198,6 +203,28 @@ class FruitReaddir(h.TestUser):
                           FILE_ALL_ACCESS))
         self.assertEqual(f["mode"],
                          os.stat(self.share_path("f")).st_mode & 0xFFFF)
+
+    def test_ntacl(self):
+        """On an acl_xattr share a stored NT ACL decides, as for MxAc:
+        a file the user may only read says FILE_READ (and DELETE, by
+        the directory's mode, and WRITE_DAC, the owner's)."""
+        import pwd
+        me = pwd.getpwnam(h.TEST_USER).pw_uid
+        for name, mask in (("ro.txt", FILE_READ),
+                           ("all.txt", FILE_ALL_ACCESS)):
+            with open(self.share_path(name), "wb") as f:
+                f.write(b"data")
+            os.chmod(self.share_path(name), 0o666)
+            os.chown(self.share_path(name), me, -1)
+            os.setxattr(self.share_path(name), "security.NTACL",
+                        ntacl_blob(unix_user_sid(me),
+                                   [(0, mask, unix_user_sid(me))]))
+        _, raw, sess = self.listing("acl", mac_files=False)
+        ro, rw = entry(raw, "ro.txt")["ea"], entry(raw, "all.txt")["ea"]
+        self.assertEqual(ro & ~0x50000, FILE_READ)
+        self.assertEqual(rw, FILE_ALL_ACCESS)
+        self.assertEqual((ro, rw), (self.mxac(sess, "ro.txt"),
+                                    self.mxac(sess, "all.txt")))
 
     def test_catia_name(self):
         """A name with a character NTFS does not allow (U+F022 on the
