@@ -304,15 +304,15 @@ static uint32_t qd_ea_size(const struct qd_state *st, int fd)
 	return vfs_ea_size(fd);
 }
 
+static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
+			 const struct vfs_file_info *fi,
+			 struct fscc_aapl_dir_attr *a);
+
 /*
  * A symlink on a share that follows them is listed as what it points to,
  * as Samba does; one that dangles or leaves the share (the share's
  * RESOLVE_* rules, from the share root) is not listed.
  */
-static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
-			 const struct vfs_file_info *fi,
-			 struct fscc_aapl_dir_attr *a);
-
 static bool qd_stat_link(struct qd_state *st, const char *name,
 			 struct vfs_file_info *fi, uint32_t *ea_size,
 			 struct fscc_aapl_dir_attr *aapl)
