@@ -11,7 +11,8 @@ libsmbd_a_SOURCES += \
 	smbd/conn/smb2_job.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
 	smbd/objects/durable.h smbd/objects/create_ctx.c \
 	smbd/objects/create_ctx.h smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
-	smbd/smb2/smb2_create_access.c smbd/smb2/smb2_create_ctx_apply.c \
+	smbd/smb2/smb2_create_access.c smbd/smb2/max_access.c \
+	smbd/smb2/smb2_create_ctx_apply.c \
 	smbd/smb2/smb2_create_durable.c smbd/smb2/smb2_create_reply.c \
 	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
 	smbd/smb2/smb2_write.c smbd/objects/write_time.c smbd/objects/write_time.h \

@@ -48,6 +48,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_stream_rename.py \
 	testsuite/integration/test_catia.py \
 	testsuite/integration/test_fruit.py \
+	testsuite/integration/test_fruit_readdir.py \
 	testsuite/integration/test_fruit_interop.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -124,6 +125,12 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		p->boolean(p->ctx, "fruit", "veto_appledouble", true);
 	c->time_machine_max_size =
 		p->bytes(p->ctx, "fruit", "time machine max size", 0);
+	c->readdir_rsize =
+		p->boolean(p->ctx, "readdir_attr", "aapl_rsize", true);
+	c->readdir_finder_info =
+		p->boolean(p->ctx, "readdir_attr", "aapl_finder_info", true);
+	c->readdir_max_access =
+		p->boolean(p->ctx, "readdir_attr", "aapl_max_access", true);
 	c->model = p->str(p->ctx, c, "fruit", "model");
 	if (c->model == NULL) {
 		c->model = talloc_strdup(c, "MacSamba");
@@ -209,28 +216,122 @@ static bool finder_info_empty(const uint8_t *rec)
 	return true;
 }
 
-NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
-			 uint8_t rec[VFS_AFPINFO_SIZE])
-{
-	/* the record and the NUL streams_xattr stores after it, and one
-	 * more byte to tell a longer value */
-	uint8_t val[VFS_AFPINFO_SIZE + 2];
-	ssize_t n = fgetxattr(fd, xattr, val, sizeof(val));
+/* The room to read a record's xattr into: the record and the NUL
+ * streams_xattr stores after it, and one more byte to tell a longer
+ * value. */
+#define AFPINFO_VAL_MAX (VFS_AFPINFO_SIZE + 2)
 
+/* Whether the xattr value val (n bytes, or n < 0 and errno) holds a
+ * record: Samba stores it with its NUL; a value without it (set by hand)
+ * is taken too. */
+static NTSTATUS afpinfo_from_val(const uint8_t *val, ssize_t n,
+				 uint8_t rec[VFS_AFPINFO_SIZE])
+{
 	if (n < 0) {
 		if (errno == ENODATA || errno == ERANGE) {
 			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 		}
 		return vfs_map_errno(errno);
 	}
-	/* Samba stores the record with its NUL; a value without it (set
-	 * by hand) is taken too. */
 	if ((n != VFS_AFPINFO_SIZE + 1 && n != VFS_AFPINFO_SIZE) ||
 	    !vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	memcpy(rec, val, VFS_AFPINFO_SIZE);
 	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+			 uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	uint8_t val[AFPINFO_VAL_MAX];
+	ssize_t n = fgetxattr(fd, xattr, val, sizeof(val));
+
+	return afpinfo_from_val(val, n, rec);
+}
+
+/* AFP time: seconds since 2000-01-01 (Unix 946684800); the "no date"
+ * value is the earliest the signed 32 bits hold. */
+#define AFP_TIME_DELTA 946684800
+
+void vfs_fruit_finder_compress(const uint8_t *finder, bool is_file,
+			       int64_t btime,
+			       uint8_t out[VFS_FRUIT_DIR_FINDER_SIZE])
+{
+	int64_t added = btime - AFP_TIME_DELTA;
+
+	memset(out, 0, VFS_FRUIT_DIR_FINDER_SIZE);
+	if (finder == NULL) {
+		put_be32(out + 12, AFP_BACKUP_NEVER);
+		return;
+	}
+	if (is_file) {
+		memcpy(out, finder, 8);		/* type, creator */
+	}
+	memcpy(out + 8, finder + 8, 2);		/* Finder flags */
+	memcpy(out + 10, finder + 24, 2);	/* extended flags */
+	/* past 2136 the field saturates; before 2000 it wraps, as Samba
+	 * writes it */
+	put_be32(out + 12, added > (int64_t)UINT32_MAX ? UINT32_MAX
+						       : (uint32_t)added);
+}
+
+/*
+ * One xattr of an fd that may be O_PATH (a listing's entries are opened
+ * so: no open side effects), in one call: the fd's /proc link names the
+ * same inode whatever kind of fd it is.
+ */
+static ssize_t dir_meta_getxattr(int fd, const char *name, void *val,
+				 size_t size)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return getxattr(proc, name, val, size);
+}
+
+static uint64_t dir_meta_rsize(const struct vfs_fruit_config *c, int fd,
+			       int dirfd, const char *name)
+{
+	uint64_t size = 0;
+	ssize_t n;
+
+	if (c->resource == VFS_FRUIT_RSRC_FILE) {
+		/* a file's fork; a directory's "._" file too, as Samba's */
+		(void)vfs_rsrc_size_at(dirfd, name, &size);
+		return size;
+	}
+	/* the stream's size: its xattr's less streams_xattr's NUL */
+	n = dir_meta_getxattr(fd, RESOURCE_XATTR, NULL, 0);
+	return n > 0 ? (uint64_t)n - 1 : 0;
+}
+
+void vfs_fruit_dir_meta_get(const struct vfs_fruit_config *c, int fd,
+			    int dirfd, const char *name, bool is_file,
+			    int64_t btime, struct vfs_fruit_dir_meta *out)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	bool have_rec = false;
+
+	memset(out, 0, sizeof(*out));
+	if (fd != -1 && c->readdir_rsize) {
+		out->rfork_size = dir_meta_rsize(c, fd, dirfd, name);
+	}
+	if (!c->readdir_finder_info) {
+		/* Samba's default date stays in that case too */
+		vfs_fruit_finder_compress(NULL, is_file, btime, out->finder);
+		return;
+	}
+	if (fd != -1) {
+		uint8_t val[AFPINFO_VAL_MAX];
+		ssize_t n = dir_meta_getxattr(fd, AFPINFO_XATTR, val,
+					      sizeof(val));
+
+		have_rec = NT_STATUS_IS_OK(afpinfo_from_val(val, n, rec));
+	}
+	vfs_fruit_finder_compress(have_rec ? rec + VFS_AFPINFO_FINDER_OFF
+					   : NULL,
+				  is_file, btime, out->finder);
 }
 
 static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
