@@ -76,6 +76,11 @@ struct vfs_fruit_config {
 	/* fruit:time machine max size: 0 for none, else the size the share
 	 * reports, less its sparse bundles' bands as free (fruit_tm.h) */
 	uint64_t time_machine_max_size;
+	/* fruit:nfs_aces (default yes): on a session that negotiated AAPL,
+	 * the DACL of a security descriptor carries the Unix owner, group
+	 * and mode as NFS ACEs, and one that carries a mode sets it
+	 * (smbd/objects/ntacl_nfs.h); AAPL's server caps say NFS_ACE */
+	bool nfs_aces;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

@@ -83,11 +83,12 @@ static void create_push_durable(struct wire_buf *out, size_t base,
 }
 
 /*
- * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED
- * only, what this server is; it does not claim READ_DIR_ATTR, NFS_ACE or
- * OSX_COPYFILE, whose behaviour it does not have (vfs_fruit.8).  Volume
- * caps: CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with
- * fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
+ * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED,
+ * what this server is, and NFS_ACE with fruit:nfs_aces (ntacl_nfs.h;
+ * Samba claims it whatever the client's caps say); it does not claim
+ * READ_DIR_ATTR or OSX_COPYFILE, whose behaviour it does not have
+ * (vfs_fruit.8).  Volume caps: CASE_SENSITIVE on a case-sensitive share,
+ * FULL_SYNC with fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
  */
 static void create_push_aapl(struct smb2_request *req, size_t *prev,
 			     const struct create_state *st)
@@ -100,7 +101,10 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 		return;
 	}
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
-				  SMB2_AAPL_UNIX_BASED,
+				  SMB2_AAPL_UNIX_BASED |
+					  (fc->nfs_aces
+						   ? SMB2_AAPL_SUPPORTS_NFS_ACE
+						   : 0),
 				  (st->share.case_sensitive
 					   ? SMB2_AAPL_CASE_SENSITIVE
 					   : 0) |

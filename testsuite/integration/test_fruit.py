@@ -107,6 +107,26 @@ def reply_contexts(pdu):
     return out
 
 
+def create_root_with(smb, tid, ctx):
+    """CREATE (and CLOSE) of the share's root on impacket's SMB3 smb
+    with context ctx; the response's contexts."""
+    from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
+                                      FILE_SHARE_READ)
+    seen = []
+    recv = smb.recvSMB
+
+    def keep(*a, **kw):
+        ans = recv(*a, **kw)
+        seen.append(ans.getData())
+        return ans
+    smb.recvSMB = keep
+    fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
+                     FILE_OPEN, 0, createContexts=[ctx])
+    smb.recvSMB = recv
+    smb.close(tid, fid)
+    return reply_contexts(seen[-1])
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
@@ -387,32 +407,17 @@ class Fruit(h.TestUser):
     def create_with(self, share, ctx):
         """CREATE of the share's root with context ctx; the response's
         contexts."""
-        from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
-                                          FILE_SHARE_READ)
         conn, tid = self.tree(share)
-        smb = conn.getSMBServer()
-        seen = []
-        recv = smb.recvSMB
-
-        def keep(*a, **kw):
-            ans = recv(*a, **kw)
-            seen.append(ans.getData())
-            return ans
-        smb.recvSMB = keep
-        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
-                         FILE_OPEN, 0, createContexts=[ctx])
-        smb.recvSMB = recv
-        smb.close(tid, fid)
-        return reply_contexts(seen[-1])
+        return create_root_with(conn.getSMBServer(), tid, ctx)
 
     def test_aapl_server_query(self):
         r = self.create_with("share", aapl_query())[b"AAPL"]
         cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
             "<IIQQQII", r)
         self.assertEqual((cmd, bitmap), (1, 7))
-        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built;
-        # Samba claims the first two here: fruit:nfs_aces is on)
-        self.assertEqual(scaps, 13 if h.is_samba() else 4)
+        # UNIX_BASED, NFS_ACE (fruit:nfs_aces is on); no readdir_attr or
+        # copyfile (not built; Samba claims readdir_attr here)
+        self.assertEqual(scaps, 13 if h.is_samba() else 12)
         self.assertEqual(vcaps, 0)     # case-insensitive share
         self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
         # only what was asked for
@@ -577,7 +582,7 @@ class FruitOptions(h.TestUser):
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
                      ("fruit:resource", "xattr"),
-                     ("fruit:nfs_aces", "yes")]
+                     ("fruit:locking", "netatalk")]
     extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
                                     ("fruit:resource", "stream")])]
@@ -596,7 +601,7 @@ class FruitOptions(h.TestUser):
         log = self.smbd.log_text()
         self.assertIn("fruit:metadata = netatalk: not supported", log)
         self.assertIn("fruit:resource = xattr: not supported", log)
-        self.assertIn("fruit:nfs_aces = yes: not supported", log)
+        self.assertIn("fruit:locking = netatalk: not supported", log)
 
     def test_stream_resource_is_quiet(self):
         if h.is_samba():
