@@ -214,6 +214,22 @@ class NfsAces(FruitShare):
         self.assertEqual(stat.S_IMODE(os.stat(self.share_path("d")).st_mode),
                          0o755)
 
+    def test_stream(self):
+        """A handle on a named stream shows and sets its file's."""
+        smb, tid = self.session()
+        # FILE_WRITE_DATA, FILE_OVERWRITE_IF; not empty, or Samba's
+        # fruit deletes it at close, as macOS does
+        fid = smb.create(tid, "f:foo", 0x2 | READ_CONTROL, SHARE_ALL, 0, 5,
+                         0)
+        smb.write(tid, fid, b"x", 0, 1)
+        smb.close(tid, fid)
+        self.assertEqual(dacl_aces(self.query(smb, tid, "f:foo"))[-3:],
+                         self.expected("f"))
+        self.assertEqual(self.set_dacl(smb, tid, "f:foo", [
+            (1, 0, 0, "S-1-5-88-3-%d" % 0o604)]), 0)
+        self.assertEqual(stat.S_IMODE(os.stat(self.share_path("f")).st_mode),
+                         0o604)
+
     def test_chmod_needs_write_dac(self):
         smb, tid = self.session()
         self.assertEqual(self.set_dacl(smb, tid, "f", [
