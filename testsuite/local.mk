@@ -49,7 +49,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_catia.py \
 	testsuite/integration/test_fruit.py \
 	testsuite/integration/test_fruit_readdir.py \
-	testsuite/integration/test_fruit_interop.py
+	testsuite/integration/test_fruit_interop.py \
+	testsuite/integration/test_fruit_nfs.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

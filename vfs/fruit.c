@@ -40,7 +40,6 @@
  * behaving otherwise.
  */
 static const char *const unimplemented[] = {
-	"nfs_aces",
 	"wipe_intentionally_left_blank_rfork",
 	"delete_empty_adfiles",
 	"copyfile",
@@ -138,6 +137,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
+	c->nfs_aces = p->boolean(p->ctx, "fruit", "nfs_aces", true);
 	*priv = c;
 	return NT_STATUS_OK;
 }

@@ -85,6 +85,11 @@ struct vfs_fruit_config {
 	bool readdir_rsize;
 	bool readdir_finder_info;
 	bool readdir_max_access;
+	/* fruit:nfs_aces (default yes): on a session that negotiated AAPL,
+	 * the DACL of a security descriptor carries the Unix owner, group
+	 * and mode as NFS ACEs, and one that carries a mode sets it
+	 * (smbd/objects/ntacl_nfs.h); AAPL's server caps say NFS_ACE */
+	bool nfs_aces;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

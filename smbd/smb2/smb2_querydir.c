@@ -455,9 +455,9 @@ static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
 	a->rfork_size = m.rfork_size;
 	memcpy(a->finder_info, m.finder, sizeof(a->finder_info));
 	a->max_access = qd_max_access(st, fd, name, fi);
-	/* Samba gives the mode with fruit:nfs_aces (default yes), which
-	 * this server does not build yet: always, as by default. */
-	a->unix_mode = (uint16_t)fi->mode;
+	/* The mode only with fruit:nfs_aces, as Samba gives it: a Mac
+	 * takes one that is there for the file's Unix permissions. */
+	a->unix_mode = st->aapl->nfs_aces ? (uint16_t)fi->mode : 0;
 }
 
 static void qd_note_times(struct qd_state *st, size_t off,

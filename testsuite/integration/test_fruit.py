@@ -130,6 +130,11 @@ def create_contexts(smb, tid, name, ctx, options=0):
     return reply_contexts(seen[-1])
 
 
+def create_root_with(smb, tid, ctx):
+    """create_contexts of the share's root."""
+    return create_contexts(smb, tid, "", ctx)
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
@@ -418,10 +423,10 @@ class Fruit(h.TestUser):
         cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
             "<IIQQQII", r)
         self.assertEqual((cmd, bitmap), (1, 7))
-        # UNIX_BASED and READ_DIR_ATTR (asked for, on a share with
-        # streams; test_fruit_readdir.py); no NFS ACEs or copyfile (not
-        # built; Samba claims NFS ACEs here: fruit:nfs_aces is on)
-        self.assertEqual(scaps, 13 if h.is_samba() else 5)
+        # UNIX_BASED, READ_DIR_ATTR (asked for, on a share with
+        # streams; test_fruit_readdir.py) and NFS_ACE (fruit:nfs_aces is
+        # on); no copyfile (fruit:copyfile is off), as Samba
+        self.assertEqual(scaps, 13)
         self.assertEqual(vcaps, 0)     # case-insensitive share
         self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
         # only what was asked for
@@ -586,7 +591,7 @@ class FruitOptions(h.TestUser):
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
                      ("fruit:resource", "xattr"),
-                     ("fruit:nfs_aces", "yes")]
+                     ("fruit:locking", "netatalk")]
     extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
                                     ("fruit:resource", "stream")])]
@@ -605,7 +610,7 @@ class FruitOptions(h.TestUser):
         log = self.smbd.log_text()
         self.assertIn("fruit:metadata = netatalk: not supported", log)
         self.assertIn("fruit:resource = xattr: not supported", log)
-        self.assertIn("fruit:nfs_aces = yes: not supported", log)
+        self.assertIn("fruit:locking = netatalk: not supported", log)
 
     def test_stream_resource_is_quiet(self):
         if h.is_samba():

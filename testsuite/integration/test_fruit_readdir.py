@@ -61,7 +61,8 @@ def entry(raw, name):
         pos += nxt
 
 
-class FruitReaddir(h.TestUser):
+class ReaddirBase(h.TestUser):
+    """The shares, files and listing helpers of the tests below."""
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("catia:mappings", MACOS_MAP),
@@ -174,6 +175,9 @@ class FruitReaddir(h.TestUser):
                          (24, 0, b"\0" * 12 + b"\x80\0\0\0"))
         self.assertEqual(g["ea"], self.mxac(sess, "g"))
 
+
+class FruitReaddir(ReaddirBase):
+
     def test_fork_in_stream(self):
         scaps, raw, sess = self.listing("share")
         self.assertTrue(scaps & READ_DIR_ATTR)
@@ -271,7 +275,22 @@ class FruitReaddir(h.TestUser):
         self.assertFalse(scaps & READ_DIR_ATTR)
 
 
+class FruitReaddirNoNfsAces(ReaddirBase):
+    """fruit:nfs_aces = no (a global option in Samba): Reserved2 is 0,
+    the rest as with it."""
+
+    global_options = [("fruit:nfs_aces", "no")]
+
+    def test_no_mode(self):
+        scaps, raw, _ = self.listing("share")
+        self.assertTrue(scaps & READ_DIR_ATTR)
+        f = entry(raw, "f")
+        self.assertEqual((f["short_len"], f["rsize"], f["mode"]),
+                         (24, 20, 0))
+
+
 h.backend_variants(globals(), FruitReaddir)
+h.backend_variants(globals(), FruitReaddirNoNfsAces)
 
 if __name__ == "__main__":
     h.main()
