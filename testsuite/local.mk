@@ -48,7 +48,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_stream_rename.py \
 	testsuite/integration/test_catia.py \
 	testsuite/integration/test_fruit.py \
-	testsuite/integration/test_fruit_interop.py
+	testsuite/integration/test_fruit_interop.py \
+	testsuite/integration/test_fruit_copyfile.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

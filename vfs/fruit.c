@@ -42,7 +42,6 @@ static const char *const unimplemented[] = {
 	"nfs_aces",
 	"wipe_intentionally_left_blank_rfork",
 	"delete_empty_adfiles",
-	"copyfile",
 	"encoding",
 	"locking",
 	"convert_adouble",
@@ -131,6 +130,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
+	c->copyfile = p->boolean(p->ctx, "fruit", "copyfile", false);
 	*priv = c;
 	return NT_STATUS_OK;
 }

@@ -76,6 +76,11 @@ struct vfs_fruit_config {
 	/* fruit:time machine max size: 0 for none, else the size the share
 	 * reports, less its sparse bundles' bands as free (fruit_tm.h) */
 	uint64_t time_machine_max_size;
+	/* fruit:copyfile (default no): AAPL's server caps say
+	 * OSX_COPYFILE, and on a session that negotiated AAPL a copychunk
+	 * of 0 chunks copies the whole file with its streams
+	 * (smb2_copychunk.c, vfs/fruit_copy.h) */
+	bool copyfile;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

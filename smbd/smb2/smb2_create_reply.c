@@ -83,9 +83,11 @@ static void create_push_durable(struct wire_buf *out, size_t base,
 }
 
 /*
- * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED
- * only, what this server is; it does not claim READ_DIR_ATTR, NFS_ACE or
- * OSX_COPYFILE, whose behaviour it does not have (vfs_fruit.8).  Volume
+ * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED,
+ * what this server is; OSX_COPYFILE with fruit:copyfile (a copychunk of
+ * 0 chunks copies the whole file, smb2_copychunk.c); it does not claim
+ * READ_DIR_ATTR or NFS_ACE, whose behaviour it does not have
+ * (vfs_fruit.8).  Volume
  * caps: CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with
  * fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
  */
@@ -100,7 +102,10 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 		return;
 	}
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
-				  SMB2_AAPL_UNIX_BASED,
+				  SMB2_AAPL_UNIX_BASED |
+					  (fc->copyfile
+						   ? SMB2_AAPL_SUPPORTS_OSX_COPYFILE
+						   : 0),
 				  (st->share.case_sensitive
 					   ? SMB2_AAPL_CASE_SENSITIVE
 					   : 0) |

@@ -107,6 +107,26 @@ def reply_contexts(pdu):
     return out
 
 
+def create_root_with(smb, tid, ctx):
+    """CREATE (and CLOSE) of the share's root on impacket's SMB3 smb with
+    context ctx; the response's contexts."""
+    from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
+                                      FILE_SHARE_READ)
+    seen = []
+    recv = smb.recvSMB
+
+    def keep(*a, **kw):
+        ans = recv(*a, **kw)
+        seen.append(ans.getData())
+        return ans
+    smb.recvSMB = keep
+    fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
+                     FILE_OPEN, 0, createContexts=[ctx])
+    smb.recvSMB = recv
+    smb.close(tid, fid)
+    return reply_contexts(seen[-1])
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
@@ -387,23 +407,8 @@ class Fruit(h.TestUser):
     def create_with(self, share, ctx):
         """CREATE of the share's root with context ctx; the response's
         contexts."""
-        from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
-                                          FILE_SHARE_READ)
         conn, tid = self.tree(share)
-        smb = conn.getSMBServer()
-        seen = []
-        recv = smb.recvSMB
-
-        def keep(*a, **kw):
-            ans = recv(*a, **kw)
-            seen.append(ans.getData())
-            return ans
-        smb.recvSMB = keep
-        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
-                         FILE_OPEN, 0, createContexts=[ctx])
-        smb.recvSMB = recv
-        smb.close(tid, fid)
-        return reply_contexts(seen[-1])
+        return create_root_with(conn.getSMBServer(), tid, ctx)
 
     def test_aapl_server_query(self):
         r = self.create_with("share", aapl_query())[b"AAPL"]
