@@ -169,6 +169,28 @@ class FruitCopyfile(h.TestUser):
         self.assertEqual((st, rsp), (0, (0, 0, len(DATA))))
         self.assert_copied(smb, tid, "dst2")
 
+    def test_large_file(self):
+        """A file over two of the server's 64 MiB steps (three pool
+        jobs for the data) comes whole."""
+        size = (129 << 20) + 3
+        with open(self.share_path("src"), "wb") as f:
+            for off in (0, 64 << 20, (128 << 20) + 7, size - 5):
+                f.seek(off)
+                f.write(b"mark%d" % off)
+            f.truncate(size)
+        os.chmod(self.share_path("src"), 0o666)
+        conn, smb, tid = self.session()
+        self.put(smb, tid, "src:" + NAMED, b"x")
+        self.assertEqual(self.copyfile(smb, tid), (0, (0, 0, size)))
+        with open(self.share_path("src"), "rb") as a, \
+                open(self.share_path("dst"), "rb") as b:
+            while True:
+                x, y = a.read(1 << 20), b.read(1 << 20)
+                self.assertEqual(x, y)
+                if not x:
+                    break
+        self.assertEqual(self.get(smb, tid, "dst:" + NAMED), b"x")
+
     def test_stream_fork(self):
         """fruit:resource = stream: the fork is an xattr stream."""
         conn, smb, tid = self.session("streamfork")
