@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* fruit:copyfile's buffer, and the most of the data one job copies */
@@ -412,15 +413,23 @@ static bool copyfile_listed(char **names, size_t n, const char *name)
  * Every stream the source lists (vfs/fruit_copy.h), in that order.  As
  * Samba's fruit creates each on the target with FILE_CREATE, one the
  * target lists already ends the copy with
- * STATUS_OBJECT_NAME_COLLISION (those before it stay copied).
+ * STATUS_OBJECT_NAME_COLLISION (those before it stay copied).  Samba's
+ * copy of a stream gives the target file the source's write time when
+ * it closes the stream: so does a copy here that copied one (as far as
+ * the user may set times: an error is not the copy's).
  */
 static NTSTATUS copyfile_streams(struct copychunk_state *st)
 {
 	TALLOC_CTX *tmp = talloc_new(st);
 	char **names = NULL, **have = NULL;
-	size_t n = 0, nhave = 0, i;
+	size_t n = 0, nhave = 0, i, copied = 0;
 	NTSTATUS status = tmp != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct stat sb;
 
+	if (fstat(st->src.fd, &sb) == 0) {
+		ts[1] = sb.st_mtim;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_fruit_stream_names(tmp, &st->cf->from, &names, &n);
 	}
@@ -432,6 +441,10 @@ static NTSTATUS copyfile_streams(struct copychunk_state *st)
 		status = copyfile_listed(have, nhave, names[i])
 				 ? NT_STATUS_OBJECT_NAME_COLLISION
 				 : copyfile_stream(st, tmp, names[i]);
+		copied += NT_STATUS_IS_OK(status) ? 1 : 0;
+	}
+	if (copied > 0) {
+		(void)futimens(st->dst.fd, ts);
 	}
 	talloc_free(tmp);
 	return status;

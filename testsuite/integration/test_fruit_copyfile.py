@@ -154,15 +154,20 @@ class FruitCopyfile(h.TestUser):
 
     def test_copyfile(self):
         """The whole file, its streams included, with either copychunk
-        code; the fork in dst's "._" file (fruit:resource = file)."""
+        code; the fork in dst's "._" file (fruit:resource = file).  As
+        Samba's copy of a stream sets the write time at its close, dst
+        gets src's."""
         conn, smb, tid = self.session()
         self.assertTrue(self.caps & OSX_COPYFILE)
         self.source(smb, tid)
         self.assertEqual(len(self.streams(smb, tid, "src")), 4)
+        os.utime(self.share_path("src"), (1000000000, 1000000000))
         st, rsp = self.copyfile(smb, tid)
         self.assertEqual((st, rsp), (0, (0, 0, len(DATA))))
         self.assert_copied(smb, tid)
         self.assertTrue(os.path.exists(self.share_path("._dst")))
+        self.assertEqual(os.stat(self.share_path("dst")).st_mtime,
+                         1000000000)
         st, rsp = self.copyfile(smb, tid, dst="dst2",
                                 code=FSCTL_SRV_COPYCHUNK_WRITE,
                                 dst_access=FILE_WRITE_DATA)
