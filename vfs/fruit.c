@@ -42,7 +42,6 @@
 static const char *const unimplemented[] = {
 	"wipe_intentionally_left_blank_rfork",
 	"delete_empty_adfiles",
-	"copyfile",
 	"encoding",
 	"locking",
 	"convert_adouble",
@@ -138,6 +137,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		}
 	}
 	c->nfs_aces = p->boolean(p->ctx, "fruit", "nfs_aces", true);
+	c->copyfile = p->boolean(p->ctx, "fruit", "copyfile", false);
 	*priv = c;
 	return NT_STATUS_OK;
 }

@@ -90,6 +90,11 @@ struct vfs_fruit_config {
 	 * and mode as NFS ACEs, and one that carries a mode sets it
 	 * (smbd/objects/ntacl_nfs.h); AAPL's server caps say NFS_ACE */
 	bool nfs_aces;
+	/* fruit:copyfile (default no): AAPL's server caps say
+	 * OSX_COPYFILE, and on a session that negotiated AAPL a copychunk
+	 * of 0 chunks copies the whole file with its streams
+	 * (smb2_copychunk.c, vfs/fruit_copy.h) */
+	bool copyfile;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.

@@ -105,3 +105,14 @@ testsuite_unit_test_vfs_fruit_tm_SOURCES = testsuite/unit/test_vfs_fruit_tm.c
 testsuite_unit_test_vfs_fruit_tm_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_fruit_tm_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_fruit_plist.c testsuite/fuzz/corpus/fuzz_fruit_plist
+
+# fruit:copyfile: the streams a whole-file copy takes (the copy is
+# smbd/smb2/smb2_copychunk.c's).
+libsmbd_a_SOURCES += vfs/fruit_copy.c vfs/fruit_copy.h
+
+check_PROGRAMS += testsuite/unit/test_vfs_fruit_copy
+TESTS += testsuite/unit/test_vfs_fruit_copy
+testsuite_unit_test_vfs_fruit_copy_SOURCES = \
+	testsuite/unit/test_vfs_fruit_copy.c
+testsuite_unit_test_vfs_fruit_copy_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_fruit_copy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -16,17 +16,32 @@
  * largest chunk (so an overlapping copy within one file reads a whole
  * chunk before writing it, as Windows 2012 does) and to the xattr
  * stream calls for named streams.
+ *
+ * fruit:copyfile (vfs_fruit.8, vfs/fruit_copy.h): on a session that
+ * negotiated AAPL, a request of 0 chunks is a Mac's copyfile, which
+ * Samba's fruit answers by copying the whole source, its data and then
+ * every named stream it lists, onto the target (elsewhere 0 chunks copy
+ * nothing, as Windows does).  The same access checks come first; then
+ * pool jobs, each started from the last one's done callback: the
+ * source's size; the byte-range locks over it, on the loop thread; the
+ * data, at most COPYFILE_STEP bytes a job through a buffer of
+ * COPYFILE_BUF (other requests get the pool in between, and a dropped
+ * connection stops the copy at the next step); the streams in the
+ * last.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/smb2/fsctl_wire.h"
+#include "smbd/smb2/fruit_session.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/fruit.h"
+#include "vfs/fruit_copy.h"
 #include "vfs/fruit_rsrc.h"
+#include "vfs/name.h"
 #include "vfs/vfs.h"
 #include "vfs/streams.h"
 #include "lib/crypto.h"
@@ -34,18 +49,42 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* fruit:copyfile's buffer, and the most of the data one job copies */
+#define COPYFILE_BUF (1024 * 1024)
+#define COPYFILE_STEP (64ULL * 1024 * 1024)
+
+/* The source or the target of a copy. */
+struct copychunk_end {
+	int fd;
+	char *stream;	/* the xattr of a named stream, or NULL */
+	bool afpinfo;	/* fruit's AFP_AfpInfo: its record's rules
+			 * (vfs/fruit.h) */
+	bool rsrc;	/* fd is AFP_Resource's "._" file
+			 * (vfs/fruit_rsrc.h) */
+};
+
+enum copyfile_stage { COPYFILE_SIZE, COPYFILE_DATA, COPYFILE_DONE };
+
+/* fruit:copyfile: the whole source onto the target. */
+struct copyfile {
+	/* the source, found again for the lock check */
+	uint8_t key[FSCTL_RESUME_KEY_LEN];
+	enum copyfile_stage stage;	/* what the next job does */
+	uint64_t len;	/* the source's size when the copy began */
+	uint64_t done;	/* the bytes of it copied */
+	/* Both opens are files' data (neither is a stream): the streams
+	 * follow, from and to these (whose fds are src's and dst's). */
+	bool streams;
+	struct vfs_fruit_file from, to;
+};
 
 struct copychunk_state {
 	struct smb2_ioctl_call call;
-	int src_fd;
-	int dst_fd;
-	char *src_stream;	/* xattr names of named streams, or NULL */
-	char *dst_stream;
-	/* either is fruit's AFP_AfpInfo: its record's rules (vfs/fruit.h) */
-	bool src_afpinfo, dst_afpinfo;
-	/* either fd is AFP_Resource's "._" file (vfs/fruit_rsrc.h) */
-	bool src_rsrc, dst_rsrc;
+	struct copychunk_end src, dst;
+	struct copyfile *cf;	/* NULL but for fruit:copyfile */
 	struct fsctl_chunk *chunks;
 	uint32_t count;		/* chunks to copy (those before a conflict) */
 	NTSTATUS stop_status;	/* why the copy stops after count chunks */
@@ -100,7 +139,8 @@ static struct smbd_open *copychunk_source(struct smb2_request *req,
 
 /* copy_file_range until done; false (nothing copied) when the kernel or
  * file system cannot, or the ranges overlap within one file (EINVAL). */
-static bool copychunk_kernel(struct copychunk_state *st,
+static bool copychunk_kernel(const struct copychunk_end *src,
+			     const struct copychunk_end *dst,
 			     const struct fsctl_chunk *ch, NTSTATUS *status)
 {
 	loff_t in = (loff_t)ch->src_off, out = (loff_t)ch->dst_off;
@@ -108,8 +148,8 @@ static bool copychunk_kernel(struct copychunk_state *st,
 
 	*status = NT_STATUS_OK;
 	while (left > 0) {
-		ssize_t n = copy_file_range(st->src_fd, &in, st->dst_fd, &out,
-					    left, 0);
+		ssize_t n = copy_file_range(src->fd, &in, dst->fd, &out, left,
+					    0);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -133,23 +173,21 @@ static bool copychunk_kernel(struct copychunk_state *st,
 	return true;
 }
 
-static NTSTATUS copychunk_read(struct copychunk_state *st,
+static NTSTATUS copychunk_read(const struct copychunk_end *src, uint8_t *buf,
 			       const struct fsctl_chunk *ch)
 {
 	size_t done = 0;
 
-	if (st->src_stream != NULL) {
+	if (src->stream != NULL) {
 		NTSTATUS status =
-			st->src_afpinfo
-				? vfs_afpinfo_pread(st->src_fd, st->src_stream,
-						    st->buf, ch->len,
-						    ch->src_off, &done)
-			: st->src_rsrc
-				? vfs_rsrc_pread(st->src_fd, st->buf, ch->len,
+			src->afpinfo
+				? vfs_afpinfo_pread(src->fd, src->stream, buf,
+						    ch->len, ch->src_off, &done)
+			: src->rsrc
+				? vfs_rsrc_pread(src->fd, buf, ch->len,
 						 ch->src_off, &done)
-				: vfs_stream_pread(st->src_fd, st->src_stream,
-						   st->buf, ch->len,
-						   ch->src_off, &done);
+				: vfs_stream_pread(src->fd, src->stream, buf,
+						   ch->len, ch->src_off, &done);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;
 		}
@@ -157,7 +195,7 @@ static NTSTATUS copychunk_read(struct copychunk_state *st,
 				       : NT_STATUS_INVALID_VIEW_SIZE;
 	}
 	while (done < ch->len) {
-		ssize_t n = pread(st->src_fd, st->buf + done, ch->len - done,
+		ssize_t n = pread(src->fd, buf + done, ch->len - done,
 				  (off_t)(ch->src_off + done));
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -173,25 +211,25 @@ static NTSTATUS copychunk_read(struct copychunk_state *st,
 	return NT_STATUS_OK;
 }
 
-static NTSTATUS copychunk_write(struct copychunk_state *st,
+static NTSTATUS copychunk_write(const struct copychunk_end *dst,
+				const uint8_t *buf,
 				const struct fsctl_chunk *ch)
 {
 	size_t done = 0;
 
-	if (st->dst_afpinfo) {
-		return vfs_afpinfo_pwrite(st->dst_fd, st->dst_stream, st->buf,
-					  ch->len, ch->dst_off);
+	if (dst->afpinfo) {
+		return vfs_afpinfo_pwrite(dst->fd, dst->stream, buf, ch->len,
+					  ch->dst_off);
 	}
-	if (st->dst_rsrc) {
-		return vfs_rsrc_pwrite(st->dst_fd, st->buf, ch->len,
-				       ch->dst_off);
+	if (dst->rsrc) {
+		return vfs_rsrc_pwrite(dst->fd, buf, ch->len, ch->dst_off);
 	}
-	if (st->dst_stream != NULL) {
-		return vfs_stream_pwrite(st->dst_fd, st->dst_stream, st->buf,
-					 ch->len, ch->dst_off);
+	if (dst->stream != NULL) {
+		return vfs_stream_pwrite(dst->fd, dst->stream, buf, ch->len,
+					 ch->dst_off);
 	}
 	while (done < ch->len) {
-		ssize_t n = pwrite(st->dst_fd, st->buf + done, ch->len - done,
+		ssize_t n = pwrite(dst->fd, buf + done, ch->len - done,
 				   (off_t)(ch->dst_off + done));
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -204,7 +242,15 @@ static NTSTATUS copychunk_write(struct copychunk_state *st,
 	return NT_STATUS_OK;
 }
 
-static NTSTATUS copychunk_one(struct copychunk_state *st,
+static NTSTATUS copychunk_size(const struct copychunk_end *e, uint64_t *size)
+{
+	return e->rsrc ? vfs_rsrc_size(e->fd, size)
+		       : vfs_data_size(e->fd, e->stream, size);
+}
+
+/* One chunk; through buf (ch->len bytes) where the kernel cannot. */
+static NTSTATUS copychunk_one(const struct copychunk_end *src,
+			      const struct copychunk_end *dst, uint8_t *buf,
 			      const struct fsctl_chunk *ch)
 {
 	NTSTATUS status;
@@ -212,24 +258,40 @@ static NTSTATUS copychunk_one(struct copychunk_state *st,
 
 	/* 3.3.5.15.3 via MS-FSA: reading past the source's end fails the
 	 * chunk (smbtorture copy_chunk_src_exceed). */
-	status = st->src_rsrc
-			 ? vfs_rsrc_size(st->src_fd, &size)
-			 : vfs_data_size(st->src_fd, st->src_stream, &size);
+	status = copychunk_size(src, &size);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
 	if (ch->src_off > size || ch->len > size - ch->src_off) {
 		return NT_STATUS_INVALID_VIEW_SIZE;
 	}
-	if (st->src_stream == NULL && st->dst_stream == NULL &&
-	    copychunk_kernel(st, ch, &status)) {
+	if (src->stream == NULL && dst->stream == NULL &&
+	    copychunk_kernel(src, dst, ch, &status)) {
 		return status;
 	}
-	status = copychunk_read(st, ch);
+	status = copychunk_read(src, buf, ch);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	return copychunk_write(st, ch);
+	return copychunk_write(dst, buf, ch);
+}
+
+/* Close the fds the state holds (in the pool: close(2) may block). */
+static void copychunk_close(struct copychunk_state *st)
+{
+	int *fds[4] = { &st->src.fd, &st->dst.fd, NULL, NULL };
+	size_t i;
+
+	if (st->cf != NULL) {
+		fds[2] = &st->cf->from.sh.root_fd;
+		fds[3] = &st->cf->to.sh.root_fd;
+	}
+	for (i = 0; i < 4; i++) {
+		if (fds[i] != NULL && *fds[i] != -1) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	}
 }
 
 static void copychunk_job(void *p)
@@ -239,7 +301,8 @@ static void copychunk_job(void *p)
 
 	st->status = st->stop_status;
 	for (i = 0; i < st->count; i++) {
-		NTSTATUS status = copychunk_one(st, &st->chunks[i]);
+		NTSTATUS status = copychunk_one(&st->src, &st->dst, st->buf,
+						&st->chunks[i]);
 
 		if (!NT_STATUS_IS_OK(status)) {
 			st->status = status;
@@ -248,9 +311,171 @@ static void copychunk_job(void *p)
 		st->chunks_written++;
 		st->total_written += st->chunks[i].len;
 	}
-	close(st->src_fd);
-	close(st->dst_fd);
-	st->src_fd = st->dst_fd = -1;
+	copychunk_close(st);
+}
+
+/* fruit:copyfile: [from, end) of src to the same offsets of dst, in
+ * pieces the buffer holds. */
+static NTSTATUS copyfile_range(const struct copychunk_end *src,
+			       const struct copychunk_end *dst, uint8_t *buf,
+			       uint64_t from, uint64_t end)
+{
+	NTSTATUS status = NT_STATUS_OK;
+	struct fsctl_chunk ch;
+
+	while (NT_STATUS_IS_OK(status) && from < end) {
+		ch.src_off = ch.dst_off = from;
+		ch.len = (uint32_t)(end - from < COPYFILE_BUF ? end - from
+							       : COPYFILE_BUF);
+		status = copychunk_one(src, dst, buf, &ch);
+		from += ch.len;
+	}
+	return status;
+}
+
+/*
+ * Stream `name` of f as one end of a stream's copy: the fork in the
+ * "._" file (fd ours to close) or the stream's xattr on f's fd.  The
+ * target's is made empty first, as CREATE makes a new stream.
+ */
+static NTSTATUS copyfile_end(TALLOC_CTX *mem_ctx,
+			     const struct vfs_fruit_file *f, const char *name,
+			     bool target, struct copychunk_end *e)
+{
+	bool exists = false;
+	NTSTATUS status;
+
+	if (f->rsrc_file && vfs_strcasecmp(name, VFS_FRUIT_RESOURCE) == 0) {
+		e->rsrc = true;
+		e->stream = talloc_strdup(mem_ctx, name);
+		status = vfs_rsrc_open(&f->sh, f->path, target, target,
+				       &e->fd, &exists);
+		if (NT_STATUS_IS_OK(status) && e->fd == -1) {
+			status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		if (NT_STATUS_IS_OK(status) && e->stream == NULL) {
+			status = NT_STATUS_NO_MEMORY;
+		}
+		return status;
+	}
+	status = vfs_stream_xattr(mem_ctx, f->fd, name, &e->stream, &exists);
+	if (NT_STATUS_IS_OK(status) && !target && !exists) {
+		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	if (NT_STATUS_IS_OK(status) && target) {
+		status = vfs_stream_reset(f->fd, e->stream);
+	}
+	e->fd = f->fd;
+	e->afpinfo = f->meta_stream && vfs_fruit_afpinfo_xattr(e->stream);
+	return status;
+}
+
+/* One named stream of the source to the target. */
+static NTSTATUS copyfile_stream(struct copychunk_state *st,
+				TALLOC_CTX *mem_ctx, const char *name)
+{
+	struct copychunk_end from = { .fd = -1 }, to = { .fd = -1 };
+	uint64_t size = 0;
+	NTSTATUS status;
+
+	status = copyfile_end(mem_ctx, &st->cf->from, name, false, &from);
+	if (NT_STATUS_IS_OK(status)) {
+		status = copyfile_end(mem_ctx, &st->cf->to, name, true, &to);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = copychunk_size(&from, &size);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = copyfile_range(&from, &to, st->buf, 0, size);
+	}
+	if (from.rsrc && from.fd != -1) {
+		close(from.fd);
+	}
+	if (to.rsrc && to.fd != -1) {
+		close(to.fd);
+	}
+	return status;
+}
+
+static bool copyfile_listed(char **names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (vfs_strcasecmp(names[i], name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Every stream the source lists (vfs/fruit_copy.h), in that order.  As
+ * Samba's fruit creates each on the target with FILE_CREATE, one the
+ * target lists already ends the copy with
+ * STATUS_OBJECT_NAME_COLLISION (those before it stay copied).  Samba's
+ * copy of a stream gives the target file the source's write time when
+ * it closes the stream: so does a copy here that copied one (as far as
+ * the user may set times: an error is not the copy's).
+ */
+static NTSTATUS copyfile_streams(struct copychunk_state *st)
+{
+	TALLOC_CTX *tmp = talloc_new(st);
+	char **names = NULL, **have = NULL;
+	size_t n = 0, nhave = 0, i, copied = 0;
+	NTSTATUS status = tmp != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct stat sb;
+
+	if (fstat(st->src.fd, &sb) == 0) {
+		ts[1] = sb.st_mtim;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_fruit_stream_names(tmp, &st->cf->from, &names, &n);
+	}
+	if (NT_STATUS_IS_OK(status) && n > 0) {
+		status = vfs_fruit_stream_names(tmp, &st->cf->to, &have,
+						&nhave);
+	}
+	for (i = 0; NT_STATUS_IS_OK(status) && i < n; i++) {
+		status = copyfile_listed(have, nhave, names[i])
+				 ? NT_STATUS_OBJECT_NAME_COLLISION
+				 : copyfile_stream(st, tmp, names[i]);
+		copied += NT_STATUS_IS_OK(status) ? 1 : 0;
+	}
+	if (copied > 0) {
+		(void)futimens(st->dst.fd, ts);
+	}
+	talloc_free(tmp);
+	return status;
+}
+
+static void copyfile_job(void *p)
+{
+	struct copychunk_state *st = p;
+	struct copyfile *cf = st->cf;
+	uint64_t end;
+
+	if (cf->stage == COPYFILE_SIZE) {
+		st->status = copychunk_size(&st->src, &cf->len);
+	} else {
+		end = cf->len - cf->done > COPYFILE_STEP ? cf->done + COPYFILE_STEP
+							 : cf->len;
+		st->status = copyfile_range(&st->src, &st->dst, st->buf,
+					    cf->done, end);
+		if (NT_STATUS_IS_OK(st->status)) {
+			cf->done = end;
+		}
+		if (NT_STATUS_IS_OK(st->status) && cf->done == cf->len) {
+			if (cf->streams) {
+				st->status = copyfile_streams(st);
+			}
+			cf->stage = COPYFILE_DONE;
+		}
+	}
+	if (!NT_STATUS_IS_OK(st->status) || cf->stage == COPYFILE_DONE) {
+		copychunk_close(st);
+	}
 }
 
 static void copychunk_orphan(void *p)
@@ -292,10 +517,24 @@ static NTSTATUS copychunk_check_target(const struct smb2_ioctl_state *st)
 	return NT_STATUS_OK;
 }
 
+/* MS-FSA 2.1.4.10, as READ and WRITE check: another open's byte-range
+ * lock over the source's range or the target's. */
+static NTSTATUS copychunk_check_locks(struct smbd_open *src,
+				      struct smbd_open *dst, uint64_t src_off,
+				      uint64_t dst_off, uint64_t len)
+{
+	NTSTATUS status = smbd_open_check_io(src, src_off, len, false);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_open_check_io(dst, dst_off, len, true);
+	}
+	return status;
+}
+
 /*
  * How many chunks may run before one that a byte-range lock of another
- * open covers (MS-FSA 2.1.4.10, as READ and WRITE check), or whose
- * offsets no file can reach; *why says what stops the copy there.
+ * open covers, or whose offsets no file can reach; *why says what stops
+ * the copy there.
  */
 static uint32_t copychunk_runnable(struct smbd_open *src, struct smbd_open *dst,
 				   const struct fsctl_copychunk *cc,
@@ -312,11 +551,8 @@ static uint32_t copychunk_runnable(struct smbd_open *src, struct smbd_open *dst,
 			*why = NT_STATUS_INVALID_PARAMETER;
 			break;
 		}
-		*why = smbd_open_check_io(src, ch->src_off, ch->len, false);
-		if (NT_STATUS_IS_OK(*why)) {
-			*why = smbd_open_check_io(dst, ch->dst_off, ch->len,
-						  true);
-		}
+		*why = copychunk_check_locks(src, dst, ch->src_off,
+					     ch->dst_off, ch->len);
 		if (!NT_STATUS_IS_OK(*why)) {
 			break;
 		}
@@ -324,50 +560,192 @@ static uint32_t copychunk_runnable(struct smbd_open *src, struct smbd_open *dst,
 	return i;
 }
 
-/* Fill st's fds, stream names and buffer for the pool. */
+/* Fill st's ends (fds, stream names) for the pool. */
+static NTSTATUS copychunk_prepare_ends(struct copychunk_state *st,
+				       struct smbd_open *src,
+				       struct smbd_open *dst)
+{
+	st->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0);
+	st->dst.fd = fcntl(dst->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->src.fd == -1 || st->dst.fd == -1) {
+		return NT_STATUS_TOO_MANY_OPENED_FILES;
+	}
+	if (src->stream != NULL) {
+		st->src.stream = talloc_strdup(st, src->stream);
+	}
+	if (dst->stream != NULL) {
+		st->dst.stream = talloc_strdup(st, dst->stream);
+	}
+	st->src.afpinfo = src->afpinfo;
+	st->dst.afpinfo = dst->afpinfo;
+	st->src.rsrc = src->rsrc_file;
+	st->dst.rsrc = dst->rsrc_file;
+	if ((src->stream != NULL && st->src.stream == NULL) ||
+	    (dst->stream != NULL && st->dst.stream == NULL)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	return NT_STATUS_OK;
+}
+
+/* Fill st's ends and the buffer for the chunks. */
 static NTSTATUS copychunk_prepare(struct copychunk_state *st,
 				  struct smbd_open *src, struct smbd_open *dst)
 {
 	uint32_t i, max_len = 0;
+	NTSTATUS status = copychunk_prepare_ends(st, src, dst);
 
-	st->src_fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0);
-	st->dst_fd = fcntl(dst->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->src_fd == -1 || st->dst_fd == -1) {
-		return NT_STATUS_TOO_MANY_OPENED_FILES;
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
-	if (src->stream != NULL) {
-		st->src_stream = talloc_strdup(st, src->stream);
-	}
-	if (dst->stream != NULL) {
-		st->dst_stream = talloc_strdup(st, dst->stream);
-	}
-	st->src_afpinfo = src->afpinfo;
-	st->dst_afpinfo = dst->afpinfo;
-	st->src_rsrc = src->rsrc_file;
-	st->dst_rsrc = dst->rsrc_file;
 	for (i = 0; i < st->count; i++) {
 		if (st->chunks[i].len > max_len) {
 			max_len = st->chunks[i].len;
 		}
 	}
 	st->buf = talloc_size(st, max_len);
-	if ((src->stream != NULL && st->src_stream == NULL) ||
-	    (dst->stream != NULL && st->dst_stream == NULL) ||
-	    st->buf == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	return NT_STATUS_OK;
+	return st->buf != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
 static int copychunk_state_destructor(struct copychunk_state *st)
 {
-	if (st->src_fd != -1) {
-		close(st->src_fd);
-	}
-	if (st->dst_fd != -1) {
-		close(st->dst_fd);
-	}
+	copychunk_close(st);
 	return 0;
+}
+
+/* ---- fruit:copyfile, on the loop thread ---- */
+
+/* Whether a request of 0 chunks is a Mac's copyfile: the target's share
+ * has fruit:copyfile and the session negotiated AAPL. */
+static bool copyfile_wanted(const struct smb2_ioctl_state *st)
+{
+	const struct vfs_fruit_config *fc = smb2_fruit_mac(st->req);
+
+	return fc != NULL && fc->copyfile;
+}
+
+/* f: op's file (its dup'ed fd) and how op's share keeps streams. */
+static NTSTATUS copyfile_side(TALLOC_CTX *mem_ctx, struct vfs_fruit_file *f,
+			      const struct smbd_open *op, int fd)
+{
+	const struct vfs_fruit_config *fc = vfs_fruit_config(op->tcon->vfs);
+	int root = op->snap_root_fd != -1 ? op->snap_root_fd
+					  : op->tcon->share.root_fd;
+	bool ok = vfs_share_copy(mem_ctx, &f->sh, &op->tcon->share);
+
+	/* not ours to close until dup'ed */
+	f->sh.root_fd = -1;
+	f->fd = fd;
+	f->path = talloc_strdup(mem_ctx, op->path);
+	if (!ok || f->path == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	f->meta_stream = fc != NULL && fc->metadata == VFS_FRUIT_META_STREAM;
+	f->rsrc_file = fc != NULL && fc->resource == VFS_FRUIT_RSRC_FILE;
+	f->sh.root_fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+	return f->sh.root_fd != -1 ? NT_STATUS_OK
+				   : NT_STATUS_TOO_MANY_OPENED_FILES;
+}
+
+/* Set cs up for the copyfile of src onto st's open; its first job
+ * takes the source's size. */
+static NTSTATUS copyfile_start(struct smb2_ioctl_state *st,
+			       struct copychunk_state *cs,
+			       struct smbd_open *src, const uint8_t *key)
+{
+	struct smbd_open *dst = st->op;
+	struct copyfile *cf = talloc_zero(cs, struct copyfile);
+	NTSTATUS status;
+
+	if (cf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	cf->from.sh.root_fd = cf->to.sh.root_fd = -1;
+	cs->cf = cf;
+	memcpy(cf->key, key, sizeof(cf->key));
+	status = copychunk_prepare_ends(cs, src, dst);
+	/* A stream handle at either end copies that stream's data only. */
+	cf->streams = src->stream == NULL && dst->stream == NULL;
+	if (NT_STATUS_IS_OK(status) && cf->streams) {
+		status = copyfile_side(cf, &cf->from, src, cs->src.fd);
+	}
+	if (NT_STATUS_IS_OK(status) && cf->streams) {
+		status = copyfile_side(cf, &cf->to, dst, cs->dst.fd);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
+	smbd_break_readers(dst);
+	return SMBD_STATUS_ASYNC;
+}
+
+/*
+ * After the size: the byte-range locks over [0, len) of both files, as
+ * Samba checks them for the whole copy, and the buffer.  The opens are
+ * found again: a CLOSE, LOGOFF or TREE_DISCONNECT in another frame may
+ * have freed them, or the session and tree req was dispatched with.
+ */
+static NTSTATUS copyfile_check(struct smb2_request *req,
+			       struct copychunk_state *st)
+{
+	struct copyfile *cf = st->cf;
+	struct smbd_open *src, *dst = NULL;
+	NTSTATUS status;
+
+	req->session = smbd_session_find(req->conn, req->session_id);
+	req->tcon = req->session != NULL
+			    ? smbd_tcon_find(req->session, req->tree_id)
+			    : NULL;
+	if (req->tcon == NULL) {
+		return NT_STATUS_FILE_CLOSED;
+	}
+	if (cf->stage != COPYFILE_SIZE) {
+		return NT_STATUS_OK;
+	}
+	src = copychunk_source(req, cf->key);
+	status = smbd_open_lookup(req, st->call.file_id, &dst);
+	if (NT_STATUS_IS_OK(status) && src == NULL) {
+		status = NT_STATUS_FILE_CLOSED;
+	}
+	if (NT_STATUS_IS_OK(status) && cf->len > (uint64_t)INT64_MAX) {
+		status = NT_STATUS_INVALID_PARAMETER;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = copychunk_check_locks(src, dst, 0, 0, cf->len);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	st->buf = talloc_size(st, COPYFILE_BUF);
+	cf->stage = COPYFILE_DATA;
+	return st->buf != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
+static void copyfile_job(void *p);
+
+static NTSTATUS copyfile_done(struct smb2_request *req, void *p)
+{
+	struct copychunk_state *st = p;
+	struct copyfile *cf = st->cf;
+	NTSTATUS status = st->status;
+	struct wire_buf out;
+
+	if (NT_STATUS_IS_OK(status) && cf->stage != COPYFILE_DONE) {
+		status = copyfile_check(req, st);
+		if (NT_STATUS_IS_OK(status)) {
+			/* the state is the next job's (freed if it cannot
+			 * start) */
+			return smb2_job_run(req, st, copyfile_job,
+					    copyfile_done, copychunk_orphan);
+		}
+	}
+	/* Samba's answer: no chunks, and the size copied (its low 32
+	 * bits), or nothing on an error. */
+	wire_buf_init(&out, req->mem_ctx, FSCTL_COPYCHUNK_RSP_LEN);
+	fsctl_copychunk_rsp_push(&out, 0, 0,
+				 NT_STATUS_IS_OK(status) ? (uint32_t)cf->len
+							 : 0);
+	return smb2_ioctl_reply(req, &st->call, status, &out);
 }
 
 /* The parsed request, checked against the limits and the source. */
@@ -394,6 +772,9 @@ static NTSTATUS copychunk_start(struct smb2_ioctl_state *st,
 	if (!(src->access_mask & (SEC_FILE_READ_DATA | SEC_FILE_EXECUTE)) ||
 	    src->opath || src->is_dir || src->pipe != NULL) {
 		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (cc->count == 0 && copyfile_wanted(st)) {
+		return copyfile_start(st, cs, src, cc->key);
 	}
 	cs->chunks = cc->chunks;
 	cs->count = copychunk_runnable(src, st->op, cc, &cs->stop_status);
@@ -429,7 +810,7 @@ NTSTATUS smb2_fsctl_copychunk(struct smb2_ioctl_state *st)
 	if (cs == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	cs->src_fd = cs->dst_fd = -1;
+	cs->src.fd = cs->dst.fd = -1;
 	talloc_set_destructor(cs, copychunk_state_destructor);
 	/* 3.3.4.4: from here on errors carry SRV_COPYCHUNK_RESPONSE. */
 	st->call.error_body = true;
@@ -447,6 +828,10 @@ NTSTATUS smb2_fsctl_copychunk(struct smb2_ioctl_state *st)
 		}
 		talloc_free(cs);
 		return status;
+	}
+	if (cs->cf != NULL) {
+		return smb2_job_run(st->req, cs, copyfile_job, copyfile_done,
+				    copychunk_orphan);
 	}
 	return smb2_job_run(st->req, cs, copychunk_job, copychunk_done,
 			    copychunk_orphan);

@@ -88,9 +88,10 @@ static void create_push_durable(struct wire_buf *out, size_t base,
  * client caps and the share has streams (as Samba's fruit grants it): the
  * session's listings then carry the Mac metadata (smb2_querydir.c);
  * NFS_ACE with fruit:nfs_aces (ntacl_nfs.h; Samba claims it whatever the
- * client's caps say); it does not claim OSX_COPYFILE, whose behaviour it
- * does not have (vfs_fruit.8).  Volume caps: CASE_SENSITIVE on a case-sensitive share,
- * FULL_SYNC with fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
+ * client's caps say); OSX_COPYFILE with fruit:copyfile (a copychunk of 0
+ * chunks copies the whole file, smb2_copychunk.c).  Volume caps:
+ * CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with fruit:time
+ * machine (a FLUSH is an fsync); no RESOLVE_ID (vfs_fruit.8).
  */
 static void create_push_aapl(struct smb2_request *req, size_t *prev,
 			     const struct create_state *st)
@@ -102,17 +103,17 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 				  st->share.streams
 			  ? SMB2_AAPL_SUPPORTS_READ_DIR_ATTR
 			  : 0;
+	uint64_t more;
 	uint8_t *r;
 	size_t len = 0;
 
 	if (fc == NULL) {
 		return;
 	}
+	more = (fc->nfs_aces ? SMB2_AAPL_SUPPORTS_NFS_ACE : 0) |
+	       (fc->copyfile ? SMB2_AAPL_SUPPORTS_OSX_COPYFILE : 0);
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
-				  SMB2_AAPL_UNIX_BASED | rdattr |
-					  (fc->nfs_aces
-						   ? SMB2_AAPL_SUPPORTS_NFS_ACE
-						   : 0),
+				  SMB2_AAPL_UNIX_BASED | rdattr | more,
 				  (st->share.case_sensitive
 					   ? SMB2_AAPL_CASE_SENSITIVE
 					   : 0) |
