@@ -672,6 +672,11 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 	brl_remove_owner(db, &k, &o);
 	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
 	op->share_registered = false;
+	if (op->afp_resource) {
+		/* fruit: a Mac's delete of the resource fork is pending
+		 * for other opens, but the fork stays (as Samba's) */
+		*delete_now = false;
+	}
 	if (op->stream_ref) {
 		bool base_last = false;
 

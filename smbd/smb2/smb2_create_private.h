@@ -75,6 +75,9 @@ struct create_state {
 	char *stream_xattr;	/* out: the xattr that holds it */
 	/* the share has fruit (vfs/fruit.h), with metadata = stream */
 	bool fruit, fruit_meta;
+	/* a Mac's session (AAPL asked) on a fruit share: an empty named
+	 * stream does not exist for a plain open (create_stream) */
+	bool fruit_mac;
 	/* out: fruit's AFP_Resource: delete-on-close is ignored */
 	bool afp_resource;
 	/* out: it is fruit's AFP_AfpInfo: the record's rules */

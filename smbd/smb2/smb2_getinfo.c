@@ -64,10 +64,16 @@ struct getinfo_state {
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 	char *stream;		/* the open is this stream (xattr) */
 	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
+	/* stream is fruit's AFP_AfpInfo: the handle's size is the
+	 * record's, 60, whether one was written yet or not (as Samba) */
+	bool afpinfo;
 	bool want_streams;
 	/* the share has fruit with metadata = stream (vfs/fruit.h):
 	 * AFP_AfpInfo without a valid record is not listed */
 	bool fruit_meta;
+	/* a Mac's session on a fruit share: empty named streams are not
+	 * listed, as Samba's fruit lists them once AAPL was asked */
+	bool fruit_mac;
 	/* fruit:resource = file: AFP_Resource is listed from the "._"
 	 * file (vfs/fruit_rsrc.h), found under root_fd */
 	bool fruit_rsrc_file;
@@ -143,7 +149,8 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = st->fi.end_of_file;
 	}
 	for (i = 0; i < n; i++) {
-		if ((st->fruit_meta &&
+		if ((st->fruit_mac && sizes[i] == 0) ||
+		    (st->fruit_meta &&
 		     vfs_fruit_stream_hidden(st->fd, names[i])) ||
 		    (st->fruit_rsrc_file &&
 		     strcasecmp(names[i], ":AFP_Resource:$DATA") == 0)) {
@@ -247,10 +254,15 @@ static void getinfo_job(void *p)
 		if (st->stream != NULL) {
 			uint64_t size = 0;
 
-			(void)(st->rsrc_file
-				       ? vfs_rsrc_size(st->fd, &size)
-				       : vfs_stream_size(st->fd, st->stream,
-							 &size));
+			if (st->afpinfo) {
+				size = VFS_AFPINFO_SIZE;
+			} else {
+				(void)(st->rsrc_file
+					       ? vfs_rsrc_size(st->fd, &size)
+					       : vfs_stream_size(st->fd,
+								 st->stream,
+								 &size));
+			}
 			st->fi.is_dir = false;
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
@@ -745,7 +757,9 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 			 req->tcon->share.acl_xattr;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->rsrc_file = op->rsrc_file;
+	st->afpinfo = op->afpinfo;
 	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
+	st->fruit_mac = smb2_fruit_mac(req) != NULL;
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
 			      vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->fd = -1;

@@ -615,16 +615,16 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 		case FSCC_FILE_DISPOSITION_INFORMATION_EX: {
 			NTSTATUS s2;
 
-			if (op->afp_resource) {
-				break;	/* macOS keeps the fork */
-			}
 			s2 = smbd_open_set_delete_pending(op,
 							  st->in.delete_pending);
 
 			if (!NT_STATUS_IS_OK(s2)) {
 				return s2;
 			}
-			op->delete_on_close = st->in.delete_pending;
+			/* AFP_Resource: pending for other opens, but macOS
+			 * keeps the fork (smbd_open_share_release) */
+			op->delete_on_close = st->in.delete_pending &&
+					      !op->afp_resource;
 			break;
 		}
 		case FSCC_FILE_RENAME_INFORMATION:

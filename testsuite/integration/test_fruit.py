@@ -325,6 +325,81 @@ class Fruit(h.TestUser):
             self.assertNotIn(rsrc, self.streams("plain"), by_setinfo)
             self.fresh_file()
 
+    def test_resource_delete_pending_for_others(self):
+        """A Mac's delete of AFP_Resource is pending for other opens
+        (DELETE_PENDING) while its handle is open, and the fork is still
+        there after the close (smbtorture vfs.fruit empty_stream, T_DOC).
+        Samba 4.17 answers the same."""
+        from impacket.smb3structs import (DELETE, FILE_OPEN,
+                                          FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_DELETE, FILE_SHARE_READ,
+                                          FILE_SHARE_WRITE)
+        self.write_resource("share")
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        self.aapl(smb, tid)
+        fid = smb.create(tid, "f:AFP_Resource", FILE_READ_ATTRIBUTES | DELETE,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE |
+                         FILE_SHARE_DELETE, 0, FILE_OPEN, 0)
+        smb.setInfo(tid, fid, b"\x01", 1, 13)
+        self.assertEqual(self.status(self.open, conn, tid, "f:AFP_Resource",
+                                     FILE_OPEN, FILE_READ_ATTRIBUTES),
+                         0xC0000056)    # STATUS_DELETE_PENDING
+        smb.close(tid, fid)
+        self.assertIn(":AFP_Resource:$DATA", self.streams())
+
+    def aapl(self, smb, tid):
+        """The AAPL server query on smb's session: a Mac's from now on."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_READ)
+        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
+                         FILE_OPEN, 0, createContexts=[aapl_query()])
+        smb.close(tid, fid)
+
+    def test_empty_stream_is_not_there_for_a_mac(self):
+        """On a Mac's session an empty named stream does not exist for a
+        plain open (OBJECT_NAME_NOT_FOUND) nor in the stream list, while
+        another handle has it open or after; written, it does; emptied
+        again (EOF 0), it does not.  Other clients see it as NTFS does.
+        Samba 4.17 answers the same (smbtorture vfs.fruit empty_stream,
+        setinfo eof stream)."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          FILE_READ_ATTRIBUTES)
+        conn, tid = self.tree()
+        smb = conn.getSMBServer()
+        self.aapl(smb, tid)
+        h = self.open(conn, tid, "f:foo", FILE_OPEN_IF)
+        plain_open = (self.open, conn, tid, "f:foo", FILE_OPEN,
+                      FILE_READ_ATTRIBUTES)
+        self.assertEqual(self.status(*plain_open), 0xC0000034)
+        names = self.stream_names(smb, tid)
+        self.assertNotIn(":foo:$DATA", names)
+        smb.write(tid, h, b"foo", 0, 3)
+        self.assertEqual(self.status(*plain_open), 0)
+        self.assertIn(":foo:$DATA", self.stream_names(smb, tid))
+        smb.setInfo(tid, h, struct.pack("<Q", 0), 1, 20)  # EndOfFile 0
+        self.assertEqual(self.status(*plain_open), 0xC0000034)
+        smb.close(tid, h)
+        self.assertEqual(self.status(*plain_open), 0xC0000034)
+        self.assertNotIn(":foo:$DATA", self.stream_names(smb, tid))
+        # a client that never asked AAPL: the empty stream is there
+        self.assertIn(":foo:$DATA", self.streams())
+
+    def stream_names(self, smb, tid):
+        from impacket.smb3structs import (FILE_OPEN, FILE_READ_ATTRIBUTES,
+                                          FILE_SHARE_READ, FILE_SHARE_WRITE,
+                                          FILE_SHARE_DELETE,
+                                          SMB2_0_INFO_FILE)
+        fid = smb.create(tid, "f", FILE_READ_ATTRIBUTES,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE |
+                         FILE_SHARE_DELETE, 0, FILE_OPEN, 0)
+        try:
+            raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                                fileInfoClass=22)
+        finally:
+            smb.close(tid, fid)
+        return h.stream_info_names(raw)
+
     def appledouble_entries(self, name):
         """{id: (offset, length)} of the "._" file's header."""
         with open(self.share_path(name), "rb") as f:
