@@ -114,6 +114,11 @@ testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
 testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# smbd-irq(8): NIC queue interrupts on the workers' CPUs (lib/irqplan.c).
+sbin_PROGRAMS += smbd/smbd-irq
+smbd_smbd_irq_SOURCES = smbd/process/irq_main.c
+smbd_smbd_irq_LDADD = $(SMBD_LIBS)
+
 bin_PROGRAMS += smbd/smbcontrol
 smbd_smbcontrol_SOURCES = smbd/process/smbcontrol_main.c
 smbd_smbcontrol_LDADD = $(SMBD_LIBS)
