@@ -3,6 +3,7 @@
 libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn/conn.h smbd/conn/smb2_server.h \
 	smbd/process/process.h smbd/process/listen.c smbd/process/pidfile.c smbd/process/master.c \
+	smbd/process/irq_affinity.c \
 	smbd/process/reload.c smbd/process/worker.c \
 	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/conn/session.c smbd/smb2/smb2_sesssetup.c \

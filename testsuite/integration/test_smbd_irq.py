@@ -9,14 +9,20 @@ the -rx-/-tx- style, --cpus, a missing interface, a target that cannot be
 written (a directory where the file should be: root writes any file, so
 this is what "read-only" can mean here) with nothing written, and the
 irqbalance warning.  Ours only in what it runs; the server is not started.
+MasterIrqAffinity: the same done by the master at start (`smbd irq
+affinity`), and smbstatus --workers.
 """
 
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
 
 LINE_RE = re.compile(r"^(\S+) queue (\S+) irq (\d+) -> cpu (\d+) "
                      r"\(worker (\d+)\)$")
@@ -275,6 +281,125 @@ class SmbdIrq(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("warning: irqbalance is running", err)
         self.assertEqual(len(self.queue_lines(out)), 4)
+
+
+
+def smbstatus_binary():
+    build = os.environ.get("BUILDDIR", os.getcwd())
+    return os.path.join(build, "locking", "smbstatus")
+
+
+PLAN_LOG = (r"smbd irq affinity: eth9 queue eth9-TxRx-(\d) irq (\d+) -> "
+            r"cpu (\d+) \(worker (\d+)\)")
+STARTED = re.compile(r"started worker (\d+) pid (\d+) on cpu (\d+)")
+
+
+class MasterIrqAffinity(h.SmbdTestCase):
+    """`smbd irq affinity = yes` and `smbd irq interfaces`: the master
+    applies the plan after pinning its two workers (on a fixture tree
+    given by SMBD_IRQ_ROOT, tests only) and logs it; a failure is logged
+    and the server serves on; smbstatus --workers shows per worker the
+    connections accepted and those received on its CPU."""
+
+    start_server = False
+    workers = 2
+
+    @classmethod
+    def setUpClass(cls):
+        if h.is_samba():
+            raise unittest.SkipTest("ours only: Samba's smbd has no workers")
+        if len(os.sched_getaffinity(0)) < 2:
+            raise unittest.SkipTest("needs 2 CPUs")
+        super().setUpClass()
+
+    def server(self, ifaces, root=None):
+        srv = self.new_server(global_options=[
+            ("smbd irq affinity", "yes"),
+            ("smbd irq interfaces", ifaces)])
+        if root is not None:
+            srv.env = {"SMBD_IRQ_ROOT": root}
+        self.addCleanup(srv.cleanup)
+        srv.start()
+        self.smbd = srv
+        return srv
+
+    def workers_of(self, srv):
+        def probe():
+            t = {int(m.group(1)): int(m.group(3))
+                 for m in STARTED.finditer(srv.log_text())}
+            return t if len(t) == 2 else None
+        t = h.wait_until(probe, 10.0)
+        self.assertTrue(t, srv.log_tail())
+        return t
+
+    def test_master_applies_plan(self):
+        root = tempfile.mkdtemp(prefix="smbd-irq-")
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        fx = Fixture(root, TXRX_4,
+                     ncpus=max(os.sched_getaffinity(0)) + 1)
+        srv = self.server("eth9", root)
+        m = srv.wait_log(PLAN_LOG, timeout=10.0, count=4)
+        self.assertTrue(m, srv.log_tail())
+        cpus = self.workers_of(srv)
+        for x in m:
+            q, irq, cpu, worker = (int(g) for g in x.groups())
+            self.assertEqual((irq, worker), (60 + q, q % 2))
+            self.assertEqual(cpu, cpus[worker])
+        self.assertEqual(fx.affinity(),
+                         {60 + q: "%d\n" % cpus[q % 2] for q in range(4)})
+        with srv.connect() as c:
+            c.negotiate()
+
+    def test_failure_is_logged_not_fatal(self):
+        srv = self.server("eth7 lo")
+        m = srv.wait_log(r"smbd irq affinity: eth7: no interface eth7 .*"
+                         r"stay where they were", timeout=10.0)
+        self.assertTrue(m, srv.log_tail())
+        self.assertTrue(srv.wait_log(r"smbd irq affinity: lo: lo has no "
+                                     r"queue interrupts", timeout=10.0),
+                        srv.log_tail())
+        with srv.connect() as c:
+            c.negotiate()
+
+    def status_workers(self, srv):
+        r = subprocess.run([smbstatus_binary(), "-s", srv.conf, "--workers"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {}
+        for ln in r.stdout.splitlines():
+            f = ln.split()
+            if len(f) == 5 and f[0].isdigit():
+                rows[int(f[0])] = tuple(int(x) for x in f[1:])
+        return rows
+
+    def test_smbstatus_workers(self):
+        srv = self.server("")
+        cpus = self.workers_of(srv)
+        rows = h.wait_until(lambda: len(self.status_workers(srv)) == 2 and
+                            self.status_workers(srv), 10.0)
+        self.assertTrue(rows)
+        for w, (pid, cpu, acc, local) in rows.items():
+            self.assertEqual(cpu, cpus[w])
+        # (the harness's own probe of the port counts too: take deltas)
+        base = {w: (v[2], v[3]) for w, v in rows.items()}
+        # on loopback the receiving CPU is the client's: a client pinned
+        # to a worker's CPU is received there and steered to that worker
+        saved = os.sched_getaffinity(0)
+        try:
+            for w in (0, 1, 1):
+                os.sched_setaffinity(0, {cpus[w]})
+                with srv.connect() as c:
+                    c.negotiate()
+        finally:
+            os.sched_setaffinity(0, saved)
+
+        def counted():
+            r = self.status_workers(srv)
+            got = {w: (v[2] - base[w][0], v[3] - base[w][1])
+                   for w, v in r.items()}
+            return got if got == {0: (1, 1), 1: (2, 2)} else None
+        self.assertTrue(h.wait_until(counted, 10.0),
+                        self.status_workers(srv))
 
 
 if __name__ == "__main__":
