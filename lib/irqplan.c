@@ -301,6 +301,18 @@ int irqplan_interrupts_parse(TALLOC_CTX *mem_ctx, const char *text,
 /* ------------------------------------------------------------------ */
 /* Files under the root */
 
+/* root without its trailing slashes ("/" becomes ""), on mem_ctx. */
+static char *root_dup(TALLOC_CTX *mem_ctx, const char *root)
+{
+	char *r = talloc_strdup(mem_ctx, root != NULL ? root : "/");
+	size_t n;
+
+	for (n = r ? strlen(r) : 0; n > 0 && r[n - 1] == '/'; n--) {
+		r[n - 1] = '\0';
+	}
+	return r;
+}
+
 static char *at_root(TALLOC_CTX *mem_ctx, const struct irqplan *p,
 		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -690,7 +702,6 @@ int irqplan_make(TALLOC_CTX *mem_ctx, const char *root, const char *iface,
 		 char **err)
 {
 	struct irqplan *p = talloc_zero(mem_ctx, struct irqplan);
-	size_t rl;
 	int rc;
 
 	*err = NULL;
@@ -704,13 +715,10 @@ int irqplan_make(TALLOC_CTX *mem_ctx, const char *root, const char *iface,
 		return EINVAL;
 	}
 	p->iface = talloc_strdup(p, iface);
-	p->root = talloc_strdup(p, root != NULL ? root : "/");
+	p->root = root_dup(p, root);
 	if (p->iface == NULL || p->root == NULL) {
 		talloc_free(p);
 		return ENOMEM;
-	}
-	for (rl = strlen(p->root); rl > 0 && p->root[rl - 1] == '/'; rl--) {
-		p->root[rl - 1] = '\0';
 	}
 	rc = plan_build(p, cpus, ncpus, err);
 	if (rc != 0) {
@@ -889,7 +897,7 @@ static int put_value(int fd, const char *v, size_t len)
 int irqplan_apply(TALLOC_CTX *mem_ctx, const struct irqplan *p, char **err)
 {
 	struct target *t = NULL;
-	size_t n = 0, i, j;
+	size_t n = 0, i, j, bad;
 	int rc;
 
 	*err = NULL;
@@ -908,12 +916,16 @@ int irqplan_apply(TALLOC_CTX *mem_ctx, const struct irqplan *p, char **err)
 			continue;
 		}
 		/* Put back the values already replaced. */
-		for (j = 0; j < i; j++) {
-			(void)put_value(t[j].fd, t[j].old, t[j].oldlen);
+		for (j = 0, bad = 0; j < i; j++) {
+			bad += put_value(t[j].fd, t[j].old, t[j].oldlen) != 0;
 		}
 		*err = talloc_asprintf(mem_ctx, "writing %s: %s; the %zu "
 				       "file(s) written before were restored",
-				       t[i].path, strerror(rc), i);
+				       t[i].path, strerror(rc), i - bad);
+		if (*err != NULL && bad > 0) {
+			*err = talloc_asprintf_append(*err, " (%zu could not "
+						      "be)", bad);
+		}
 	}
 	if (rc != 0 && *err == NULL) {
 		*err = talloc_strdup(mem_ctx, strerror(rc));
@@ -928,21 +940,12 @@ int irqplan_apply(TALLOC_CTX *mem_ctx, const struct irqplan *p, char **err)
 bool irqplan_irqbalance_running(const char *root)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
-	struct irqplan r = {.root = talloc_strdup(tmp, root ? root : "/")};
+	struct irqplan r = {.root = root_dup(tmp, root)};
 	struct dirent *de;
 	bool found = false;
-	char *proc;
-	DIR *d;
+	char *proc = r.root ? at_root(tmp, &r, "/proc") : NULL;
+	DIR *d = proc ? opendir(proc) : NULL;
 
-	if (r.root == NULL) {
-		talloc_free(tmp);
-		return false;
-	}
-	while (strlen(r.root) > 0 && r.root[strlen(r.root) - 1] == '/') {
-		r.root[strlen(r.root) - 1] = '\0';
-	}
-	proc = at_root(tmp, &r, "/proc");
-	d = proc ? opendir(proc) : NULL;
 	while (d != NULL && !found && (de = readdir(d)) != NULL) {
 		char *path, *comm;
 		size_t len;
