@@ -16,6 +16,7 @@
 #include "conf/loadparm.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/wire.h"
 #include "smbd/msg/mailbox.h"
 #include "locking/locking.h"
@@ -219,7 +220,7 @@ void smbd_conn_stats_publish(struct smbd_worker *w)
 	snprintf(text, sizeof(text),
 		 "cpu=%d\naccepted=%" PRIu64 "\nlocal=%" PRIu64 "\n", w->cpu,
 		 w->accepted, w->accepted_local);
-	status_db_put(w->locking, STATUS_WORKER, (uint32_t)getpid(),
+	status_db_put(w->locking, STATUS_WORKER, (uint32_t)proc_pid(),
 		      (uint64_t)w->index, 0, text);
 }
 
