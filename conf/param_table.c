@@ -320,6 +320,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  0),
 	P(LP_SMBD_IO_BACKEND, "smbd io backend", E, G, "io_uring",
 	  io_backend_vals, 0),
+	P(LP_SMBD_IRQ_AFFINITY, "smbd irq affinity", B, G, "no", NULL, 0),
+	P(LP_SMBD_IRQ_INTERFACES, "smbd irq interfaces", L, G, NULL, NULL, 0),
 	P(LP_SMBD_LOGON_TIMEOUT, "smbd logon timeout", I, G, "60", NULL, 0),
 	P(LP_SMBD_MAX_CLIENTS_PER_HOST, "smbd max clients per host", I, G, "0",
 	  NULL, 0),

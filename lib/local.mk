@@ -9,6 +9,8 @@ libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
 	lib/tpool.c lib/tpool.h
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h
+# NIC IRQ affinity matched to the workers (smbd-irq, the master).
+libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
 
 check_PROGRAMS += testsuite/unit/test_ev_sendfile
 TESTS += testsuite/unit/test_ev_sendfile
@@ -43,3 +45,10 @@ TESTS += testsuite/unit/test_proc
 testsuite_unit_test_proc_SOURCES = testsuite/unit/test_proc.c
 testsuite_unit_test_proc_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_proc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_irqplan
+TESTS += testsuite/unit/test_irqplan
+testsuite_unit_test_irqplan_SOURCES = testsuite/unit/test_irqplan.c
+testsuite_unit_test_irqplan_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_irqplan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_irqplan.c testsuite/fuzz/corpus/fuzz_irqplan

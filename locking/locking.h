@@ -379,6 +379,8 @@ unsigned brl_count(struct locking_db *db, const struct file_key *k);
 #define STATUS_SESSION 'S'
 #define STATUS_TCON 'T'
 #define STATUS_OPEN 'O'
+/* A worker's connection counts (a = worker index): smbstatus --workers. */
+#define STATUS_WORKER 'W'
 /* text: "key=value\n" lines, written by the worker pid. */
 void status_db_put(struct locking_db *db, char kind, uint32_t pid,
 		   uint64_t a, uint64_t b, const char *text);

@@ -70,6 +70,45 @@ static void show_sessions(struct snapshot *s)
 	}
 }
 
+static int worker_cmp(const void *x, const void *y)
+{
+	const struct rec *const *a = x, *const *b = y;
+
+	return (*a)->a < (*b)->a ? -1 : (*a)->a > (*b)->a;
+}
+
+/*
+ * Ours only (--workers): each worker's CPU, the connections it took and
+ * how many of them the kernel received on that CPU (SO_INCOMING_CPU),
+ * which steering and the NIC's interrupt placement (smbd-irq(8)) aim to
+ * make all of them.  Counted since the worker (re)started.
+ */
+static void show_workers(struct snapshot *s)
+{
+	const struct rec **w = talloc_array(s->mem, const struct rec *,
+					    s->n + 1);
+	size_t i, n = 0;
+
+	if (w == NULL) {
+		return;
+	}
+	for (i = 0; i < s->n; i++) {
+		if (s->r[i].kind == STATUS_WORKER) {
+			w[n++] = &s->r[i];
+		}
+	}
+	qsort(w, n, sizeof(w[0]), worker_cmp);
+	printf("\n%-7s %-7s %-5s %-10s %s\n", "Worker", "PID", "CPU",
+	       "Accepted", "On its CPU");
+	printf("%.*s\n", 43, "-------------------------------------------");
+	for (i = 0; i < n; i++) {
+		printf("%-7" PRIu64 " %-7u %-5s %-10s %s\n", w[i]->a,
+		       (unsigned)w[i]->pid,
+		       smbstatus_field(s->mem, w[i]->text, "cpu"),
+		       smbstatus_field(s->mem, w[i]->text, "accepted"),
+		       smbstatus_field(s->mem, w[i]->text, "local"));
+	}
+}
 
 /* Service, pid, Machine, Connected at, Encryption, Signing (Samba's). */
 static void show_shares(struct snapshot *s)
@@ -206,6 +245,8 @@ static void usage(FILE *f)
 		"  -S, --shares        Show tree connects only\n"
 		"  -L, --locks         Show open files only\n"
 		"  -B, --byterange     Show byte-range locks too\n"
+		"  -W, --workers       Show the workers' connection counts "
+		"only\n"
 		"      --json          Everything as one JSON object (Samba's "
 		"schema)\n"
 		"  -s, --configfile=F  smb.conf to read (default %s)\n"
@@ -221,6 +262,7 @@ int main(int argc, char **argv)
 		{"shares", no_argument, NULL, 'S'},
 		{"locks", no_argument, NULL, 'L'},
 		{"byterange", no_argument, NULL, 'B'},
+		{"workers", no_argument, NULL, 'W'},
 		{"json", no_argument, NULL, 'j'},
 		{"configfile", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
@@ -228,7 +270,7 @@ int main(int argc, char **argv)
 	};
 	const char *config = LP_DEFAULT_CONFIG_FILE;
 	bool only_sessions = false, only_shares = false, only_locks = false;
-	bool brl = false, json = false;
+	bool brl = false, json = false, workers = false;
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct snapshot snap = {.mem = mem};
 	struct locks_ctx lc = {.s = &snap};
@@ -237,7 +279,7 @@ int main(int argc, char **argv)
 	const char *lockdir;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "pbSLBs:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pbSLBWs:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'b':
@@ -251,6 +293,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			brl = true;
+			break;
+		case 'W':
+			workers = true;
 			break;
 		case 'j':
 			json = true;
@@ -291,6 +336,11 @@ int main(int argc, char **argv)
 	}
 	printf("smbd-ng version %s (lock directory %s)\n", PACKAGE_VERSION,
 	       lockdir);
+	if (workers) {
+		show_workers(&snap);
+		talloc_free(mem);
+		return 0;
+	}
 	if (!only_shares && !only_locks) {
 		show_sessions(&snap);
 	}

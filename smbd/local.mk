@@ -3,6 +3,7 @@
 libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn/conn.h smbd/conn/smb2_server.h \
 	smbd/process/process.h smbd/process/listen.c smbd/process/pidfile.c smbd/process/master.c \
+	smbd/process/irq_affinity.c \
 	smbd/process/reload.c smbd/process/worker.c \
 	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/conn/session.c smbd/smb2/smb2_sesssetup.c \
@@ -113,6 +114,11 @@ TESTS += testsuite/unit/test_access
 testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
 testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd-irq(8): NIC queue interrupts on the workers' CPUs (lib/irqplan.c).
+sbin_PROGRAMS += smbd/smbd-irq
+smbd_smbd_irq_SOURCES = smbd/process/irq_main.c
+smbd_smbd_irq_LDADD = $(SMBD_LIBS)
 
 bin_PROGRAMS += smbd/smbcontrol
 smbd_smbcontrol_SOURCES = smbd/process/smbcontrol_main.c

@@ -16,11 +16,14 @@
 #include "conf/loadparm.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/wire.h"
 #include "smbd/msg/mailbox.h"
+#include "locking/locking.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -169,6 +172,9 @@ static void conn_start(struct smbd_worker *w, int fd)
 	conn->nbt = lport == 139;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	(void)getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, &il);
+	w->accepted++;
+	w->accepted_local += incoming_cpu == w->cpu;
+	smbd_conn_stats_publish(w);
 	smbd_conn_log_machine(conn, NULL);
 	prev_log = smbd_conn_log_enter(conn);
 	conn_start_admit(w, conn, fd, incoming_cpu);
@@ -199,6 +205,23 @@ static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
 	if (conn->stream == NULL) {
 		talloc_free(conn);
 	}
+}
+
+/*
+ * One status record per worker, rewritten at each accept: whether the
+ * steering and the NIC's interrupt placement (smbd-irq(8), `smbd irq
+ * affinity`) bring each connection to the worker on the CPU that received
+ * it shows as local == accepted.
+ */
+void smbd_conn_stats_publish(struct smbd_worker *w)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text),
+		 "cpu=%d\naccepted=%" PRIu64 "\nlocal=%" PRIu64 "\n", w->cpu,
+		 w->accepted, w->accepted_local);
+	status_db_put(w->locking, STATUS_WORKER, (uint32_t)proc_pid(),
+		      (uint64_t)w->index, 0, text);
 }
 
 void smbd_conn_accept(struct smbd_worker *w, int fd)

@@ -71,6 +71,9 @@ struct smbd_worker {
 	 * (smbd/smb2/smb2_cmds.c), from the layer above this one. */
 	const struct smb2_protocol *smb2;
 	unsigned nconns;
+	/* Connections this worker took, and of those how many the kernel
+	 * received on its CPU (SO_INCOMING_CPU): smbstatus --workers. */
+	uint64_t accepted, accepted_local;
 	uint64_t conn_seq;
 	uint16_t session_epoch;
 	uint64_t session_seq;
@@ -175,6 +178,8 @@ struct smbd_conn {
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);
+/* Publish w's connection counts (at its start, then at each accept). */
+void smbd_conn_stats_publish(struct smbd_worker *w);
 /* `smbd spread connections`: accept fd here or hand it to the next
  * worker in turn (tests of cross-worker behaviour).  The master makes
  * the shared turn counter before forking (false: out of memory). */

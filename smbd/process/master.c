@@ -208,6 +208,9 @@ int smbd_master_run(struct smbd_server *srv)
 	for (i = 0; i < srv->nworkers; i++) {
 		master_start_worker(srv, slots, i);
 	}
+	/* The NIC's queues onto the workers' CPUs, now that they are
+	 * pinned there (not fatal: see irq_affinity.c). */
+	smbd_irq_affinity_apply(srv);
 	DBG_NOTICE("master pid %d serving with %d workers\n", (int)getpid(),
 		   srv->nworkers);
 	/* The sockets were bound before the fork: from here on a client's

@@ -21,6 +21,8 @@ struct smbd_server;
 
 /* master.c */
 int smbd_master_run(struct smbd_server *srv);
+/* `smbd irq affinity`: place the NIC queue interrupts (irq_affinity.c). */
+void smbd_irq_affinity_apply(struct smbd_server *srv);
 
 /* worker.c: never returns */
 void smbd_worker_main(struct smbd_server *srv, int index) __attribute__((noreturn));

@@ -141,6 +141,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		_exit(1);
 	}
 	w->locking = srv->locking;
+	smbd_conn_stats_publish(w);
 	w->loop = worker_loop(w);
 	if (w->loop == NULL) {
 		DBG_ERR("worker %d: no event loop\n", index);
