@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define AFP_SIGNATURE 0x41465000	/* 'AFP\0' */
@@ -89,15 +90,29 @@ static enum vfs_fruit_rsrc fruit_resource(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * fruit:metadata: only "stream" is built.  Samba's default, "netatalk"
- * (the record inside an AppleDouble xattr), is not: with it the share
- * keeps AFP_AfpInfo as an ordinary stream, and says so.
+ * fruit:metadata: "netatalk" (Samba's default: the FinderInfo in
+ * Netatalk's AppleDouble xattr) or "stream".  Another value is logged
+ * and taken as the default, as Samba's enum options are.
  */
+static enum vfs_fruit_meta fruit_metadata(TALLOC_CTX *mem_ctx,
+					  const struct vfs_module_params *p)
+{
+	const char *v = p->str(p->ctx, mem_ctx, "fruit", "metadata");
+
+	if (v != NULL && strcasecmp(v, "stream") == 0) {
+		return VFS_FRUIT_META_STREAM;
+	}
+	if (v != NULL && strcasecmp(v, "netatalk") != 0) {
+		DBG_WARNING("fruit:metadata = %s: not a value (\"stream\" or "
+			    "\"netatalk\"); netatalk is used\n", v);
+	}
+	return VFS_FRUIT_META_NETATALK;
+}
+
 static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			      const struct vfs_module_params *p,
 			      const struct vfs_share *sh, void **priv)
 {
-	const char *meta = p->str(p->ctx, mem_ctx, "fruit", "metadata");
 	struct vfs_fruit_config *c = talloc_zero(mem_ctx,
 						 struct vfs_fruit_config);
 
@@ -107,15 +122,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 	}
 	log_unimplemented(mem_ctx, p);
 	c->resource = fruit_resource(mem_ctx, p);
-	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
-		c->metadata = VFS_FRUIT_META_STREAM;
-	} else {
-		DBG_WARNING("fruit:metadata = %s: not supported (only "
-			    "\"stream\"); AFP_AfpInfo is an ordinary "
-			    "stream on this share\n",
-			    meta != NULL ? meta : "netatalk (default)");
-		c->metadata = VFS_FRUIT_META_NONE;
-	}
+	c->metadata = fruit_metadata(mem_ctx, p);
 	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
 	c->time_machine = p->boolean(p->ctx, "fruit", "time machine", false);
 	c->posix_rename = p->boolean(p->ctx, "fruit", "posix_rename", true);
@@ -168,7 +175,8 @@ bool vfs_fruit_afpinfo_xattr(const char *xattr)
 	return xattr != NULL && strcasecmp(xattr, AFPINFO_XATTR) == 0;
 }
 
-bool vfs_fruit_stream_hidden(int fd, const char *listed)
+bool vfs_fruit_stream_hidden(int fd, enum vfs_fruit_meta meta,
+			     const char *listed)
 {
 	static const char afpinfo[] = ":AFP_AfpInfo" VFS_STREAM_SUFFIX;
 	uint8_t rec[VFS_AFPINFO_SIZE];
@@ -177,13 +185,24 @@ bool vfs_fruit_stream_hidden(int fd, const char *listed)
 	if (strcasecmp(listed, afpinfo) != 0) {
 		return false;
 	}
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return true;
+	}
 	/* the xattr as it is spelt on disk: the prefix, then the listed
 	 * name without its leading ':' */
 	memcpy(xattr, VFS_STREAM_PREFIX, sizeof(VFS_STREAM_PREFIX) - 1);
 	memcpy(xattr + sizeof(VFS_STREAM_PREFIX) - 1, listed + 1,
 	       sizeof(afpinfo) - 1);
-	return vfs_afpinfo_get(fd, xattr, rec) ==
+	return vfs_afpinfo_get(fd, meta, xattr, rec) ==
 	       NT_STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+bool vfs_fruit_netatalk_listed(int fd, enum vfs_fruit_meta meta)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+
+	return meta == VFS_FRUIT_META_NETATALK &&
+	       NT_STATUS_IS_OK(vfs_afpinfo_get(fd, meta, NULL, rec));
 }
 
 bool vfs_fruit_resource_xattr(const char *xattr)
@@ -209,14 +228,98 @@ static bool finder_info_empty(const uint8_t *rec)
 	return true;
 }
 
-NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	memset(rec, 0, VFS_AFPINFO_SIZE);
+	put_be32(rec, AFP_SIGNATURE);
+	put_be32(rec + 4, AFP_VERSION);
+	put_be32(rec + 12, AFP_BACKUP_NEVER);
+}
+
+/* Netatalk's xattr of fd into val: NT_STATUS_OBJECT_NAME_NOT_FOUND
+ * without one or with one that is not its layout (Samba's fruit takes
+ * that as none too), else *finder is where its FinderInfo is. */
+static NTSTATUS netatalk_get(int fd, uint8_t val[VFS_ADOUBLE_META_SIZE],
+			     size_t *finder)
+{
+	ssize_t n = fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+			      VFS_ADOUBLE_META_SIZE);
+
+	if (n < 0) {
+		if (errno == ENODATA || errno == ERANGE) {
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		return vfs_map_errno(errno);
+	}
+	if (!NT_STATUS_IS_OK(vfs_adouble_meta_finder(val, (size_t)n,
+						     finder))) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	return NT_STATUS_OK;
+}
+
+/* The record made around Netatalk's FinderInfo, as Samba's fruit reads
+ * it: an empty record with that FinderInfo.  One whose FinderInfo is
+ * all zero is none (fruit.h: the stream exists only with metadata). */
+static NTSTATUS netatalk_record(int fd, uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	uint8_t val[VFS_ADOUBLE_META_SIZE];
+	size_t finder;
+	NTSTATUS st = netatalk_get(fd, val, &finder);
+
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	afpinfo_empty(rec);
+	memcpy(rec + VFS_AFPINFO_FINDER_OFF, val + finder,
+	       VFS_AFPINFO_FINDER_SIZE);
+	return finder_info_empty(rec) ? NT_STATUS_OBJECT_NAME_NOT_FOUND
+				      : NT_STATUS_OK;
+}
+
+/* Netatalk's xattr of fd := its value (or a new one) with the record's
+ * FinderInfo; a FinderInfo of zeros removes it. */
+static NTSTATUS netatalk_put(int fd, const uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	uint8_t val[VFS_ADOUBLE_META_SIZE];
+	size_t finder;
+	NTSTATUS st;
+
+	if (finder_info_empty(rec)) {
+		if (fremovexattr(fd, VFS_ADOUBLE_META_XATTR) != 0 &&
+		    errno != ENODATA) {
+			return vfs_map_errno(errno);
+		}
+		return NT_STATUS_OK;
+	}
+	st = netatalk_get(fd, val, &finder);
+	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		vfs_adouble_meta_init(val, (int64_t)time(NULL));
+		st = vfs_adouble_meta_finder(val, sizeof(val), &finder);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	memcpy(val + finder, rec + VFS_AFPINFO_FINDER_OFF,
+	       VFS_AFPINFO_FINDER_SIZE);
+	if (fsetxattr(fd, VFS_ADOUBLE_META_XATTR, val, sizeof(val), 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_get(int fd, enum vfs_fruit_meta meta, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE])
 {
 	/* the record and the NUL streams_xattr stores after it, and one
 	 * more byte to tell a longer value */
 	uint8_t val[VFS_AFPINFO_SIZE + 2];
-	ssize_t n = fgetxattr(fd, xattr, val, sizeof(val));
+	ssize_t n;
 
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return netatalk_record(fd, rec);
+	}
+	n = fgetxattr(fd, xattr, val, sizeof(val));
 	if (n < 0) {
 		if (errno == ENODATA || errno == ERANGE) {
 			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
@@ -233,19 +336,35 @@ NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
 	return NT_STATUS_OK;
 }
 
-static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
-{
-	memset(rec, 0, VFS_AFPINFO_SIZE);
-	put_be32(rec, AFP_SIGNATURE);
-	put_be32(rec + 4, AFP_VERSION);
-	put_be32(rec + 12, AFP_BACKUP_NEVER);
-}
-
-NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
-			   size_t len, uint64_t off, size_t *got)
+NTSTATUS vfs_afpinfo_size(int fd, enum vfs_fruit_meta meta,
+			  const char *xattr, uint64_t *size)
 {
 	uint8_t rec[VFS_AFPINFO_SIZE];
-	NTSTATUS st = vfs_afpinfo_get(fd, xattr, rec);
+	NTSTATUS st = vfs_afpinfo_get(fd, meta, xattr, rec);
+
+	*size = NT_STATUS_IS_OK(st) ? VFS_AFPINFO_SIZE : 0;
+	return st == NT_STATUS_OBJECT_NAME_NOT_FOUND ? NT_STATUS_OK : st;
+}
+
+NTSTATUS vfs_afpinfo_delete(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr)
+{
+	const char *x = meta == VFS_FRUIT_META_NETATALK
+				? VFS_ADOUBLE_META_XATTR
+				: xattr;
+
+	if (fremovexattr(fd, x) != 0 && errno != ENODATA) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_pread(int fd, enum vfs_fruit_meta meta,
+			   const char *xattr, uint8_t *buf, size_t len,
+			   uint64_t off, size_t *got)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	NTSTATUS st = vfs_afpinfo_get(fd, meta, xattr, rec);
 
 	*got = 0;
 	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
@@ -261,8 +380,9 @@ NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
-			    size_t len, uint64_t off)
+NTSTATUS vfs_afpinfo_pwrite(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr, const uint8_t *data, size_t len,
+			    uint64_t off)
 {
 	/* the record and streams_xattr's trailing NUL */
 	uint8_t val[VFS_AFPINFO_SIZE + 1] = {0};
@@ -280,7 +400,7 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
 	}
 	/* ... and a short write changes the start of the record there is
 	 * (or of an empty one): "AFP" alone keeps the version. */
-	st = vfs_afpinfo_get(fd, xattr, val);
+	st = vfs_afpinfo_get(fd, meta, xattr, val);
 	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
 		afpinfo_empty(val);
 	} else if (!NT_STATUS_IS_OK(st)) {
@@ -289,6 +409,9 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
 	memcpy(val, data, n);
 	if (!vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
 		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return netatalk_put(fd, val);
 	}
 	if (finder_info_empty(val)) {
 		if (fremovexattr(fd, xattr) != 0 && errno != ENODATA) {
@@ -311,8 +434,8 @@ NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
 /*
  * AppleDouble conversion.  What a "._NAME" file holds becomes NAME's
  * streams, the way macOS itself would have stored them on a share with
- * streams: the FinderInfo as the AFP_AfpInfo record (with metadata =
- * stream), each extended attribute as a stream of its name (':', which
+ * streams: the FinderInfo as the AFP_AfpInfo record (kept as
+ * fruit:metadata says), each extended attribute as a stream of its name (':', which
  * NTFS names cannot hold, as U+F022, the character a Mac sends for it),
  * the resource fork as AFP_Resource.  The "._" file goes once all of it
  * is stored; a file that does not parse, or holds more than streams can
@@ -396,21 +519,21 @@ static bool adouble_fits(const struct vfs_adouble *ad, bool keep_fork)
 }
 
 static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
-			      const struct vfs_adouble *ad, bool meta_stream,
-			      bool keep_fork)
+			      const struct vfs_adouble *ad,
+			      enum vfs_fruit_meta meta, bool keep_fork)
 {
 	NTSTATUS st = NT_STATUS_OK;
 	size_t i;
 
-	if (ad->finder != NULL && meta_stream) {
+	if (ad->finder != NULL && meta != VFS_FRUIT_META_NONE) {
 		uint8_t rec[VFS_AFPINFO_SIZE];
 
 		afpinfo_empty(rec);
 		memcpy(rec + VFS_AFPINFO_FINDER_OFF, ad->finder,
 		       VFS_AFPINFO_FINDER_SIZE);
 		/* all-zero FinderInfo: no record, as for a client's write */
-		st = vfs_afpinfo_pwrite(fd, AFPINFO_XATTR, rec, sizeof(rec),
-					0);
+		st = vfs_afpinfo_pwrite(fd, meta, AFPINFO_XATTR, rec,
+					sizeof(rec), 0);
 	}
 	for (i = 0; NT_STATUS_IS_OK(st) && i < ad->nxattrs; i++) {
 		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
@@ -476,7 +599,7 @@ static NTSTATUS adouble_finish(const struct vfs_share *sh,
 }
 
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream,
+				   const char *path, enum vfs_fruit_meta meta,
 				   bool rsrc_file)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
@@ -524,7 +647,7 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 		talloc_free(tmp);
 		return st;
 	}
-	st = adouble_store(tmp, fd, &ad, meta_stream,
+	st = adouble_store(tmp, fd, &ad, meta,
 			   rsrc_file && ad.rsrc != NULL);
 	close(fd);
 	if (NT_STATUS_IS_OK(st)) {

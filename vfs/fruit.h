@@ -13,7 +13,10 @@
  *   reserved bytes, backup time, then the 32-byte FinderInfo), kept
  *   like any stream in the xattr user.DosStream.AFP_AfpInfo:$DATA
  *   (vfs/streams.h), so files Samba's fruit wrote with metadata=stream
- *   read the same here.  The stream exists only while it holds a valid
+ *   read the same here.  With fruit:metadata = netatalk (the default,
+ *   as Samba's) only the FinderInfo is kept, in Netatalk's AppleDouble
+ *   xattr "user.org.netatalk.Metadata" (layout in vfs/adouble.h), and
+ *   the record is made around it when read, as Samba's fruit does.  The stream exists only while it holds a valid
  *   record with a FinderInfo that is not all zero: macOS deletes the
  *   metadata by writing zeros, and a record written by a client that
  *   bypassed fruit (a share without it) that is not valid is not shown.
@@ -38,9 +41,13 @@
 #define VFS_AFPINFO_FINDER_OFF 16
 #define VFS_AFPINFO_FINDER_SIZE 32
 
-/* fruit:metadata: NONE for the values not built (netatalk), whose
- * AFP_AfpInfo is an ordinary stream */
-enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
+/* fruit:metadata: where AFP_AfpInfo's record is kept (NONE: the share
+ * has no fruit, or the handle is not on AFP_AfpInfo). */
+enum vfs_fruit_meta {
+	VFS_FRUIT_META_NONE,
+	VFS_FRUIT_META_STREAM,
+	VFS_FRUIT_META_NETATALK,
+};
 
 /* fruit:resource: FILE (the default, as Samba's): AFP_Resource is the
  * fork in the "._" AppleDouble file (vfs/fruit_rsrc.h); STREAM: an
@@ -87,12 +94,12 @@ vfs_fruit_config(const struct vfs_stack *s)
 	return vfs_stack_priv(s, "fruit");
 }
 
-/* Whether AFP_AfpInfo gets the record's rules on the share. */
-static inline bool vfs_fruit_meta_stream(const struct vfs_stack *s)
+/* Where AFP_AfpInfo is kept on the share: NONE without fruit. */
+static inline enum vfs_fruit_meta vfs_fruit_meta(const struct vfs_stack *s)
 {
 	const struct vfs_fruit_config *c = vfs_fruit_config(s);
 
-	return c != NULL && c->metadata == VFS_FRUIT_META_STREAM;
+	return c != NULL ? c->metadata : VFS_FRUIT_META_NONE;
 }
 
 /* Whether AFP_Resource is the fork of the "._" file on the share. */
@@ -117,18 +124,35 @@ bool vfs_fruit_resource_xattr(const char *xattr);
 bool vfs_fruit_afpinfo_xattr(const char *xattr);
 
 /*
- * FileStreamInformation on a share whose fruit config is non-NULL:
- * whether the stream listed as ":NAME:$DATA" (vfs_stream_list) of fd is
- * left out, an AFP_AfpInfo that holds no valid record.
+ * FileStreamInformation on a share whose fruit keeps AFP_AfpInfo as
+ * `meta` (not NONE): whether the stream listed as ":NAME:$DATA"
+ * (vfs_stream_list) of fd is left out, an AFP_AfpInfo that holds no
+ * valid record, or with netatalk any AFP_AfpInfo stream xattr (Samba
+ * drops it from the list too: the record is the netatalk xattr's).
  */
-bool vfs_fruit_stream_hidden(int fd, const char *listed);
+bool vfs_fruit_stream_hidden(int fd, enum vfs_fruit_meta meta,
+			     const char *listed);
+/* With netatalk: whether fd has a record, which FileStreamInformation
+ * then lists as AFP_AfpInfo (60 bytes) after the other streams. */
+bool vfs_fruit_netatalk_listed(int fd, enum vfs_fruit_meta meta);
 
 /*
+ * In the calls below, `meta` says where the record is kept (STREAM: in
+ * the stream's xattr `xattr`; NETATALK: its FinderInfo in Netatalk's
+ * xattr, `xattr` unused).
+ *
  * The on-disk record of fd, NT_STATUS_OBJECT_NAME_NOT_FOUND when there is
  * none or it is not a valid AfpInfo (a CREATE then sees no stream).
  */
-NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+NTSTATUS vfs_afpinfo_get(int fd, enum vfs_fruit_meta meta, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE]);
+/* The stream's size: 60 with a record, else 0. */
+NTSTATUS vfs_afpinfo_size(int fd, enum vfs_fruit_meta meta,
+			  const char *xattr, uint64_t *size);
+/* Delete-on-close of the stream: the record goes (with netatalk the
+ * whole xattr, as Samba removes it). */
+NTSTATUS vfs_afpinfo_delete(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr);
 /* Whether buf (len bytes) starts a valid AfpInfo: signature and
  * version. */
 bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
@@ -139,8 +163,9 @@ bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
  * metadata"); a handle made by CREATE on a file without metadata reads
  * an empty record (signature, version, zero FinderInfo).
  */
-NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
-			   size_t len, uint64_t off, size_t *got);
+NTSTATUS vfs_afpinfo_pread(int fd, enum vfs_fruit_meta meta,
+			   const char *xattr, uint8_t *buf, size_t len,
+			   uint64_t off, size_t *got);
 /*
  * WRITE: a write of 60 bytes or more at any offset is the whole record
  * (its first 60 bytes); a shorter one only from offset 0, over the start
@@ -150,8 +175,9 @@ NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
  * NT_STATUS_INVALID_PARAMETER.  A record whose FinderInfo is all zero
  * removes the stream.  On success the whole length counts as written.
  */
-NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
-			    size_t len, uint64_t off);
+NTSTATUS vfs_afpinfo_pwrite(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr, const uint8_t *data, size_t len,
+			    uint64_t off);
 /* SET_INFO EndOfFile: beyond 60 bytes NT_STATUS_ALLOTTED_SPACE_EXCEEDED,
  * else success without effect (macOS keeps the record). */
 NTSTATUS vfs_afpinfo_set_eof(uint64_t size);
@@ -161,8 +187,8 @@ struct vfs_share;
 /*
  * AppleDouble conversion (vfs/adouble.h): when the "._" file of
  * share-relative `path` (an existing file or directory) is a valid
- * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record, with
- * meta_stream), extended attributes and resource fork become path's
+ * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record kept as
+ * `meta`; not with NONE), extended attributes and resource fork become path's
  * streams and the "._" file is removed, as Samba's fruit converts them.
  * A "._" file that does not parse or does not fit in streams is left
  * alone.  With rsrc_file (fruit:resource = file) a resource fork stays
@@ -170,7 +196,7 @@ struct vfs_share;
  * holds nothing else is left as it is.  Errors are the file system's.
  */
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream,
+				   const char *path, enum vfs_fruit_meta meta,
 				   bool rsrc_file);
 
 #endif

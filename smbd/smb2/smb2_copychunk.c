@@ -43,7 +43,7 @@ struct copychunk_state {
 	char *src_stream;	/* xattr names of named streams, or NULL */
 	char *dst_stream;
 	/* either is fruit's AFP_AfpInfo: its record's rules (vfs/fruit.h) */
-	bool src_afpinfo, dst_afpinfo;
+	enum vfs_fruit_meta src_afpinfo, dst_afpinfo;
 	/* either fd is AFP_Resource's "._" file (vfs/fruit_rsrc.h) */
 	bool src_rsrc, dst_rsrc;
 	struct fsctl_chunk *chunks;
@@ -141,7 +141,8 @@ static NTSTATUS copychunk_read(struct copychunk_state *st,
 	if (st->src_stream != NULL) {
 		NTSTATUS status =
 			st->src_afpinfo
-				? vfs_afpinfo_pread(st->src_fd, st->src_stream,
+				? vfs_afpinfo_pread(st->src_fd, st->src_afpinfo,
+						    st->src_stream,
 						    st->buf, ch->len,
 						    ch->src_off, &done)
 			: st->src_rsrc
@@ -179,7 +180,8 @@ static NTSTATUS copychunk_write(struct copychunk_state *st,
 	size_t done = 0;
 
 	if (st->dst_afpinfo) {
-		return vfs_afpinfo_pwrite(st->dst_fd, st->dst_stream, st->buf,
+		return vfs_afpinfo_pwrite(st->dst_fd, st->dst_afpinfo,
+					  st->dst_stream, st->buf,
 					  ch->len, ch->dst_off);
 	}
 	if (st->dst_rsrc) {

@@ -332,14 +332,16 @@ static bool create_afpinfo_exists(struct create_state *st, bool *exists)
 	uint8_t rec[VFS_AFPINFO_SIZE];
 	NTSTATUS status;
 
-	if (!*exists) {
+	/* with netatalk the record is not the stream's xattr */
+	if (!*exists && st->afpinfo != VFS_FRUIT_META_NETATALK) {
 		return true;
 	}
-	status = vfs_afpinfo_get(st->fd, st->stream_xattr, rec);
+	status = vfs_afpinfo_get(st->fd, st->afpinfo, st->stream_xattr, rec);
 	if (status == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
 		*exists = false;
 		return true;
 	}
+	*exists = NT_STATUS_IS_OK(status);
 	st->status = status;
 	return NT_STATUS_IS_OK(status);
 }
@@ -452,8 +454,9 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	st->afpinfo = st->fruit_meta &&
-		      vfs_fruit_afpinfo_xattr(st->stream_xattr);
+	st->afpinfo = vfs_fruit_afpinfo_xattr(st->stream_xattr)
+			      ? st->fruit_meta
+			      : VFS_FRUIT_META_NONE;
 	st->afp_resource = st->fruit &&
 			   vfs_fruit_resource_xattr(st->stream_xattr);
 	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
@@ -1195,7 +1198,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
 	st->fruit = vfs_fruit_config(t->vfs) != NULL;
-	st->fruit_meta = vfs_fruit_meta_stream(t->vfs);
+	st->fruit_meta = vfs_fruit_meta(t->vfs);
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;

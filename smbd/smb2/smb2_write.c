@@ -36,7 +36,7 @@ struct write_state {
 	bool wt_begun;		/* counted by smbd_wt_write_begin */
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
-	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
+	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
 	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
 	bool append;
 	bool sync;
@@ -55,9 +55,9 @@ static void write_job(void *p)
 	if (st->stream != NULL) {
 		NTSTATUS status =
 			st->afpinfo
-				? vfs_afpinfo_pwrite(st->fd, st->stream,
-						     st->data, st->length,
-						     st->offset)
+				? vfs_afpinfo_pwrite(st->fd, st->afpinfo,
+						     st->stream, st->data,
+						     st->length, st->offset)
 			: st->rsrc_file
 				? vfs_rsrc_pwrite(st->fd, st->data, st->length,
 						  st->offset)

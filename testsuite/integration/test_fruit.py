@@ -30,6 +30,7 @@ import smbd_harness as h  # noqa: E402
 
 XATTR = "user.DosStream.AFP_AfpInfo:$DATA"
 STREAM = ":AFP_AfpInfo"
+NETATALK_XATTR = "user.org.netatalk.Metadata"
 
 STATUS_INVALID_PARAMETER = 0xC000000D
 STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
@@ -125,6 +126,10 @@ class Fruit(h.TestUser):
                              ("fruit:zero_file_id", "no")]),
                     ("showad", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:veto_appledouble", "no")]),
+                    # fruit:metadata = netatalk, the default of both
+                    ("netatalk", [("vfs objects",
+                                   "catia fruit streams_xattr"),
+                                  ("fruit:resource", "stream")]),
                     ("tm", [("vfs objects", "catia fruit streams_xattr"),
                             ("fruit:metadata", "stream"),
                             ("fruit:time machine", "yes"),
@@ -249,6 +254,64 @@ class Fruit(h.TestUser):
         self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
                                      FILE_OPEN),
                          STATUS_OBJECT_NAME_NOT_FOUND)
+
+    def test_netatalk_metadata(self):
+        """fruit:metadata = netatalk (the default): the FinderInfo in
+        Netatalk's 402-byte AppleDouble xattr, the stream's rules as with
+        metadata = stream."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          FILE_OVERWRITE_IF,
+                                          SMB2_0_INFO_FILE)
+        conn, tid = self.tree("netatalk")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        # the open alone makes nothing; invalid writes are refused
+        self.assertEqual(self.status(smb.write, tid, fid, b"\0" * 60, 0,
+                                     60), STATUS_INVALID_PARAMETER)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        self.assertEqual(smb.read(tid, fid, 0, 61), afpinfo())
+        self.assertEqual(self.status(smb.setInfo, tid, fid,
+                                     struct.pack("<Q", 61), 1, 20),
+                         STATUS_ALLOTTED_SPACE_EXCEEDED)
+        # FileStandardInformation: EndOfFile 60
+        raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                            fileInfoClass=5)
+        self.assertEqual(struct.unpack_from("<Q", raw, 8)[0], 60)
+        smb.close(tid, fid)
+        names = os.listxattr(self.share_path("f"))
+        self.assertNotIn(XATTR, names)
+        val = os.getxattr(self.share_path("f"), NETATALK_XATTR)
+        self.assertEqual(len(val), 402)
+        self.assertEqual(val[:8], bytes.fromhex("0005160700020000"))
+        self.assertEqual(val[122:130], b"SMB,OLE!")
+        self.assertEqual(self.streams("netatalk"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        # a stream xattr of that name (metadata = stream's) is not the
+        # record here: not listed, the netatalk one is read
+        os.setxattr(self.share_path("f"), XATTR,
+                    afpinfo(b"OTHERREC") + b"\0")
+        self.assertEqual(self.streams("netatalk"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN)
+        self.assertEqual(smb.read(tid, fid, 0, 60), afpinfo())
+        smb.close(tid, fid)
+        os.removexattr(self.share_path("f"), XATTR)
+        # zeros delete it
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(b"\0" * 32), 0, 60)
+        smb.close(tid, fid)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
+                                     FILE_OPEN),
+                         STATUS_OBJECT_NAME_NOT_FOUND)
+        # and so does delete-on-close
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        smb.close(tid, fid)
+        conn.deleteFile("netatalk", "f" + STREAM)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        self.assertNotIn(NETATALK_XATTR, os.listxattr(self.share_path("f")))
 
     def test_plain_share_has_no_rules(self):
         from impacket.smb3structs import FILE_OVERWRITE_IF
@@ -594,7 +657,7 @@ class FruitOptions(h.TestUser):
             self.skipTest("Samba builds all of them")
         self.connect("share")
         log = self.smbd.log_text()
-        self.assertIn("fruit:metadata = netatalk: not supported", log)
+        self.assertNotIn("fruit:metadata", log)
         self.assertIn("fruit:resource = xattr: not supported", log)
         self.assertIn("fruit:nfs_aces = yes: not supported", log)
 

@@ -264,7 +264,8 @@ static void test_convert_keeps_fork(void **state)
 	fd = open(p, O_CREAT | O_WRONLY, 0666);
 	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
 	close(fd);
-	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true),
 			 NT_STATUS_OK);
 	snprintf(p, sizeof(p), "%s/f", d.path);
 	assert_int_equal(getxattr(p, "user.DosStream.AFP_AfpInfo:$DATA", v,
@@ -282,7 +283,8 @@ static void test_convert_keeps_fork(void **state)
 	assert_memory_equal(b + 0x32, "\0\0\0\0\0\0\0\0", 8);
 	assert_memory_equal(b + VFS_RSRC_DATA_OFF, "rsrc!", 5);
 	/* a fork alone: nothing more to do */
-	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true),
 			 NT_STATUS_OK);
 	assert_int_equal(access(p, F_OK), 0);
 	dir_close(&d);

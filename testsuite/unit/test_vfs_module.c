@@ -252,7 +252,8 @@ static void test_fruit(void **state)
 						    &st, &unknown)));
 	assert_null(unknown);
 	assert_true(vfs_stack_has(st, "fruit"));
-	assert_false(vfs_fruit_meta_stream(st));
+	/* netatalk is the default, as Samba's */
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_NETATALK);
 	c = vfs_fruit_config(st);
 	assert_true(c->aapl);
 	assert_string_equal(c->model, "MacSamba");
@@ -261,7 +262,7 @@ static void test_fruit(void **state)
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
 						    &st, &unknown)));
 	assert_non_null(vfs_fruit_config(st));
-	assert_false(vfs_fruit_meta_stream(st));
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_NETATALK);
 	vfs_stack_unref(st);
 	fake_opts = stream;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
@@ -269,7 +270,7 @@ static void test_fruit(void **state)
 	c = vfs_fruit_config(st);
 	assert_non_null(c);
 	assert_int_equal(c->metadata, VFS_FRUIT_META_STREAM);
-	assert_true(vfs_fruit_meta_stream(st));
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_STREAM);
 	assert_false(c->aapl);
 	assert_string_equal(c->model, "Xserve");
 	vfs_stack_unref(st);
