@@ -246,3 +246,40 @@ void vfs_adouble_meta_init(uint8_t buf[VFS_ADOUBLE_META_SIZE], int64_t now)
 	put_be32(buf + META_DATES_OFF + 12, date);	/* access */
 }
 
+/*
+ * Apple's empty resource fork, built from the resource file layout
+ * (Inside Macintosh: More Macintosh Toolbox, 1-121): a 16-byte header
+ * (data offset 0x100, map offset 0x100, data length 0, map length 0x1e),
+ * the text in the 240 bytes reserved after it, then the map: a copy of
+ * the header, 8 bytes of handle, file reference and attributes, the type
+ * list offset 0x1c, the name list offset 0x1e and the count of types
+ * less one, 0xffff for none.
+ */
+static void blank_rsrc(uint8_t b[VFS_ADOUBLE_BLANK_RSRC_SIZE])
+{
+	static const char text[] =
+		"This resource fork intentionally left blank   ";
+	uint8_t *map = b + 0x100;
+
+	memset(b, 0, VFS_ADOUBLE_BLANK_RSRC_SIZE);
+	put_be32(b, 0x100);
+	put_be32(b + 4, 0x100);
+	put_be32(b + 12, 0x1e);
+	memcpy(b + 16, text, sizeof(text) - 1);
+	memcpy(map, b, 16);
+	map[25] = 0x1c;
+	map[27] = 0x1e;
+	map[28] = 0xff;
+	map[29] = 0xff;
+}
+
+bool vfs_adouble_rsrc_blank(const uint8_t *rsrc, size_t len)
+{
+	uint8_t blank[VFS_ADOUBLE_BLANK_RSRC_SIZE];
+
+	if (rsrc == NULL || len != sizeof(blank)) {
+		return false;
+	}
+	blank_rsrc(blank);
+	return memcmp(rsrc, blank, sizeof(blank)) == 0;
+}

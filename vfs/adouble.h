@@ -68,6 +68,16 @@ struct vfs_adouble {
 NTSTATUS vfs_adouble_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 			   size_t len, struct vfs_adouble *ad);
 
+/*
+ * Whether the resource fork rsrc (len bytes) is Apple's empty one, the
+ * 286 bytes macOS writes into a "._" file for a file without a fork: a
+ * resource map with no types and the text "This resource fork
+ * intentionally left blank" in its header area (fruit:
+ * wipe_intentionally_left_blank_rfork takes it for no fork).
+ */
+#define VFS_ADOUBLE_BLANK_RSRC_SIZE 286
+bool vfs_adouble_rsrc_blank(const uint8_t *rsrc, size_t len);
+
 #define VFS_ADOUBLE_META_XATTR "user.org.netatalk.Metadata"
 #define VFS_ADOUBLE_META_SIZE 402
 

@@ -41,8 +41,6 @@
  */
 static const char *const unimplemented[] = {
 	"nfs_aces",
-	"wipe_intentionally_left_blank_rfork",
-	"delete_empty_adfiles",
 	"copyfile",
 	"encoding",
 	"locking",
@@ -131,6 +129,10 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		p->boolean(p->ctx, "fruit", "veto_appledouble", true);
 	c->time_machine_max_size =
 		p->bytes(p->ctx, "fruit", "time machine max size", 0);
+	c->wipe_blank_rfork = p->boolean(
+		p->ctx, "fruit", "wipe_intentionally_left_blank_rfork", false);
+	c->delete_empty_adfiles =
+		p->boolean(p->ctx, "fruit", "delete_empty_adfiles", false);
 	c->model = p->str(p->ctx, c, "fruit", "model");
 	if (c->model == NULL) {
 		c->model = talloc_strdup(c, "MacSamba");
@@ -435,11 +437,15 @@ NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
  * AppleDouble conversion.  What a "._NAME" file holds becomes NAME's
  * streams, the way macOS itself would have stored them on a share with
  * streams: the FinderInfo as the AFP_AfpInfo record (kept as
- * fruit:metadata says), each extended attribute as a stream of its name (':', which
- * NTFS names cannot hold, as U+F022, the character a Mac sends for it),
- * the resource fork as AFP_Resource.  The "._" file goes once all of it
- * is stored; a file that does not parse, or holds more than streams can
- * (VFS_STREAM_MAX each), is left as it is.
+ * fruit:metadata says), each extended attribute as a stream of its name
+ * (':', which NTFS names cannot hold, as U+F022, the character a Mac
+ * sends for it), the resource fork as AFP_Resource.  Once all of it is
+ * stored the "._" file keeps only the fork (fruit:resource = file), or is
+ * deleted when it has none left and fruit:delete_empty_adfiles says so,
+ * or else stays as a bare header: Samba's rule (its ad_convert deletes
+ * the "._" file only with that option and an empty fork).  A file that
+ * does not parse, or holds more than streams can (VFS_STREAM_MAX each),
+ * is left as it is.
  */
 
 /* A ._ file larger than this is not read: its resource fork could not be
@@ -547,7 +553,8 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 }
 
 /*
- * Whether the user may both write path's streams and remove adpath.
+ * Whether the user may both write path's streams and remove adpath (and
+ * with `rewrite` write it).
  * Asked first: streams written for a "._" file that then stays would be
  * written again over later changes at each CREATE.  A probe only (the
  * writes and the unlink are anchored as always); a change between it
@@ -555,13 +562,17 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
  * unlink would.
  */
 static bool adouble_may_convert(const struct vfs_share *sh, const char *path,
-				const char *adpath)
+				const char *adpath, bool rewrite)
 {
 	const char *slash = strrchr(adpath, '/');
 	char dir[4096];
 	int n = slash != NULL ? (int)(slash - adpath) : 0;
 
 	if (snprintf(dir, sizeof(dir), "%.*s", n, adpath) >= (int)sizeof(dir)) {
+		return false;
+	}
+	if (rewrite &&
+	    faccessat(sh->root_fd, adpath, W_OK, AT_EACCESS) != 0) {
 		return false;
 	}
 	return faccessat(sh->root_fd, path[0] ? path : ".", W_OK,
@@ -585,29 +596,56 @@ static bool adouble_has_meta(const struct vfs_adouble *ad)
 	return ad->nxattrs > 0;
 }
 
-/* After the conversion: the "._" file goes, or with fruit:resource =
- * file keeps just the fork, in the layout fruit_rsrc.h writes. */
+/* After the conversion the "._" file keeps the fork it still holds
+ * (fruit:resource = file), in the layout fruit_rsrc.h writes; without
+ * one it goes with delete_empty, else stays a bare header, its
+ * FinderInfo zero. */
 static NTSTATUS adouble_finish(const struct vfs_share *sh,
-			       const char *adpath,
-			       const struct vfs_adouble *ad, bool keep_fork,
+			       const char *adpath, const uint8_t *fork,
+			       size_t len, bool delete_empty,
 			       const struct vfs_file_id *id)
 {
-	if (keep_fork) {
-		return vfs_rsrc_rewrite(sh, adpath, ad->rsrc, ad->rsrc_len);
+	if (len == 0 && delete_empty) {
+		return vfs_unlink_anchored(sh, sh->root_fd, adpath, false, id);
 	}
-	return vfs_unlink_anchored(sh, sh->root_fd, adpath, false, id);
+	return vfs_rsrc_rewrite(sh, adpath, fork, len);
+}
+
+/* What the conversion of a parsed "._" file does. */
+struct adouble_plan {
+	bool blank;	/* its fork is Apple's empty one, wiped */
+	bool store;	/* metadata or a fork to store as streams */
+	bool finish;	/* the "._" file is rewritten or deleted */
+};
+
+static void adouble_plan(struct vfs_adouble *ad, bool rsrc_file,
+			 unsigned flags, struct adouble_plan *p)
+{
+	p->blank = (flags & VFS_FRUIT_CONV_WIPE_BLANK) != 0 &&
+		   vfs_adouble_rsrc_blank(ad->rsrc, ad->rsrc_len);
+	if (p->blank) {
+		ad->rsrc_len = 0;
+	}
+	p->store = adouble_has_meta(ad) || (!rsrc_file && ad->rsrc_len > 0);
+	/* Without anything to store, the "._" file changes only for a
+	 * wiped fork (Samba truncates it) or to be deleted, empty. */
+	p->finish = p->store || p->blank ||
+		    (ad->rsrc_len == 0 &&
+		     (flags & VFS_FRUIT_CONV_DELETE_EMPTY) != 0);
 }
 
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 				   const char *path, enum vfs_fruit_meta meta,
-				   bool rsrc_file)
+				   bool rsrc_file, unsigned flags)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	char *adpath = tmp != NULL ? vfs_rsrc_path(tmp, path) : NULL;
 	struct vfs_file_id id = {0, 0};
+	struct adouble_plan plan;
 	struct vfs_adouble ad;
 	uint8_t *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, keep;
+	bool delete_empty;
 	NTSTATUS st;
 	int fd;
 
@@ -629,30 +667,36 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	if (rsrc_file && ad.rsrc != NULL && !adouble_has_meta(&ad)) {
-		/* the "._" file is the fork's home: nothing to move */
+	adouble_plan(&ad, rsrc_file, flags, &plan);
+	if (!plan.finish) {
+		/* the "._" file is the fork's home, or holds nothing */
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	if (!adouble_may_convert(sh, path, adpath)) {
+	/* a fork stored as a stream is no longer the "._" file's */
+	keep = rsrc_file ? ad.rsrc_len : 0;
+	delete_empty = (flags & VFS_FRUIT_CONV_DELETE_EMPTY) != 0;
+	if (!adouble_may_convert(sh, path, adpath,
+				 keep > 0 || !delete_empty)) {
 		DBG_NOTICE("%s: this user may not remove it or write %s's "
 			   "streams; not converted\n", adpath, path);
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
-				O_RDONLY, 0);
-	if (fd == -1) {
-		st = vfs_map_errno(errno);
-		talloc_free(tmp);
-		return st;
+	if (plan.store) {
+		fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
+					O_RDONLY, 0);
+		if (fd == -1) {
+			st = vfs_map_errno(errno);
+			talloc_free(tmp);
+			return st;
+		}
+		st = adouble_store(tmp, fd, &ad, meta, rsrc_file);
+		close(fd);
 	}
-	st = adouble_store(tmp, fd, &ad, meta,
-			   rsrc_file && ad.rsrc != NULL);
-	close(fd);
 	if (NT_STATUS_IS_OK(st)) {
-		st = adouble_finish(sh, adpath, &ad,
-				    rsrc_file && ad.rsrc != NULL, &id);
+		st = adouble_finish(sh, adpath, ad.rsrc, keep, delete_empty,
+				    &id);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_WARNING("%s: AppleDouble conversion: %s\n", adpath,

@@ -83,6 +83,15 @@ struct vfs_fruit_config {
 	/* fruit:time machine max size: 0 for none, else the size the share
 	 * reports, less its sparse bundles' bands as free (fruit_tm.h) */
 	uint64_t time_machine_max_size;
+	/* fruit:wipe_intentionally_left_blank_rfork (default no): the
+	 * AppleDouble conversion takes Apple's empty resource fork (the
+	 * 286 bytes "This resource fork intentionally left blank") for no
+	 * fork */
+	bool wipe_blank_rfork;
+	/* fruit:delete_empty_adfiles (default no): a "._" file the
+	 * conversion leaves without a fork is deleted; else it stays, its
+	 * metadata moved out */
+	bool delete_empty_adfiles;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.
@@ -100,6 +109,21 @@ static inline enum vfs_fruit_meta vfs_fruit_meta(const struct vfs_stack *s)
 	const struct vfs_fruit_config *c = vfs_fruit_config(s);
 
 	return c != NULL ? c->metadata : VFS_FRUIT_META_NONE;
+}
+
+/* The options of the AppleDouble conversion (vfs_fruit_convert_adouble),
+ * taken on the loop thread. */
+#define VFS_FRUIT_CONV_WIPE_BLANK 0x1
+#define VFS_FRUIT_CONV_DELETE_EMPTY 0x2
+static inline unsigned vfs_fruit_conv_flags(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	if (c == NULL) {
+		return 0;
+	}
+	return (c->wipe_blank_rfork ? VFS_FRUIT_CONV_WIPE_BLANK : 0) |
+	       (c->delete_empty_adfiles ? VFS_FRUIT_CONV_DELETE_EMPTY : 0);
 }
 
 /* Whether AFP_Resource is the fork of the "._" file on the share. */
@@ -188,15 +212,19 @@ struct vfs_share;
  * AppleDouble conversion (vfs/adouble.h): when the "._" file of
  * share-relative `path` (an existing file or directory) is a valid
  * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record kept as
- * `meta`; not with NONE), extended attributes and resource fork become path's
- * streams and the "._" file is removed, as Samba's fruit converts them.
- * A "._" file that does not parse or does not fit in streams is left
- * alone.  With rsrc_file (fruit:resource = file) a resource fork stays
- * in the "._" file, which keeps only it (vfs/fruit_rsrc.h); one that
- * holds nothing else is left as it is.  Errors are the file system's.
+ * `meta`; not with NONE), extended attributes and resource fork become
+ * path's streams, as Samba's fruit converts them.  A "._" file that does
+ * not parse or does not fit in streams is left alone.  With rsrc_file
+ * (fruit:resource = file) a resource fork stays in the "._" file, which
+ * keeps only it (vfs/fruit_rsrc.h); one that holds nothing else is left
+ * as it is.  With VFS_FRUIT_CONV_WIPE_BLANK in `flags` Apple's empty
+ * fork is taken for none.  A "._" file left without a fork is deleted
+ * with VFS_FRUIT_CONV_DELETE_EMPTY, else kept as a bare header (nothing
+ * in it to convert again), as Samba keeps it.  Errors are the file
+ * system's.
  */
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 				   const char *path, enum vfs_fruit_meta meta,
-				   bool rsrc_file);
+				   bool rsrc_file, unsigned flags);
 
 #endif

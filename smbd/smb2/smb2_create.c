@@ -534,7 +534,8 @@ static bool create_lookup_open(struct create_state *st)
 		 * a failure leaves the "._" file and is logged there. */
 		(void)vfs_fruit_convert_adouble(&st->share, r.path,
 						st->fruit_meta,
-						st->fruit_rsrc_file);
+						st->fruit_rsrc_file,
+						st->fruit_conv);
 	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
@@ -1200,6 +1201,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->fruit = vfs_fruit_config(t->vfs) != NULL;
 	st->fruit_meta = vfs_fruit_meta(t->vfs);
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
+	st->fruit_conv = vfs_fruit_conv_flags(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

@@ -108,6 +108,15 @@ def reply_contexts(pdu):
     return out
 
 
+# Apple's empty resource fork, as macOS writes it into a "._" file: the
+# resource header, the text, the map (the header again, no types)
+RFORK_HEAD = bytes.fromhex("00000100000001000000000000" "00001e")
+BLANK_RFORK = (RFORK_HEAD + b"This resource fork intentionally left "
+               b"blank   ").ljust(0x100, b"\0") + RFORK_HEAD + \
+    b"\0" * 8 + bytes.fromhex("001c001effff")
+assert len(BLANK_RFORK) == 286
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
@@ -126,6 +135,16 @@ class Fruit(h.TestUser):
                              ("fruit:zero_file_id", "no")]),
                     ("showad", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:veto_appledouble", "no")]),
+                    ("wipe", [("vfs objects", "catia fruit streams_xattr"),
+                              ("fruit:metadata", "stream"),
+                              ("fruit:wipe_intentionally_left_blank_rfork",
+                               "yes")]),
+                    ("wipedel", [("vfs objects",
+                                  "catia fruit streams_xattr"),
+                                 ("fruit:metadata", "stream"),
+                                 ("fruit:wipe_intentionally_left_blank_rfork",
+                                  "yes"),
+                                 ("fruit:delete_empty_adfiles", "yes")]),
                     # fruit:metadata = netatalk, the default of both
                     ("netatalk", [("vfs objects",
                                    "catia fruit streams_xattr"),
@@ -414,16 +433,65 @@ class Fruit(h.TestUser):
             f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz"),
                                           ("com.apple.x", b"yz")],
                             b"\xf0" * 16))
+        os.chmod(self.share_path("._f"), 0o666)
         self.assertEqual(self.streams(),
                          ["::$DATA", ":AFP_AfpInfo:$DATA",
                           ":AFP_Resource:$DATA", ":com.apple.x:$DATA",
                           ":foo\uf022bar:$DATA"])
-        self.assertFalse(os.path.exists(self.share_path("._f")))
+        # without fruit:delete_empty_adfiles it stays, a bare header
+        # (its fork is a stream on this share)
+        self.assertEqual(os.path.getsize(self.share_path("._f")), 0x52)
         self.assertEqual(os.getxattr(self.share_path("f"), XATTR)[16:24],
                          b"TESTSLOW")
         self.assertEqual(os.getxattr(
             self.share_path("f"), "user.DosStream.AFP_Resource:$DATA"),
             b"\xf0" * 16 + b"\0")
+
+    def convert_blank(self, share):
+        """A "._" file as macOS writes it for a file with an attribute
+        and no resource fork (Apple's blank one), converted by an open of
+        f:AFP_AfpInfo (Samba converts at the open of an AFP stream): the
+        streams then listed, and the "._" file's size (None if gone)."""
+        from impacket.smb3 import SessionError
+        from impacket.smb3structs import FILE_OPEN
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz")],
+                            BLANK_RFORK))
+        # the Mac's user wrote it
+        os.chmod(self.share_path("._f"), 0o666)
+        conn, tid = self.tree(share)
+        try:
+            fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN)
+            conn.getSMBServer().close(tid, fid)
+        except SessionError:
+            pass    # Samba looks the stream up before it converts
+        names = self.streams(share)
+        try:
+            size = os.path.getsize(self.share_path("._f"))
+        except FileNotFoundError:
+            size = None
+        return names, size
+
+    def test_wipe_blank_rfork(self):
+        """fruit:wipe_intentionally_left_blank_rfork and
+        fruit:delete_empty_adfiles (fruit:resource = file): Samba's
+        ad_convert rules."""
+        converted = ["::$DATA", ":AFP_AfpInfo:$DATA", ":foo\uf022bar:$DATA"]
+        # neither: the blank fork is a fork; the "._" file keeps it
+        names, size = self.convert_blank("rsrcfile")
+        self.assertEqual(names, converted[:2] + [":AFP_Resource:$DATA"] +
+                         converted[2:])
+        self.assertEqual(size, 0x52 + 286)
+        self.fresh_file()
+        # wiped: no fork, the "._" file stays, a bare header
+        names, size = self.convert_blank("wipe")
+        self.assertEqual(names, converted)
+        self.assertEqual(size, 0x52)
+        self.fresh_file()
+        # and deleted with delete_empty_adfiles
+        names, size = self.convert_blank("wipedel")
+        self.assertEqual(names, converted)
+        self.assertIsNone(size)
 
     @unittest.skipIf(h.is_samba(), "Samba's fruit:resource = file serves "
                      "AFP_Resource from the ._ file itself")

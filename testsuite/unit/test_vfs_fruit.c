@@ -25,6 +25,7 @@
 #include "vfs/adouble.h"
 #include "vfs/fruit.h"
 #include "vfs/vfs.h"
+#include "lib/wire.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -384,9 +385,16 @@ static void test_adouble_convert(void **state)
 	sh.root_fd = open(dir, O_PATH | O_DIRECTORY);
 	sh.path = dir;
 	sh.follow_symlinks = true;
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false, 0),
 			 NT_STATUS_OK);
-	assert_int_equal(access(p, F_OK), -1);
+	/* without delete_empty_adfiles the "._" file stays, a bare
+	 * header: its FinderInfo zero, no fork (Samba's rule) */
+	fd = open(p, O_RDONLY);
+	assert_true(fd != -1);
+	assert_int_equal(read(fd, b, sizeof(b)), 0x52);
+	close(fd);
+	assert_memory_equal(b + 0x32, "\0\0\0\0\0\0\0\0", 8);
+	assert_int_equal(be32(b + 46), 0);
 	assert_int_equal(fgetxattr(xfd, X, v, sizeof(v)), 61);
 	assert_memory_equal(v + 16, "TESTSLOW", 8);
 	assert_int_equal(fgetxattr(xfd, "user.DosStream.foo\xef\x80\xa2"
@@ -396,10 +404,18 @@ static void test_adouble_convert(void **state)
 				   v, sizeof(v)), 6);
 	assert_memory_equal(v, "rsrc!", 6);
 	/* nothing to convert now; a ._ name is never converted itself */
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false, 0),
 			 NT_STATUS_OK);
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", ST, false),
+	assert_int_equal(access(p, F_OK), 0);
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", ST, false,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
 			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), 0);
+	/* with delete_empty_adfiles a "._" file without a fork goes */
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
+			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), -1);
 	close(sh.root_fd);
 	close(xfd);
 	snprintf(p, sizeof(p), "%s/f", dir);
