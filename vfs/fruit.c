@@ -67,24 +67,25 @@ static void log_unimplemented(TALLOC_CTX *mem_ctx,
 /*
  * fruit:resource: "file" (Samba's default) keeps the resource fork in the
  * "._" AppleDouble file (fruit_rsrc.h), "stream" in the AFP_Resource
- * stream's xattr.  "xattr" (Samba's, for file systems whose xattrs hold
- * a fork) is not built: such a share keeps forks as streams, and says so.
+ * stream's xattr, "xattr" in Netatalk's xattr (VFS_RSRC_XATTR).  Another
+ * value is logged and taken as "file", as Samba's enum options are.
  */
 static enum vfs_fruit_rsrc fruit_resource(TALLOC_CTX *mem_ctx,
 					  const struct vfs_module_params *p)
 {
 	const char *v = p->str(p->ctx, mem_ctx, "fruit", "resource");
 
-	if (v == NULL || strcasecmp(v, "file") == 0) {
-		return VFS_FRUIT_RSRC_FILE;
+	if (v != NULL && strcasecmp(v, "stream") == 0) {
+		return VFS_FRUIT_RSRC_STREAM;
 	}
-	if (strcasecmp(v, "stream") != 0) {
-		DBG_WARNING("fruit:resource = %s: not supported (only "
-			    "\"file\" and \"stream\"); resource forks are "
-			    "kept in the AFP_Resource stream on this share\n",
-			    v);
+	if (v != NULL && strcasecmp(v, "xattr") == 0) {
+		return VFS_FRUIT_RSRC_XATTR;
 	}
-	return VFS_FRUIT_RSRC_STREAM;
+	if (v != NULL && strcasecmp(v, "file") != 0) {
+		DBG_WARNING("fruit:resource = %s: not a value (\"file\", "
+			    "\"xattr\" or \"stream\"); file is used\n", v);
+	}
+	return VFS_FRUIT_RSRC_FILE;
 }
 
 /*
@@ -526,7 +527,8 @@ static bool adouble_fits(const struct vfs_adouble *ad, bool keep_fork)
 
 static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 			      const struct vfs_adouble *ad,
-			      enum vfs_fruit_meta meta, bool keep_fork)
+			      enum vfs_fruit_meta meta, bool keep_fork,
+			      unsigned flags)
 {
 	NTSTATUS st = NT_STATUS_OK;
 	size_t i;
@@ -545,7 +547,15 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
 				 ad->xattrs[i].data, ad->xattrs[i].len);
 	}
-	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork) {
+	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork &&
+	    (flags & VFS_FRUIT_CONV_RSRC_XATTR) != 0) {
+		/* the fork alone, as fruit_rsrc.h keeps it */
+		st = vfs_stream_reset(fd, VFS_RSRC_XATTR);
+		if (NT_STATUS_IS_OK(st)) {
+			st = vfs_stream_pwrite(fd, VFS_RSRC_XATTR, ad->rsrc,
+					       ad->rsrc_len, 0);
+		}
+	} else if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork) {
 		st = adouble_put(mem_ctx, fd, "AFP_Resource", ad->rsrc,
 				 ad->rsrc_len);
 	}
@@ -691,7 +701,7 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 			talloc_free(tmp);
 			return st;
 		}
-		st = adouble_store(tmp, fd, &ad, meta, rsrc_file);
+		st = adouble_store(tmp, fd, &ad, meta, rsrc_file, flags);
 		close(fd);
 	}
 	if (NT_STATUS_IS_OK(st)) {

@@ -51,9 +51,13 @@ enum vfs_fruit_meta {
 
 /* fruit:resource: FILE (the default, as Samba's): AFP_Resource is the
  * fork in the "._" AppleDouble file (vfs/fruit_rsrc.h); STREAM: an
- * ordinary stream in its xattr ("xattr", not built, is taken as
- * STREAM and logged). */
-enum vfs_fruit_rsrc { VFS_FRUIT_RSRC_FILE, VFS_FRUIT_RSRC_STREAM };
+ * ordinary stream in its xattr; XATTR: the fork alone in Netatalk's
+ * xattr VFS_RSRC_XATTR (vfs/fruit_rsrc.h). */
+enum vfs_fruit_rsrc {
+	VFS_FRUIT_RSRC_FILE,
+	VFS_FRUIT_RSRC_STREAM,
+	VFS_FRUIT_RSRC_XATTR,
+};
 
 struct vfs_fruit_config {
 	enum vfs_fruit_meta metadata;
@@ -115,6 +119,8 @@ static inline enum vfs_fruit_meta vfs_fruit_meta(const struct vfs_stack *s)
  * taken on the loop thread. */
 #define VFS_FRUIT_CONV_WIPE_BLANK 0x1
 #define VFS_FRUIT_CONV_DELETE_EMPTY 0x2
+/* fruit:resource = xattr: a fork goes to Netatalk's xattr */
+#define VFS_FRUIT_CONV_RSRC_XATTR 0x4
 static inline unsigned vfs_fruit_conv_flags(const struct vfs_stack *s)
 {
 	const struct vfs_fruit_config *c = vfs_fruit_config(s);
@@ -123,7 +129,17 @@ static inline unsigned vfs_fruit_conv_flags(const struct vfs_stack *s)
 		return 0;
 	}
 	return (c->wipe_blank_rfork ? VFS_FRUIT_CONV_WIPE_BLANK : 0) |
-	       (c->delete_empty_adfiles ? VFS_FRUIT_CONV_DELETE_EMPTY : 0);
+	       (c->delete_empty_adfiles ? VFS_FRUIT_CONV_DELETE_EMPTY : 0) |
+	       (c->resource == VFS_FRUIT_RSRC_XATTR ? VFS_FRUIT_CONV_RSRC_XATTR
+						    : 0);
+}
+
+/* Whether AFP_Resource is Netatalk's fork xattr on the share. */
+static inline bool vfs_fruit_rsrc_xattr(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	return c != NULL && c->resource == VFS_FRUIT_RSRC_XATTR;
 }
 
 /* Whether AFP_Resource is the fork of the "._" file on the share. */

@@ -347,6 +347,27 @@ static bool create_afpinfo_exists(struct create_state *st, bool *exists)
 }
 
 /*
+ * fruit:resource = xattr: the handle's stream is Netatalk's fork xattr
+ * (vfs/fruit_rsrc.h), which the stream calls read and write without the
+ * NUL of streams_xattr's; the stream exists while it does.  false with
+ * st->status set for want of memory.
+ */
+static bool create_rsrc_xattr(struct create_state *st, bool *exists)
+{
+	uint64_t size;
+
+	talloc_free(st->stream_xattr);
+	st->stream_xattr = talloc_strdup(st, VFS_RSRC_XATTR);
+	if (st->stream_xattr == NULL) {
+		st->status = NT_STATUS_NO_MEMORY;
+		return false;
+	}
+	*exists = NT_STATUS_IS_OK(vfs_stream_size(st->fd, st->stream_xattr,
+						  &size));
+	return true;
+}
+
+/*
  * The disposition applied to a stream that exists or not: false with
  * st->status set when it refuses or a reset fails.
  */
@@ -460,6 +481,10 @@ static void create_stream(struct create_state *st, bool base_exists)
 	st->afp_resource = st->fruit &&
 			   vfs_fruit_resource_xattr(st->stream_xattr);
 	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
+	if (st->afp_resource && st->fruit_rsrc_xattr &&
+	    !create_rsrc_xattr(st, &exists)) {
+		return;
+	}
 	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
 		return;
 	}
@@ -1201,6 +1226,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->fruit = vfs_fruit_config(t->vfs) != NULL;
 	st->fruit_meta = vfs_fruit_meta(t->vfs);
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
+	st->fruit_rsrc_xattr = vfs_fruit_rsrc_xattr(t->vfs);
 	st->fruit_conv = vfs_fruit_conv_flags(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;

@@ -84,6 +84,8 @@ struct create_state {
 	enum vfs_fruit_meta afpinfo;
 	/* the share has fruit:resource = file (vfs/fruit.h) */
 	bool fruit_rsrc_file;
+	/* the share has fruit:resource = xattr (vfs/fruit.h) */
+	bool fruit_rsrc_xattr;
 	/* fruit's AppleDouble conversion options (VFS_FRUIT_CONV_*) */
 	unsigned fruit_conv;
 	/* out: AFP_Resource is the "._" file's fork (vfs/fruit_rsrc.h);

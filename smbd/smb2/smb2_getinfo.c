@@ -71,6 +71,9 @@ struct getinfo_state {
 	/* fruit:resource = file: AFP_Resource is listed from the "._"
 	 * file (vfs/fruit_rsrc.h), found under root_fd */
 	bool fruit_rsrc_file;
+	/* fruit:resource = xattr: AFP_Resource is listed from Netatalk's
+	 * xattr (vfs/fruit_rsrc.h) */
+	bool fruit_rsrc_xattr;
 	/* fruit:time machine max size, for the size classes: the limit
 	 * and what the sparse bundles hold */
 	uint64_t tm_max;
@@ -131,6 +134,19 @@ static void getinfo_list_rsrc(struct getinfo_state *st)
 	getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
 }
 
+/* fruit:resource = xattr: a non-empty fork in Netatalk's xattr is listed
+ * as AFP_Resource (Samba leaves out an empty one too). */
+static void getinfo_list_rsrc_xattr(struct getinfo_state *st)
+{
+	uint64_t size = 0;
+
+	if (st->fruit_rsrc_xattr &&
+	    NT_STATUS_IS_OK(vfs_stream_size(st->fd, VFS_RSRC_XATTR, &size)) &&
+	    size > 0) {
+		getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
+	}
+}
+
 /* FileStreamInformation: the data stream (files only), then the rest. */
 static void getinfo_list_streams(struct getinfo_state *st)
 {
@@ -155,7 +171,7 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		if ((st->fruit_meta &&
 		     vfs_fruit_stream_hidden(st->fd, st->fruit_meta,
 					     names[i])) ||
-		    (st->fruit_rsrc_file &&
+		    ((st->fruit_rsrc_file || st->fruit_rsrc_xattr) &&
 		     strcasecmp(names[i], ":AFP_Resource:$DATA") == 0)) {
 			continue;
 		}
@@ -167,6 +183,7 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		getinfo_add_stream(st, ":AFP_AfpInfo:$DATA", VFS_AFPINFO_SIZE);
 	}
 	getinfo_list_rsrc(st);
+	getinfo_list_rsrc_xattr(st);
 }
 
 /* vfs_catia: ":NAME:$DATA" with NAME as the client knows it (the ':'
@@ -718,6 +735,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->fruit_meta = vfs_fruit_meta(req->tcon->vfs);
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
 			      vfs_fruit_rsrc_file(req->tcon->vfs);
+	st->fruit_rsrc_xattr = st->want_streams && op->stream == NULL &&
+			       vfs_fruit_rsrc_xattr(req->tcon->vfs);
 	st->fd = -1;
 	st->root_fd = -1;
 	talloc_set_destructor(st, getinfo_state_destructor);

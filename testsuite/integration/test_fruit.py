@@ -31,6 +31,7 @@ import smbd_harness as h  # noqa: E402
 XATTR = "user.DosStream.AFP_AfpInfo:$DATA"
 STREAM = ":AFP_AfpInfo"
 NETATALK_XATTR = "user.org.netatalk.Metadata"
+RSRC_XATTR = "user.org.netatalk.ResourceFork"
 
 STATUS_INVALID_PARAMETER = 0xC000000D
 STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
@@ -145,6 +146,10 @@ class Fruit(h.TestUser):
                                  ("fruit:wipe_intentionally_left_blank_rfork",
                                   "yes"),
                                  ("fruit:delete_empty_adfiles", "yes")]),
+                    ("rsrcxattr", [("vfs objects",
+                                    "catia fruit streams_xattr"),
+                                   ("fruit:metadata", "stream"),
+                                   ("fruit:resource", "xattr")]),
                     # fruit:metadata = netatalk, the default of both
                     ("netatalk", [("vfs objects",
                                    "catia fruit streams_xattr"),
@@ -331,6 +336,46 @@ class Fruit(h.TestUser):
         conn.deleteFile("netatalk", "f" + STREAM)
         self.assertEqual(self.streams("netatalk"), ["::$DATA"])
         self.assertNotIn(NETATALK_XATTR, os.listxattr(self.share_path("f")))
+
+    def test_resource_xattr(self):
+        """fruit:resource = xattr: the fork alone (no NUL) in the xattr
+        user.org.netatalk.ResourceFork, listed while not empty.  (Samba
+        4.17 serves it only where attropen(3) exists, Solaris: on Linux
+        every open of AFP_Resource there is STATUS_NOT_SUPPORTED.)"""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          SMB2_0_INFO_FILE)
+        if h.is_samba():
+            self.skipTest("Samba 4.17 on Linux cannot open the xattr")
+        conn, tid = self.tree("rsrcxattr")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN_IF)
+        # made empty: not listed
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR), b"")
+        self.assertEqual(self.streams("rsrcxattr"), ["::$DATA"])
+        smb.write(tid, fid, b"fork", 0, 4)
+        smb.write(tid, fid, b"!", 10, 1)
+        self.assertEqual(smb.read(tid, fid, 0, 100),
+                         b"fork" + b"\0" * 6 + b"!")
+        raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                            fileInfoClass=5)
+        self.assertEqual(struct.unpack_from("<Q", raw, 8)[0], 11)
+        smb.setInfo(tid, fid, struct.pack("<Q", 4), 1, 20)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR),
+                         b"fork")
+        self.assertFalse(any(x.endswith("AFP_Resource:$DATA")
+                             for x in os.listxattr(self.share_path("f"))))
+        self.assertEqual(self.streams("rsrcxattr"),
+                         ["::$DATA", ":AFP_Resource:$DATA"])
+        # written by another (Netatalk on ZFS): read as it is
+        os.setxattr(self.share_path("f"), RSRC_XATTR, b"abc")
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN)
+        self.assertEqual(smb.read(tid, fid, 0, 100), b"abc")
+        smb.close(tid, fid)
+        # delete-on-close of a fork is ignored, as with the others
+        conn.deleteFile("rsrcxattr", "f:AFP_Resource")
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR),
+                         b"abc")
 
     def test_plain_share_has_no_rules(self):
         from impacket.smb3structs import FILE_OVERWRITE_IF
@@ -702,8 +747,9 @@ class Fruit(h.TestUser):
 
 class FruitOptions(h.TestUser):
     """Samba's fruit options this server does not build are said so, by
-    name and value, at tree connect (never taken silently);
-    fruit:resource = stream is what it does, and says nothing."""
+    name and value, at tree connect (never taken silently); those it
+    builds (fruit:metadata = netatalk, fruit:resource = xattr or stream)
+    say nothing."""
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
@@ -726,7 +772,7 @@ class FruitOptions(h.TestUser):
         self.connect("share")
         log = self.smbd.log_text()
         self.assertNotIn("fruit:metadata", log)
-        self.assertIn("fruit:resource = xattr: not supported", log)
+        self.assertNotIn("fruit:resource", log)
         self.assertIn("fruit:nfs_aces = yes: not supported", log)
 
     def test_stream_resource_is_quiet(self):
