@@ -214,7 +214,10 @@ static NTSTATUS copychunk_one(struct copychunk_state *st,
 
 	/* 3.3.5.15.3 via MS-FSA: reading past the source's end fails the
 	 * chunk (smbtorture copy_chunk_src_exceed). */
-	status = st->src_rsrc
+	status = st->src_afpinfo ? vfs_afpinfo_size(st->src_fd,
+						    st->src_afpinfo,
+						    st->src_stream, &size)
+		 : st->src_rsrc
 			 ? vfs_rsrc_size(st->src_fd, &size)
 			 : vfs_data_size(st->src_fd, st->src_stream, &size);
 	if (!NT_STATUS_IS_OK(status)) {
