@@ -45,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ad.rsrc != NULL) {
 			inside(data, size, ad.rsrc, ad.rsrc_len);
 		}
+		/* wipe_intentionally_left_blank_rfork's test of the fork */
+		(void)vfs_adouble_rsrc_blank(ad.rsrc, ad.rsrc_len);
 		if (ad.nxattrs > VFS_ADOUBLE_MAX_XATTRS) {
 			abort();
 		}
