@@ -205,6 +205,20 @@ class FruitInterop(unittest.TestCase):
         self.assertEqual(ours[362:366], theirs[362:366])
         self.assertEqual(ours[370:], theirs[370:])
 
+    def test_netatalk_directory(self):
+        """A directory's FinderInfo, both ways."""
+        for writer, reader in (("ours", "samba"), ("samba", "ours")):
+            name = "na-dir-from-" + writer
+            finder = b"fldr" + writer.encode().ljust(12, b"!")
+            w = self.client(writer, "netatalk")
+            w.conn.createDirectory("netatalk", name)
+            w.write(name + ":AFP_AfpInfo", afpinfo(finder))
+            r = self.client(reader, "netatalk")
+            self.assertEqual(r.read(name + ":AFP_AfpInfo", 60),
+                             afpinfo(finder))
+            self.assertEqual(len(os.getxattr(os.path.join(self.common, name),
+                                             NETATALK_XATTR)), 402)
+
     def test_rsrc_file_ours_to_samba(self):
         self.roundtrip_rsrc_file("ours", "samba", "rsrc-from-ours.txt")
 
