@@ -3,7 +3,7 @@ libsmbd_a_SOURCES += \
 	lib/ntstatus.c lib/ntstatus.h \
 	lib/wire.c lib/wire.h \
 	lib/log.c lib/log.h lib/json.c lib/json.h \
-	lib/clock.c lib/clock.h \
+	lib/clock.c lib/clock.h lib/proc.c lib/proc.h \
 	lib/charset.c lib/charset.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
@@ -37,3 +37,9 @@ testsuite_unit_test_log_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_log_levels.c testsuite/fuzz/corpus/fuzz_log_levels \
 	testsuite/fuzz/fuzz_json.c testsuite/fuzz/corpus/fuzz_json
+
+check_PROGRAMS += testsuite/unit/test_proc
+TESTS += testsuite/unit/test_proc
+testsuite_unit_test_proc_SOURCES = testsuite/unit/test_proc.c
+testsuite_unit_test_proc_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_proc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

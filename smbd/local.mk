@@ -11,13 +11,15 @@ libsmbd_a_SOURCES += \
 	smbd/conn/smb2_job.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
 	smbd/objects/durable.h smbd/objects/create_ctx.c \
 	smbd/objects/create_ctx.h smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
-	smbd/smb2/smb2_create_access.c smbd/smb2/smb2_create_ctx_apply.c \
+	smbd/smb2/smb2_create_access.c smbd/smb2/max_access.c \
+	smbd/smb2/smb2_create_ctx_apply.c \
 	smbd/smb2/smb2_create_durable.c smbd/smb2/smb2_create_reply.c \
 	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
 	smbd/smb2/smb2_write.c smbd/objects/write_time.c smbd/objects/write_time.h \
 	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c smbd/smb2/fruit_session.h \
 	smbd/objects/secdesc.c smbd/objects/secdesc.h smbd/objects/sd.c smbd/objects/sd.h \
 	smbd/objects/ntacl.c smbd/objects/ntacl.h smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
+	smbd/objects/ntacl_nfs.c smbd/objects/ntacl_nfs.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
 	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/objects/dirwatch.c smbd/objects/dirwatch.h smbd/smb2/smb2_break.c \
 	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c smbd/smb2/notify_wire.h \
@@ -89,6 +91,14 @@ testsuite_unit_test_ntacl_SOURCES = testsuite/unit/test_ntacl.c
 testsuite_unit_test_ntacl_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ntacl_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_ntacl.c testsuite/fuzz/corpus/fuzz_ntacl
+
+# smbd/ntacl_nfs: vfs_fruit's NFS ACEs (fruit:nfs_aces).
+check_PROGRAMS += testsuite/unit/test_ntacl_nfs
+TESTS += testsuite/unit/test_ntacl_nfs
+testsuite_unit_test_ntacl_nfs_SOURCES = testsuite/unit/test_ntacl_nfs.c
+testsuite_unit_test_ntacl_nfs_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ntacl_nfs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_ntacl_nfs.c testsuite/fuzz/corpus/fuzz_ntacl_nfs
 
 check_PROGRAMS += testsuite/unit/test_channel_seq
 TESTS += testsuite/unit/test_channel_seq

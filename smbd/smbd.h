@@ -45,6 +45,9 @@ struct smbd_server {
 	 * (MAP_SHARED), NULL when off. */
 	uint64_t *spread_ctr;
 	void *conn_limits;	/* shared connection counts (conn_limits.c) */
+	/* Set (MAP_SHARED, never cleared) before the first directory lease
+	 * is granted by any worker (oplock.h smbd_dirlease_arm). */
+	uint32_t *dirlease_armed;
 	int control_fd;		/* smbcontrol's socket (control.c), or -1 */
 };
 

@@ -48,7 +48,9 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_stream_rename.py \
 	testsuite/integration/test_catia.py \
 	testsuite/integration/test_fruit.py \
-	testsuite/integration/test_fruit_interop.py
+	testsuite/integration/test_fruit_readdir.py \
+	testsuite/integration/test_fruit_interop.py \
+	testsuite/integration/test_fruit_nfs.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
@@ -65,6 +67,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/torture/known-failures-workers.txt \
 	testsuite/torture/suites-fruit.txt \
 	testsuite/torture/known-failures-fruit.txt \
+	testsuite/torture/known-failures-fruit-full.txt \
 	testsuite/run-tests.sh
 
 # smbtorture against this build's smbd with the known-failures list
@@ -82,4 +85,9 @@ torture-workers: all
 torture-fruit: all
 	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
 		--builddir $(abs_top_builddir) --fruit $(TORTURE_ARGS)
-.PHONY: torture torture-workers torture-fruit
+# The same with fruit:nfs_aces and fruit:copyfile on, where vfs.fruit's
+# AAPL tests run (run_torture.py --fruit-full).
+torture-fruit-full: all
+	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
+		--builddir $(abs_top_builddir) --fruit-full $(TORTURE_ARGS)
+.PHONY: torture torture-workers torture-fruit torture-fruit-full

@@ -4,7 +4,7 @@
 #   autogen, configure, make -j2      (a failure here stops the run)
 #   make check                        unit (cmocka) + integration tests
 #   make torture                      smbtorture vs known-failures.txt,
-#                                     then torture-workers, torture-fruit
+#                                     then torture-workers, torture-fruit(-full)
 #   asan                              second build in ./build-asan with
 #                                     --enable-sanitizers (ASan+UBSan): make
 #                                     check and the torture subset (lock,
@@ -101,6 +101,7 @@ do_torture() {
 	make torture || rc=1
 	make torture-workers || rc=1
 	make torture-fruit || rc=1
+	make torture-fruit-full || rc=1
 	exit $rc)
 }
 

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -40,7 +41,6 @@
  * behaving otherwise.
  */
 static const char *const unimplemented[] = {
-	"nfs_aces",
 	"copyfile",
 	"encoding",
 	"locking",
@@ -134,6 +134,12 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		p->ctx, "fruit", "wipe_intentionally_left_blank_rfork", false);
 	c->delete_empty_adfiles =
 		p->boolean(p->ctx, "fruit", "delete_empty_adfiles", false);
+	c->readdir_rsize =
+		p->boolean(p->ctx, "readdir_attr", "aapl_rsize", true);
+	c->readdir_finder_info =
+		p->boolean(p->ctx, "readdir_attr", "aapl_finder_info", true);
+	c->readdir_max_access =
+		p->boolean(p->ctx, "readdir_attr", "aapl_max_access", true);
 	c->model = p->str(p->ctx, c, "fruit", "model");
 	if (c->model == NULL) {
 		c->model = talloc_strdup(c, "MacSamba");
@@ -141,6 +147,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
+	c->nfs_aces = p->boolean(p->ctx, "fruit", "nfs_aces", true);
 	*priv = c;
 	return NT_STATUS_OK;
 }
@@ -231,6 +238,31 @@ static bool finder_info_empty(const uint8_t *rec)
 	return true;
 }
 
+/* The room to read a record's xattr into: the record and the NUL
+ * streams_xattr stores after it, and one more byte to tell a longer
+ * value. */
+#define AFPINFO_VAL_MAX (VFS_AFPINFO_SIZE + 2)
+
+/* Whether the xattr value val (n bytes, or n < 0 and errno) holds a
+ * record: Samba stores it with its NUL; a value without it (set by hand)
+ * is taken too. */
+static NTSTATUS afpinfo_from_val(const uint8_t *val, ssize_t n,
+				 uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	if (n < 0) {
+		if (errno == ENODATA || errno == ERANGE) {
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		return vfs_map_errno(errno);
+	}
+	if ((n != VFS_AFPINFO_SIZE + 1 && n != VFS_AFPINFO_SIZE) ||
+	    !vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	memcpy(rec, val, VFS_AFPINFO_SIZE);
+	return NT_STATUS_OK;
+}
+
 static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
 {
 	memset(rec, 0, VFS_AFPINFO_SIZE);
@@ -242,12 +274,9 @@ static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
 /* Netatalk's xattr of fd into val: NT_STATUS_OBJECT_NAME_NOT_FOUND
  * without one or with one that is not its layout (Samba's fruit takes
  * that as none too), else *finder is where its FinderInfo is. */
-static NTSTATUS netatalk_get(int fd, uint8_t val[VFS_ADOUBLE_META_SIZE],
-			     size_t *finder)
+static NTSTATUS netatalk_from_val(const uint8_t *val, ssize_t n,
+				  size_t *finder)
 {
-	ssize_t n = fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
-			      VFS_ADOUBLE_META_SIZE);
-
 	if (n < 0) {
 		if (errno == ENODATA || errno == ERANGE) {
 			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
@@ -259,6 +288,15 @@ static NTSTATUS netatalk_get(int fd, uint8_t val[VFS_ADOUBLE_META_SIZE],
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	return NT_STATUS_OK;
+}
+
+static NTSTATUS netatalk_get(int fd, uint8_t val[VFS_ADOUBLE_META_SIZE],
+			     size_t *finder)
+{
+	ssize_t n = fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+			      VFS_ADOUBLE_META_SIZE);
+
+	return netatalk_from_val(val, n, finder);
 }
 
 /* The record made around Netatalk's FinderInfo, as Samba's fruit reads
@@ -314,29 +352,116 @@ static NTSTATUS netatalk_put(int fd, const uint8_t rec[VFS_AFPINFO_SIZE])
 NTSTATUS vfs_afpinfo_get(int fd, enum vfs_fruit_meta meta, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE])
 {
-	/* the record and the NUL streams_xattr stores after it, and one
-	 * more byte to tell a longer value */
-	uint8_t val[VFS_AFPINFO_SIZE + 2];
+	uint8_t val[AFPINFO_VAL_MAX];
 	ssize_t n;
 
 	if (meta == VFS_FRUIT_META_NETATALK) {
 		return netatalk_record(fd, rec);
 	}
 	n = fgetxattr(fd, xattr, val, sizeof(val));
-	if (n < 0) {
-		if (errno == ENODATA || errno == ERANGE) {
-			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	return afpinfo_from_val(val, n, rec);
+}
+
+/* AFP time: seconds since 2000-01-01 (Unix 946684800); the "no date"
+ * value is the earliest the signed 32 bits hold. */
+#define AFP_TIME_DELTA 946684800
+
+void vfs_fruit_finder_compress(const uint8_t *finder, bool is_file,
+			       int64_t btime,
+			       uint8_t out[VFS_FRUIT_DIR_FINDER_SIZE])
+{
+	int64_t added = btime - AFP_TIME_DELTA;
+
+	memset(out, 0, VFS_FRUIT_DIR_FINDER_SIZE);
+	if (finder == NULL) {
+		put_be32(out + 12, AFP_BACKUP_NEVER);
+		return;
+	}
+	if (is_file) {
+		memcpy(out, finder, 8);		/* type, creator */
+	}
+	memcpy(out + 8, finder + 8, 2);		/* Finder flags */
+	memcpy(out + 10, finder + 24, 2);	/* extended flags */
+	/* past 2136 the field saturates; before 2000 it wraps, as Samba
+	 * writes it */
+	put_be32(out + 12, added > (int64_t)UINT32_MAX ? UINT32_MAX
+						       : (uint32_t)added);
+}
+
+/*
+ * One xattr of an fd that may be O_PATH (a listing's entries are opened
+ * so: no open side effects), in one call: the fd's /proc link names the
+ * same inode whatever kind of fd it is.
+ */
+static ssize_t dir_meta_getxattr(int fd, const char *name, void *val,
+				 size_t size)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return getxattr(proc, name, val, size);
+}
+
+static uint64_t dir_meta_rsize(const struct vfs_fruit_config *c, int fd,
+			       int dirfd, const char *name)
+{
+	uint64_t size = 0;
+	ssize_t n;
+
+	if (c->resource == VFS_FRUIT_RSRC_FILE) {
+		/* a file's fork; a directory's "._" file too, as Samba's */
+		(void)vfs_rsrc_size_at(dirfd, name, &size);
+		return size;
+	}
+	if (c->resource == VFS_FRUIT_RSRC_XATTR) {
+		/* Netatalk's xattr: the fork alone */
+		n = dir_meta_getxattr(fd, VFS_RSRC_XATTR, NULL, 0);
+		return n > 0 ? (uint64_t)n : 0;
+	}
+	/* the stream's size: its xattr's less streams_xattr's NUL */
+	n = dir_meta_getxattr(fd, RESOURCE_XATTR, NULL, 0);
+	return n > 0 ? (uint64_t)n - 1 : 0;
+}
+
+void vfs_fruit_dir_meta_get(const struct vfs_fruit_config *c, int fd,
+			    int dirfd, const char *name, bool is_file,
+			    int64_t btime, struct vfs_fruit_dir_meta *out)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	bool have_rec = false;
+
+	memset(out, 0, sizeof(*out));
+	if (fd != -1 && c->readdir_rsize) {
+		out->rfork_size = dir_meta_rsize(c, fd, dirfd, name);
+	}
+	if (!c->readdir_finder_info) {
+		/* Samba's default date stays in that case too */
+		vfs_fruit_finder_compress(NULL, is_file, btime, out->finder);
+		return;
+	}
+	if (fd != -1 && c->metadata == VFS_FRUIT_META_NETATALK) {
+		/* the FinderInfo of Netatalk's xattr (fruit.h) */
+		uint8_t val[VFS_ADOUBLE_META_SIZE];
+		ssize_t n = dir_meta_getxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+					      sizeof(val));
+		size_t fo;
+
+		have_rec = NT_STATUS_IS_OK(netatalk_from_val(val, n, &fo));
+		if (have_rec) {
+			afpinfo_empty(rec);
+			memcpy(rec + VFS_AFPINFO_FINDER_OFF, val + fo,
+			       VFS_AFPINFO_FINDER_SIZE);
 		}
-		return vfs_map_errno(errno);
+	} else if (fd != -1) {
+		uint8_t val[AFPINFO_VAL_MAX];
+		ssize_t n = dir_meta_getxattr(fd, AFPINFO_XATTR, val,
+					      sizeof(val));
+
+		have_rec = NT_STATUS_IS_OK(afpinfo_from_val(val, n, rec));
 	}
-	/* Samba stores the record with its NUL; a value without it (set
-	 * by hand) is taken too. */
-	if ((n != VFS_AFPINFO_SIZE + 1 && n != VFS_AFPINFO_SIZE) ||
-	    !vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
-	}
-	memcpy(rec, val, VFS_AFPINFO_SIZE);
-	return NT_STATUS_OK;
+	vfs_fruit_finder_compress(have_rec ? rec + VFS_AFPINFO_FINDER_OFF
+					   : NULL,
+				  is_file, btime, out->finder);
 }
 
 NTSTATUS vfs_afpinfo_size(int fd, enum vfs_fruit_meta meta,

@@ -96,6 +96,20 @@ struct vfs_fruit_config {
 	 * conversion leaves without a fork is deleted; else it stays, its
 	 * metadata moved out */
 	bool delete_empty_adfiles;
+	/* readdir_attr:aapl_rsize, readdir_attr:aapl_finder_info,
+	 * readdir_attr:aapl_max_access (all default yes, as Samba): what a
+	 * listing for a session that negotiated AAPL's READ_DIR_ATTR
+	 * carries (smbd/smb2/smb2_querydir.c): the resource fork's size,
+	 * the compressed FinderInfo, the entry's maximal access (else
+	 * FILE_GENERIC_ALL, so the Mac asks no more) */
+	bool readdir_rsize;
+	bool readdir_finder_info;
+	bool readdir_max_access;
+	/* fruit:nfs_aces (default yes): on a session that negotiated AAPL,
+	 * the DACL of a security descriptor carries the Unix owner, group
+	 * and mode as NFS ACEs, and one that carries a mode sets it
+	 * (smbd/objects/ntacl_nfs.h); AAPL's server caps say NFS_ACE */
+	bool nfs_aces;
 };
 
 /* The share's fruit configuration, NULL when fruit is not stacked.
@@ -221,6 +235,43 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, enum vfs_fruit_meta meta,
 /* SET_INFO EndOfFile: beyond 60 bytes NT_STATUS_ALLOTTED_SPACE_EXCEEDED,
  * else success without effect (macOS keeps the record). */
 NTSTATUS vfs_afpinfo_set_eof(uint64_t size);
+
+/*
+ * AAPL READ_DIR_ATTR (Apple's SMB2 extension, as Samba's fruit gives it):
+ * a listing entry carries a compressed FinderInfo of 16 bytes in place of
+ * part of its short name: the FinderInfo's type and creator (bytes 0-7,
+ * files only: zero for a directory), its Finder flags (bytes 8-9), its
+ * extended flags (bytes 24-25 of the FinderInfo, a directory's too), and
+ * big-endian the date the item was added, in seconds since 2000-01-01
+ * (AFP time), taken from its creation time.  finder: the 32-byte
+ * FinderInfo of the entry's AfpInfo record, NULL when it has none; the
+ * date is then AFP's "no date" (0x80000000), as Samba leaves it.
+ * btime: the creation time in Unix seconds.
+ */
+#define VFS_FRUIT_DIR_FINDER_SIZE 16
+void vfs_fruit_finder_compress(const uint8_t *finder, bool is_file,
+			       int64_t btime,
+			       uint8_t out[VFS_FRUIT_DIR_FINDER_SIZE]);
+
+/*
+ * What the AAPL listing says of one directory entry, read with as few
+ * calls as there are pieces (each piece off when its readdir_attr option
+ * is): the resource fork's size (the AFP_Resource stream's, or with
+ * fruit:resource = file the fork of "._NAME" beside it) and the
+ * compressed FinderInfo from the AFP_AfpInfo record.  fd: an O_PATH (or
+ * any) fd of the entry, -1 for one that is not a file or directory (it
+ * then has neither); dirfd and name: the entry in its directory, as on
+ * disk.  Errors read as "none" (a vanished entry, a "._" file that is
+ * not AppleDouble): a listing does not fail for them, as Samba's does
+ * not.
+ */
+struct vfs_fruit_dir_meta {
+	uint64_t rfork_size;
+	uint8_t finder[VFS_FRUIT_DIR_FINDER_SIZE];
+};
+void vfs_fruit_dir_meta_get(const struct vfs_fruit_config *c, int fd,
+			    int dirfd, const char *name, bool is_file,
+			    int64_t btime, struct vfs_fruit_dir_meta *out);
 
 struct vfs_share;
 

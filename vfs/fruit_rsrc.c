@@ -294,6 +294,28 @@ NTSTATUS vfs_rsrc_size(int fd, uint64_t *size)
 	return st;
 }
 
+NTSTATUS vfs_rsrc_size_at(int dirfd, const char *name, uint64_t *size)
+{
+	char *ad = vfs_rsrc_path(NULL, name);
+	NTSTATUS st;
+	int fd;
+
+	*size = 0;
+	if (ad == NULL) {
+		return NT_STATUS_OK;	/* a "._" name has no fork */
+	}
+	/* one component beside name: no path to resolve beneath; no
+	 * blocking on a fifo of that name */
+	fd = openat(dirfd, ad, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	talloc_free(ad);
+	if (fd == -1) {
+		return errno == ENOENT ? NT_STATUS_OK : vfs_map_errno(errno);
+	}
+	st = vfs_rsrc_size(fd, size);
+	close(fd);
+	return st;
+}
+
 NTSTATUS vfs_rsrc_pread(int fd, uint8_t *buf, size_t len, uint64_t off,
 			size_t *got)
 {

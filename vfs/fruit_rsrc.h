@@ -101,6 +101,10 @@ NTSTATUS vfs_rsrc_path_size(const struct vfs_share *sh, const char *path,
 			    uint64_t *size);
 
 NTSTATUS vfs_rsrc_size(int fd, uint64_t *size);
+/* The fork's size of the "._" file of entry `name` (on disk) of the
+ * directory dirfd, as vfs_rsrc_size reads it; 0 without one (a listing's
+ * path: one openat, then a read and a stat only where it exists). */
+NTSTATUS vfs_rsrc_size_at(int dirfd, const char *name, uint64_t *size);
 NTSTATUS vfs_rsrc_pread(int fd, uint8_t *buf, size_t len, uint64_t off,
 			size_t *got);
 /* Writes past the end leave a hole (a sparse file), as a stream's do. */

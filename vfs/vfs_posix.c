@@ -210,6 +210,72 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
+/* Whether a component of path (share-relative, '/' separated) is in
+ * the share's `veto files`. */
+static bool path_has_veto(const struct vfs_share *sh, const char *path)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+
+	if (sh->veto_files == NULL || sh->veto_files[0] == '\0') {
+		return false;
+	}
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if (n > NAME_MAX) {
+			return true;	/* the walk will say what is wrong */
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (n > 0 &&
+		    vfs_name_in_list(sh->veto_files, comp, sh->case_sensitive)) {
+			return true;
+		}
+		p += n;
+		p += *p == '/';
+	}
+	return false;
+}
+
+/*
+ * The common case in one lookup: every component exists with exactly the
+ * name given (the exact name wins over a case-insensitive match and over
+ * an 8.3 alias in the walk as well), so the on-disk path is the path.
+ * One openat2 under the share's RESOLVE_* rules stands for the walk's
+ * open, stat and close per component (issue 18's syscall count); the
+ * last component is not followed, as the walk's fstatat does not.  Any
+ * failure (a missing name, another case, a vetoed one, a permission)
+ * leaves the answer to the walk, which says which.
+ */
+static bool resolve_exact(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			  const char *path, struct vfs_resolved *out)
+{
+	struct open_how how;
+	long fd;
+
+	if (path_has_veto(sh, path)) {
+		return false;
+	}
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	how.resolve = resolve_flags(sh);
+	do {
+		fd = syscall(SYS_openat2, sh->root_fd, path, &how, sizeof(how));
+	} while (fd == -1 && errno == EAGAIN);
+	if (fd == -1) {
+		return false;
+	}
+	close((int)fd);
+	out->path = talloc_strdup(mem_ctx, path);
+	if (out->path == NULL) {
+		return false;
+	}
+	out->exists = true;
+	out->parent_exists = true;
+	return true;
+}
+
 NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		     const char *path, struct vfs_resolved *out)
 {
@@ -227,6 +293,10 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		out->path = real;
 		out->exists = true;
 		out->parent_exists = true;
+		return NT_STATUS_OK;
+	}
+	if (!vfs_fault_armed(VFS_FAULT_OPEN) &&
+	    resolve_exact(mem_ctx, sh, path, out)) {
 		return NT_STATUS_OK;
 	}
 	dirfd = vfs_openat_beneath(sh, sh->root_fd, "",

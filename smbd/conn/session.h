@@ -69,6 +69,10 @@ struct smbd_session {
 	 * and was answered: like Samba's fruit, the session then gets the
 	 * macOS behaviours (fruit:posix_rename). */
 	bool aapl;
+	/* ... and was granted READ_DIR_ATTR, which it asked for in its
+	 * client caps on a share with streams: its listings on fruit
+	 * shares carry the Mac metadata (smb2_querydir.c) */
+	bool aapl_readdir;
 
 	struct smbd_tcon *tcons;
 	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */

@@ -16,6 +16,7 @@
 #include "vfs/module.h"
 #include "locking/locking_rec.h"
 #include "smbd/objects/smbd_locking.h"
+#include "lib/proc.h"
 #include "lib/ev.h"
 #include "lib/log.h"
 #include "smbd/msg/mailbox.h"
@@ -536,7 +537,7 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 static void durable_xfer_fill(struct smbd_durable_xfer *y,
 			      const struct smbd_open *op)
 {
-	y->old_pid = (uint32_t)getpid();
+	y->old_pid = (uint32_t)proc_pid();
 	y->old_open_id = op->fid_volatile;
 	y->fid_persistent = op->fid_persistent;
 	y->dev = op->dev;

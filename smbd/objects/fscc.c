@@ -839,6 +839,20 @@ void fscc_dir_entry_set_change_time(uint8_t *entry, uint64_t change_time)
 	put_le64(entry + 32, change_time);
 }
 
+/* READ_DIR_ATTR's fields of a FileIdBothDirectoryInformation entry
+ * (fscc.h): EaSize at 64, ShortNameLength 24 at 68 (Reserved1 0), the
+ * fork size at 70, the FinderInfo at 78, the mode in Reserved2 at 94. */
+static void fscc_put_aapl(uint8_t *h, const struct fscc_dir_layout *l,
+			  const struct fscc_aapl_dir_attr *a)
+{
+	put_le32(h + l->ea_off, a->max_access);
+	h[l->short_off] = 24;
+	put_le64(h + l->short_off + 2, a->rfork_size);
+	memcpy(h + l->short_off + 10, a->finder_info,
+	       sizeof(a->finder_info));
+	put_le16(h + l->short_off + 26, a->unix_mode);
+}
+
 /* The fixed part of one entry; FileNameLength and FileName by caller. */
 static void fscc_put_dir_fixed(uint8_t *h, const struct fscc_dir_layout *l,
 			       const struct fscc_dir_entry *e,
@@ -873,7 +887,11 @@ static void fscc_put_dir_fixed(uint8_t *h, const struct fscc_dir_layout *l,
 	if (l->tag_off != 0) {
 		put_le32(h + l->tag_off, e->reparse_tag);
 	}
-	if (l->short_off != 0) {
+	if (e->aapl != NULL &&
+	    l->cls == FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION &&
+	    (attrs & FILE_ATTRIBUTE_REPARSE_POINT) == 0) {
+		fscc_put_aapl(h, l, e->aapl);
+	} else if (l->short_off != 0) {
 		h[l->short_off] = (uint8_t)short_len;
 		if (short_len > 0) {
 			memcpy(h + l->short_off + 2, short16, short_len);

@@ -234,6 +234,22 @@ NTSTATUS fscc_set_info_pull(TALLOC_CTX *mem_ctx, uint8_t info_class,
 			    const uint8_t *buf, size_t len,
 			    struct fscc_set_info *out);
 
+/*
+ * Apple's READ_DIR_ATTR extension (AAPL create context; not in MS-FSCC),
+ * as Samba's fruit answers it: in FileIdBothDirectoryInformation entries
+ * EaSize holds the entry's maximal access, the ShortName area (length
+ * 24, as macOS expects) the resource fork's size (8 bytes LE) and the
+ * compressed FinderInfo (16 bytes, vfs/fruit.h), Reserved2 the low 16
+ * bits of the UNIX mode (type and permissions).  Other classes keep
+ * their NTFS fields.
+ */
+struct fscc_aapl_dir_attr {
+	uint32_t max_access;
+	uint64_t rfork_size;
+	uint8_t finder_info[16];
+	uint16_t unix_mode;
+};
+
 /* What a QUERY_DIRECTORY entry needs. */
 struct fscc_dir_entry {
 	const struct vfs_file_info *fi;
@@ -241,6 +257,9 @@ struct fscc_dir_entry {
 	const char *short_name; /* 8.3 alias or NULL */
 	uint32_t ea_size;
 	uint32_t reparse_tag;	/* replaces EaSize for reparse points */
+	/* NULL but on a READ_DIR_ATTR session's listing; for a reparse
+	 * point it is not used (its tag stays) */
+	const struct fscc_aapl_dir_attr *aapl;
 };
 
 /*

@@ -3,6 +3,7 @@
  */
 #include "smbd/objects/ntacl_file.h"
 #include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/vfs_posix.h"
@@ -148,6 +149,13 @@ NTSTATUS ntacl_file_set_info(int fd,
 	status = sd_parse(tmp, buf, len, &new);
 	if (!NT_STATUS_IS_OK(status)) {
 		status = NT_STATUS_INVALID_PARAMETER;
+		goto out;
+	}
+	/* A DACL with an NFS ACE is a Mac's chmod (ntacl_nfs.h) that did
+	 * not come through fruit:nfs_aces: Samba's acl_xattr then sets
+	 * nothing and succeeds, and never stores such an ACE. */
+	if ((secinfo & SECINFO_DACL) && ntacl_nfs_acl_has(new->dacl)) {
+		status = NT_STATUS_OK;
 		goto out;
 	}
 	status = ntacl_file_get(tmp, fd, &old);

@@ -43,7 +43,9 @@ NTSTATUS ntacl_session_token(TALLOC_CTX *mem_ctx,
  * SET_INFO security on an acl_xattr share (MS-SMB2 3.3.5.21.3): the
  * parts secinfo names replace those of the stored descriptor (or of the
  * mode's when none is stored) and the result is stored.  The new owner
- * must be one of the token's SIDs unless root (INVALID_OWNER).
+ * must be one of the token's SIDs unless root (INVALID_OWNER).  A DACL
+ * that names an NFS SID (S-1-5-88-*, ntacl_nfs.h) sets nothing, as in
+ * Samba's acl_xattr.
  */
 NTSTATUS ntacl_file_set_info(int fd,
                              const struct ntacl_token *tok,

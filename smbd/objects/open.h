@@ -105,6 +105,7 @@ struct smbd_open {
 	uint64_t fid_persistent;
 	uint64_t fid_volatile;
 	int fd;			/* -1 once handed to a CLOSE job */
+	struct smbd_fd_share *fd_share;	/* jobs hold fd (smbd_open_fd_borrow) */
 	bool is_dir;
 	bool opath;		/* fd is O_PATH (attribute-only open) */
 	char *path;		/* on-disk, share-relative, '/' separated */
@@ -222,8 +223,21 @@ void smbd_open_lease_link(struct smbd_open *op);
  * that loses or regains its connection (smbd/objects/durable.c). */
 void smbd_open_move(struct smbd_open *op, struct smbd_conn *to);
 /* Remove from the table (further lookups fail) and take the fd away:
- * returns it for a job to close. */
+ * returns it for a job to close (a duplicate where pool jobs still use
+ * the open's own, smbd_open_fd_borrow). */
 int smbd_open_detach(struct smbd_open *op);
+
+/*
+ * op's fd for a pool job that holder (the job's state) owns, without a
+ * dup per request (issue 18: a READ, WRITE or QUERY_INFO paid an fcntl
+ * and a close for its own copy): the descriptor stays open until every
+ * holder is freed, even when the open ends first (a CLOSE or a dropped
+ * connection racing the job), so its number is never reused under the
+ * job.  The job must not close it.  Holders are freed on the loop thread
+ * (smb2_job.c), where the count is kept.  -1 with errno set when op has
+ * no fd or there is no memory.
+ */
+int smbd_open_fd_borrow(struct smbd_open *op, TALLOC_CTX *holder);
 
 /* A directory is not renamed while a file below it is open, on any
  * worker (MS-FSA 2.1.5.14.11; Windows answers ACCESS_DENIED: smbtorture

@@ -19,6 +19,7 @@
 #include "smbd/msg/mailbox.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -281,6 +282,38 @@ void smbd_dir_change_of(const struct smbd_open *op, struct smbd_dir_change *c)
 	}
 }
 
+bool smbd_dirlease_flag_create(struct smbd_server *srv)
+{
+	void *p = mmap(NULL, sizeof(uint32_t), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		DBG_ERR("directory leases: shared flag: %s\n",
+			strerror(errno));
+		return false;
+	}
+	srv->dirlease_armed = p;
+	return true;
+}
+
+void smbd_dirlease_arm(struct smbd_worker *w)
+{
+	uint32_t *f = w->srv->dirlease_armed;
+
+	if (f != NULL && __atomic_load_n(f, __ATOMIC_RELAXED) == 0) {
+		__atomic_store_n(f, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Whether a directory lease may exist (see smbd_dirlease_arm); without
+ * the shared flag (a unit test's worker), always. */
+static bool dirlease_armed(const struct smbd_worker *w)
+{
+	const uint32_t *f = w->srv->dirlease_armed;
+
+	return f == NULL || __atomic_load_n(f, __ATOMIC_SEQ_CST) != 0;
+}
+
 void smbd_dirlease_break(struct smbd_worker *w,
 			 const struct smbd_dir_change *c)
 {
@@ -291,7 +324,7 @@ void smbd_dirlease_break(struct smbd_worker *w,
 	TALLOC_CTX *tmp;
 
 	if (db == NULL || (c->dev == 0 && c->ino == 0) ||
-	    share_mode_cached_opens(db, &k) == 0) {
+	    !dirlease_armed(w) || share_mode_cached_opens(db, &k) == 0) {
 		return;
 	}
 	tmp = talloc_new(NULL);

@@ -83,6 +83,20 @@ struct smbd_dir_change {
 	uint8_t guid[16], key[16];
 };
 void smbd_dir_change_of(const struct smbd_open *op, struct smbd_dir_change *c);
+
+/*
+ * Until some worker grants the first directory lease there is nothing a
+ * change could break, and smbd_dirlease_break returns without reading
+ * the directory's record: the cost of `smb3 directory leases = yes` for
+ * clients that never ask for one (libsmbclient, cifs.ko, SMB 2.x) is
+ * then none but each modifying open's parent id.  The master maps the
+ * flag before the fork (smbd_dirlease_flag_create); a worker arms it
+ * before it asks the locking DB for a directory lease, so a change made
+ * before the flag is seen unset was on disk before the lease existed,
+ * and the lease holder's listing, made after the grant, has it.
+ */
+bool smbd_dirlease_flag_create(struct smbd_server *srv);
+void smbd_dirlease_arm(struct smbd_worker *w);
 void smbd_dirlease_break(struct smbd_worker *w,
 			 const struct smbd_dir_change *c);
 

@@ -233,7 +233,7 @@ static size_t ace_size(const struct sd_ace *ace)
 	return ACE_HEADER_LEN + 4 + sid_size(&ace->sid);
 }
 
-static void acl_push(struct wire_buf *out, const struct sd_acl *acl)
+size_t sd_acl_size(const struct sd_acl *acl)
 {
 	size_t size = ACL_HEADER_LEN;
 	uint16_t i;
@@ -241,6 +241,14 @@ static void acl_push(struct wire_buf *out, const struct sd_acl *acl)
 	for (i = 0; i < acl->num_aces; i++) {
 		size += ace_size(&acl->aces[i]);
 	}
+	return size;
+}
+
+static void acl_push(struct wire_buf *out, const struct sd_acl *acl)
+{
+	size_t size = sd_acl_size(acl);
+	uint16_t i;
+
 	wire_push_u8(out, acl->revision);
 	wire_push_u8(out, 0);
 	wire_push_le16(out, (uint16_t)size);

@@ -89,6 +89,9 @@ static inline NTSTATUS sd_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf,
  */
 void sd_push(struct wire_buf *out, const struct sd *sd, size_t bias);
 
+/* The AclSize acl marshals to (its 16-bit field holds at most 0xffff). */
+size_t sd_acl_size(const struct sd_acl *acl);
+
 /* Marshal into a new talloc buffer: NO_MEMORY or OK. */
 NTSTATUS sd_marshal(TALLOC_CTX *mem_ctx, const struct sd *sd, uint8_t **blob,
 		    size_t *len);

@@ -8,6 +8,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "conf/loadparm.h"
+#include "lib/proc.h"
 #include "lib/log.h"
 
 #include <unistd.h>
@@ -44,6 +45,6 @@ void smbd_open_locking_ids(const struct smbd_open *op, struct file_key *k,
 	k->dev = op->dev;
 	k->ino = op->ino;
 	/* Volatile ids are unique in a worker, pids among workers. */
-	o->pid = (uint32_t)getpid();
+	o->pid = (uint32_t)proc_pid();
 	o->open_id = op->fid_volatile;
 }

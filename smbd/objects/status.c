@@ -12,6 +12,7 @@
 #include "smbd/objects/smbd_locking.h"
 
 #include "smbd/conn/smb2_signing.h"
+#include "lib/proc.h"
 #include "lib/clock.h"
 
 #include <inttypes.h>
@@ -61,7 +62,8 @@ void smbd_status_session(struct smbd_session *s, bool up)
 		return;
 	}
 	if (!up) {
-		status_db_del(db, STATUS_SESSION, (uint32_t)getpid(), s->id, 0);
+		status_db_del(db, STATUS_SESSION, (uint32_t)proc_pid(), s->id,
+			      0);
 		return;
 	}
 	snprintf(text, sizeof(text),
@@ -77,7 +79,7 @@ void smbd_status_session(struct smbd_session *s, bool up)
 		 s->signing_required ? "required" : "no",
 		 s->encrypt ? "yes" : "no", status_cipher(s),
 		 status_sign_algo(s), conn->worker->srv->start_nttime);
-	status_db_put(db, STATUS_SESSION, (uint32_t)getpid(), s->id, 0, text);
+	status_db_put(db, STATUS_SESSION, (uint32_t)proc_pid(), s->id, 0, text);
 }
 
 void smbd_status_tcon(struct smbd_tcon *t, bool up)
@@ -89,7 +91,7 @@ void smbd_status_tcon(struct smbd_tcon *t, bool up)
 		return;
 	}
 	if (!up) {
-		status_db_del(db, STATUS_TCON, (uint32_t)getpid(),
+		status_db_del(db, STATUS_TCON, (uint32_t)proc_pid(),
 			      t->session->id, t->id);
 		return;
 	}
@@ -98,7 +100,7 @@ void smbd_status_tcon(struct smbd_tcon *t, bool up)
 		 t->share_name ? t->share_name : "",
 		 t->path ? t->path : "", t->session->conn->remote,
 		 clock_nttime());
-	status_db_put(db, STATUS_TCON, (uint32_t)getpid(), t->session->id,
+	status_db_put(db, STATUS_TCON, (uint32_t)proc_pid(), t->session->id,
 		      t->id, text);
 }
 
@@ -111,7 +113,7 @@ void smbd_status_open(struct smbd_open *op, bool up)
 		return;
 	}
 	if (!up) {
-		status_db_del(db, STATUS_OPEN, (uint32_t)getpid(),
+		status_db_del(db, STATUS_OPEN, (uint32_t)proc_pid(),
 			      op->fid_volatile, 0);
 		return;
 	}
@@ -126,6 +128,6 @@ void smbd_status_open(struct smbd_open *op, bool up)
 		 op->dev, op->ino,
 		 op->session ? (unsigned)op->session->uid : 0u,
 		 op->opened_nttime ? op->opened_nttime : clock_nttime());
-	status_db_put(db, STATUS_OPEN, (uint32_t)getpid(), op->fid_volatile, 0,
-		      text);
+	status_db_put(db, STATUS_OPEN, (uint32_t)proc_pid(), op->fid_volatile,
+		      0, text);
 }

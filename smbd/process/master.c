@@ -15,6 +15,7 @@
 #include "smbd/msg/mailbox.h"
 #include "smbd/process/sdnotify.h"
 #include "smbd/process/control.h"
+#include "smbd/objects/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -198,7 +199,7 @@ int smbd_master_run(struct smbd_server *srv)
 		return 1;
 	}
 	if (!smbd_mailboxes_create(srv) || !smbd_spread_create(srv) ||
-	    !smbd_conn_limits_create(srv)) {
+	    !smbd_conn_limits_create(srv) || !smbd_dirlease_flag_create(srv)) {
 		return 1;
 	}
 	/* smbcontrol's socket: without it the server still runs (the

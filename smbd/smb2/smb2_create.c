@@ -764,6 +764,9 @@ static NTSTATUS create_share(struct smb2_request *req,
 		st->lease = false;
 		q.caching = CACHING_NONE;
 	}
+	if (st->lease && op->is_dir) {
+		smbd_dirlease_arm(w);	/* before the grant (oplock.h) */
+	}
 	tmp = talloc_new(NULL);
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;

@@ -9,6 +9,7 @@
  * create_grant on the loop thread.
  */
 #include "smbd/smb2/smb2_create_private.h"
+#include "smbd/smb2/max_access.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl.h"
@@ -32,54 +33,38 @@ static bool create_may_chmod(int dirfd, const char *name)
 			   sb.st_uid == me);
 }
 
+/* Whether the user may remove entries of the directory holding
+ * st->real_path: write access to it (the mode's DELETE). */
+static bool create_parent_writable(struct create_state *st)
+{
+	char *parent = talloc_strdup(st, st->real_path);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	bool ok = false;
+	int pfd;
+
+	if (slash != NULL) {
+		*slash = '\0';
+	}
+	pfd = vfs_openat_beneath(&st->share, st->share.root_fd,
+				 slash ? parent : "", O_PATH | O_DIRECTORY, 0);
+	if (pfd != -1) {
+		ok = faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+		close(pfd);
+	}
+	talloc_free(parent);
+	return ok;
+}
+
 /* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
- * Unix permissions as the job's credentials see them. */
+ * Unix permissions as the job's credentials see them (max_access.h). */
 uint32_t create_max_access(struct create_state *st, int dirfd,
 			   const char *name)
 {
-	uint32_t a = SEC_FILE_READ_ATTRIBUTE | SEC_STD_READ_CONTROL |
-		     SEC_STD_SYNCHRONIZE | SEC_FILE_READ_EA;
+	bool ro = st->read_only_share;
 
-	if (faccessat(dirfd, name, R_OK, AT_EACCESS) == 0) {
-		a |= SEC_FILE_READ_DATA | SEC_FILE_EXECUTE;
-	}
-	if (!st->read_only_share &&
-	    faccessat(dirfd, name, W_OK, AT_EACCESS) == 0) {
-		/* DELETE_CHILD comes with write access on files too, as
-		 * Windows and Samba report it (0x1f01ff = FILE_ALL_ACCESS). */
-		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
-		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
-		     SEC_DIR_DELETE_CHILD;
-	}
-	if (!st->read_only_share && create_may_chmod(dirfd, name)) {
-		/* The owner may also set the times and the mode, so the
-		 * attributes, of a file it cannot write: a read-only file
-		 * (write bits off) gets its READONLY attribute cleared that
-		 * way, as on Samba. */
-		a |= SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER |
-		     SEC_FILE_WRITE_ATTRIBUTE;
-	}
-	if (!st->read_only_share) {
-		/* Deleting needs write access to the parent directory. */
-		char *parent = talloc_strdup(st, st->real_path);
-		char *slash = parent ? strrchr(parent, '/') : NULL;
-		int pfd;
-
-		if (slash != NULL) {
-			*slash = '\0';
-		}
-		pfd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					 slash ? parent : "",
-					 O_PATH | O_DIRECTORY, 0);
-		if (pfd != -1) {
-			if (faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0) {
-				a |= SEC_STD_DELETE;
-			}
-			close(pfd);
-		}
-		talloc_free(parent);
-	}
-	return a;
+	return smb2_mode_max_access(dirfd, name, ro,
+				    !ro && create_may_chmod(dirfd, name),
+				    !ro && create_parent_writable(st));
 }
 
 /*
@@ -133,6 +118,7 @@ void create_set_ntacl(struct create_state *st, bool dir)
 void create_ntacl_access(struct create_state *st)
 {
 	struct sd *sd, *parent;
+	bool parent_delete = false;
 	uint32_t a;
 
 	if (!st->share.acl_xattr || st->fd == -1 ||
@@ -143,18 +129,14 @@ void create_ntacl_access(struct create_state *st)
 	if (!(a & SEC_STD_DELETE)) {
 		if (NT_STATUS_IS_OK(ntacl_file_get_parent(
 			    st, &st->share, st->real_path, &parent))) {
-			if (ntacl_max_access(parent, st->tok) &
-			    SEC_DIR_DELETE_CHILD) {
-				a |= SEC_STD_DELETE;
-			}
+			parent_delete = (ntacl_max_access(parent, st->tok) &
+					 SEC_DIR_DELETE_CHILD) != 0;
 		} else {
-			a |= st->max_access & SEC_STD_DELETE;
+			parent_delete = (st->max_access & SEC_STD_DELETE) != 0;
 		}
 	}
-	if (st->read_only_share) {
-		a &= ~SEC_RIGHTS_WRITE_ANY;
-	}
-	st->max_access = a;
+	st->max_access = smb2_ntacl_max_access_finish(a, parent_delete,
+						      st->read_only_share);
 	st->have_ntacl = true;
 }
 

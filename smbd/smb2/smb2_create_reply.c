@@ -83,16 +83,25 @@ static void create_push_durable(struct wire_buf *out, size_t base,
 }
 
 /*
- * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED
- * only, what this server is; it does not claim READ_DIR_ATTR, NFS_ACE or
- * OSX_COPYFILE, whose behaviour it does not have (vfs_fruit.8).  Volume
- * caps: CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with
- * fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
+ * The AAPL server query's answer (create_ctx.h).  Server caps: UNIX_BASED,
+ * what this server is; READ_DIR_ATTR when the client asked for it in its
+ * client caps and the share has streams (as Samba's fruit grants it): the
+ * session's listings then carry the Mac metadata (smb2_querydir.c);
+ * NFS_ACE with fruit:nfs_aces (ntacl_nfs.h; Samba claims it whatever the
+ * client's caps say); it does not claim OSX_COPYFILE, whose behaviour it
+ * does not have (vfs_fruit.8).  Volume caps: CASE_SENSITIVE on a case-sensitive share,
+ * FULL_SYNC with fruit:time machine (a FLUSH is an fsync); no RESOLVE_ID.
  */
 static void create_push_aapl(struct smb2_request *req, size_t *prev,
 			     const struct create_state *st)
 {
 	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	uint64_t rdattr = (st->aapl.request_bitmap & SMB2_AAPL_SERVER_CAPS) &&
+				  (st->aapl.client_caps &
+				   SMB2_AAPL_SUPPORTS_READ_DIR_ATTR) &&
+				  st->share.streams
+			  ? SMB2_AAPL_SUPPORTS_READ_DIR_ATTR
+			  : 0;
 	uint8_t *r;
 	size_t len = 0;
 
@@ -100,7 +109,10 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 		return;
 	}
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
-				  SMB2_AAPL_UNIX_BASED,
+				  SMB2_AAPL_UNIX_BASED | rdattr |
+					  (fc->nfs_aces
+						   ? SMB2_AAPL_SUPPORTS_NFS_ACE
+						   : 0),
 				  (st->share.case_sensitive
 					   ? SMB2_AAPL_CASE_SENSITIVE
 					   : 0) |
@@ -115,6 +127,7 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 	create_ctx_push(req->out, req->out_hdr, prev, "AAPL", r, len);
 	talloc_free(r);
 	req->session->aapl = true;
+	req->session->aapl_readdir |= rdattr != 0;
 }
 
 NTSTATUS create_reply(struct smb2_request *req,

@@ -10,6 +10,7 @@
 #include "smbd/smb2/smb2_pipe.h"
 #include "smbd/objects/sd.h"
 #include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
@@ -310,16 +311,11 @@ static void getinfo_job(void *p)
 		close(st->root_fd);
 		st->root_fd = -1;
 	}
-	close(st->fd);
-	st->fd = -1;
 }
 
 /* A job that never ran (no credentials) still gives its fds back. */
 static int getinfo_state_destructor(struct getinfo_state *st)
 {
-	if (st->fd != -1) {
-		close(st->fd);
-	}
 	if (st->root_fd != -1) {
 		close(st->root_fd);
 	}
@@ -531,12 +527,12 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 
 /*
  * The stored NT ACL's descriptor, with the parts secinfo asks for
- * (MS-SMB2 3.3.5.20.3); false when there is none or it does not parse,
+ * (MS-SMB2 3.3.5.20.3); NULL when there is none or it does not parse,
  * and the Unix mode's descriptor is used instead.
  */
-static bool getinfo_push_ntacl(struct smb2_request *req,
-			       struct getinfo_state *st,
-			       const struct getinfo_req *g)
+static struct sd *getinfo_stored_sd(struct smb2_request *req,
+				    struct getinfo_state *st,
+				    const struct getinfo_req *g)
 {
 	struct sd *sd;
 	uint16_t ver;
@@ -544,7 +540,7 @@ static bool getinfo_push_ntacl(struct smb2_request *req,
 	if (st->ntacl == NULL ||
 	    !NT_STATUS_IS_OK(ntacl_blob_parse(req->mem_ctx, st->ntacl,
 					      st->ntacl_len, &sd, &ver))) {
-		return false;
+		return NULL;
 	}
 	if (!(g->secinfo & SECINFO_OWNER)) {
 		sd->owner = NULL;
@@ -560,8 +556,65 @@ static bool getinfo_push_ntacl(struct smb2_request *req,
 		sd->sacl = NULL;
 		sd->control &= (uint16_t)~SD_SE_SACL_PRESENT;
 	}
-	sd_push(req->out, sd, 0);
-	return true;
+	return sd;
+}
+
+/*
+ * fruit:nfs_aces on a Mac's session, the DACL asked for: the descriptor
+ * (stored, or the mode's) with the owner, group and mode as NFS ACEs at
+ * the end of its DACL (ntacl_nfs.h), from the fstat of this query.
+ * Samba's fruit adds them whatever parts are asked for, and its smbd
+ * then drops the DACL unless asked: only a DACL carries them.
+ */
+static NTSTATUS getinfo_push_nfs(struct smb2_request *req,
+				 struct getinfo_state *st,
+				 const struct getinfo_req *g)
+{
+	struct sd *sd = getinfo_stored_sd(req, st, g);
+	NTSTATUS status;
+
+	if (sd == NULL) {
+		struct wire_buf b;
+
+		wire_buf_init(&b, req->mem_ctx, 256);
+		secdesc_from_mode(&b, g->secinfo, st->fi.uid, st->fi.gid,
+				  st->fi.mode, st->fi.is_dir);
+		if (b.failed) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		status = sd_parse(req->mem_ctx, b.data, b.len, &sd);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
+	status = ntacl_nfs_add(req->mem_ctx, sd, st->fi.uid, st->fi.gid,
+			       st->fi.mode);
+	if (NT_STATUS_IS_OK(status)) {
+		sd_push(req->out, sd, 0);
+	}
+	return status;
+}
+
+/* QUERY_INFO's security class: the stored NT ACL's descriptor, else the
+ * Unix mode's; a Mac's with NFS ACEs (getinfo_push_nfs). */
+static NTSTATUS getinfo_security(struct smb2_request *req,
+				 struct getinfo_state *st,
+				 const struct getinfo_req *g)
+{
+	const struct vfs_fruit_config *fc = smb2_fruit_mac(req);
+	struct sd *sd;
+
+	if (fc != NULL && fc->nfs_aces && (g->secinfo & SECINFO_DACL)) {
+		return getinfo_push_nfs(req, st, g);
+	}
+	sd = getinfo_stored_sd(req, st, g);
+	if (sd != NULL) {
+		sd_push(req->out, sd, 0);
+	} else {
+		secdesc_from_mode(req->out, g->secinfo, st->fi.uid, st->fi.gid,
+				  st->fi.mode, st->fi.is_dir);
+	}
+	return NT_STATUS_OK;
 }
 
 static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
@@ -613,14 +666,10 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 		status = getinfo_fs(req, st, g);
 		break;
 	case SMB2_0_INFO_SECURITY:
-		if (!getinfo_push_ntacl(req, st, g)) {
-			secdesc_from_mode(out, g->secinfo, st->fi.uid,
-					  st->fi.gid, st->fi.mode,
-					  st->fi.is_dir);
+		status = getinfo_security(req, st, g);
+		if (NT_STATUS_IS_OK(status) && out->len - data > g->max_out) {
+			status = NT_STATUS_BUFFER_TOO_SMALL;
 		}
-		status = out->len - data > g->max_out
-				 ? NT_STATUS_BUFFER_TOO_SMALL
-				 : NT_STATUS_OK;
 		break;
 	default:
 		status = NT_STATUS_INVALID_PARAMETER;
@@ -749,7 +798,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
 	}
 	st->path = talloc_strdup(st, op->path);
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	st->fd = smbd_open_fd_borrow(op, st);	/* not closed by the job */
 	need_root = st->tm_max != 0 ||
 		    (st->fruit_rsrc_file && st->want_streams);
 	if (need_root && st->fd != -1) {

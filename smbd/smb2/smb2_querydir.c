@@ -25,6 +25,19 @@
  * too), INDEX_SPECIFIED is ignored.  EaSize is FileEaInformation's.  Short
  * names go into the *Both* classes unless `mangled names = no`.
  *
+ * A session granted AAPL's READ_DIR_ATTR (smb2_create_reply.c) listing
+ * FileIdBothDirectoryInformation on a fruit share gets Apple's fields in
+ * place of the NTFS ones, as Samba's fruit gives them (fscc.h struct
+ * fscc_aapl_dir_attr): per entry the resource fork's size and the
+ * compressed FinderInfo (vfs_fruit_dir_meta_get: an xattr read each, or
+ * for a fork in a "._" file its open), the UNIX mode (from the stat
+ * there is), and the maximal access of the session's user as CREATE
+ * computes it (max_access.h: an access check, or the NT ACL's xattr on
+ * acl_xattr shares; the directory's part once per query).  Every other
+ * listing takes none of these calls.  Samba gives the fields to every
+ * session of a connection once any asked AAPL, READ_DIR_ATTR or not;
+ * here only to the sessions that were told they get them.
+ *
  * While a job works, it owns the name list (moved out of op->dir and
  * back in the done callback), so a CLOSE meanwhile frees nothing the pool
  * thread reads, and the reply still goes out (a find racing a CLOSE
@@ -42,6 +55,11 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
+#include "vfs/fruit.h"
+#include "smbd/smb2/max_access.h"
+#include "smbd/objects/ntacl.h"
+#include "smbd/objects/ntacl_file.h"
+#include "lib/clock.h"
 #include "vfs/module.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
@@ -112,6 +130,16 @@ struct qd_state {
 	 * the job did. */
 	struct qd_times *times;
 	size_t num_times;
+	/* READ_DIR_ATTR: the share's fruit config (the stack held in
+	 * st->vfs keeps it) or NULL for an ordinary listing */
+	const struct vfs_fruit_config *aapl;
+	bool read_only;			/* the share */
+	struct ntacl_token *tok;	/* acl_xattr shares' max access */
+	/* the listed directory's part of the max access, once per query */
+	bool dir_ready;
+	bool dir_delete_mode;	/* may remove entries: W|X on it */
+	bool dir_delete_ntacl;	/* the same by its NT ACL, if any */
+	uid_t euid;
 };
 
 struct qd_times {
@@ -276,13 +304,18 @@ static uint32_t qd_ea_size(const struct qd_state *st, int fd)
 	return vfs_ea_size(fd);
 }
 
+static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
+			 const struct vfs_file_info *fi,
+			 struct fscc_aapl_dir_attr *a);
+
 /*
  * A symlink on a share that follows them is listed as what it points to,
  * as Samba does; one that dangles or leaves the share (the share's
  * RESOLVE_* rules, from the share root) is not listed.
  */
 static bool qd_stat_link(struct qd_state *st, const char *name,
-			 struct vfs_file_info *fi, uint32_t *ea_size)
+			 struct vfs_file_info *fi, uint32_t *ea_size,
+			 struct fscc_aapl_dir_attr *aapl)
 {
 	char *path = st->dirpath[0] == '\0'
 			     ? talloc_strdup(st, name)
@@ -302,6 +335,9 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 		if (!special) {
 			*ea_size = qd_ea_size(st, fd);
 		}
+		if (aapl != NULL) {
+			qd_aapl_fill(st, special ? -1 : fd, name, fi, aapl);
+		}
 		ok = true;
 	}
 	if (fd != -1) {
@@ -317,7 +353,8 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
  * when it vanished since the readdir (or cannot be looked at).
  */
 static bool qd_stat_entry(struct qd_state *st, const char *name,
-			  struct vfs_file_info *fi, uint32_t *ea_size)
+			  struct vfs_file_info *fi, uint32_t *ea_size,
+			  struct fscc_aapl_dir_attr *aapl)
 {
 	const char *what = name;
 	struct statx stx;
@@ -332,7 +369,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 		return false;
 	}
 	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
-		return qd_stat_link(st, name, fi, ea_size);
+		return qd_stat_link(st, name, fi, ea_size, aapl);
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
@@ -344,9 +381,83 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	vfs_fill_dos_attributes(&st->share, efd, efd == -1, name, fi);
 	if (efd != -1) {
 		*ea_size = qd_ea_size(st, efd);
+	}
+	if (aapl != NULL) {
+		qd_aapl_fill(st, efd, what, fi, aapl);
+	}
+	if (efd != -1) {
 		close(efd);
 	}
 	return true;
+}
+
+/* The listed directory's part of its entries' max access. */
+static void qd_aapl_dir(struct qd_state *st)
+{
+	struct sd *sd;
+
+	st->dir_ready = true;
+	st->euid = geteuid();
+	st->dir_delete_mode =
+		!st->read_only &&
+		faccessat(st->fd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+	st->dir_delete_ntacl = st->dir_delete_mode;
+	if (st->tok != NULL &&
+	    NT_STATUS_IS_OK(ntacl_file_get(st, st->fd, &sd))) {
+		st->dir_delete_ntacl = (ntacl_max_access(sd, st->tok) &
+					SEC_DIR_DELETE_CHILD) != 0;
+		talloc_free(sd);
+	}
+}
+
+/*
+ * READ_DIR_ATTR's max access of an entry: what CREATE's MxAc would say
+ * (smb2_create_access.c): a stored NT ACL on acl_xattr shares, else the
+ * mode; FILE_GENERIC_ALL with readdir_attr:aapl_max_access = no.
+ */
+static uint32_t qd_max_access(struct qd_state *st, int fd, const char *name,
+			      const struct vfs_file_info *fi)
+{
+	struct sd *sd;
+
+	if (!st->aapl->readdir_max_access) {
+		return SEC_FILE_ALL;
+	}
+	if (!st->dir_ready) {
+		qd_aapl_dir(st);
+	}
+	if (st->tok != NULL && fd != -1 &&
+	    NT_STATUS_IS_OK(ntacl_file_get(st, fd, &sd))) {
+		uint32_t a = ntacl_max_access(sd, st->tok);
+
+		talloc_free(sd);
+		return smb2_ntacl_max_access_finish(
+			a, !(a & SEC_STD_DELETE) && st->dir_delete_ntacl,
+			st->read_only);
+	}
+	return smb2_mode_max_access(st->fd, name, st->read_only,
+				    st->euid == 0 || fi->uid == st->euid,
+				    st->dir_delete_mode);
+}
+
+/* Apple's fields of an entry (fd: of it, O_PATH; -1 for one that is
+ * not a file or directory; name: in st->fd). */
+static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
+			 const struct vfs_file_info *fi,
+			 struct fscc_aapl_dir_attr *a)
+{
+	struct vfs_fruit_dir_meta m;
+	int64_t btime = (int64_t)(fi->create_time / 10000000) -
+			(int64_t)NTTIME_EPOCH_DELTA;
+
+	vfs_fruit_dir_meta_get(st->aapl, fd, st->fd, name, S_ISREG(fi->mode),
+			       btime, &m);
+	a->rfork_size = m.rfork_size;
+	memcpy(a->finder_info, m.finder, sizeof(a->finder_info));
+	a->max_access = qd_max_access(st, fd, name, fi);
+	/* The mode only with fruit:nfs_aces, as Samba gives it: a Mac
+	 * takes one that is there for the file's Unix permissions. */
+	a->unix_mode = st->aapl->nfs_aces ? (uint16_t)fi->mode : 0;
 }
 
 static void qd_note_times(struct qd_state *st, size_t off,
@@ -413,13 +524,15 @@ static void qd_job(void *p)
 		const char *name = qd_name(n, st->cursor);
 		struct vfs_file_info fi;
 		struct fscc_dir_entry e;
+		struct fscc_aapl_dir_attr aapl;
 		char *shortn = NULL;
 		uint32_t ea_size = 0;
 		char *wire = NULL;	/* vfs_catia's client form */
 		NTSTATUS s;
 
 		if (!qd_match(st, name) ||
-		    !qd_stat_entry(st, name, &fi, &ea_size)) {
+		    !qd_stat_entry(st, name, &fi, &ea_size,
+				   st->aapl != NULL ? &aapl : NULL)) {
 			continue;
 		}
 		if (st->zero_file_id) {
@@ -427,6 +540,7 @@ static void qd_job(void *p)
 		}
 		memset(&e, 0, sizeof(e));
 		e.ea_size = ea_size;
+		e.aapl = st->aapl != NULL ? &aapl : NULL;
 		e.fi = &fi;
 		e.name = name;
 		if (st->share.name_map != NULL) {
@@ -438,7 +552,8 @@ static void qd_job(void *p)
 			}
 			e.name = wire;
 		}
-		if (st->want_short && !vfs_name_is_8_3(name)) {
+		if (st->want_short && st->aapl == NULL &&
+		    !vfs_name_is_8_3(name)) {
 			shortn = vfs_name_mangle(st, name);
 		}
 		e.short_name = shortn;
@@ -678,6 +793,20 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 			      vfs_name_is_mangled(st->pattern);
 	st->zero_file_id = smb2_fruit_mac(req) != NULL &&
 			   smb2_fruit_mac(req)->zero_file_id;
+	if (smb2_fruit_mac(req) != NULL && req->session->aapl_readdir &&
+	    q->cls == FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION) {
+		st->aapl = smb2_fruit_mac(req);
+		st->read_only = req->tcon->read_only;
+		if (req->tcon->share.acl_xattr &&
+		    st->aapl->readdir_max_access) {
+			NTSTATUS s = ntacl_session_token(st, req->session,
+							 req->tcon, &st->tok);
+
+			if (!NT_STATUS_IS_OK(s)) {
+				return s;
+			}
+		}
+	}
 	st->want_short = qd_class_has_short(q->cls) &&
 			 lp_int(lp, req->tcon->snum, LP_MANGLED_NAMES) !=
 				 LP_MANGLED_NO;

@@ -100,8 +100,6 @@ static void read_job(void *p)
 			st->err = EIO;
 		}
 		st->got = (ssize_t)done;
-		close(st->fd);
-		st->fd = -1;
 		return;
 	}
 	/* Loop: pread may return short on some file systems before EOF. */
@@ -128,8 +126,6 @@ static void read_job(void *p)
 		done += (size_t)n;
 	}
 	st->got = (ssize_t)done;
-	close(st->fd);
-	st->fd = -1;
 }
 
 static void read_orphan(void *p)
@@ -382,12 +378,12 @@ NTSTATUS smb2_read(struct smb2_request *req)
 		(void)talloc_steal(req->mem_ctx, st);
 		return read_done(req, st);
 	}
-	/* Our own fd for the pool: a CLOSE racing this read must not pull
-	 * it away. */
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	/* The open's fd, held for the job: a CLOSE racing this read does
+	 * not pull it away (open.h). */
+	st->fd = smbd_open_fd_borrow(op, st);
 	if (st->fd == -1) {
 		talloc_free(st);
-		return NT_STATUS_NO_MEMORY;
+		return vfs_map_errno(errno);
 	}
 	return smb2_job_run(req, st, read_job, read_done, read_orphan);
 }

@@ -13,6 +13,7 @@
 #include "smbd/objects/smbd_locking.h"
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl_file.h"
+#include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "smbd/objects/status.h"
 #include "lib/charset.h"
@@ -79,13 +80,25 @@ struct setinfo_state {
 	uint32_t secinfo;
 	uint8_t *sd;
 	size_t sd_len;
+	/* fruit:nfs_aces on a Mac's session, the DACL sent: its NFS ACEs
+	 * are a chmod (smbd/objects/ntacl_nfs.h) */
+	bool nfs_aces;
 };
 
-static void setinfo_security(struct setinfo_state *st)
+/* fd's mode := mode, as the session's user (the kernel's check: its
+ * owner); through /proc, which takes an O_PATH fd too. */
+static NTSTATUS setinfo_chmod(int fd, mode_t mode)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, mode) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+static void setinfo_security_sd(struct setinfo_state *st)
 {
 	struct stat sb;
 	mode_t mode;
-	char proc[32];
 
 	if (st->acl_xattr) {
 		st->status = ntacl_file_set_info(st->fd, st->tok, st->sd,
@@ -101,9 +114,32 @@ static void setinfo_security(struct setinfo_state *st)
 	if (!NT_STATUS_IS_OK(st->status) || mode == sb.st_mode) {
 		return;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
-	if (chmod(proc, mode & 07777) != 0) {
-		st->status = vfs_map_errno(errno);
+	st->status = setinfo_chmod(st->fd, mode & 07777);
+}
+
+/*
+ * SET_INFO security.  A Mac's NFS ACEs come out of the DACL first; the
+ * rest is set as from any client, then the mode ACE's chmod, as in
+ * Samba's fruit.  Not on an acl_xattr share: there Samba's acl_xattr
+ * ignores the chmod (the NT ACL holds the permissions), and so does this.
+ */
+static void setinfo_security(struct setinfo_state *st)
+{
+	bool chmod_asked = false;
+	mode_t mode = 0;
+
+	if (st->nfs_aces) {
+		st->status = ntacl_nfs_set_prepare(st, st->sd, st->sd_len,
+						   &st->secinfo, &st->sd,
+						   &st->sd_len, &chmod_asked,
+						   &mode);
+		if (!NT_STATUS_IS_OK(st->status)) {
+			return;
+		}
+	}
+	setinfo_security_sd(st);
+	if (NT_STATUS_IS_OK(st->status) && chmod_asked && !st->acl_xattr) {
+		st->status = setinfo_chmod(st->fd, mode);
 	}
 }
 
@@ -1017,6 +1053,8 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	talloc_set_destructor(st, setinfo_state_destructor);
 	sync_done = false;
 	if (type == SMB2_0_INFO_SECURITY) {
+		const struct vfs_fruit_config *mac = smb2_fruit_mac(req);
+
 		st->security = true;
 		st->secinfo = secinfo;
 		st->sd = talloc_memdup(st, req->in + off, len);
@@ -1024,6 +1062,8 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		status = len >= 20 && st->sd != NULL ? NT_STATUS_OK
 						     : NT_STATUS_INVALID_PARAMETER;
 		st->acl_xattr = req->tcon->share.acl_xattr;
+		st->nfs_aces = (secinfo & SECINFO_DACL) && mac != NULL &&
+			       mac->nfs_aces;
 		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
 			status = ntacl_session_token(st, req->session,
 						     req->tcon, &st->tok);

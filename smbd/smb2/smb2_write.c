@@ -34,7 +34,8 @@ struct write_state {
 	struct smbd_worker *worker;
 	uint64_t open_id;	/* the open's FileId.Volatile */
 	bool wt_begun;		/* counted by smbd_wt_write_begin */
-	int fd;
+	int fd;			/* borrowed from the open (open.h) ... */
+	bool own_fd;		/* ... or an O_APPEND reopen, closed here */
 	char *stream;		/* xattr of a named stream, or NULL */
 	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
 	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
@@ -71,8 +72,6 @@ static void write_job(void *p)
 		} else {
 			st->err = status == NT_STATUS_DISK_FULL ? ENOSPC : EIO;
 		}
-		close(st->fd);
-		st->fd = -1;
 		return;
 	}
 
@@ -111,8 +110,6 @@ static void write_job(void *p)
 			st->err = errno;
 		}
 	}
-	close(st->fd);
-	st->fd = -1;
 }
 
 /*
@@ -138,6 +135,9 @@ static void write_finished(struct write_state *st)
 static int write_state_destructor(struct write_state *st)
 {
 	write_finished(st);
+	if (st->own_fd && st->fd != -1) {
+		close(st->fd);
+	}
 	return 0;
 }
 
@@ -243,8 +243,9 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	}
 	st->append = offset == SMB2_APPEND_OFFSET &&
 		     !(op->access_mask & SEC_FILE_WRITE_DATA) && !op->stream;
+	st->own_fd = st->append;
 	st->fd = st->append ? vfs_reopen_append(op->fd)
-			    : fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+			    : smbd_open_fd_borrow(op, st);
 	if (st->fd == -1) {
 		talloc_free(st);
 		return vfs_map_errno(errno);
@@ -286,8 +287,6 @@ static void flush_job(void *p)
 	} else if (fsync(st->fd) != 0) {
 		st->err = errno;
 	}
-	close(st->fd);
-	st->fd = -1;
 }
 
 static NTSTATUS flush_done(struct smb2_request *req, void *p)
@@ -333,7 +332,7 @@ NTSTATUS smb2_flush(struct smb2_request *req)
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	st->fd = smbd_open_fd_borrow(op, st);
 	if (st->fd == -1) {
 		talloc_free(st);
 		return vfs_map_errno(errno);

@@ -109,6 +109,34 @@ def reply_contexts(pdu):
     return out
 
 
+def create_contexts(smb, tid, name, ctx, options=0):
+    """CREATE (FILE_OPEN, FILE_READ_ATTRIBUTES) of name with context ctx
+    on impacket's smb; the response's contexts.  The open is closed."""
+    from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
+                                      FILE_SHARE_READ, FILE_SHARE_WRITE)
+    seen = []
+    recv = smb.recvSMB
+
+    def keep(*a, **kw):
+        ans = recv(*a, **kw)
+        seen.append(ans.getData())
+        return ans
+    smb.recvSMB = keep
+    try:
+        fid = smb.create(tid, name, FILE_READ_ATTRIBUTES,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE, options,
+                         FILE_OPEN, 0, createContexts=[ctx])
+    finally:
+        smb.recvSMB = recv
+    smb.close(tid, fid)
+    return reply_contexts(seen[-1])
+
+
+def create_root_with(smb, tid, ctx):
+    """create_contexts of the share's root."""
+    return create_contexts(smb, tid, "", ctx)
+
+
 # Apple's empty resource fork, as macOS writes it into a "._" file: the
 # resource header, the text, the map (the header again, no types)
 RFORK_HEAD = bytes.fromhex("00000100000001000000000000" "00001e")
@@ -563,32 +591,18 @@ class Fruit(h.TestUser):
     def create_with(self, share, ctx):
         """CREATE of the share's root with context ctx; the response's
         contexts."""
-        from impacket.smb3structs import (FILE_READ_ATTRIBUTES, FILE_OPEN,
-                                          FILE_SHARE_READ)
         conn, tid = self.tree(share)
-        smb = conn.getSMBServer()
-        seen = []
-        recv = smb.recvSMB
-
-        def keep(*a, **kw):
-            ans = recv(*a, **kw)
-            seen.append(ans.getData())
-            return ans
-        smb.recvSMB = keep
-        fid = smb.create(tid, "", FILE_READ_ATTRIBUTES, FILE_SHARE_READ, 0,
-                         FILE_OPEN, 0, createContexts=[ctx])
-        smb.recvSMB = recv
-        smb.close(tid, fid)
-        return reply_contexts(seen[-1])
+        return create_contexts(conn.getSMBServer(), tid, "", ctx)
 
     def test_aapl_server_query(self):
         r = self.create_with("share", aapl_query())[b"AAPL"]
         cmd, _, bitmap, scaps, vcaps, _, mlen = struct.unpack_from(
             "<IIQQQII", r)
         self.assertEqual((cmd, bitmap), (1, 7))
-        # UNIX_BASED; no readdir_attr, NFS ACEs or copyfile (not built;
-        # Samba claims the first two here: fruit:nfs_aces is on)
-        self.assertEqual(scaps, 13 if h.is_samba() else 4)
+        # UNIX_BASED, READ_DIR_ATTR (asked for, on a share with
+        # streams; test_fruit_readdir.py) and NFS_ACE (fruit:nfs_aces is
+        # on); no copyfile (fruit:copyfile is off), as Samba
+        self.assertEqual(scaps, 13)
         self.assertEqual(vcaps, 0)     # case-insensitive share
         self.assertEqual(r[40:40 + mlen].decode("utf-16-le"), "MacSamba")
         # only what was asked for
@@ -754,7 +768,7 @@ class FruitOptions(h.TestUser):
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
                      ("fruit:resource", "xattr"),
-                     ("fruit:nfs_aces", "yes")]
+                     ("fruit:locking", "netatalk")]
     extra_shares = [("streamfork", [("vfs objects", "fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
                                     ("fruit:resource", "stream")])]
@@ -773,7 +787,7 @@ class FruitOptions(h.TestUser):
         log = self.smbd.log_text()
         self.assertNotIn("fruit:metadata", log)
         self.assertNotIn("fruit:resource", log)
-        self.assertIn("fruit:nfs_aces = yes: not supported", log)
+        self.assertIn("fruit:locking = netatalk: not supported", log)
 
     def test_stream_resource_is_quiet(self):
         if h.is_samba():

@@ -43,7 +43,10 @@ torture:share2 and reads and writes xattrs of the share's files
 directly through torture:localdir (as Samba's own selftest gives it
 vfs_fruit_metadata_stream and vfs_wo_fruit).  It reads suites-fruit.txt
 and known-failures-fruit.txt by default; SMBD=/usr/sbin/smbd runs the
-same against Samba.
+same against Samba.  --fruit-full (make torture-fruit-full) runs the
+same suites with fruit:nfs_aces = yes and fruit:copyfile = yes, the
+setup in which smbtorture's AAPL tests run at all, against
+known-failures-fruit-full.txt.
 
 Exit status: 0 when there is no regression and no unexpected pass.
 """
@@ -104,6 +107,18 @@ FRUIT_SHARE_OPTIONS = [
     ("fruit:time machine", "yes"),
 ]
 FRUIT_SHARE2 = "share2"
+# --fruit-full: the same share with what a Mac gets from Samba's defaults
+# plus copyfile (AAPL server caps READ_DIR_ATTR, OSX_COPYFILE, UNIX_BASED
+# and NFS_ACE, which smbtorture's enable_aapl insists on): fruit:nfs_aces
+# = yes (Samba's default) and fruit:copyfile = yes.  Samba 4.17 passes 31
+# of vfs.fruit's 32 tests here.
+# fruit:copyfile is a global option in Samba, as nfs_aces is.
+FRUIT_FULL_GLOBAL_OPTIONS = [
+    ("fruit:model", "MacSamba"),
+    ("fruit:nfs_aces", "yes"),
+    ("fruit:copyfile", "yes"),
+]
+FRUIT_FULL_SHARE_OPTIONS = FRUIT_SHARE_OPTIONS
 
 RESULT = re.compile(r"^(success|successful|failure|fail|error|skip|xfail|"
                     r"uxsuccess): (.*?)(?: \[.*)?$")
@@ -234,7 +249,11 @@ class Runner:
         extra_shares = None
         if self.args.cross_workers:
             opts += CROSS_WORKER_OPTIONS
-        if self.args.fruit:
+        if self.args.fruit_full:
+            opts += FRUIT_FULL_GLOBAL_OPTIONS
+            share_opts = FRUIT_FULL_SHARE_OPTIONS
+            extra_shares = [(FRUIT_SHARE2, None)]
+        elif self.args.fruit:
             opts += FRUIT_GLOBAL_OPTIONS
             share_opts = FRUIT_SHARE_OPTIONS
             extra_shares = [(FRUIT_SHARE2, None)]
@@ -456,6 +475,9 @@ def main():
     ap.add_argument("--fruit", action="store_true",
                     help="the macOS share (catia fruit streams_xattr, "
                     "a second share without fruit): vfs.fruit")
+    ap.add_argument("--fruit-full", action="store_true",
+                    help="--fruit with fruit:nfs_aces = yes and "
+                    "fruit:copyfile = yes (known-failures-fruit-full.txt)")
     ap.add_argument("--limit", type=int, default=None,
                     help="time limit per entry (default: suites.txt)")
     ap.add_argument("--io-backend", default=None,
@@ -474,6 +496,8 @@ def main():
                     help="copy the server log here at the end")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    full = args.fruit_full
+    args.fruit = args.fruit or full
     if args.cross_workers and args.fruit:
         ap.error("--cross-workers and --fruit are separate runs")
     sfx = "-workers" if args.cross_workers else ""
@@ -481,6 +505,8 @@ def main():
         sfx = "-fruit"
     if args.suites is None:
         args.suites = os.path.join(HERE, "suites%s.txt" % sfx)
+    if full:
+        sfx = "-fruit-full"
     if args.known_failures is None:
         args.known_failures = os.path.join(HERE,
                                            "known-failures%s.txt" % sfx)

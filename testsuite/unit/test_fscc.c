@@ -1012,6 +1012,88 @@ static void test_dir_layouts(void **state)
 	assert_false(fscc_dir_class_has_times(FSCC_FILE_BASIC_INFORMATION));
 }
 
+/*
+ * AAPL READ_DIR_ATTR: in FileIdBothDirectoryInformation the max access
+ * replaces EaSize, ShortNameLength is 24 and the ShortName area holds
+ * the fork size and the compressed FinderInfo, Reserved2 the mode; the
+ * other fields as without it.  Other classes ignore it, and a reparse
+ * point keeps its tag and short name.
+ */
+static void test_dir_aapl(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	struct vfs_file_info fi = test_fi();
+	struct fscc_aapl_dir_attr a = {.max_access = 0x001f01ff,
+				       .rfork_size = UINT64_C(0x1122334455),
+				       .unix_mode = 0100644};
+	struct fscc_dir_entry de = {.fi = &fi,
+				    .name = "file.txt",
+				    .short_name = "FILE~1.TXT",
+				    .ea_size = 44,
+				    .aapl = &a};
+	struct fscc_dir_entry plain = de;
+	const uint8_t idb = FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION;
+	struct wire_buf out, ref;
+	size_t prev = (size_t)-1, rprev = (size_t)-1;
+
+	(void)state;
+	memcpy(a.finder_info, "TEXTttxt\x41\x02\x12\x34\x80\0\0\0", 16);
+	plain.aapl = NULL;
+	wire_buf_init(&out, mem, 0);
+	wire_buf_init(&ref, mem, 0);
+	assert_int_equal(fscc_dir_entry_push(
+				 &out, 0, idb,
+				 &de, 1000, &prev),
+			 NT_STATUS_OK);
+	assert_int_equal(fscc_dir_entry_push(
+				 &ref, 0, idb,
+				 &plain, 1000, &rprev),
+			 NT_STATUS_OK);
+	assert_int_equal(out.len, ref.len);
+	/* as the NTFS entry up to EaSize, from FileId on */
+	assert_memory_equal(out.data, ref.data, 64);
+	assert_memory_equal(out.data + 96, ref.data + 96, out.len - 96);
+	s32(ref.data, 64, 0x001f01ff);
+	ref.data[68] = 24;
+	ref.data[69] = 0;
+	s64(ref.data, 70, UINT64_C(0x1122334455));
+	memcpy(ref.data + 78, a.finder_info, 16);
+	ref.data[94] = 0xa4;	/* 0100644, little-endian */
+	ref.data[95] = 0x81;
+	assert_memory_equal(out.data, ref.data, out.len);
+
+	/* another class: as without it */
+	wire_buf_init(&out, mem, 0);
+	wire_buf_init(&ref, mem, 0);
+	prev = rprev = (size_t)-1;
+	assert_int_equal(fscc_dir_entry_push(
+				 &out, 0, FSCC_FILE_BOTH_DIRECTORY_INFORMATION,
+				 &de, 1000, &prev),
+			 NT_STATUS_OK);
+	assert_int_equal(fscc_dir_entry_push(
+				 &ref, 0, FSCC_FILE_BOTH_DIRECTORY_INFORMATION,
+				 &plain, 1000, &rprev),
+			 NT_STATUS_OK);
+	assert_int_equal(out.len, ref.len);
+	assert_memory_equal(out.data, ref.data, out.len);
+
+	/* a reparse point: its own fields */
+	fi.attributes |= FILE_ATTRIBUTE_REPARSE_POINT;
+	wire_buf_init(&out, mem, 0);
+	wire_buf_init(&ref, mem, 0);
+	prev = rprev = (size_t)-1;
+	assert_int_equal(fscc_dir_entry_push(
+				 &out, 0, idb,
+				 &de, 1000, &prev),
+			 NT_STATUS_OK);
+	assert_int_equal(fscc_dir_entry_push(
+				 &ref, 0, idb,
+				 &plain, 1000, &rprev),
+			 NT_STATUS_OK);
+	assert_memory_equal(out.data, ref.data, out.len);
+	talloc_free(mem);
+}
+
 static void test_dir_chain(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -1150,6 +1232,7 @@ int main(void)
 		cmocka_unit_test(test_set_rename),
 		cmocka_unit_test(test_set_ea),
 		cmocka_unit_test(test_dir_layouts),
+		cmocka_unit_test(test_dir_aapl),
 		cmocka_unit_test(test_dir_chain),
 		cmocka_unit_test(test_dir_special),
 	};

@@ -24,6 +24,7 @@
 
 #include "vfs/adouble.h"
 #include "vfs/fruit.h"
+#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs.h"
 #include "lib/wire.h"
 
@@ -423,6 +424,105 @@ static void test_adouble_convert(void **state)
 	rmdir(dir);
 }
 
+/* AAPL READ_DIR_ATTR's compressed FinderInfo (fruit.h). */
+static void test_finder_compress(void **state)
+{
+	uint8_t fi[32], out[VFS_FRUIT_DIR_FINDER_SIZE];
+	const int64_t y2k = 946684800;
+
+	(void)state;
+	memset(fi, 0xee, sizeof(fi));
+	memcpy(fi, "TEXTttxt\x41\x02", 10);
+	fi[24] = 0x12;
+	fi[25] = 0x34;
+	vfs_fruit_finder_compress(fi, true, y2k + 0x01020304, out);
+	assert_memory_equal(out, "TEXTttxt\x41\x02\x12\x34\x01\x02\x03\x04",
+			    16);
+	/* a directory: no type and creator */
+	vfs_fruit_finder_compress(fi, false, y2k, out);
+	assert_memory_equal(out, "\0\0\0\0\0\0\0\0\x41\x02\x12\x34\0\0\0\0",
+			    16);
+	/* no record: AFP's "no date" */
+	vfs_fruit_finder_compress(NULL, true, y2k + 5, out);
+	assert_memory_equal(out, "\0\0\0\0\0\0\0\0\0\0\0\0\x80\0\0\0", 16);
+	/* past the 32 bits: saturated; before 2000: wrapped (Samba's) */
+	vfs_fruit_finder_compress(fi, true, y2k + (INT64_C(1) << 33), out);
+	assert_memory_equal(out + 12, "\xff\xff\xff\xff", 4);
+	vfs_fruit_finder_compress(fi, true, y2k - 1, out);
+	assert_memory_equal(out + 12, "\xff\xff\xff\xff", 4);
+	vfs_fruit_finder_compress(fi, true, 0, out);
+	assert_memory_equal(out + 12, "\xc7\x92\xbc\x80", 4);
+}
+
+/* What a listing reads of an entry: fork size (stream, "._" file) and
+ * FinderInfo, each piece only with its option. */
+static void test_dir_meta(void **state)
+{
+	struct vfs_fruit_config c = {.resource = VFS_FRUIT_RSRC_STREAM,
+				     .readdir_rsize = true,
+				     .readdir_finder_info = true};
+	uint8_t rec[VFS_AFPINFO_SIZE + 1] = {0}, hdr[VFS_RSRC_DATA_OFF + 7];
+	struct vfs_fruit_dir_meta m;
+	char dir[64], p[128];
+	int dfd, fd, ad;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/var/tmp/test_vfs_fruit_mXXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/f", dir);
+	fd = open(p, O_CREAT | O_RDWR, 0644);
+	assert_true(fd != -1);
+	record(rec, "TEXTttxt");
+	if (fsetxattr(fd, X, rec, sizeof(rec), 0) != 0) {
+		close(fd);
+		unlink(p);
+		rmdir(dir);
+		skip();
+	}
+	assert_int_equal(fsetxattr(fd, "user.DosStream.AFP_Resource:$DATA",
+				   "foo", 4, 0), 0);
+	close(fd);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	fd = openat(dfd, "f", O_PATH);
+	assert_true(dfd != -1 && fd != -1);
+
+	vfs_fruit_dir_meta_get(&c, fd, dfd, "f", true, 946684800 + 7, &m);
+	assert_int_equal(m.rfork_size, 3);
+	assert_memory_equal(m.finder, "TEXTttxt\0\0\0\0\0\0\0\x07", 16);
+
+	/* fruit:resource = file: the fork of "._f", none without it */
+	c.resource = VFS_FRUIT_RSRC_FILE;
+	vfs_fruit_dir_meta_get(&c, fd, dfd, "f", true, 0, &m);
+	assert_int_equal(m.rfork_size, 0);
+	vfs_rsrc_header_init(hdr);
+	hdr[VFS_RSRC_DATA_OFF - 33] = 7;	/* the fork entry's length */
+	memcpy(hdr + VFS_RSRC_DATA_OFF, "rsrc!!!", 7);
+	ad = openat(dfd, "._f", O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(write(ad, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+	close(ad);
+	vfs_fruit_dir_meta_get(&c, fd, dfd, "f", true, 0, &m);
+	assert_int_equal(m.rfork_size, 7);
+
+	/* the options off: nothing read, AFP's "no date" */
+	c.readdir_rsize = false;
+	c.readdir_finder_info = false;
+	vfs_fruit_dir_meta_get(&c, fd, dfd, "f", true, 946684800 + 7, &m);
+	assert_int_equal(m.rfork_size, 0);
+	assert_memory_equal(m.finder, "\0\0\0\0\0\0\0\0\0\0\0\0\x80\0\0\0", 16);
+	/* not a file or directory: no fd, nothing */
+	c.readdir_rsize = true;
+	c.readdir_finder_info = true;
+	vfs_fruit_dir_meta_get(&c, -1, dfd, "f", false, 0, &m);
+	assert_int_equal(m.rfork_size, 0);
+	assert_memory_equal(m.finder + 12, "\x80\0\0\0", 4);
+
+	close(fd);
+	unlinkat(dfd, "._f", 0);
+	unlinkat(dfd, "f", 0);
+	close(dfd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +533,8 @@ int main(void)
 		cmocka_unit_test(test_netatalk),
 		cmocka_unit_test(test_adouble_parse),
 		cmocka_unit_test(test_adouble_convert),
+		cmocka_unit_test(test_finder_compress),
+		cmocka_unit_test(test_dir_meta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
