@@ -172,3 +172,114 @@ NTSTATUS vfs_adouble_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 	}
 	return NT_STATUS_OK;
 }
+
+/*
+ * Netatalk's metadata xattr (layout in adouble.h).  The entries in the
+ * order Samba's fruit writes them (by id; the data is in another order);
+ * the private ones carry Netatalk's ids.
+ */
+#define META_DATES_EPOCH 946684800	/* 2000-01-01 in Unix seconds */
+#define META_NEVER 0x80000000		/* the earliest AppleDouble date */
+
+static const struct {
+	uint32_t id, off, len;
+} meta_entries[] = {
+	{4, 154, 0},		/* Comment */
+	{8, 354, 16},		/* File Dates */
+	{AD_ENTRY_FINDER, 122, VFS_ADOUBLE_FINDER_SIZE},
+	{14, 370, 4},		/* AFP File Info */
+	{0x80444556, 374, 0},	/* Netatalk's dev */
+	{0x80494E4F, 382, 0},	/* ino */
+	{0x8053594E, 390, 0},	/* syn */
+	{0x8053567E, 398, 0},	/* id */
+};
+#define META_DATES_OFF 354
+
+NTSTATUS vfs_adouble_meta_finder(const uint8_t *buf, size_t len,
+				 size_t *finder_off)
+{
+	TALLOC_CTX *tmp;
+	struct vfs_adouble ad;
+	NTSTATUS st;
+
+	if (len != VFS_ADOUBLE_META_SIZE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* a Finder Info entry longer than the FinderInfo could carry an
+	 * ATTR block: the parse's attributes are not wanted here */
+	tmp = talloc_new(NULL);
+	if (tmp == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	st = vfs_adouble_parse(tmp, buf, len, &ad);
+	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (ad.finder == NULL) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	*finder_off = (size_t)(ad.finder - buf);
+	return NT_STATUS_OK;
+}
+
+void vfs_adouble_meta_init(uint8_t buf[VFS_ADOUBLE_META_SIZE], int64_t now)
+{
+	uint32_t date = (uint32_t)(now - META_DATES_EPOCH);
+	size_t i;
+
+	memset(buf, 0, VFS_ADOUBLE_META_SIZE);
+	put_be32(buf, AD_MAGIC);
+	put_be32(buf + 4, AD_VERSION);
+	buf[24] = 0;
+	buf[25] = sizeof(meta_entries) / sizeof(meta_entries[0]);
+	for (i = 0; i < sizeof(meta_entries) / sizeof(meta_entries[0]); i++) {
+		uint8_t *e = buf + AD_HEADER + 12 * i;
+
+		put_be32(e, meta_entries[i].id);
+		put_be32(e + 4, meta_entries[i].off);
+		put_be32(e + 8, meta_entries[i].len);
+	}
+	put_be32(buf + META_DATES_OFF, date);		/* create */
+	put_be32(buf + META_DATES_OFF + 4, date);	/* modify */
+	put_be32(buf + META_DATES_OFF + 8, META_NEVER);	/* backup */
+	put_be32(buf + META_DATES_OFF + 12, date);	/* access */
+}
+
+/*
+ * Apple's empty resource fork, built from the resource file layout
+ * (Inside Macintosh: More Macintosh Toolbox, 1-121): a 16-byte header
+ * (data offset 0x100, map offset 0x100, data length 0, map length 0x1e),
+ * the text in the 240 bytes reserved after it, then the map: a copy of
+ * the header, 8 bytes of handle, file reference and attributes, the type
+ * list offset 0x1c, the name list offset 0x1e and the count of types
+ * less one, 0xffff for none.
+ */
+static void blank_rsrc(uint8_t b[VFS_ADOUBLE_BLANK_RSRC_SIZE])
+{
+	static const char text[] =
+		"This resource fork intentionally left blank   ";
+	uint8_t *map = b + 0x100;
+
+	memset(b, 0, VFS_ADOUBLE_BLANK_RSRC_SIZE);
+	put_be32(b, 0x100);
+	put_be32(b + 4, 0x100);
+	put_be32(b + 12, 0x1e);
+	memcpy(b + 16, text, sizeof(text) - 1);
+	memcpy(map, b, 16);
+	map[25] = 0x1c;
+	map[27] = 0x1e;
+	map[28] = 0xff;
+	map[29] = 0xff;
+}
+
+bool vfs_adouble_rsrc_blank(const uint8_t *rsrc, size_t len)
+{
+	uint8_t blank[VFS_ADOUBLE_BLANK_RSRC_SIZE];
+
+	if (rsrc == NULL || len != sizeof(blank)) {
+		return false;
+	}
+	blank_rsrc(blank);
+	return memcmp(rsrc, blank, sizeof(blank)) == 0;
+}

@@ -20,6 +20,17 @@
  * The parser reads through the checked cursor (lib/wire.h) and refuses
  * (NT_STATUS_INVALID_PARAMETER) anything whose offsets or lengths leave
  * the buffer; results point into the buffer.
+ *
+ * Netatalk's metadata xattr (fruit:metadata = netatalk, Samba's default):
+ * "user.org.netatalk.Metadata" on the file holds an AppleDouble header of
+ * exactly 402 bytes, the layout Samba's fruit and Netatalk write: zero
+ * filler, 8 entries, in this order: Comment (4) at 154, empty; File
+ * Dates (8) at 354, 16 bytes (create, modify, backup, access: big-endian
+ * seconds from 2000-01-01, backup 0x80000000 for never); Finder Info (9)
+ * at 122, 32 bytes; AFP File Info (14) at 370, 4 bytes; Netatalk's
+ * private dev, ino, syn and id entries (0x80444556, 0x80494E4F,
+ * 0x8053594E, 0x8053567E) at 374, 382, 390 and 398, empty.  Samba takes a value of
+ * another size as no metadata; so does this parser.
  */
 #ifndef VFS_ADOUBLE_H
 #define VFS_ADOUBLE_H
@@ -56,5 +67,27 @@ struct vfs_adouble {
 
 NTSTATUS vfs_adouble_parse(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 			   size_t len, struct vfs_adouble *ad);
+
+/*
+ * Whether the resource fork rsrc (len bytes) is Apple's empty one, the
+ * 286 bytes macOS writes into a "._" file for a file without a fork: a
+ * resource map with no types and the text "This resource fork
+ * intentionally left blank" in its header area (fruit:
+ * wipe_intentionally_left_blank_rfork takes it for no fork).
+ */
+#define VFS_ADOUBLE_BLANK_RSRC_SIZE 286
+bool vfs_adouble_rsrc_blank(const uint8_t *rsrc, size_t len);
+
+#define VFS_ADOUBLE_META_XATTR "user.org.netatalk.Metadata"
+#define VFS_ADOUBLE_META_SIZE 402
+
+/* Where the FinderInfo of the metadata xattr value buf (len bytes) is:
+ * NT_STATUS_INVALID_PARAMETER unless it is 402 bytes of AppleDouble
+ * with a Finder Info entry. */
+NTSTATUS vfs_adouble_meta_finder(const uint8_t *buf, size_t len,
+				 size_t *finder_off);
+/* A new metadata value as Samba's fruit makes one: zero FinderInfo,
+ * dates `now` (Unix seconds), never backed up. */
+void vfs_adouble_meta_init(uint8_t buf[VFS_ADOUBLE_META_SIZE], int64_t now);
 
 #endif

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define AFP_SIGNATURE 0x41465000	/* 'AFP\0' */
@@ -40,8 +41,6 @@
  * behaving otherwise.
  */
 static const char *const unimplemented[] = {
-	"wipe_intentionally_left_blank_rfork",
-	"delete_empty_adfiles",
 	"encoding",
 	"locking",
 	"convert_adouble",
@@ -67,36 +66,51 @@ static void log_unimplemented(TALLOC_CTX *mem_ctx,
 /*
  * fruit:resource: "file" (Samba's default) keeps the resource fork in the
  * "._" AppleDouble file (fruit_rsrc.h), "stream" in the AFP_Resource
- * stream's xattr.  "xattr" (Samba's, for file systems whose xattrs hold
- * a fork) is not built: such a share keeps forks as streams, and says so.
+ * stream's xattr, "xattr" in Netatalk's xattr (VFS_RSRC_XATTR).  Another
+ * value is logged and taken as "file", as Samba's enum options are.
  */
 static enum vfs_fruit_rsrc fruit_resource(TALLOC_CTX *mem_ctx,
 					  const struct vfs_module_params *p)
 {
 	const char *v = p->str(p->ctx, mem_ctx, "fruit", "resource");
 
-	if (v == NULL || strcasecmp(v, "file") == 0) {
-		return VFS_FRUIT_RSRC_FILE;
+	if (v != NULL && strcasecmp(v, "stream") == 0) {
+		return VFS_FRUIT_RSRC_STREAM;
 	}
-	if (strcasecmp(v, "stream") != 0) {
-		DBG_WARNING("fruit:resource = %s: not supported (only "
-			    "\"file\" and \"stream\"); resource forks are "
-			    "kept in the AFP_Resource stream on this share\n",
-			    v);
+	if (v != NULL && strcasecmp(v, "xattr") == 0) {
+		return VFS_FRUIT_RSRC_XATTR;
 	}
-	return VFS_FRUIT_RSRC_STREAM;
+	if (v != NULL && strcasecmp(v, "file") != 0) {
+		DBG_WARNING("fruit:resource = %s: not a value (\"file\", "
+			    "\"xattr\" or \"stream\"); file is used\n", v);
+	}
+	return VFS_FRUIT_RSRC_FILE;
 }
 
 /*
- * fruit:metadata: only "stream" is built.  Samba's default, "netatalk"
- * (the record inside an AppleDouble xattr), is not: with it the share
- * keeps AFP_AfpInfo as an ordinary stream, and says so.
+ * fruit:metadata: "netatalk" (Samba's default: the FinderInfo in
+ * Netatalk's AppleDouble xattr) or "stream".  Another value is logged
+ * and taken as the default, as Samba's enum options are.
  */
+static enum vfs_fruit_meta fruit_metadata(TALLOC_CTX *mem_ctx,
+					  const struct vfs_module_params *p)
+{
+	const char *v = p->str(p->ctx, mem_ctx, "fruit", "metadata");
+
+	if (v != NULL && strcasecmp(v, "stream") == 0) {
+		return VFS_FRUIT_META_STREAM;
+	}
+	if (v != NULL && strcasecmp(v, "netatalk") != 0) {
+		DBG_WARNING("fruit:metadata = %s: not a value (\"stream\" or "
+			    "\"netatalk\"); netatalk is used\n", v);
+	}
+	return VFS_FRUIT_META_NETATALK;
+}
+
 static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 			      const struct vfs_module_params *p,
 			      const struct vfs_share *sh, void **priv)
 {
-	const char *meta = p->str(p->ctx, mem_ctx, "fruit", "metadata");
 	struct vfs_fruit_config *c = talloc_zero(mem_ctx,
 						 struct vfs_fruit_config);
 
@@ -106,15 +120,7 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 	}
 	log_unimplemented(mem_ctx, p);
 	c->resource = fruit_resource(mem_ctx, p);
-	if (meta != NULL && strcasecmp(meta, "stream") == 0) {
-		c->metadata = VFS_FRUIT_META_STREAM;
-	} else {
-		DBG_WARNING("fruit:metadata = %s: not supported (only "
-			    "\"stream\"); AFP_AfpInfo is an ordinary "
-			    "stream on this share\n",
-			    meta != NULL ? meta : "netatalk (default)");
-		c->metadata = VFS_FRUIT_META_NONE;
-	}
+	c->metadata = fruit_metadata(mem_ctx, p);
 	c->aapl = p->boolean(p->ctx, "fruit", "aapl", true);
 	c->time_machine = p->boolean(p->ctx, "fruit", "time machine", false);
 	c->posix_rename = p->boolean(p->ctx, "fruit", "posix_rename", true);
@@ -123,6 +129,10 @@ static NTSTATUS fruit_connect(TALLOC_CTX *mem_ctx,
 		p->boolean(p->ctx, "fruit", "veto_appledouble", true);
 	c->time_machine_max_size =
 		p->bytes(p->ctx, "fruit", "time machine max size", 0);
+	c->wipe_blank_rfork = p->boolean(
+		p->ctx, "fruit", "wipe_intentionally_left_blank_rfork", false);
+	c->delete_empty_adfiles =
+		p->boolean(p->ctx, "fruit", "delete_empty_adfiles", false);
 	c->readdir_rsize =
 		p->boolean(p->ctx, "readdir_attr", "aapl_rsize", true);
 	c->readdir_finder_info =
@@ -175,7 +185,8 @@ bool vfs_fruit_afpinfo_xattr(const char *xattr)
 	return xattr != NULL && strcasecmp(xattr, AFPINFO_XATTR) == 0;
 }
 
-bool vfs_fruit_stream_hidden(int fd, const char *listed)
+bool vfs_fruit_stream_hidden(int fd, enum vfs_fruit_meta meta,
+			     const char *listed)
 {
 	static const char afpinfo[] = ":AFP_AfpInfo" VFS_STREAM_SUFFIX;
 	uint8_t rec[VFS_AFPINFO_SIZE];
@@ -184,13 +195,24 @@ bool vfs_fruit_stream_hidden(int fd, const char *listed)
 	if (strcasecmp(listed, afpinfo) != 0) {
 		return false;
 	}
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return true;
+	}
 	/* the xattr as it is spelt on disk: the prefix, then the listed
 	 * name without its leading ':' */
 	memcpy(xattr, VFS_STREAM_PREFIX, sizeof(VFS_STREAM_PREFIX) - 1);
 	memcpy(xattr + sizeof(VFS_STREAM_PREFIX) - 1, listed + 1,
 	       sizeof(afpinfo) - 1);
-	return vfs_afpinfo_get(fd, xattr, rec) ==
+	return vfs_afpinfo_get(fd, meta, xattr, rec) ==
 	       NT_STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+bool vfs_fruit_netatalk_listed(int fd, enum vfs_fruit_meta meta)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+
+	return meta == VFS_FRUIT_META_NETATALK &&
+	       NT_STATUS_IS_OK(vfs_afpinfo_get(fd, meta, NULL, rec));
 }
 
 bool vfs_fruit_resource_xattr(const char *xattr)
@@ -241,12 +263,102 @@ static NTSTATUS afpinfo_from_val(const uint8_t *val, ssize_t n,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	memset(rec, 0, VFS_AFPINFO_SIZE);
+	put_be32(rec, AFP_SIGNATURE);
+	put_be32(rec + 4, AFP_VERSION);
+	put_be32(rec + 12, AFP_BACKUP_NEVER);
+}
+
+/* Netatalk's xattr of fd into val: NT_STATUS_OBJECT_NAME_NOT_FOUND
+ * without one or with one that is not its layout (Samba's fruit takes
+ * that as none too), else *finder is where its FinderInfo is. */
+static NTSTATUS netatalk_from_val(const uint8_t *val, ssize_t n,
+				  size_t *finder)
+{
+	if (n < 0) {
+		if (errno == ENODATA || errno == ERANGE) {
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		return vfs_map_errno(errno);
+	}
+	if (!NT_STATUS_IS_OK(vfs_adouble_meta_finder(val, (size_t)n,
+						     finder))) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS netatalk_get(int fd, uint8_t val[VFS_ADOUBLE_META_SIZE],
+			     size_t *finder)
+{
+	ssize_t n = fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+			      VFS_ADOUBLE_META_SIZE);
+
+	return netatalk_from_val(val, n, finder);
+}
+
+/* The record made around Netatalk's FinderInfo, as Samba's fruit reads
+ * it: an empty record with that FinderInfo.  One whose FinderInfo is
+ * all zero is none (fruit.h: the stream exists only with metadata). */
+static NTSTATUS netatalk_record(int fd, uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	uint8_t val[VFS_ADOUBLE_META_SIZE];
+	size_t finder;
+	NTSTATUS st = netatalk_get(fd, val, &finder);
+
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	afpinfo_empty(rec);
+	memcpy(rec + VFS_AFPINFO_FINDER_OFF, val + finder,
+	       VFS_AFPINFO_FINDER_SIZE);
+	return finder_info_empty(rec) ? NT_STATUS_OBJECT_NAME_NOT_FOUND
+				      : NT_STATUS_OK;
+}
+
+/* Netatalk's xattr of fd := its value (or a new one) with the record's
+ * FinderInfo; a FinderInfo of zeros removes it. */
+static NTSTATUS netatalk_put(int fd, const uint8_t rec[VFS_AFPINFO_SIZE])
+{
+	uint8_t val[VFS_ADOUBLE_META_SIZE];
+	size_t finder;
+	NTSTATUS st;
+
+	if (finder_info_empty(rec)) {
+		if (fremovexattr(fd, VFS_ADOUBLE_META_XATTR) != 0 &&
+		    errno != ENODATA) {
+			return vfs_map_errno(errno);
+		}
+		return NT_STATUS_OK;
+	}
+	st = netatalk_get(fd, val, &finder);
+	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		vfs_adouble_meta_init(val, (int64_t)time(NULL));
+		st = vfs_adouble_meta_finder(val, sizeof(val), &finder);
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	memcpy(val + finder, rec + VFS_AFPINFO_FINDER_OFF,
+	       VFS_AFPINFO_FINDER_SIZE);
+	if (fsetxattr(fd, VFS_ADOUBLE_META_XATTR, val, sizeof(val), 0) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_get(int fd, enum vfs_fruit_meta meta, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE])
 {
 	uint8_t val[AFPINFO_VAL_MAX];
-	ssize_t n = fgetxattr(fd, xattr, val, sizeof(val));
+	ssize_t n;
 
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return netatalk_record(fd, rec);
+	}
+	n = fgetxattr(fd, xattr, val, sizeof(val));
 	return afpinfo_from_val(val, n, rec);
 }
 
@@ -301,6 +413,11 @@ static uint64_t dir_meta_rsize(const struct vfs_fruit_config *c, int fd,
 		(void)vfs_rsrc_size_at(dirfd, name, &size);
 		return size;
 	}
+	if (c->resource == VFS_FRUIT_RSRC_XATTR) {
+		/* Netatalk's xattr: the fork alone */
+		n = dir_meta_getxattr(fd, VFS_RSRC_XATTR, NULL, 0);
+		return n > 0 ? (uint64_t)n : 0;
+	}
 	/* the stream's size: its xattr's less streams_xattr's NUL */
 	n = dir_meta_getxattr(fd, RESOURCE_XATTR, NULL, 0);
 	return n > 0 ? (uint64_t)n - 1 : 0;
@@ -322,7 +439,20 @@ void vfs_fruit_dir_meta_get(const struct vfs_fruit_config *c, int fd,
 		vfs_fruit_finder_compress(NULL, is_file, btime, out->finder);
 		return;
 	}
-	if (fd != -1) {
+	if (fd != -1 && c->metadata == VFS_FRUIT_META_NETATALK) {
+		/* the FinderInfo of Netatalk's xattr (fruit.h) */
+		uint8_t val[VFS_ADOUBLE_META_SIZE];
+		ssize_t n = dir_meta_getxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+					      sizeof(val));
+		size_t fo;
+
+		have_rec = NT_STATUS_IS_OK(netatalk_from_val(val, n, &fo));
+		if (have_rec) {
+			afpinfo_empty(rec);
+			memcpy(rec + VFS_AFPINFO_FINDER_OFF, val + fo,
+			       VFS_AFPINFO_FINDER_SIZE);
+		}
+	} else if (fd != -1) {
 		uint8_t val[AFPINFO_VAL_MAX];
 		ssize_t n = dir_meta_getxattr(fd, AFPINFO_XATTR, val,
 					      sizeof(val));
@@ -334,19 +464,35 @@ void vfs_fruit_dir_meta_get(const struct vfs_fruit_config *c, int fd,
 				  is_file, btime, out->finder);
 }
 
-static void afpinfo_empty(uint8_t rec[VFS_AFPINFO_SIZE])
-{
-	memset(rec, 0, VFS_AFPINFO_SIZE);
-	put_be32(rec, AFP_SIGNATURE);
-	put_be32(rec + 4, AFP_VERSION);
-	put_be32(rec + 12, AFP_BACKUP_NEVER);
-}
-
-NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
-			   size_t len, uint64_t off, size_t *got)
+NTSTATUS vfs_afpinfo_size(int fd, enum vfs_fruit_meta meta,
+			  const char *xattr, uint64_t *size)
 {
 	uint8_t rec[VFS_AFPINFO_SIZE];
-	NTSTATUS st = vfs_afpinfo_get(fd, xattr, rec);
+	NTSTATUS st = vfs_afpinfo_get(fd, meta, xattr, rec);
+
+	*size = NT_STATUS_IS_OK(st) ? VFS_AFPINFO_SIZE : 0;
+	return st == NT_STATUS_OBJECT_NAME_NOT_FOUND ? NT_STATUS_OK : st;
+}
+
+NTSTATUS vfs_afpinfo_delete(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr)
+{
+	const char *x = meta == VFS_FRUIT_META_NETATALK
+				? VFS_ADOUBLE_META_XATTR
+				: xattr;
+
+	if (fremovexattr(fd, x) != 0 && errno != ENODATA) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_afpinfo_pread(int fd, enum vfs_fruit_meta meta,
+			   const char *xattr, uint8_t *buf, size_t len,
+			   uint64_t off, size_t *got)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	NTSTATUS st = vfs_afpinfo_get(fd, meta, xattr, rec);
 
 	*got = 0;
 	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
@@ -362,8 +508,9 @@ NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
-			    size_t len, uint64_t off)
+NTSTATUS vfs_afpinfo_pwrite(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr, const uint8_t *data, size_t len,
+			    uint64_t off)
 {
 	/* the record and streams_xattr's trailing NUL */
 	uint8_t val[VFS_AFPINFO_SIZE + 1] = {0};
@@ -381,7 +528,7 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
 	}
 	/* ... and a short write changes the start of the record there is
 	 * (or of an empty one): "AFP" alone keeps the version. */
-	st = vfs_afpinfo_get(fd, xattr, val);
+	st = vfs_afpinfo_get(fd, meta, xattr, val);
 	if (st == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
 		afpinfo_empty(val);
 	} else if (!NT_STATUS_IS_OK(st)) {
@@ -390,6 +537,9 @@ NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
 	memcpy(val, data, n);
 	if (!vfs_afpinfo_valid(val, VFS_AFPINFO_SIZE)) {
 		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (meta == VFS_FRUIT_META_NETATALK) {
+		return netatalk_put(fd, val);
 	}
 	if (finder_info_empty(val)) {
 		if (fremovexattr(fd, xattr) != 0 && errno != ENODATA) {
@@ -412,12 +562,16 @@ NTSTATUS vfs_afpinfo_set_eof(uint64_t size)
 /*
  * AppleDouble conversion.  What a "._NAME" file holds becomes NAME's
  * streams, the way macOS itself would have stored them on a share with
- * streams: the FinderInfo as the AFP_AfpInfo record (with metadata =
- * stream), each extended attribute as a stream of its name (':', which
- * NTFS names cannot hold, as U+F022, the character a Mac sends for it),
- * the resource fork as AFP_Resource.  The "._" file goes once all of it
- * is stored; a file that does not parse, or holds more than streams can
- * (VFS_STREAM_MAX each), is left as it is.
+ * streams: the FinderInfo as the AFP_AfpInfo record (kept as
+ * fruit:metadata says), each extended attribute as a stream of its name
+ * (':', which NTFS names cannot hold, as U+F022, the character a Mac
+ * sends for it), the resource fork as AFP_Resource.  Once all of it is
+ * stored the "._" file keeps only the fork (fruit:resource = file), or is
+ * deleted when it has none left and fruit:delete_empty_adfiles says so,
+ * or else stays as a bare header: Samba's rule (its ad_convert deletes
+ * the "._" file only with that option and an empty fork).  A file that
+ * does not parse, or holds more than streams can (VFS_STREAM_MAX each),
+ * is left as it is.
  */
 
 /* A ._ file larger than this is not read: its resource fork could not be
@@ -497,27 +651,36 @@ static bool adouble_fits(const struct vfs_adouble *ad, bool keep_fork)
 }
 
 static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
-			      const struct vfs_adouble *ad, bool meta_stream,
-			      bool keep_fork)
+			      const struct vfs_adouble *ad,
+			      enum vfs_fruit_meta meta, bool keep_fork,
+			      unsigned flags)
 {
 	NTSTATUS st = NT_STATUS_OK;
 	size_t i;
 
-	if (ad->finder != NULL && meta_stream) {
+	if (ad->finder != NULL && meta != VFS_FRUIT_META_NONE) {
 		uint8_t rec[VFS_AFPINFO_SIZE];
 
 		afpinfo_empty(rec);
 		memcpy(rec + VFS_AFPINFO_FINDER_OFF, ad->finder,
 		       VFS_AFPINFO_FINDER_SIZE);
 		/* all-zero FinderInfo: no record, as for a client's write */
-		st = vfs_afpinfo_pwrite(fd, AFPINFO_XATTR, rec, sizeof(rec),
-					0);
+		st = vfs_afpinfo_pwrite(fd, meta, AFPINFO_XATTR, rec,
+					sizeof(rec), 0);
 	}
 	for (i = 0; NT_STATUS_IS_OK(st) && i < ad->nxattrs; i++) {
 		st = adouble_put(mem_ctx, fd, ad->xattrs[i].name,
 				 ad->xattrs[i].data, ad->xattrs[i].len);
 	}
-	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork) {
+	if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork &&
+	    (flags & VFS_FRUIT_CONV_RSRC_XATTR) != 0) {
+		/* the fork alone, as fruit_rsrc.h keeps it */
+		st = vfs_stream_reset(fd, VFS_RSRC_XATTR);
+		if (NT_STATUS_IS_OK(st)) {
+			st = vfs_stream_pwrite(fd, VFS_RSRC_XATTR, ad->rsrc,
+					       ad->rsrc_len, 0);
+		}
+	} else if (NT_STATUS_IS_OK(st) && ad->rsrc_len > 0 && !keep_fork) {
 		st = adouble_put(mem_ctx, fd, "AFP_Resource", ad->rsrc,
 				 ad->rsrc_len);
 	}
@@ -525,7 +688,8 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
 }
 
 /*
- * Whether the user may both write path's streams and remove adpath.
+ * Whether the user may both write path's streams and remove adpath (and
+ * with `rewrite` write it).
  * Asked first: streams written for a "._" file that then stays would be
  * written again over later changes at each CREATE.  A probe only (the
  * writes and the unlink are anchored as always); a change between it
@@ -533,13 +697,17 @@ static NTSTATUS adouble_store(TALLOC_CTX *mem_ctx, int fd,
  * unlink would.
  */
 static bool adouble_may_convert(const struct vfs_share *sh, const char *path,
-				const char *adpath)
+				const char *adpath, bool rewrite)
 {
 	const char *slash = strrchr(adpath, '/');
 	char dir[4096];
 	int n = slash != NULL ? (int)(slash - adpath) : 0;
 
 	if (snprintf(dir, sizeof(dir), "%.*s", n, adpath) >= (int)sizeof(dir)) {
+		return false;
+	}
+	if (rewrite &&
+	    faccessat(sh->root_fd, adpath, W_OK, AT_EACCESS) != 0) {
 		return false;
 	}
 	return faccessat(sh->root_fd, path[0] ? path : ".", W_OK,
@@ -563,29 +731,56 @@ static bool adouble_has_meta(const struct vfs_adouble *ad)
 	return ad->nxattrs > 0;
 }
 
-/* After the conversion: the "._" file goes, or with fruit:resource =
- * file keeps just the fork, in the layout fruit_rsrc.h writes. */
+/* After the conversion the "._" file keeps the fork it still holds
+ * (fruit:resource = file), in the layout fruit_rsrc.h writes; without
+ * one it goes with delete_empty, else stays a bare header, its
+ * FinderInfo zero. */
 static NTSTATUS adouble_finish(const struct vfs_share *sh,
-			       const char *adpath,
-			       const struct vfs_adouble *ad, bool keep_fork,
+			       const char *adpath, const uint8_t *fork,
+			       size_t len, bool delete_empty,
 			       const struct vfs_file_id *id)
 {
-	if (keep_fork) {
-		return vfs_rsrc_rewrite(sh, adpath, ad->rsrc, ad->rsrc_len);
+	if (len == 0 && delete_empty) {
+		return vfs_unlink_anchored(sh, sh->root_fd, adpath, false, id);
 	}
-	return vfs_unlink_anchored(sh, sh->root_fd, adpath, false, id);
+	return vfs_rsrc_rewrite(sh, adpath, fork, len);
+}
+
+/* What the conversion of a parsed "._" file does. */
+struct adouble_plan {
+	bool blank;	/* its fork is Apple's empty one, wiped */
+	bool store;	/* metadata or a fork to store as streams */
+	bool finish;	/* the "._" file is rewritten or deleted */
+};
+
+static void adouble_plan(struct vfs_adouble *ad, bool rsrc_file,
+			 unsigned flags, struct adouble_plan *p)
+{
+	p->blank = (flags & VFS_FRUIT_CONV_WIPE_BLANK) != 0 &&
+		   vfs_adouble_rsrc_blank(ad->rsrc, ad->rsrc_len);
+	if (p->blank) {
+		ad->rsrc_len = 0;
+	}
+	p->store = adouble_has_meta(ad) || (!rsrc_file && ad->rsrc_len > 0);
+	/* Without anything to store, the "._" file changes only for a
+	 * wiped fork (Samba truncates it) or to be deleted, empty. */
+	p->finish = p->store || p->blank ||
+		    (ad->rsrc_len == 0 &&
+		     (flags & VFS_FRUIT_CONV_DELETE_EMPTY) != 0);
 }
 
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream,
-				   bool rsrc_file)
+				   const char *path, enum vfs_fruit_meta meta,
+				   bool rsrc_file, unsigned flags)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	char *adpath = tmp != NULL ? vfs_rsrc_path(tmp, path) : NULL;
 	struct vfs_file_id id = {0, 0};
+	struct adouble_plan plan;
 	struct vfs_adouble ad;
 	uint8_t *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, keep;
+	bool delete_empty;
 	NTSTATUS st;
 	int fd;
 
@@ -607,30 +802,36 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	if (rsrc_file && ad.rsrc != NULL && !adouble_has_meta(&ad)) {
-		/* the "._" file is the fork's home: nothing to move */
+	adouble_plan(&ad, rsrc_file, flags, &plan);
+	if (!plan.finish) {
+		/* the "._" file is the fork's home, or holds nothing */
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	if (!adouble_may_convert(sh, path, adpath)) {
+	/* a fork stored as a stream is no longer the "._" file's */
+	keep = rsrc_file ? ad.rsrc_len : 0;
+	delete_empty = (flags & VFS_FRUIT_CONV_DELETE_EMPTY) != 0;
+	if (!adouble_may_convert(sh, path, adpath,
+				 keep > 0 || !delete_empty)) {
 		DBG_NOTICE("%s: this user may not remove it or write %s's "
 			   "streams; not converted\n", adpath, path);
 		talloc_free(tmp);
 		return NT_STATUS_OK;
 	}
-	fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
-				O_RDONLY, 0);
-	if (fd == -1) {
-		st = vfs_map_errno(errno);
-		talloc_free(tmp);
-		return st;
+	if (plan.store) {
+		fd = vfs_openat_beneath(sh, sh->root_fd, path[0] ? path : ".",
+					O_RDONLY, 0);
+		if (fd == -1) {
+			st = vfs_map_errno(errno);
+			talloc_free(tmp);
+			return st;
+		}
+		st = adouble_store(tmp, fd, &ad, meta, rsrc_file, flags);
+		close(fd);
 	}
-	st = adouble_store(tmp, fd, &ad, meta_stream,
-			   rsrc_file && ad.rsrc != NULL);
-	close(fd);
 	if (NT_STATUS_IS_OK(st)) {
-		st = adouble_finish(sh, adpath, &ad,
-				    rsrc_file && ad.rsrc != NULL, &id);
+		st = adouble_finish(sh, adpath, ad.rsrc, keep, delete_empty,
+				    &id);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_WARNING("%s: AppleDouble conversion: %s\n", adpath,

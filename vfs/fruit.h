@@ -13,7 +13,10 @@
  *   reserved bytes, backup time, then the 32-byte FinderInfo), kept
  *   like any stream in the xattr user.DosStream.AFP_AfpInfo:$DATA
  *   (vfs/streams.h), so files Samba's fruit wrote with metadata=stream
- *   read the same here.  The stream exists only while it holds a valid
+ *   read the same here.  With fruit:metadata = netatalk (the default,
+ *   as Samba's) only the FinderInfo is kept, in Netatalk's AppleDouble
+ *   xattr "user.org.netatalk.Metadata" (layout in vfs/adouble.h), and
+ *   the record is made around it when read, as Samba's fruit does.  The stream exists only while it holds a valid
  *   record with a FinderInfo that is not all zero: macOS deletes the
  *   metadata by writing zeros, and a record written by a client that
  *   bypassed fruit (a share without it) that is not valid is not shown.
@@ -38,15 +41,23 @@
 #define VFS_AFPINFO_FINDER_OFF 16
 #define VFS_AFPINFO_FINDER_SIZE 32
 
-/* fruit:metadata: NONE for the values not built (netatalk), whose
- * AFP_AfpInfo is an ordinary stream */
-enum vfs_fruit_meta { VFS_FRUIT_META_NONE, VFS_FRUIT_META_STREAM };
+/* fruit:metadata: where AFP_AfpInfo's record is kept (NONE: the share
+ * has no fruit, or the handle is not on AFP_AfpInfo). */
+enum vfs_fruit_meta {
+	VFS_FRUIT_META_NONE,
+	VFS_FRUIT_META_STREAM,
+	VFS_FRUIT_META_NETATALK,
+};
 
 /* fruit:resource: FILE (the default, as Samba's): AFP_Resource is the
  * fork in the "._" AppleDouble file (vfs/fruit_rsrc.h); STREAM: an
- * ordinary stream in its xattr ("xattr", not built, is taken as
- * STREAM and logged). */
-enum vfs_fruit_rsrc { VFS_FRUIT_RSRC_FILE, VFS_FRUIT_RSRC_STREAM };
+ * ordinary stream in its xattr; XATTR: the fork alone in Netatalk's
+ * xattr VFS_RSRC_XATTR (vfs/fruit_rsrc.h). */
+enum vfs_fruit_rsrc {
+	VFS_FRUIT_RSRC_FILE,
+	VFS_FRUIT_RSRC_STREAM,
+	VFS_FRUIT_RSRC_XATTR,
+};
 
 struct vfs_fruit_config {
 	enum vfs_fruit_meta metadata;
@@ -76,6 +87,15 @@ struct vfs_fruit_config {
 	/* fruit:time machine max size: 0 for none, else the size the share
 	 * reports, less its sparse bundles' bands as free (fruit_tm.h) */
 	uint64_t time_machine_max_size;
+	/* fruit:wipe_intentionally_left_blank_rfork (default no): the
+	 * AppleDouble conversion takes Apple's empty resource fork (the
+	 * 286 bytes "This resource fork intentionally left blank") for no
+	 * fork */
+	bool wipe_blank_rfork;
+	/* fruit:delete_empty_adfiles (default no): a "._" file the
+	 * conversion leaves without a fork is deleted; else it stays, its
+	 * metadata moved out */
+	bool delete_empty_adfiles;
 	/* readdir_attr:aapl_rsize, readdir_attr:aapl_finder_info,
 	 * readdir_attr:aapl_max_access (all default yes, as Samba): what a
 	 * listing for a session that negotiated AAPL's READ_DIR_ATTR
@@ -106,12 +126,39 @@ vfs_fruit_config(const struct vfs_stack *s)
 	return vfs_stack_priv(s, "fruit");
 }
 
-/* Whether AFP_AfpInfo gets the record's rules on the share. */
-static inline bool vfs_fruit_meta_stream(const struct vfs_stack *s)
+/* Where AFP_AfpInfo is kept on the share: NONE without fruit. */
+static inline enum vfs_fruit_meta vfs_fruit_meta(const struct vfs_stack *s)
 {
 	const struct vfs_fruit_config *c = vfs_fruit_config(s);
 
-	return c != NULL && c->metadata == VFS_FRUIT_META_STREAM;
+	return c != NULL ? c->metadata : VFS_FRUIT_META_NONE;
+}
+
+/* The options of the AppleDouble conversion (vfs_fruit_convert_adouble),
+ * taken on the loop thread. */
+#define VFS_FRUIT_CONV_WIPE_BLANK 0x1
+#define VFS_FRUIT_CONV_DELETE_EMPTY 0x2
+/* fruit:resource = xattr: a fork goes to Netatalk's xattr */
+#define VFS_FRUIT_CONV_RSRC_XATTR 0x4
+static inline unsigned vfs_fruit_conv_flags(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	if (c == NULL) {
+		return 0;
+	}
+	return (c->wipe_blank_rfork ? VFS_FRUIT_CONV_WIPE_BLANK : 0) |
+	       (c->delete_empty_adfiles ? VFS_FRUIT_CONV_DELETE_EMPTY : 0) |
+	       (c->resource == VFS_FRUIT_RSRC_XATTR ? VFS_FRUIT_CONV_RSRC_XATTR
+						    : 0);
+}
+
+/* Whether AFP_Resource is Netatalk's fork xattr on the share. */
+static inline bool vfs_fruit_rsrc_xattr(const struct vfs_stack *s)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	return c != NULL && c->resource == VFS_FRUIT_RSRC_XATTR;
 }
 
 /* Whether AFP_Resource is the fork of the "._" file on the share. */
@@ -136,18 +183,35 @@ bool vfs_fruit_resource_xattr(const char *xattr);
 bool vfs_fruit_afpinfo_xattr(const char *xattr);
 
 /*
- * FileStreamInformation on a share whose fruit config is non-NULL:
- * whether the stream listed as ":NAME:$DATA" (vfs_stream_list) of fd is
- * left out, an AFP_AfpInfo that holds no valid record.
+ * FileStreamInformation on a share whose fruit keeps AFP_AfpInfo as
+ * `meta` (not NONE): whether the stream listed as ":NAME:$DATA"
+ * (vfs_stream_list) of fd is left out, an AFP_AfpInfo that holds no
+ * valid record, or with netatalk any AFP_AfpInfo stream xattr (Samba
+ * drops it from the list too: the record is the netatalk xattr's).
  */
-bool vfs_fruit_stream_hidden(int fd, const char *listed);
+bool vfs_fruit_stream_hidden(int fd, enum vfs_fruit_meta meta,
+			     const char *listed);
+/* With netatalk: whether fd has a record, which FileStreamInformation
+ * then lists as AFP_AfpInfo (60 bytes) after the other streams. */
+bool vfs_fruit_netatalk_listed(int fd, enum vfs_fruit_meta meta);
 
 /*
+ * In the calls below, `meta` says where the record is kept (STREAM: in
+ * the stream's xattr `xattr`; NETATALK: its FinderInfo in Netatalk's
+ * xattr, `xattr` unused).
+ *
  * The on-disk record of fd, NT_STATUS_OBJECT_NAME_NOT_FOUND when there is
  * none or it is not a valid AfpInfo (a CREATE then sees no stream).
  */
-NTSTATUS vfs_afpinfo_get(int fd, const char *xattr,
+NTSTATUS vfs_afpinfo_get(int fd, enum vfs_fruit_meta meta, const char *xattr,
 			 uint8_t rec[VFS_AFPINFO_SIZE]);
+/* The stream's size: 60 with a record, else 0. */
+NTSTATUS vfs_afpinfo_size(int fd, enum vfs_fruit_meta meta,
+			  const char *xattr, uint64_t *size);
+/* Delete-on-close of the stream: the record goes (with netatalk the
+ * whole xattr, as Samba removes it). */
+NTSTATUS vfs_afpinfo_delete(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr);
 /* Whether buf (len bytes) starts a valid AfpInfo: signature and
  * version. */
 bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
@@ -158,8 +222,9 @@ bool vfs_afpinfo_valid(const uint8_t *buf, size_t len);
  * metadata"); a handle made by CREATE on a file without metadata reads
  * an empty record (signature, version, zero FinderInfo).
  */
-NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
-			   size_t len, uint64_t off, size_t *got);
+NTSTATUS vfs_afpinfo_pread(int fd, enum vfs_fruit_meta meta,
+			   const char *xattr, uint8_t *buf, size_t len,
+			   uint64_t off, size_t *got);
 /*
  * WRITE: a write of 60 bytes or more at any offset is the whole record
  * (its first 60 bytes); a shorter one only from offset 0, over the start
@@ -169,8 +234,9 @@ NTSTATUS vfs_afpinfo_pread(int fd, const char *xattr, uint8_t *buf,
  * NT_STATUS_INVALID_PARAMETER.  A record whose FinderInfo is all zero
  * removes the stream.  On success the whole length counts as written.
  */
-NTSTATUS vfs_afpinfo_pwrite(int fd, const char *xattr, const uint8_t *data,
-			    size_t len, uint64_t off);
+NTSTATUS vfs_afpinfo_pwrite(int fd, enum vfs_fruit_meta meta,
+			    const char *xattr, const uint8_t *data, size_t len,
+			    uint64_t off);
 /* SET_INFO EndOfFile: beyond 60 bytes NT_STATUS_ALLOTTED_SPACE_EXCEEDED,
  * else success without effect (macOS keeps the record). */
 NTSTATUS vfs_afpinfo_set_eof(uint64_t size);
@@ -217,16 +283,20 @@ struct vfs_share;
 /*
  * AppleDouble conversion (vfs/adouble.h): when the "._" file of
  * share-relative `path` (an existing file or directory) is a valid
- * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record, with
- * meta_stream), extended attributes and resource fork become path's
- * streams and the "._" file is removed, as Samba's fruit converts them.
- * A "._" file that does not parse or does not fit in streams is left
- * alone.  With rsrc_file (fruit:resource = file) a resource fork stays
- * in the "._" file, which keeps only it (vfs/fruit_rsrc.h); one that
- * holds nothing else is left as it is.  Errors are the file system's.
+ * AppleDouble file, its FinderInfo (as the AFP_AfpInfo record kept as
+ * `meta`; not with NONE), extended attributes and resource fork become
+ * path's streams, as Samba's fruit converts them.  A "._" file that does
+ * not parse or does not fit in streams is left alone.  With rsrc_file
+ * (fruit:resource = file) a resource fork stays in the "._" file, which
+ * keeps only it (vfs/fruit_rsrc.h); one that holds nothing else is left
+ * as it is.  With VFS_FRUIT_CONV_WIPE_BLANK in `flags` Apple's empty
+ * fork is taken for none.  A "._" file left without a fork is deleted
+ * with VFS_FRUIT_CONV_DELETE_EMPTY, else kept as a bare header (nothing
+ * in it to convert again), as Samba keeps it.  Errors are the file
+ * system's.
  */
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
-				   const char *path, bool meta_stream,
-				   bool rsrc_file);
+				   const char *path, enum vfs_fruit_meta meta,
+				   bool rsrc_file, unsigned flags);
 
 #endif

@@ -41,10 +41,11 @@ static bool xattr_stream_hidden(const struct vfs_fruit_file *f,
 {
 	static const char rsrc[] = ":" VFS_FRUIT_RESOURCE VFS_STREAM_SUFFIX;
 
-	if (f->meta_stream && vfs_fruit_stream_hidden(f->fd, listed)) {
+	if (f->meta != VFS_FRUIT_META_NONE &&
+	    vfs_fruit_stream_hidden(f->fd, f->meta, listed)) {
 		return true;
 	}
-	return f->rsrc_file && strcasecmp(listed, rsrc) == 0;
+	return (f->rsrc_file || f->rsrc_xattr) && strcasecmp(listed, rsrc) == 0;
 }
 
 NTSTATUS vfs_fruit_stream_names(TALLOC_CTX *mem_ctx,
@@ -68,10 +69,17 @@ NTSTATUS vfs_fruit_stream_names(TALLOC_CTX *mem_ctx,
 				      listed_name(mem_ctx, listed[i]));
 		}
 	}
+	if (NT_STATUS_IS_OK(st) && vfs_fruit_netatalk_listed(f->fd, f->meta)) {
+		st = add_name(mem_ctx, names, count,
+			      talloc_strdup(mem_ctx, "AFP_AfpInfo"));
+	}
 	/* a "._" file that is not one fruit can use is not listed, so it
 	 * is not copied either */
-	if (NT_STATUS_IS_OK(st) && f->rsrc_file &&
-	    NT_STATUS_IS_OK(vfs_rsrc_path_size(&f->sh, f->path, &fork)) &&
+	if (NT_STATUS_IS_OK(st) &&
+	    ((f->rsrc_file &&
+	      NT_STATUS_IS_OK(vfs_rsrc_path_size(&f->sh, f->path, &fork))) ||
+	     (f->rsrc_xattr &&
+	      NT_STATUS_IS_OK(vfs_stream_size(f->fd, VFS_RSRC_XATTR, &fork)))) &&
 	    fork > 0) {
 		st = add_name(mem_ctx, names, count,
 			      talloc_strdup(mem_ctx, VFS_FRUIT_RESOURCE));

@@ -18,6 +18,7 @@
 
 #include "lib/ntstatus.h"
 #include "vfs/vfs.h"
+#include "vfs/fruit.h"
 
 /* The stream whose name says where fruit:resource = file keeps it. */
 #define VFS_FRUIT_RESOURCE "AFP_Resource"
@@ -29,22 +30,27 @@ struct vfs_fruit_file {
 	struct vfs_share sh;
 	int fd;			/* the file (its data, not a stream) */
 	const char *path;	/* share-relative, '/' separated */
-	/* fruit:metadata = stream: AFP_AfpInfo exists only with a valid
-	 * record (vfs/fruit.h) */
-	bool meta_stream;
+	/* fruit:metadata: AFP_AfpInfo exists only with a valid record,
+	 * kept as a stream or in Netatalk's xattr (vfs/fruit.h); NONE: an
+	 * ordinary stream */
+	enum vfs_fruit_meta meta;
 	/* fruit:resource = file: AFP_Resource is the fork in the "._"
 	 * file (vfs/fruit_rsrc.h), not an xattr */
 	bool rsrc_file;
+	/* fruit:resource = xattr: AFP_Resource is Netatalk's fork xattr
+	 * VFS_RSRC_XATTR */
+	bool rsrc_xattr;
 };
 
 /*
  * The names ("NAME", as stored: no ':' and no ":$DATA") of the streams
  * FileStreamInformation lists for f, on mem_ctx: its stream xattrs where
  * the share has streams, but for an AFP_AfpInfo that holds no valid
- * record (meta_stream) and, with rsrc_file, the xattr AFP_Resource,
- * which is then VFS_FRUIT_RESOURCE only while the "._" file holds a
- * fork that is not empty (a "._" file fruit cannot use: none).  Errors
- * are the file system's.
+ * record (meta) and, with rsrc_file or rsrc_xattr, the xattr
+ * AFP_Resource; with netatalk AFP_AfpInfo while Netatalk's xattr holds
+ * a record; VFS_FRUIT_RESOURCE while the "._" file (rsrc_file) or
+ * Netatalk's fork xattr (rsrc_xattr) holds a fork that is not empty (a
+ * "._" file fruit cannot use: none).  Errors are the file system's.
  */
 NTSTATUS vfs_fruit_stream_names(TALLOC_CTX *mem_ctx,
 				const struct vfs_fruit_file *f, char ***names,

@@ -30,6 +30,16 @@
 
 struct vfs_share;
 
+/*
+ * fruit:resource = xattr: the fork is the value of this xattr of the
+ * file, the bytes alone (Samba's and Netatalk's name for it, which they
+ * use where a file system's xattrs hold a fork, Solaris's ZFS; Samba 4.17
+ * on Linux cannot open it).  The handle of AFP_Resource then works on it
+ * through vfs/streams.h, as a stream without streams_xattr's NUL, so it
+ * holds what one xattr holds (64 KiB less one byte at most here).
+ */
+#define VFS_RSRC_XATTR "user.org.netatalk.ResourceFork"
+
 /* Where the fork of the layout this module writes starts. */
 #define VFS_RSRC_DATA_OFF 0x52
 /* The most a header may take: magic, version, filler, count, and

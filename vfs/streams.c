@@ -91,11 +91,18 @@ NTSTATUS vfs_stream_xattr(TALLOC_CTX *mem_ctx, int fd, const char *name,
 	return *xattr ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
+/* The bytes after the data in xattr's value: streams_xattr's NUL in
+ * its own names, none in another (streams.h). */
+static size_t stream_tail(const char *xattr)
+{
+	return strncmp(xattr, VFS_STREAM_PREFIX, prefix_len) == 0 ? 1 : 0;
+}
+
 NTSTATUS vfs_stream_reset(int fd, const char *xattr)
 {
 	const uint8_t nul = 0;
 
-	if (fsetxattr(fd, xattr, &nul, 1, 0) != 0) {
+	if (fsetxattr(fd, xattr, &nul, stream_tail(xattr), 0) != 0) {
 		return vfs_map_errno(errno);
 	}
 	return NT_STATUS_OK;
@@ -120,7 +127,8 @@ static NTSTATUS stream_get(TALLOC_CTX *mem_ctx, int fd, const char *xattr,
 		return vfs_map_errno(errno);
 	}
 	/* The data is everything but the trailing NUL Samba stores. */
-	*size = n > 0 ? (size_t)n - 1 : 0;
+	*size = (size_t)n > stream_tail(xattr) ? (size_t)n - stream_tail(xattr)
+					       : 0;
 	return NT_STATUS_OK;
 }
 
@@ -132,7 +140,9 @@ NTSTATUS vfs_stream_size(int fd, const char *xattr, uint64_t *size)
 		return errno == ENODATA ? NT_STATUS_OBJECT_NAME_NOT_FOUND
 					: vfs_map_errno(errno);
 	}
-	*size = n > 0 ? (uint64_t)n - 1 : 0;
+	*size = (size_t)n > stream_tail(xattr)
+			? (uint64_t)n - stream_tail(xattr)
+			: 0;
 	return NT_STATUS_OK;
 }
 
@@ -172,7 +182,7 @@ static NTSTATUS stream_put(int fd, const char *xattr, uint8_t *val,
 			   size_t size)
 {
 	val[size] = 0;
-	if (fsetxattr(fd, xattr, val, size + 1, 0) != 0) {
+	if (fsetxattr(fd, xattr, val, size + stream_tail(xattr), 0) != 0) {
 		return errno == E2BIG || errno == ENOSPC
 			       ? NT_STATUS_DISK_FULL
 			       : vfs_map_errno(errno);

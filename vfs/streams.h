@@ -4,7 +4,10 @@
  * "user.DosStream.NAME:$DATA" on it, holding the data plus one trailing
  * NUL byte (so an empty stream is a one-byte value).  Stream names are
  * matched without case, as on NTFS.  Everything takes an fd of the base
- * file opened for reading (and writing, to change a stream).
+ * file opened for reading (and writing, to change a stream).  The calls
+ * that take an xattr name also take one outside the prefix, whose value
+ * is the data alone, without the NUL: fruit:resource = xattr's fork
+ * (vfs/fruit_rsrc.h), handled as a stream.
  */
 #ifndef VFS_STREAMS_H
 #define VFS_STREAMS_H

@@ -32,6 +32,7 @@
 #include "lib/tpool.h"
 #include "smbd/objects/write_time.h"
 #include "vfs/vfs.h"
+#include "vfs/fruit.h"
 
 struct smbd_conn;
 struct smbd_session;
@@ -112,9 +113,9 @@ struct smbd_open {
 	 * share root that path is relative to, else -1. */
 	int snap_root_fd;
 	char *stream;		/* NULL for the file's data */
-	/* stream is fruit's AFP_AfpInfo: READ, WRITE and SET_INFO follow
-	 * its rules (vfs/fruit.h) */
-	bool afpinfo;
+	/* stream is fruit's AFP_AfpInfo (not NONE: kept as this says):
+	 * READ, WRITE and SET_INFO follow its rules (vfs/fruit.h) */
+	enum vfs_fruit_meta afpinfo;
 	/* stream is AFP_Resource with fruit:resource = file: fd is the
 	 * "._" file's, READ, WRITE, SET_INFO and QUERY_INFO go through
 	 * vfs/fruit_rsrc.h */

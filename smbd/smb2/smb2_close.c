@@ -18,6 +18,7 @@
 #include "vfs/module.h"
 #include "vfs/dosattrib.h"
 #include "vfs/streams.h"
+#include "vfs/fruit.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
@@ -36,6 +37,7 @@ struct close_state {
 	int fd;
 	char *stream;
 	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
+	enum vfs_fruit_meta afpinfo;	/* stream is AFP_AfpInfo */
 	int root_fd;
 	char *path;
 	bool is_dir;
@@ -67,7 +69,11 @@ static void close_job(void *p)
 		if (NT_STATUS_IS_OK(st->status) && st->stream != NULL) {
 			uint64_t size = 0;
 
-			(void)(st->rsrc_file
+			(void)(st->afpinfo ? vfs_afpinfo_size(st->fd,
+							      st->afpinfo,
+							      st->stream,
+							      &size)
+			       : st->rsrc_file
 				       ? vfs_rsrc_size(st->fd, &size)
 				       : vfs_stream_size(st->fd, st->stream,
 							 &size));
@@ -77,7 +83,10 @@ static void close_job(void *p)
 	}
 	if (st->stream != NULL) {
 		if (st->delete_on_close && st->fd != -1) {
-			(void)vfs_stream_delete(st->fd, st->stream);
+			(void)(st->afpinfo
+				       ? vfs_afpinfo_delete(st->fd, st->afpinfo,
+							    st->stream)
+				       : vfs_stream_delete(st->fd, st->stream));
 		}
 		/* The file itself goes when this stream open was the last
 		 * thing keeping its pending delete. */
@@ -191,6 +200,7 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	}
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->rsrc_file = op->rsrc_file;
+	st->afpinfo = op->afpinfo;
 	st->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	st->fd = smbd_open_detach(op);
 	talloc_free(op);

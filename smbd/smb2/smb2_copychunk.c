@@ -60,8 +60,9 @@
 struct copychunk_end {
 	int fd;
 	char *stream;	/* the xattr of a named stream, or NULL */
-	bool afpinfo;	/* fruit's AFP_AfpInfo: its record's rules
-			 * (vfs/fruit.h) */
+	/* fruit's AFP_AfpInfo (not NONE): its record's rules, kept as
+	 * fruit:metadata says (vfs/fruit.h) */
+	enum vfs_fruit_meta afpinfo;
 	bool rsrc;	/* fd is AFP_Resource's "._" file
 			 * (vfs/fruit_rsrc.h) */
 };
@@ -181,7 +182,8 @@ static NTSTATUS copychunk_read(const struct copychunk_end *src, uint8_t *buf,
 	if (src->stream != NULL) {
 		NTSTATUS status =
 			src->afpinfo
-				? vfs_afpinfo_pread(src->fd, src->stream, buf,
+				? vfs_afpinfo_pread(src->fd, src->afpinfo,
+						    src->stream, buf,
 						    ch->len, ch->src_off, &done)
 			: src->rsrc
 				? vfs_rsrc_pread(src->fd, buf, ch->len,
@@ -218,8 +220,8 @@ static NTSTATUS copychunk_write(const struct copychunk_end *dst,
 	size_t done = 0;
 
 	if (dst->afpinfo) {
-		return vfs_afpinfo_pwrite(dst->fd, dst->stream, buf, ch->len,
-					  ch->dst_off);
+		return vfs_afpinfo_pwrite(dst->fd, dst->afpinfo, dst->stream,
+					  buf, ch->len, ch->dst_off);
 	}
 	if (dst->rsrc) {
 		return vfs_rsrc_pwrite(dst->fd, buf, ch->len, ch->dst_off);
@@ -244,8 +246,9 @@ static NTSTATUS copychunk_write(const struct copychunk_end *dst,
 
 static NTSTATUS copychunk_size(const struct copychunk_end *e, uint64_t *size)
 {
-	return e->rsrc ? vfs_rsrc_size(e->fd, size)
-		       : vfs_data_size(e->fd, e->stream, size);
+	return e->afpinfo ? vfs_afpinfo_size(e->fd, e->afpinfo, e->stream, size)
+	       : e->rsrc  ? vfs_rsrc_size(e->fd, size)
+			  : vfs_data_size(e->fd, e->stream, size);
 }
 
 /* One chunk; through buf (ch->len bytes) where the kernel cannot. */
@@ -358,15 +361,36 @@ static NTSTATUS copyfile_end(TALLOC_CTX *mem_ctx,
 		}
 		return status;
 	}
-	status = vfs_stream_xattr(mem_ctx, f->fd, name, &e->stream, &exists);
-	if (NT_STATUS_IS_OK(status) && !target && !exists) {
+	if (f->rsrc_xattr && vfs_strcasecmp(name, VFS_FRUIT_RESOURCE) == 0) {
+		/* Netatalk's fork xattr, read and written raw */
+		uint64_t size;
+
+		e->stream = talloc_strdup(mem_ctx, VFS_RSRC_XATTR);
+		status = e->stream != NULL ? NT_STATUS_OK
+					   : NT_STATUS_NO_MEMORY;
+		exists = NT_STATUS_IS_OK(status) &&
+			 NT_STATUS_IS_OK(vfs_stream_size(f->fd, e->stream,
+							 &size));
+	} else {
+		status = vfs_stream_xattr(mem_ctx, f->fd, name, &e->stream,
+					  &exists);
+	}
+	e->fd = f->fd;
+	e->afpinfo = f->meta != VFS_FRUIT_META_NONE &&
+				     vfs_fruit_afpinfo_xattr(e->stream)
+			     ? f->meta
+			     : VFS_FRUIT_META_NONE;
+	if (!NT_STATUS_IS_OK(status) || e->afpinfo != VFS_FRUIT_META_NONE) {
+		/* AFP_AfpInfo: the record is read from where the share
+		 * keeps it and comes into being as it is written */
+		return status;
+	}
+	if (!target && !exists) {
 		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	if (NT_STATUS_IS_OK(status) && target) {
 		status = vfs_stream_reset(f->fd, e->stream);
 	}
-	e->fd = f->fd;
-	e->afpinfo = f->meta_stream && vfs_fruit_afpinfo_xattr(e->stream);
 	return status;
 }
 
@@ -639,8 +663,9 @@ static NTSTATUS copyfile_side(TALLOC_CTX *mem_ctx, struct vfs_fruit_file *f,
 	if (!ok || f->path == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	f->meta_stream = fc != NULL && fc->metadata == VFS_FRUIT_META_STREAM;
+	f->meta = fc != NULL ? fc->metadata : VFS_FRUIT_META_NONE;
 	f->rsrc_file = fc != NULL && fc->resource == VFS_FRUIT_RSRC_FILE;
+	f->rsrc_xattr = fc != NULL && fc->resource == VFS_FRUIT_RSRC_XATTR;
 	f->sh.root_fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
 	return f->sh.root_fd != -1 ? NT_STATUS_OK
 				   : NT_STATUS_TOO_MANY_OPENED_FILES;

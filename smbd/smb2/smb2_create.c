@@ -333,16 +333,39 @@ static bool create_afpinfo_exists(struct create_state *st, bool *exists)
 	uint8_t rec[VFS_AFPINFO_SIZE];
 	NTSTATUS status;
 
-	if (!*exists) {
+	/* with netatalk the record is not the stream's xattr */
+	if (!*exists && st->afpinfo != VFS_FRUIT_META_NETATALK) {
 		return true;
 	}
-	status = vfs_afpinfo_get(st->fd, st->stream_xattr, rec);
+	status = vfs_afpinfo_get(st->fd, st->afpinfo, st->stream_xattr, rec);
 	if (status == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
 		*exists = false;
 		return true;
 	}
+	*exists = NT_STATUS_IS_OK(status);
 	st->status = status;
 	return NT_STATUS_IS_OK(status);
+}
+
+/*
+ * fruit:resource = xattr: the handle's stream is Netatalk's fork xattr
+ * (vfs/fruit_rsrc.h), which the stream calls read and write without the
+ * NUL of streams_xattr's; the stream exists while it does.  false with
+ * st->status set for want of memory.
+ */
+static bool create_rsrc_xattr(struct create_state *st, bool *exists)
+{
+	uint64_t size;
+
+	talloc_free(st->stream_xattr);
+	st->stream_xattr = talloc_strdup(st, VFS_RSRC_XATTR);
+	if (st->stream_xattr == NULL) {
+		st->status = NT_STATUS_NO_MEMORY;
+		return false;
+	}
+	*exists = NT_STATUS_IS_OK(vfs_stream_size(st->fd, st->stream_xattr,
+						  &size));
+	return true;
 }
 
 /*
@@ -471,11 +494,16 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	st->afpinfo = st->fruit_meta &&
-		      vfs_fruit_afpinfo_xattr(st->stream_xattr);
+	st->afpinfo = vfs_fruit_afpinfo_xattr(st->stream_xattr)
+			      ? st->fruit_meta
+			      : VFS_FRUIT_META_NONE;
 	st->afp_resource = st->fruit &&
 			   vfs_fruit_resource_xattr(st->stream_xattr);
 	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
+	if (st->afp_resource && st->fruit_rsrc_xattr &&
+	    !create_rsrc_xattr(st, &exists)) {
+		return;
+	}
 	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
 		return;
 	}
@@ -558,7 +586,8 @@ static bool create_lookup_open(struct create_state *st)
 		 * a failure leaves the "._" file and is logged there. */
 		(void)vfs_fruit_convert_adouble(&st->share, r.path,
 						st->fruit_meta,
-						st->fruit_rsrc_file);
+						st->fruit_rsrc_file,
+						st->fruit_conv);
 	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
@@ -1226,8 +1255,10 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->read_only_share = t->read_only;
 	st->fruit = vfs_fruit_config(t->vfs) != NULL;
 	st->fruit_mac = smb2_fruit_mac(req) != NULL;
-	st->fruit_meta = vfs_fruit_meta_stream(t->vfs);
+	st->fruit_meta = vfs_fruit_meta(t->vfs);
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
+	st->fruit_rsrc_xattr = vfs_fruit_rsrc_xattr(t->vfs);
+	st->fruit_conv = vfs_fruit_conv_flags(t->vfs);
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

@@ -16,6 +16,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/objects/create_ctx.h"
 #include "vfs/vfs.h"
+#include "vfs/fruit.h"
 #include "vfs/anchor.h"
 
 struct sd;
@@ -73,17 +74,23 @@ struct create_state {
 	char *stream;		/* the stream name asked for, or NULL */
 	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
-	/* the share has fruit (vfs/fruit.h), with metadata = stream */
-	bool fruit, fruit_meta;
+	/* the share has fruit (vfs/fruit.h), keeping AFP_AfpInfo as
+	 * fruit_meta says */
+	bool fruit;
+	enum vfs_fruit_meta fruit_meta;
 	/* a Mac's session (AAPL asked) on a fruit share: an empty named
 	 * stream does not exist for a plain open (create_stream) */
 	bool fruit_mac;
 	/* out: fruit's AFP_Resource: delete-on-close is ignored */
 	bool afp_resource;
-	/* out: it is fruit's AFP_AfpInfo: the record's rules */
-	bool afpinfo;
+	/* out: it is fruit's AFP_AfpInfo (not NONE): the record's rules */
+	enum vfs_fruit_meta afpinfo;
 	/* the share has fruit:resource = file (vfs/fruit.h) */
 	bool fruit_rsrc_file;
+	/* the share has fruit:resource = xattr (vfs/fruit.h) */
+	bool fruit_rsrc_xattr;
+	/* fruit's AppleDouble conversion options (VFS_FRUIT_CONV_*) */
+	unsigned fruit_conv;
 	/* out: AFP_Resource is the "._" file's fork (vfs/fruit_rsrc.h);
 	 * the open's fd is that file's */
 	bool rsrc_file;

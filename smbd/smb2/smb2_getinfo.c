@@ -64,19 +64,22 @@ struct getinfo_state {
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 	char *stream;		/* the open is this stream (xattr) */
 	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
-	/* stream is fruit's AFP_AfpInfo: the handle's size is the
-	 * record's, 60, whether one was written yet or not (as Samba) */
-	bool afpinfo;
+	/* the stream is AFP_AfpInfo: the handle's size is the record's,
+	 * 60, whether one was written yet or not (as Samba) */
+	enum vfs_fruit_meta afpinfo;
 	bool want_streams;
-	/* the share has fruit with metadata = stream (vfs/fruit.h):
+	/* the share has fruit, keeping AFP_AfpInfo so (vfs/fruit.h):
 	 * AFP_AfpInfo without a valid record is not listed */
-	bool fruit_meta;
+	enum vfs_fruit_meta fruit_meta;
 	/* a Mac's session on a fruit share: empty named streams are not
 	 * listed, as Samba's fruit lists them once AAPL was asked */
 	bool fruit_mac;
 	/* fruit:resource = file: AFP_Resource is listed from the "._"
 	 * file (vfs/fruit_rsrc.h), found under root_fd */
 	bool fruit_rsrc_file;
+	/* fruit:resource = xattr: AFP_Resource is listed from Netatalk's
+	 * xattr (vfs/fruit_rsrc.h) */
+	bool fruit_rsrc_xattr;
 	/* fruit:time machine max size, for the size classes: the limit
 	 * and what the sparse bundles hold */
 	uint64_t tm_max;
@@ -93,23 +96,14 @@ struct getinfo_state {
 	size_t ntacl_len;
 };
 
-/* fruit:resource = file: a non-empty fork in the "._" file is listed as
- * AFP_Resource, as Samba lists it. */
-static void getinfo_list_rsrc(struct getinfo_state *st)
+/* One more stream at the end of the listing (left out for want of
+ * memory). */
+static void getinfo_add_stream(struct getinfo_state *st, const char *name,
+			       uint64_t size)
 {
-	struct vfs_share sh = st->share;
-	uint64_t size = 0;
 	char **names;
 	uint64_t *sizes;
 
-	if (!st->fruit_rsrc_file || st->fi.is_dir || st->root_fd == -1) {
-		return;
-	}
-	sh.root_fd = st->root_fd;
-	if (!NT_STATUS_IS_OK(vfs_rsrc_path_size(&sh, st->path, &size)) ||
-	    size == 0) {
-		return;
-	}
 	names = talloc_realloc(st, st->stream_names, char *,
 			       st->nstreams + 1);
 	sizes = names != NULL ? talloc_realloc(st, st->stream_sizes,
@@ -122,9 +116,40 @@ static void getinfo_list_rsrc(struct getinfo_state *st)
 		return;
 	}
 	st->stream_sizes = sizes;
-	names[st->nstreams] = talloc_strdup(names, ":AFP_Resource:$DATA");
+	names[st->nstreams] = talloc_strdup(names, name);
 	if (names[st->nstreams] != NULL) {
 		sizes[st->nstreams++] = size;
+	}
+}
+
+/* fruit:resource = file: a non-empty fork in the "._" file is listed as
+ * AFP_Resource, as Samba lists it. */
+static void getinfo_list_rsrc(struct getinfo_state *st)
+{
+	struct vfs_share sh = st->share;
+	uint64_t size = 0;
+
+	if (!st->fruit_rsrc_file || st->fi.is_dir || st->root_fd == -1) {
+		return;
+	}
+	sh.root_fd = st->root_fd;
+	if (!NT_STATUS_IS_OK(vfs_rsrc_path_size(&sh, st->path, &size)) ||
+	    size == 0) {
+		return;
+	}
+	getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
+}
+
+/* fruit:resource = xattr: a non-empty fork in Netatalk's xattr is listed
+ * as AFP_Resource (Samba leaves out an empty one too). */
+static void getinfo_list_rsrc_xattr(struct getinfo_state *st)
+{
+	uint64_t size = 0;
+
+	if (st->fruit_rsrc_xattr &&
+	    NT_STATUS_IS_OK(vfs_stream_size(st->fd, VFS_RSRC_XATTR, &size)) &&
+	    size > 0) {
+		getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
 	}
 }
 
@@ -151,8 +176,9 @@ static void getinfo_list_streams(struct getinfo_state *st)
 	for (i = 0; i < n; i++) {
 		if ((st->fruit_mac && sizes[i] == 0) ||
 		    (st->fruit_meta &&
-		     vfs_fruit_stream_hidden(st->fd, names[i])) ||
-		    (st->fruit_rsrc_file &&
+		     vfs_fruit_stream_hidden(st->fd, st->fruit_meta,
+					     names[i])) ||
+		    ((st->fruit_rsrc_file || st->fruit_rsrc_xattr) &&
 		     strcasecmp(names[i], ":AFP_Resource:$DATA") == 0)) {
 			continue;
 		}
@@ -160,7 +186,11 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = sizes[i];
 	}
 	st->nstreams = k;
+	if (vfs_fruit_netatalk_listed(st->fd, st->fruit_meta)) {
+		getinfo_add_stream(st, ":AFP_AfpInfo:$DATA", VFS_AFPINFO_SIZE);
+	}
 	getinfo_list_rsrc(st);
+	getinfo_list_rsrc_xattr(st);
 }
 
 /* vfs_catia: ":NAME:$DATA" with NAME as the client knows it (the ':'
@@ -758,10 +788,12 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->rsrc_file = op->rsrc_file;
 	st->afpinfo = op->afpinfo;
-	st->fruit_meta = vfs_fruit_meta_stream(req->tcon->vfs);
+	st->fruit_meta = vfs_fruit_meta(req->tcon->vfs);
 	st->fruit_mac = smb2_fruit_mac(req) != NULL;
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
 			      vfs_fruit_rsrc_file(req->tcon->vfs);
+	st->fruit_rsrc_xattr = st->want_streams && op->stream == NULL &&
+			       vfs_fruit_rsrc_xattr(req->tcon->vfs);
 	st->fd = -1;
 	st->root_fd = -1;
 	talloc_set_destructor(st, getinfo_state_destructor);

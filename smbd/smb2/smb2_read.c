@@ -67,7 +67,7 @@ struct read_cachestat {
 struct read_state {
 	int fd;
 	char *stream;		/* xattr of a named stream, or NULL */
-	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
+	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
 	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
 	uint64_t offset;
 	uint32_t length;
@@ -86,7 +86,8 @@ static void read_job(void *p)
 	if (st->stream != NULL) {
 		NTSTATUS status =
 			st->afpinfo
-				? vfs_afpinfo_pread(st->fd, st->stream, st->buf,
+				? vfs_afpinfo_pread(st->fd, st->afpinfo,
+						    st->stream, st->buf,
 						    st->length, st->offset,
 						    &done)
 			: st->rsrc_file

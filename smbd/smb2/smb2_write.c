@@ -37,7 +37,7 @@ struct write_state {
 	int fd;			/* borrowed from the open (open.h) ... */
 	bool own_fd;		/* ... or an O_APPEND reopen, closed here */
 	char *stream;		/* xattr of a named stream, or NULL */
-	bool afpinfo;		/* stream is fruit's AFP_AfpInfo */
+	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
 	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
 	bool append;
 	bool sync;
@@ -56,9 +56,9 @@ static void write_job(void *p)
 	if (st->stream != NULL) {
 		NTSTATUS status =
 			st->afpinfo
-				? vfs_afpinfo_pwrite(st->fd, st->stream,
-						     st->data, st->length,
-						     st->offset)
+				? vfs_afpinfo_pwrite(st->fd, st->afpinfo,
+						     st->stream, st->data,
+						     st->length, st->offset)
 			: st->rsrc_file
 				? vfs_rsrc_pwrite(st->fd, st->data, st->length,
 						  st->offset)

@@ -5,7 +5,8 @@
  * name, which ends with its NUL inside the input.  The same input goes
  * to fruit:resource = file's header parser (vfs/fruit_rsrc.h): the fork
  * entry it finds, if any, lies inside the input and its fork starts past
- * the entries.
+ * the entries.  And to fruit:metadata = netatalk's reader of Netatalk's
+ * metadata xattr: the FinderInfo it finds lies inside the input.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct vfs_adouble ad;
 	struct vfs_rsrc_entry e;
-	size_t i;
+	size_t i, fo;
 
 	if (ctx == NULL) {
 		abort();
@@ -44,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ad.rsrc != NULL) {
 			inside(data, size, ad.rsrc, ad.rsrc_len);
 		}
+		/* wipe_intentionally_left_blank_rfork's test of the fork */
+		(void)vfs_adouble_rsrc_blank(ad.rsrc, ad.rsrc_len);
 		if (ad.nxattrs > VFS_ADOUBLE_MAX_XATTRS) {
 			abort();
 		}
@@ -58,6 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (e.len_pos + 4 > size || e.off < 26 + 12 ||
 	     e.off < e.len_pos + 4)) {
 		abort();
+	}
+	if (NT_STATUS_IS_OK(vfs_adouble_meta_finder(data, size, &fo))) {
+		inside(data, size, data + fo, VFS_ADOUBLE_FINDER_SIZE);
 	}
 	talloc_free(ctx);
 	return 0;

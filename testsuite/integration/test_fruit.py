@@ -30,6 +30,8 @@ import smbd_harness as h  # noqa: E402
 
 XATTR = "user.DosStream.AFP_AfpInfo:$DATA"
 STREAM = ":AFP_AfpInfo"
+NETATALK_XATTR = "user.org.netatalk.Metadata"
+RSRC_XATTR = "user.org.netatalk.ResourceFork"
 
 STATUS_INVALID_PARAMETER = 0xC000000D
 STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
@@ -135,6 +137,15 @@ def create_root_with(smb, tid, ctx):
     return create_contexts(smb, tid, "", ctx)
 
 
+# Apple's empty resource fork, as macOS writes it into a "._" file: the
+# resource header, the text, the map (the header again, no types)
+RFORK_HEAD = bytes.fromhex("00000100000001000000000000" "00001e")
+BLANK_RFORK = (RFORK_HEAD + b"This resource fork intentionally left "
+               b"blank   ").ljust(0x100, b"\0") + RFORK_HEAD + \
+    b"\0" * 8 + bytes.fromhex("001c001effff")
+assert len(BLANK_RFORK) == 286
+
+
 class Fruit(h.TestUser):
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
@@ -153,6 +164,24 @@ class Fruit(h.TestUser):
                              ("fruit:zero_file_id", "no")]),
                     ("showad", [("vfs objects", "fruit streams_xattr"),
                                 ("fruit:veto_appledouble", "no")]),
+                    ("wipe", [("vfs objects", "catia fruit streams_xattr"),
+                              ("fruit:metadata", "stream"),
+                              ("fruit:wipe_intentionally_left_blank_rfork",
+                               "yes")]),
+                    ("wipedel", [("vfs objects",
+                                  "catia fruit streams_xattr"),
+                                 ("fruit:metadata", "stream"),
+                                 ("fruit:wipe_intentionally_left_blank_rfork",
+                                  "yes"),
+                                 ("fruit:delete_empty_adfiles", "yes")]),
+                    ("rsrcxattr", [("vfs objects",
+                                    "catia fruit streams_xattr"),
+                                   ("fruit:metadata", "stream"),
+                                   ("fruit:resource", "xattr")]),
+                    # fruit:metadata = netatalk, the default of both
+                    ("netatalk", [("vfs objects",
+                                   "catia fruit streams_xattr"),
+                                  ("fruit:resource", "stream")]),
                     ("tm", [("vfs objects", "catia fruit streams_xattr"),
                             ("fruit:metadata", "stream"),
                             ("fruit:time machine", "yes"),
@@ -277,6 +306,104 @@ class Fruit(h.TestUser):
         self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
                                      FILE_OPEN),
                          STATUS_OBJECT_NAME_NOT_FOUND)
+
+    def test_netatalk_metadata(self):
+        """fruit:metadata = netatalk (the default): the FinderInfo in
+        Netatalk's 402-byte AppleDouble xattr, the stream's rules as with
+        metadata = stream."""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          FILE_OVERWRITE_IF,
+                                          SMB2_0_INFO_FILE)
+        conn, tid = self.tree("netatalk")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        # the open alone makes nothing; invalid writes are refused
+        self.assertEqual(self.status(smb.write, tid, fid, b"\0" * 60, 0,
+                                     60), STATUS_INVALID_PARAMETER)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        self.assertEqual(smb.read(tid, fid, 0, 61), afpinfo())
+        self.assertEqual(self.status(smb.setInfo, tid, fid,
+                                     struct.pack("<Q", 61), 1, 20),
+                         STATUS_ALLOTTED_SPACE_EXCEEDED)
+        # FileStandardInformation: EndOfFile 60
+        raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                            fileInfoClass=5)
+        self.assertEqual(struct.unpack_from("<Q", raw, 8)[0], 60)
+        smb.close(tid, fid)
+        names = os.listxattr(self.share_path("f"))
+        self.assertNotIn(XATTR, names)
+        val = os.getxattr(self.share_path("f"), NETATALK_XATTR)
+        self.assertEqual(len(val), 402)
+        self.assertEqual(val[:8], bytes.fromhex("0005160700020000"))
+        self.assertEqual(val[122:130], b"SMB,OLE!")
+        self.assertEqual(self.streams("netatalk"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        # a stream xattr of that name (metadata = stream's) is not the
+        # record here: not listed, the netatalk one is read
+        os.setxattr(self.share_path("f"), XATTR,
+                    afpinfo(b"OTHERREC") + b"\0")
+        self.assertEqual(self.streams("netatalk"),
+                         ["::$DATA", ":AFP_AfpInfo:$DATA"])
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN)
+        self.assertEqual(smb.read(tid, fid, 0, 60), afpinfo())
+        smb.close(tid, fid)
+        os.removexattr(self.share_path("f"), XATTR)
+        # zeros delete it
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OVERWRITE_IF)
+        smb.write(tid, fid, afpinfo(b"\0" * 32), 0, 60)
+        smb.close(tid, fid)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        self.assertEqual(self.status(self.open, conn, tid, "f" + STREAM,
+                                     FILE_OPEN),
+                         STATUS_OBJECT_NAME_NOT_FOUND)
+        # and so does delete-on-close
+        fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN_IF)
+        smb.write(tid, fid, afpinfo(), 0, 60)
+        smb.close(tid, fid)
+        conn.deleteFile("netatalk", "f" + STREAM)
+        self.assertEqual(self.streams("netatalk"), ["::$DATA"])
+        self.assertNotIn(NETATALK_XATTR, os.listxattr(self.share_path("f")))
+
+    def test_resource_xattr(self):
+        """fruit:resource = xattr: the fork alone (no NUL) in the xattr
+        user.org.netatalk.ResourceFork, listed while not empty.  (Samba
+        4.17 serves it only where attropen(3) exists, Solaris: on Linux
+        every open of AFP_Resource there is STATUS_NOT_SUPPORTED.)"""
+        from impacket.smb3structs import (FILE_OPEN, FILE_OPEN_IF,
+                                          SMB2_0_INFO_FILE)
+        if h.is_samba():
+            self.skipTest("Samba 4.17 on Linux cannot open the xattr")
+        conn, tid = self.tree("rsrcxattr")
+        smb = conn.getSMBServer()
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN_IF)
+        # made empty: not listed
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR), b"")
+        self.assertEqual(self.streams("rsrcxattr"), ["::$DATA"])
+        smb.write(tid, fid, b"fork", 0, 4)
+        smb.write(tid, fid, b"!", 10, 1)
+        self.assertEqual(smb.read(tid, fid, 0, 100),
+                         b"fork" + b"\0" * 6 + b"!")
+        raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
+                            fileInfoClass=5)
+        self.assertEqual(struct.unpack_from("<Q", raw, 8)[0], 11)
+        smb.setInfo(tid, fid, struct.pack("<Q", 4), 1, 20)
+        smb.close(tid, fid)
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR),
+                         b"fork")
+        self.assertFalse(any(x.endswith("AFP_Resource:$DATA")
+                             for x in os.listxattr(self.share_path("f"))))
+        self.assertEqual(self.streams("rsrcxattr"),
+                         ["::$DATA", ":AFP_Resource:$DATA"])
+        # written by another (Netatalk on ZFS): read as it is
+        os.setxattr(self.share_path("f"), RSRC_XATTR, b"abc")
+        fid = self.open(conn, tid, "f:AFP_Resource", FILE_OPEN)
+        self.assertEqual(smb.read(tid, fid, 0, 100), b"abc")
+        smb.close(tid, fid)
+        # delete-on-close of a fork is ignored, as with the others
+        conn.deleteFile("rsrcxattr", "f:AFP_Resource")
+        self.assertEqual(os.getxattr(self.share_path("f"), RSRC_XATTR),
+                         b"abc")
 
     def test_plain_share_has_no_rules(self):
         from impacket.smb3structs import FILE_OVERWRITE_IF
@@ -454,16 +581,65 @@ class Fruit(h.TestUser):
             f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz"),
                                           ("com.apple.x", b"yz")],
                             b"\xf0" * 16))
+        os.chmod(self.share_path("._f"), 0o666)
         self.assertEqual(self.streams(),
                          ["::$DATA", ":AFP_AfpInfo:$DATA",
                           ":AFP_Resource:$DATA", ":com.apple.x:$DATA",
                           ":foo\uf022bar:$DATA"])
-        self.assertFalse(os.path.exists(self.share_path("._f")))
+        # without fruit:delete_empty_adfiles it stays, a bare header
+        # (its fork is a stream on this share)
+        self.assertEqual(os.path.getsize(self.share_path("._f")), 0x52)
         self.assertEqual(os.getxattr(self.share_path("f"), XATTR)[16:24],
                          b"TESTSLOW")
         self.assertEqual(os.getxattr(
             self.share_path("f"), "user.DosStream.AFP_Resource:$DATA"),
             b"\xf0" * 16 + b"\0")
+
+    def convert_blank(self, share):
+        """A "._" file as macOS writes it for a file with an attribute
+        and no resource fork (Apple's blank one), converted by an open of
+        f:AFP_AfpInfo (Samba converts at the open of an AFP stream): the
+        streams then listed, and the "._" file's size (None if gone)."""
+        from impacket.smb3 import SessionError
+        from impacket.smb3structs import FILE_OPEN
+        with open(self.share_path("._f"), "wb") as f:
+            f.write(adouble(b"TESTSLOW", [("foo:bar", b"baz")],
+                            BLANK_RFORK))
+        # the Mac's user wrote it
+        os.chmod(self.share_path("._f"), 0o666)
+        conn, tid = self.tree(share)
+        try:
+            fid = self.open(conn, tid, "f" + STREAM, FILE_OPEN)
+            conn.getSMBServer().close(tid, fid)
+        except SessionError:
+            pass    # Samba looks the stream up before it converts
+        names = self.streams(share)
+        try:
+            size = os.path.getsize(self.share_path("._f"))
+        except FileNotFoundError:
+            size = None
+        return names, size
+
+    def test_wipe_blank_rfork(self):
+        """fruit:wipe_intentionally_left_blank_rfork and
+        fruit:delete_empty_adfiles (fruit:resource = file): Samba's
+        ad_convert rules."""
+        converted = ["::$DATA", ":AFP_AfpInfo:$DATA", ":foo\uf022bar:$DATA"]
+        # neither: the blank fork is a fork; the "._" file keeps it
+        names, size = self.convert_blank("rsrcfile")
+        self.assertEqual(names, converted[:2] + [":AFP_Resource:$DATA"] +
+                         converted[2:])
+        self.assertEqual(size, 0x52 + 286)
+        self.fresh_file()
+        # wiped: no fork, the "._" file stays, a bare header
+        names, size = self.convert_blank("wipe")
+        self.assertEqual(names, converted)
+        self.assertEqual(size, 0x52)
+        self.fresh_file()
+        # and deleted with delete_empty_adfiles
+        names, size = self.convert_blank("wipedel")
+        self.assertEqual(names, converted)
+        self.assertIsNone(size)
 
     @unittest.skipIf(h.is_samba(), "Samba's fruit:resource = file serves "
                      "AFP_Resource from the ._ file itself")
@@ -660,8 +836,9 @@ class Fruit(h.TestUser):
 
 class FruitOptions(h.TestUser):
     """Samba's fruit options this server does not build are said so, by
-    name and value, at tree connect (never taken silently);
-    fruit:resource = stream is what it does, and says nothing."""
+    name and value, at tree connect (never taken silently); those it
+    builds (fruit:metadata = netatalk, fruit:resource = xattr or stream)
+    say nothing."""
 
     share_options = [("vfs objects", "catia fruit streams_xattr"),
                      ("fruit:metadata", "netatalk"),
@@ -683,8 +860,8 @@ class FruitOptions(h.TestUser):
             self.skipTest("Samba builds all of them")
         self.connect("share")
         log = self.smbd.log_text()
-        self.assertIn("fruit:metadata = netatalk: not supported", log)
-        self.assertIn("fruit:resource = xattr: not supported", log)
+        self.assertNotIn("fruit:metadata", log)
+        self.assertNotIn("fruit:resource", log)
         self.assertIn("fruit:locking = netatalk: not supported", log)
 
     def test_stream_resource_is_quiet(self):

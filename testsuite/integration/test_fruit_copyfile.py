@@ -53,6 +53,10 @@ class FruitCopyfile(h.TestUser):
                                      "catia fruit streams_xattr"),
                                     ("fruit:metadata", "stream"),
                                     ("fruit:resource", "stream")]),
+                    ("netatalk", [("vfs objects",
+                                   "catia fruit streams_xattr"),
+                                  ("fruit:metadata", "netatalk"),
+                                  ("fruit:resource", "xattr")]),
                     ("nocopy", [("vfs objects", "catia fruit streams_xattr"),
                                 ("fruit:metadata", "stream"),
                                 ("fruit:copyfile", "no")])]
@@ -203,6 +207,24 @@ class FruitCopyfile(h.TestUser):
         self.assertEqual(self.copyfile(smb, tid), (0, (0, 0, len(DATA))))
         self.assert_copied(smb, tid)
         self.assertFalse(os.path.exists(self.share_path("._dst")))
+
+    def test_netatalk(self):
+        """fruit:metadata = netatalk and fruit:resource = xattr (Samba's
+        default metadata; the fork in Netatalk's xattr): the FinderInfo
+        and the fork come with the copy, in the target's own xattrs."""
+        if h.is_samba():
+            self.skipTest("Samba 4.17 on Linux refuses AFP_Resource with "
+                          "fruit:resource = xattr (NOT_SUPPORTED)")
+        conn, smb, tid = self.session("netatalk")
+        self.source(smb, tid)
+        self.assertEqual(self.copyfile(smb, tid), (0, (0, 0, len(DATA))))
+        self.assert_copied(smb, tid)
+        self.assertEqual(os.getxattr(self.share_path("dst"),
+                                     "user.org.netatalk.ResourceFork"), RSRC)
+        self.assertEqual(len(os.getxattr(self.share_path("dst"),
+                                         "user.org.netatalk.Metadata")),
+                         len(os.getxattr(self.share_path("src"),
+                                         "user.org.netatalk.Metadata")))
 
     def test_empty_source(self):
         """An empty file's streams are copied too."""

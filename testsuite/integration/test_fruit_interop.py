@@ -11,6 +11,10 @@ under a share Macs already use.  A second share, "rsrcfile", on the same
 directory has fruit:resource = file (the default of both): there the
 resource fork is the "._NAME" AppleDouble file, and a fork larger than an
 xattr holds, written through either server, reads back through the other.
+A third, "netatalk", leaves fruit:metadata to the default of both,
+netatalk: the FinderInfo is kept in the xattr user.org.netatalk.Metadata
+(Netatalk's 402-byte AppleDouble), which either server reads as the
+other wrote it.
 
 Needs Samba's smbd (/usr/sbin/smbd, Debian's samba package, which CI
 installs); skipped without it.
@@ -38,6 +42,10 @@ MAC_SHARE = [("vfs objects", "catia fruit streams_xattr"),
 # fruit:resource = file, left to the default of both servers
 RSRC_FILE_SHARE = [("vfs objects", "catia fruit streams_xattr"),
                    ("fruit:metadata", "stream")]
+# fruit:metadata = netatalk, left to the default of both servers
+NETATALK_SHARE = [("vfs objects", "catia fruit streams_xattr"),
+                  ("fruit:resource", "stream")]
+NETATALK_XATTR = "user.org.netatalk.Metadata"
 
 
 def afpinfo(finder):
@@ -107,7 +115,8 @@ class FruitInterop(unittest.TestCase):
                                  ("samba", SAMBA)):
                 srv = h.Smbd(binary=binary, share_options=MAC_SHARE,
                              extra_shares=[("rsrcfile",
-                                            RSRC_FILE_SHARE)])
+                                            RSRC_FILE_SHARE),
+                                           ("netatalk", NETATALK_SHARE)])
                 cls.servers[name] = srv
                 srv.share = cls.common
                 srv.write_conf()
@@ -158,6 +167,57 @@ class FruitInterop(unittest.TestCase):
         want = ["::$DATA", ":AFP_Resource:$DATA"]
         self.assertEqual(r.streams(fname), want)
         self.assertEqual(w.streams(fname), want)
+
+    def roundtrip_netatalk(self, writer, reader, fname):
+        finder = b"TEXTttxt" + bytes(range(1, 9))
+        w = self.client(writer, "netatalk")
+        w.write(fname, b"the data fork\n")
+        w.write(fname + ":AFP_AfpInfo", afpinfo(finder))
+        path = os.path.join(self.common, fname)
+        val = os.getxattr(path, NETATALK_XATTR)
+        self.assertEqual(len(val), 402)
+        self.assertEqual(val[122:122 + len(finder)], finder)
+        self.assertNotIn("user.DosStream.AFP_AfpInfo:$DATA",
+                         os.listxattr(path))
+        r = self.client(reader, "netatalk")
+        self.assertEqual(r.read(fname + ":AFP_AfpInfo", 60),
+                         afpinfo(finder))
+        want = ["::$DATA", ":AFP_AfpInfo:$DATA"]
+        self.assertEqual(r.streams(fname), want)
+        self.assertEqual(w.streams(fname), want)
+        # changed by the reader, seen by the writer
+        finder2 = b"APPLttxt"
+        r.write(fname + ":AFP_AfpInfo", afpinfo(finder2))
+        self.assertEqual(w.read(fname + ":AFP_AfpInfo", 60),
+                         afpinfo(finder2))
+        # zeros delete it, for both
+        r.write(fname + ":AFP_AfpInfo", afpinfo(b""))
+        self.assertEqual(w.streams(fname), ["::$DATA"])
+        self.assertEqual(r.streams(fname), ["::$DATA"])
+        return val
+
+    def test_netatalk_ours_to_samba(self):
+        ours = self.roundtrip_netatalk("ours", "samba", "na-from-ours.txt")
+        theirs = self.roundtrip_netatalk("samba", "ours",
+                                         "na-from-samba.txt")
+        # the same layout byte for byte, but for the dates (354..370)
+        self.assertEqual(ours[:354], theirs[:354])
+        self.assertEqual(ours[362:366], theirs[362:366])
+        self.assertEqual(ours[370:], theirs[370:])
+
+    def test_netatalk_directory(self):
+        """A directory's FinderInfo, both ways."""
+        for writer, reader in (("ours", "samba"), ("samba", "ours")):
+            name = "na-dir-from-" + writer
+            finder = b"fldr" + writer.encode().ljust(12, b"!")
+            w = self.client(writer, "netatalk")
+            w.conn.createDirectory("netatalk", name)
+            w.write(name + ":AFP_AfpInfo", afpinfo(finder))
+            r = self.client(reader, "netatalk")
+            self.assertEqual(r.read(name + ":AFP_AfpInfo", 60),
+                             afpinfo(finder))
+            self.assertEqual(len(os.getxattr(os.path.join(self.common, name),
+                                             NETATALK_XATTR)), 402)
 
     def test_rsrc_file_ours_to_samba(self):
         self.roundtrip_rsrc_file("ours", "samba", "rsrc-from-ours.txt")

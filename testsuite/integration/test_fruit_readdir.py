@@ -82,7 +82,16 @@ class ReaddirBase(h.TestUser):
                               "acl_xattr catia fruit streams_xattr"),
                              ("fruit:metadata", "stream")]),
                     ("nostreams", [("vfs objects", "fruit"),
-                                   ("fruit:metadata", "stream")])]
+                                   ("fruit:metadata", "stream")]),
+                    ("rsrcxattr", [("vfs objects",
+                                    "catia fruit streams_xattr"),
+                                   ("catia:mappings", MACOS_MAP),
+                                   ("fruit:metadata", "stream"),
+                                   ("fruit:resource", "xattr")]),
+                    # fruit:metadata = netatalk, the default of both
+                    ("netatalk", [("vfs objects",
+                                   "catia fruit streams_xattr"),
+                                  ("fruit:resource", "stream")])]
 
     def setUp(self):
         super().setUp()
@@ -188,6 +197,26 @@ class FruitReaddir(ReaddirBase):
         # read, and DELETE_CHILD with write; either way the listing says
         # what MxAc says)
         self.assertEqual(entry(raw, "f")["ea"] & ~0x60, 0x13019F)
+
+    def test_netatalk_metadata(self):
+        """fruit:metadata = netatalk: the FinderInfo from Netatalk's
+        xattr."""
+        scaps, raw, sess = self.listing("netatalk")
+        self.assertTrue(scaps & READ_DIR_ATTR)
+        self.assertIn("user.org.netatalk.Metadata",
+                      os.listxattr(self.share_path("f")))
+        self.check_mac_entries(raw, sess)
+
+    def test_fork_in_xattr(self):
+        """fruit:resource = xattr: the fork's size from Netatalk's
+        xattr, which holds it without a NUL."""
+        if h.is_samba():
+            self.skipTest("Samba 4.17 on Linux cannot open the xattr")
+        scaps, raw, sess = self.listing("rsrcxattr")
+        self.assertEqual(len(os.getxattr(self.share_path("f"),
+                                         "user.org.netatalk.ResourceFork")),
+                         20)
+        self.check_mac_entries(raw, sess)
 
     def test_fork_in_appledouble(self):
         """fruit:resource = file: the fork's size from "._f"."""

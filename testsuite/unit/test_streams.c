@@ -78,6 +78,42 @@ static void test_roundtrip(void **state)
 }
 
 /* The stream name back from its xattr; other xattrs are not streams. */
+/* An xattr outside user.DosStream. holds its data without the NUL
+ * (fruit:resource = xattr's fork). */
+static void test_raw_xattr(void **state)
+{
+	static const char x[] = "user.org.netatalk.ResourceFork";
+	char path[64];
+	uint8_t buf[16];
+	uint64_t size = 99;
+	size_t got;
+	int fd = tmp_fd(path);
+
+	(void)state;
+	if (fd == -1) {
+		skip();
+	}
+	assert_int_equal(vfs_stream_size(fd, x, &size),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_int_equal(vfs_stream_reset(fd, x), NT_STATUS_OK);
+	assert_int_equal(fgetxattr(fd, x, buf, sizeof(buf)), 0);
+	assert_int_equal(vfs_stream_size(fd, x, &size), NT_STATUS_OK);
+	assert_int_equal(size, 0);
+	assert_int_equal(vfs_stream_pwrite(fd, x, (const uint8_t *)"ab", 2, 3),
+			 NT_STATUS_OK);
+	assert_int_equal(fgetxattr(fd, x, buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "\0\0\0ab", 5);
+	assert_int_equal(vfs_stream_pread(fd, x, buf, sizeof(buf), 3, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 2);
+	assert_int_equal(vfs_stream_truncate(fd, x, 4), NT_STATUS_OK);
+	assert_int_equal(fgetxattr(fd, x, buf, sizeof(buf)), 4);
+	assert_int_equal(vfs_stream_size(fd, x, &size), NT_STATUS_OK);
+	assert_int_equal(size, 4);
+	close(fd);
+	unlink(path);
+}
+
 static void test_stream_name(void **state)
 {
 	TALLOC_CTX *t = talloc_new(NULL);
@@ -98,6 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_stream_name),
+		cmocka_unit_test(test_raw_xattr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

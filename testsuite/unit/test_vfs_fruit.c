@@ -6,7 +6,8 @@
  * which writes are a record, zeros in the FinderInfo removing it, reads
  * from the record's start, the size limit, records written by others
  * (wrong size, no signature) that are no stream, and Samba's on-disk
- * layout (the record and a NUL in user.DosStream.AFP_AfpInfo:$DATA).
+ * layout (the record and a NUL in user.DosStream.AFP_AfpInfo:$DATA);
+ * with fruit:metadata = netatalk, the FinderInfo in Netatalk's xattr.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,12 +26,15 @@
 #include "vfs/fruit.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/vfs.h"
+#include "lib/wire.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <talloc.h>
 
 #define X "user.DosStream.AFP_AfpInfo:$DATA"
+#define ST VFS_FRUIT_META_STREAM
+#define NA VFS_FRUIT_META_NETATALK
 
 static int tmp_fd(char *path)
 {
@@ -86,60 +90,63 @@ static void test_write_read(void **state)
 		skip();
 	}
 	/* no record: an empty one reads, and none is on disk */
-	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 60, 0, &got),
+	assert_int_equal(vfs_afpinfo_pread(fd, ST, X, buf, 60, 0, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 60);
 	assert_memory_equal(buf, "AFP\0\0\0\001\0", 8);
-	assert_int_equal(vfs_afpinfo_get(fd, X, rec),
+	assert_int_equal(vfs_afpinfo_get(fd, ST, X, rec),
 			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
 
 	record(rec, "SMB,OLE!");
 	/* short writes only at 0; a record needs its signature */
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 59, 1),
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, rec, 59, 1),
 			 NT_STATUS_INVALID_PARAMETER);
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, big, 60, 0),
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, big, 60, 0),
 			 NT_STATUS_INVALID_PARAMETER);
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 60, 0), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, rec, 60, 0),
+			 NT_STATUS_OK);
 	/* Samba's layout */
 	assert_int_equal(fgetxattr(fd, X, raw, sizeof(raw)), 61);
 	assert_memory_equal(raw, rec, 60);
 	assert_int_equal(raw[60], 0);
 
 	/* from the start at any offset up to 60, nothing past it */
-	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 8, 16, &got),
+	assert_int_equal(vfs_afpinfo_pread(fd, ST, X, buf, 8, 16, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 8);
 	assert_memory_equal(buf, rec, 8);
-	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 80, 0, &got),
+	assert_int_equal(vfs_afpinfo_pread(fd, ST, X, buf, 80, 0, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 60);
-	assert_int_equal(vfs_afpinfo_pread(fd, X, buf, 1, 61, &got),
+	assert_int_equal(vfs_afpinfo_pread(fd, ST, X, buf, 1, 61, &got),
 			 NT_STATUS_OK);
 	assert_int_equal(got, 0);
 
 	/* a short write changes the start of the record: "AFP" alone keeps
 	 * version and FinderInfo; "A" alone is no signature */
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 3, 0), NT_STATUS_OK);
-	assert_int_equal(vfs_afpinfo_get(fd, X, big), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, rec, 3, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, ST, X, big), NT_STATUS_OK);
 	assert_memory_equal(big, rec, 60);
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 1, 0),
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, rec, 1, 0),
 			 NT_STATUS_INVALID_PARAMETER);
 	memset(big, 0, sizeof(big));
 
 	/* 60 bytes or more at any offset: the whole record */
 	memcpy(big, rec, 60);
 	big[VFS_AFPINFO_FINDER_OFF] = 'T';
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, big, 100, 10000),
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, big, 100, 10000),
 			 NT_STATUS_OK);
-	assert_int_equal(vfs_afpinfo_get(fd, X, rec), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, ST, X, rec), NT_STATUS_OK);
 	assert_int_equal(rec[VFS_AFPINFO_FINDER_OFF], 'T');
 
 	/* zeros in the FinderInfo remove it */
 	record(rec, "");
-	assert_int_equal(vfs_afpinfo_pwrite(fd, X, rec, 60, 0), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_pwrite(fd, ST, X, rec, 60, 0),
+			 NT_STATUS_OK);
 	assert_int_equal(fgetxattr(fd, X, raw, sizeof(raw)), -1);
-	assert_false(vfs_fruit_stream_hidden(fd, ":Other:$DATA"));
-	assert_true(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	assert_false(vfs_fruit_stream_hidden(fd, ST, ":Other:$DATA"));
+	assert_true(vfs_fruit_stream_hidden(fd, ST, ":AFP_AfpInfo:$DATA"));
 	close(fd);
 	unlink(path);
 }
@@ -156,17 +163,109 @@ static void test_foreign(void **state)
 		skip();
 	}
 	assert_int_equal(fsetxattr(fd, X, "foo", 4, 0), 0);
-	assert_int_equal(vfs_afpinfo_get(fd, X, rec),
+	assert_int_equal(vfs_afpinfo_get(fd, ST, X, rec),
 			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
-	assert_true(vfs_fruit_stream_hidden(fd, ":afp_afpinfo:$DATA"));
+	assert_true(vfs_fruit_stream_hidden(fd, ST, ":afp_afpinfo:$DATA"));
 	record(rec, "SMB,OLE!");
 	rec[0] = 'B';
 	assert_int_equal(fsetxattr(fd, X, rec, sizeof(rec), 0), 0);
-	assert_true(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	assert_true(vfs_fruit_stream_hidden(fd, ST, ":AFP_AfpInfo:$DATA"));
 	/* a valid one set by hand, without the NUL, counts */
 	rec[0] = 'A';
 	assert_int_equal(fsetxattr(fd, X, rec, sizeof(rec), 0), 0);
-	assert_false(vfs_fruit_stream_hidden(fd, ":AFP_AfpInfo:$DATA"));
+	assert_false(vfs_fruit_stream_hidden(fd, ST, ":AFP_AfpInfo:$DATA"));
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * fruit:metadata = netatalk: the FinderInfo in Netatalk's xattr, 402
+ * bytes of AppleDouble as Samba writes it (adouble.h), the record made
+ * around it; zeros remove the xattr; a value of another size is none.
+ */
+static void test_netatalk(void **state)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE], buf[VFS_AFPINFO_SIZE];
+	uint8_t val[VFS_ADOUBLE_META_SIZE + 8], fresh[VFS_ADOUBLE_META_SIZE];
+	char path[64];
+	size_t got, fo;
+	uint64_t size;
+	int fd = tmp_fd(path);
+
+	(void)state;
+	if (fd == -1) {
+		skip();
+	}
+	assert_int_equal(vfs_afpinfo_get(fd, NA, X, rec),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_false(vfs_fruit_netatalk_listed(fd, NA));
+	record(rec, "SMB,OLE!");
+	assert_int_equal(vfs_afpinfo_pwrite(fd, NA, X, rec, 60, 0),
+			 NT_STATUS_OK);
+	/* no stream xattr: the netatalk one, Samba's layout */
+	assert_int_equal(fgetxattr(fd, X, val, sizeof(val)), -1);
+	assert_int_equal(fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+				   sizeof(val)),
+			 VFS_ADOUBLE_META_SIZE);
+	assert_memory_equal(val, "\x00\x05\x16\x07\x00\x02\x00\x00", 8);
+	assert_int_equal(val[25], 8);
+	/* entry 2: Finder Info at 122, 32 bytes */
+	assert_memory_equal(val + 26 + 24, "\0\0\0\x09\0\0\0\x7a\0\0\0\x20",
+			    12);
+	assert_memory_equal(val + 122, "SMB,OLE!", 8);
+	/* backup date: never */
+	assert_memory_equal(val + 354 + 8, "\x80\0\0\0", 4);
+	vfs_adouble_meta_init(fresh, 0);
+	assert_memory_equal(val + 26, fresh + 26, 8 * 12);
+	assert_int_equal(vfs_adouble_meta_finder(val, VFS_ADOUBLE_META_SIZE,
+						 &fo),
+			 NT_STATUS_OK);
+	assert_int_equal(fo, 122);
+	assert_int_equal(vfs_adouble_meta_finder(val, 401, &fo),
+			 NT_STATUS_INVALID_PARAMETER);
+
+	assert_int_equal(vfs_afpinfo_pread(fd, NA, X, buf, 60, 0, &got),
+			 NT_STATUS_OK);
+	assert_int_equal(got, 60);
+	assert_memory_equal(buf, "AFP\0\0\0\001\0", 8);
+	assert_memory_equal(buf + 16, "SMB,OLE!", 8);
+	assert_true(vfs_fruit_netatalk_listed(fd, NA));
+	assert_false(vfs_fruit_netatalk_listed(fd, ST));
+	assert_int_equal(vfs_afpinfo_size(fd, NA, X, &size), NT_STATUS_OK);
+	assert_int_equal(size, 60);
+	/* a stream xattr of that name is not listed with netatalk */
+	assert_true(vfs_fruit_stream_hidden(fd, NA, ":AFP_AfpInfo:$DATA"));
+	assert_false(vfs_fruit_stream_hidden(fd, NA, ":Other:$DATA"));
+
+	/* a short write changes the start of the record; the rest stays */
+	assert_int_equal(vfs_afpinfo_pwrite(fd, NA, X, rec, 3, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, NA, X, buf), NT_STATUS_OK);
+	assert_memory_equal(buf + 16, "SMB,OLE!", 8);
+
+	/* zeros: no record, no xattr */
+	record(rec, "");
+	assert_int_equal(vfs_afpinfo_pwrite(fd, NA, X, rec, 60, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(fgetxattr(fd, VFS_ADOUBLE_META_XATTR, val,
+				   sizeof(val)), -1);
+	assert_int_equal(vfs_afpinfo_size(fd, NA, X, &size), NT_STATUS_OK);
+	assert_int_equal(size, 0);
+
+	/* what another server left: the wrong size is no record */
+	assert_int_equal(fsetxattr(fd, VFS_ADOUBLE_META_XATTR, fresh, 100, 0),
+			 0);
+	assert_int_equal(vfs_afpinfo_get(fd, NA, X, rec),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	/* delete: the xattr goes */
+	fresh[122] = 1;
+	assert_int_equal(fsetxattr(fd, VFS_ADOUBLE_META_XATTR, fresh,
+				   sizeof(fresh), 0),
+			 0);
+	assert_int_equal(vfs_afpinfo_get(fd, NA, X, rec), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_delete(fd, NA, X), NT_STATUS_OK);
+	assert_int_equal(vfs_afpinfo_get(fd, NA, X, rec),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
 	close(fd);
 	unlink(path);
 }
@@ -287,9 +386,16 @@ static void test_adouble_convert(void **state)
 	sh.root_fd = open(dir, O_PATH | O_DIRECTORY);
 	sh.path = dir;
 	sh.follow_symlinks = true;
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true, false),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false, 0),
 			 NT_STATUS_OK);
-	assert_int_equal(access(p, F_OK), -1);
+	/* without delete_empty_adfiles the "._" file stays, a bare
+	 * header: its FinderInfo zero, no fork (Samba's rule) */
+	fd = open(p, O_RDONLY);
+	assert_true(fd != -1);
+	assert_int_equal(read(fd, b, sizeof(b)), 0x52);
+	close(fd);
+	assert_memory_equal(b + 0x32, "\0\0\0\0\0\0\0\0", 8);
+	assert_int_equal(be32(b + 46), 0);
 	assert_int_equal(fgetxattr(xfd, X, v, sizeof(v)), 61);
 	assert_memory_equal(v + 16, "TESTSLOW", 8);
 	assert_int_equal(fgetxattr(xfd, "user.DosStream.foo\xef\x80\xa2"
@@ -299,10 +405,18 @@ static void test_adouble_convert(void **state)
 				   v, sizeof(v)), 6);
 	assert_memory_equal(v, "rsrc!", 6);
 	/* nothing to convert now; a ._ name is never converted itself */
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", true, false),
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false, 0),
 			 NT_STATUS_OK);
-	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", true, false),
+	assert_int_equal(access(p, F_OK), 0);
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "._f", ST, false,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
 			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), 0);
+	/* with delete_empty_adfiles a "._" file without a fork goes */
+	assert_int_equal(vfs_fruit_convert_adouble(&sh, "f", ST, false,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
+			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), -1);
 	close(sh.root_fd);
 	close(xfd);
 	snprintf(p, sizeof(p), "%s/f", dir);
@@ -416,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_foreign),
+		cmocka_unit_test(test_netatalk),
 		cmocka_unit_test(test_adouble_parse),
 		cmocka_unit_test(test_adouble_convert),
 		cmocka_unit_test(test_finder_compress),

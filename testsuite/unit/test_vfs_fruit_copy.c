@@ -1,7 +1,7 @@
 /*
  * vfs/fruit_copy.c: the streams fruit:copyfile copies are those
  * FileStreamInformation lists, on a temporary directory: stream xattrs
- * as they are stored; with meta_stream an AFP_AfpInfo only while it
+ * as they are stored; with metadata = stream an AFP_AfpInfo only while it
  * holds a valid record; with rsrc_file the resource
  * fork only from a "._" file whose fork is not empty, never from an
  * AFP_Resource xattr; no xattrs at all on a share without streams.
@@ -98,11 +98,11 @@ static void test_xattr_streams(void **state)
 	/* names as stored, whatever they hold (catia's U+F022 too) */
 	put_stream(&d, "foo\xef\x80\xa2" "bar", "abc", 3);
 	put_stream(&d, "empty", "", 0);
-	/* with meta_stream, what is no record is no stream */
+	/* with metadata = stream, what is no record is no stream */
 	put_stream(&d, "AFP_AfpInfo", rec, sizeof(rec));
 	assert_string_equal(names_of(tmp, &d), "foo\xef\x80\xa2" "bar,empty,"
 					       "AFP_AfpInfo,");
-	d.f.meta_stream = true;
+	d.f.meta = VFS_FRUIT_META_STREAM;
 	assert_string_equal(names_of(tmp, &d),
 			    "foo\xef\x80\xa2" "bar,empty,");
 	rec[6] = 1;
@@ -145,6 +145,34 @@ static void test_resource_fork(void **state)
 	talloc_free(tmp);
 }
 
+/* Netatalk's xattrs: AFP_AfpInfo while its record is there (netatalk),
+ * AFP_Resource while its fork is not empty (rsrc_xattr), and neither
+ * from a stream xattr of that name. */
+static void test_netatalk(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	uint8_t rec[VFS_AFPINFO_SIZE] = { 'A', 'F', 'P', 0, 0, 0, 1, 0 };
+	struct dir d;
+
+	(void)state;
+	dir_open(&d);
+	d.f.meta = VFS_FRUIT_META_NETATALK;
+	d.f.rsrc_xattr = true;
+	put_stream(&d, "AFP_Resource", "xattr", 5);
+	assert_string_equal(names_of(tmp, &d), "");
+	memcpy(rec + VFS_AFPINFO_FINDER_OFF, "TEXTttxt", 8);
+	assert_int_equal(vfs_afpinfo_pwrite(d.f.fd, VFS_FRUIT_META_NETATALK,
+					    NULL, rec, sizeof(rec), 0),
+			 NT_STATUS_OK);
+	assert_int_equal(fsetxattr(d.f.fd, VFS_RSRC_XATTR, "", 0, 0), 0);
+	assert_string_equal(names_of(tmp, &d), "AFP_AfpInfo,");
+	assert_int_equal(fsetxattr(d.f.fd, VFS_RSRC_XATTR, "fork", 4, 0), 0);
+	assert_string_equal(names_of(tmp, &d),
+			    "AFP_AfpInfo," VFS_FRUIT_RESOURCE ",");
+	dir_close(&d);
+	talloc_free(tmp);
+}
+
 /* A "._" file fruit cannot use holds no fork it lists. */
 static void test_bad_appledouble(void **state)
 {
@@ -172,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_xattr_streams),
 		cmocka_unit_test(test_resource_fork),
 		cmocka_unit_test(test_bad_appledouble),
+		cmocka_unit_test(test_netatalk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "vfs/fruit.h"
+#include "vfs/adouble.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/vfs.h"
 #include "lib/wire.h"
@@ -96,6 +97,19 @@ static void dir_close(struct dir *d)
 	close(d->sh.root_fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", d->path);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* The "._f" file of d := b. */
+static void write_ad(struct dir *d, const uint8_t *b, size_t len)
+{
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/._f", d->path);
+	fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0666);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, b, len), (ssize_t)len);
+	close(fd);
 }
 
 static uint32_t header_len(struct dir *d, const char *name)
@@ -201,9 +215,7 @@ static void test_fork_not_last(void **state)
 			 NT_STATUS_OK);	/* at 0x52: ours, the header lagging */
 	close(fd);
 	put_be32(b + 42, VFS_RSRC_DATA_OFF - 2);
-	fd = open(p, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
-	close(fd);
+	write_ad(&d, b, sizeof(b));
 	assert_int_equal(vfs_rsrc_open(&d.sh, "f", true, false, &fd, &exists),
 			 NT_STATUS_INVALID_PARAMETER);
 	assert_int_equal(fd, -1);
@@ -260,11 +272,11 @@ static void test_convert_keeps_fork(void **state)
 	memcpy(b + 0x32, "TESTSLOW", 8);
 	put_be32(b + 46, 5);
 	memcpy(b + VFS_RSRC_DATA_OFF, "rsrc!", 5);
+	write_ad(&d, b, sizeof(b));
 	snprintf(p, sizeof(p), "%s/._f", d.path);
-	fd = open(p, O_CREAT | O_WRONLY, 0666);
-	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
-	close(fd);
-	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true,
+						   0),
 			 NT_STATUS_OK);
 	snprintf(p, sizeof(p), "%s/f", d.path);
 	assert_int_equal(getxattr(p, "user.DosStream.AFP_AfpInfo:$DATA", v,
@@ -281,10 +293,75 @@ static void test_convert_keeps_fork(void **state)
 	close(fd);
 	assert_memory_equal(b + 0x32, "\0\0\0\0\0\0\0\0", 8);
 	assert_memory_equal(b + VFS_RSRC_DATA_OFF, "rsrc!", 5);
-	/* a fork alone: nothing more to do */
-	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f", true, true),
+	/* a fork alone: nothing more to do, delete_empty_adfiles or not */
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
 			 NT_STATUS_OK);
 	assert_int_equal(access(p, F_OK), 0);
+	dir_close(&d);
+}
+
+/* Apple's empty fork as the bytes a Mac writes (smbtorture's vfs.fruit
+ * carries them in its "._" file). */
+static void blank_fork(uint8_t b[286])
+{
+	static const char text[] =
+		"This resource fork intentionally left blank   ";
+
+	memset(b, 0, 286);
+	memcpy(b, "\0\0\x01\0\0\0\x01\0\0\0\0\0\0\0\0\x1e", 16);
+	memcpy(b + 16, text, sizeof(text) - 1);
+	memcpy(b + 0x100, b, 16);
+	memcpy(b + 0x118, "\0\x1c\0\x1e\xff\xff", 6);
+}
+
+/*
+ * fruit:wipe_intentionally_left_blank_rfork: the blank fork is no fork,
+ * so the "._" file is left a bare header, or with delete_empty_adfiles
+ * deleted; without the option it is a fork like any other.
+ */
+static void test_convert_blank_fork(void **state)
+{
+	struct dir d;
+	uint8_t b[VFS_RSRC_DATA_OFF + 286];
+	char p[128];
+	struct stat sb;
+	uint64_t size;
+
+	(void)state;
+	blank_fork(b + VFS_RSRC_DATA_OFF);
+	assert_true(vfs_adouble_rsrc_blank(b + VFS_RSRC_DATA_OFF, 286));
+	assert_false(vfs_adouble_rsrc_blank(b + VFS_RSRC_DATA_OFF, 285));
+	assert_false(vfs_adouble_rsrc_blank(NULL, 0));
+	b[VFS_RSRC_DATA_OFF + 20]++;
+	assert_false(vfs_adouble_rsrc_blank(b + VFS_RSRC_DATA_OFF, 286));
+	b[VFS_RSRC_DATA_OFF + 20]--;
+	dir_open(&d);
+	vfs_rsrc_header_init(b);
+	put_be32(b + 46, 286);
+	write_ad(&d, b, sizeof(b));
+	snprintf(p, sizeof(p), "%s/._f", d.path);
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true,
+						   VFS_FRUIT_CONV_DELETE_EMPTY),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_rsrc_path_size(&d.sh, "f", &size), NT_STATUS_OK);
+	assert_int_equal(size, 286);
+	assert_int_equal(vfs_fruit_convert_adouble(&d.sh, "f",
+						   VFS_FRUIT_META_STREAM, true,
+						   VFS_FRUIT_CONV_WIPE_BLANK),
+			 NT_STATUS_OK);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, VFS_RSRC_DATA_OFF);
+	assert_int_equal(header_len(&d, "._f"), 0);
+	write_ad(&d, b, sizeof(b));
+	assert_int_equal(vfs_fruit_convert_adouble(
+				 &d.sh, "f", VFS_FRUIT_META_STREAM, true,
+				 VFS_FRUIT_CONV_WIPE_BLANK |
+					 VFS_FRUIT_CONV_DELETE_EMPTY),
+			 NT_STATUS_OK);
+	assert_int_equal(access(p, F_OK), -1);
 	dir_close(&d);
 }
 
@@ -296,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_fork_not_last),
 		cmocka_unit_test(test_rename_unlink),
 		cmocka_unit_test(test_convert_keeps_fork),
+		cmocka_unit_test(test_convert_blank_fork),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

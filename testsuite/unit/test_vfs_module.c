@@ -240,8 +240,10 @@ static void test_fruit(void **state)
 	static const char *const stream[] = {"fruit:metadata=stream",
 					     "fruit:aapl=no",
 					     "fruit:model=Xserve", NULL};
-	static const char *const netatalk[] = {"fruit:metadata=netatalk",
-					       NULL};
+	static const char *const netatalk[] = {
+		"fruit:metadata=netatalk", "fruit:resource=xattr",
+		"fruit:wipe_intentionally_left_blank_rfork=yes",
+		"fruit:delete_empty_adfiles=yes", NULL};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	const struct vfs_fruit_config *c;
 	struct vfs_stack *st;
@@ -252,7 +254,10 @@ static void test_fruit(void **state)
 						    &st, &unknown)));
 	assert_null(unknown);
 	assert_true(vfs_stack_has(st, "fruit"));
-	assert_false(vfs_fruit_meta_stream(st));
+	/* netatalk is the default, as Samba's; so are file and no */
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_NETATALK);
+	assert_true(vfs_fruit_rsrc_file(st));
+	assert_int_equal(vfs_fruit_conv_flags(st), 0);
 	c = vfs_fruit_config(st);
 	assert_true(c->aapl);
 	assert_string_equal(c->model, "MacSamba");
@@ -261,7 +266,12 @@ static void test_fruit(void **state)
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
 						    &st, &unknown)));
 	assert_non_null(vfs_fruit_config(st));
-	assert_false(vfs_fruit_meta_stream(st));
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_NETATALK);
+	assert_true(vfs_fruit_rsrc_xattr(st));
+	assert_int_equal(vfs_fruit_conv_flags(st),
+			 VFS_FRUIT_CONV_WIPE_BLANK |
+				 VFS_FRUIT_CONV_DELETE_EMPTY |
+				 VFS_FRUIT_CONV_RSRC_XATTR);
 	vfs_stack_unref(st);
 	fake_opts = stream;
 	assert_true(NT_STATUS_IS_OK(vfs_stack_build(mem, names, &fake, &s->sh,
@@ -269,7 +279,7 @@ static void test_fruit(void **state)
 	c = vfs_fruit_config(st);
 	assert_non_null(c);
 	assert_int_equal(c->metadata, VFS_FRUIT_META_STREAM);
-	assert_true(vfs_fruit_meta_stream(st));
+	assert_int_equal(vfs_fruit_meta(st), VFS_FRUIT_META_STREAM);
 	assert_false(c->aapl);
 	assert_string_equal(c->model, "Xserve");
 	vfs_stack_unref(st);
