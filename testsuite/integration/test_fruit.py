@@ -224,17 +224,9 @@ class Fruit(h.TestUser):
         return 0
 
     def streams(self, share="share"):
+        """f's stream list on a new session of share."""
         conn, tid = self.tree(share)
-        from impacket.smb3structs import FILE_READ_ATTRIBUTES
-        from impacket.smb3structs import SMB2_0_INFO_FILE
-        smb = conn.getSMBServer()
-        fid = self.open(conn, tid, "f", 1, FILE_READ_ATTRIBUTES)
-        try:
-            raw = smb.queryInfo(tid, fid, infoType=SMB2_0_INFO_FILE,
-                                fileInfoClass=22)
-        finally:
-            smb.close(tid, fid)
-        return h.stream_info_names(raw)
+        return self.stream_names(conn.getSMBServer(), tid)
 
     def test_write_and_read_back(self):
         from impacket.smb3structs import FILE_OVERWRITE_IF
@@ -513,6 +505,7 @@ class Fruit(h.TestUser):
         self.assertIn(":foo:$DATA", self.streams())
 
     def stream_names(self, smb, tid):
+        """f's stream list (FileStreamInformation) on smb's session."""
         from impacket.smb3structs import (FILE_OPEN, FILE_READ_ATTRIBUTES,
                                           FILE_SHARE_READ, FILE_SHARE_WRITE,
                                           FILE_SHARE_DELETE,
