@@ -100,6 +100,7 @@ testsuite_unit_test_ntacl_nfs_SOURCES = testsuite/unit/test_ntacl_nfs.c
 testsuite_unit_test_ntacl_nfs_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ntacl_nfs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_ntacl_nfs.c testsuite/fuzz/corpus/fuzz_ntacl_nfs
+EXTRA_DIST += testsuite/fuzz/fuzz_dirwatch.c testsuite/fuzz/corpus/fuzz_dirwatch
 
 check_PROGRAMS += testsuite/unit/test_channel_seq
 TESTS += testsuite/unit/test_channel_seq

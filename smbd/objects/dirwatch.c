@@ -157,11 +157,11 @@ static void dirwatch_changed(struct smbd_worker *w, struct dirwatch_dir *d)
  * (create, delete, move) carries it as FAN_EVENT_INFO_TYPE_DFID; an
  * event on a file in it (modify, attrib, with FAN_EVENT_ON_CHILD) as
  * FAN_EVENT_INFO_TYPE_FID, though the handle is still the directory's
- * (FAN_REPORT_DIR_FID alone: measured on 6.18).  Kernel memory, not
- * wire bytes: the layout is the ABI's, each record's length checked
- * against the event's. */
-static void dirwatch_event(struct smbd_worker *w, struct dirwatch *dw,
-			   const uint8_t *ev, size_t len, size_t meta_len)
+ * (FAN_REPORT_DIR_FID alone: measured on 6.18).  Each record's length
+ * is checked against the event's; records are copied out, not cast. */
+static void dirwatch_parse_records(const uint8_t *ev, size_t len,
+				   size_t meta_len, pid_t pid,
+				   smbd_dirwatch_event_fn fn, void *priv)
 {
 	size_t off = meta_len;
 
@@ -169,7 +169,6 @@ static void dirwatch_event(struct smbd_worker *w, struct dirwatch *dw,
 		struct fanotify_event_info_header hdr;
 		struct file_handle fh;
 		size_t at;
-		struct dirwatch_dir *d;
 
 		memcpy(&hdr, ev + off, sizeof(hdr));
 		if (hdr.len < sizeof(hdr) || hdr.len > len - off) {
@@ -183,13 +182,73 @@ static void dirwatch_event(struct smbd_worker *w, struct dirwatch *dw,
 			memcpy(&fh, ev + at, sizeof(fh));
 			at += sizeof(fh);
 			if (fh.handle_bytes <= DIRWATCH_HANDLE_MAX &&
-			    at + fh.handle_bytes <= off + hdr.len &&
-			    (d = dirwatch_find(dw, fh.handle_type, ev + at,
-					       fh.handle_bytes)) != NULL) {
-				dirwatch_changed(w, d);
+			    at + fh.handle_bytes <= off + hdr.len) {
+				struct smbd_dirwatch_event e = {
+					.pid = pid,
+					.handle_type = fh.handle_type,
+					.handle = ev + at,
+					.handle_len = fh.handle_bytes,
+				};
+				fn(&e, priv);
 			}
 		}
 		off += hdr.len;
+	}
+}
+
+/* An event carrying FID records is as long as its records (52 bytes
+ * with an 8-byte ext4 handle), so the next one may start at any byte
+ * offset: each header is copied out rather than read in place, which
+ * FAN_EVENT_NEXT's pointer walk would do misaligned. */
+void smbd_dirwatch_parse(const uint8_t *buf, size_t n,
+			 smbd_dirwatch_event_fn fn, void *priv)
+{
+	size_t off = 0;
+
+	while (off + FAN_EVENT_METADATA_LEN <= n) {
+		struct fanotify_event_metadata m;
+
+		memcpy(&m, buf + off, sizeof(m));
+		if (m.event_len < FAN_EVENT_METADATA_LEN ||
+		    m.event_len > n - off) {
+			return;
+		}
+		if (m.mask & FAN_Q_OVERFLOW) {
+			struct smbd_dirwatch_event e = {
+				.overflow = true,
+				.pid = m.pid,
+			};
+			fn(&e, priv);
+		} else if (m.vers == FANOTIFY_METADATA_VERSION &&
+			   m.metadata_len >= FAN_EVENT_METADATA_LEN &&
+			   m.metadata_len <= m.event_len) {
+			dirwatch_parse_records(buf + off, m.event_len,
+					       m.metadata_len, m.pid, fn,
+					       priv);
+		}
+		off += m.event_len;
+	}
+}
+
+static void dirwatch_on_event(const struct smbd_dirwatch_event *e,
+			      void *priv)
+{
+	struct smbd_worker *w = priv;
+	struct dirwatch *dw = w->dirwatch;
+	struct dirwatch_dir *d;
+	unsigned i;
+
+	if (e->overflow) {
+		DBG_NOTICE("worker %d: fanotify queue overflow: breaking "
+			   "every watched directory's leases\n", w->index);
+		for (i = 0; i < dw->n; i++) {
+			dirwatch_changed(w, &dw->dirs[i]);
+		}
+		return;
+	}
+	d = dirwatch_find(dw, e->handle_type, e->handle, e->handle_len);
+	if (d != NULL && !dirwatch_pid_ours(dw, e->pid)) {
+		dirwatch_changed(w, d);
 	}
 }
 
@@ -197,32 +256,11 @@ static void dirwatch_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
 	struct dirwatch *dw = w->dirwatch;
-	uint8_t buf[8192]
-		__attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	uint8_t buf[8192];
 	ssize_t n;
 
 	while ((n = read(dw->fd, buf, sizeof(buf))) > 0) {
-		const struct fanotify_event_metadata *m =
-			(const struct fanotify_event_metadata *)buf;
-		ssize_t left = n;
-
-		while (FAN_EVENT_OK(m, left)) {
-			if (m->mask & FAN_Q_OVERFLOW) {
-				unsigned i;
-
-				DBG_NOTICE("worker %d: fanotify queue "
-					   "overflow: breaking every watched "
-					   "directory's leases\n", w->index);
-				for (i = 0; i < dw->n; i++) {
-					dirwatch_changed(w, &dw->dirs[i]);
-				}
-			} else if (m->vers == FANOTIFY_METADATA_VERSION &&
-				   !dirwatch_pid_ours(dw, m->pid)) {
-				dirwatch_event(w, dw, (const uint8_t *)m,
-					       m->event_len, m->metadata_len);
-			}
-			m = FAN_EVENT_NEXT(m, left);
-		}
+		smbd_dirwatch_parse(buf, (size_t)n, dirwatch_on_event, w);
 	}
 }
 

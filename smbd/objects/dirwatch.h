@@ -17,6 +17,7 @@
 #define SMBD_OBJECTS_DIRWATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,5 +39,27 @@ void smbd_dirwatch_add(struct smbd_worker *w, const struct smbd_open *op);
  */
 bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
 			       const char *stat_text);
+
+/* One change a fanotify read reported: a queue overflow (every watched
+ * directory may have changed), or a change under the directory whose
+ * file handle it names (pointing into the read's buffer). */
+struct smbd_dirwatch_event {
+	bool overflow;
+	pid_t pid;
+	int handle_type;
+	const uint8_t *handle;
+	unsigned handle_len;
+};
+typedef void (*smbd_dirwatch_event_fn)(const struct smbd_dirwatch_event *e,
+				       void *priv);
+
+/*
+ * The events of one read() of a FAN_REPORT_DIR_FID group, n bytes at buf
+ * (any alignment), fn called for each handle record and each overflow.
+ * A record or event whose length runs past what was read ends the walk.
+ * Exposed for the unit test.
+ */
+void smbd_dirwatch_parse(const uint8_t *buf, size_t n,
+			 smbd_dirwatch_event_fn fn, void *priv);
 
 #endif
