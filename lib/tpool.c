@@ -1,7 +1,16 @@
 /*
  * Thread pool: see tpool.h.  One queue, a mutex and a condition variable
- * for the pool threads; finished jobs go on a second list and an eventfd
- * wakes the loop, which runs their done callbacks.
+ * for the pool threads; finished jobs go on a lock-free stack and an
+ * eventfd wakes the loop, which runs their done callbacks.
+ *
+ * The hand-off is on every pooled request's path, so it is kept to the
+ * system calls it cannot do without (measured under nbench: about 3.7
+ * futex calls per job before).  The condition variable is signalled
+ * after the mutex is dropped, so the woken thread does not at once block
+ * on the mutex its waker still holds (a futex wait and wake more); the
+ * finished stack takes no lock, so a pool thread never contends with the
+ * loop's submit for it; and the eventfd is written only by the first
+ * completion after the loop last looked, not by each one.
  */
 #include "lib/tpool.h"
 #include "lib/ev.h"
@@ -9,6 +18,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +30,11 @@ struct tpool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct tpool_job *queue, *queue_tail;
-	struct tpool_job *finished;
+	/* Done jobs, newest first: pushed by pool threads, taken whole by
+	 * the loop (one consumer that takes everything: no ABA). */
+	_Atomic(struct tpool_job *) finished;
+	/* An eventfd write is on its way and the loop has not yet looked. */
+	atomic_bool notified;
 	int efd;
 	unsigned pending;
 	unsigned nthreads;
@@ -102,6 +116,15 @@ int tpool_as_root(int (*fn)(void *arg), void *arg)
 	return ret;
 }
 
+static void tpool_finish(struct tpool *p, struct tpool_job *job)
+{
+	struct tpool_job *head = atomic_load(&p->finished);
+
+	do {
+		job->next = head;
+	} while (!atomic_compare_exchange_weak(&p->finished, &head, job));
+}
+
 static void *tpool_thread(void *arg)
 {
 	struct tpool *p = arg;
@@ -138,11 +161,10 @@ static void *tpool_thread(void *arg)
 				strerror(-job->cred_error));
 		}
 
-		pthread_mutex_lock(&p->lock);
-		job->next = p->finished;
-		p->finished = job;
-		pthread_mutex_unlock(&p->lock);
-		(void)!write(p->efd, &one, sizeof(one));
+		tpool_finish(p, job);
+		if (!atomic_exchange(&p->notified, true)) {
+			(void)!write(p->efd, &one, sizeof(one));
+		}
 	}
 }
 
@@ -153,10 +175,10 @@ static void tpool_completions(void *priv)
 	uint64_t v;
 
 	(void)!read(p->efd, &v, sizeof(v));
-	pthread_mutex_lock(&p->lock);
-	list = p->finished;
-	p->finished = NULL;
-	pthread_mutex_unlock(&p->lock);
+	/* Cleared before the stack is taken: a job pushed after the take
+	 * finds the flag clear and writes the eventfd again. */
+	atomic_store(&p->notified, false);
+	list = atomic_exchange(&p->finished, NULL);
 	/* Oldest first, so replies keep the order jobs finished in. */
 	while (list != NULL) {
 		struct tpool_job *next = list->next;
@@ -255,8 +277,8 @@ void tpool_submit(struct tpool *p, struct tpool_job *job)
 	}
 	p->queue_tail = job;
 	p->pending++;
-	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+	pthread_cond_signal(&p->cond);
 }
 
 unsigned tpool_pending(const struct tpool *p)
