@@ -23,14 +23,14 @@
 
 /* Changing the permissions (WRITE_DAC) or owner (WRITE_OWNER) of a file
  * maps to chmod/chown, which Unix leaves to the owner (and root): the
- * job runs with the session user's effective ids (lib/tpool.c). */
-static bool create_may_chmod(int dirfd, const char *name)
+ * job runs with the session user's effective ids (lib/tpool.c).  The
+ * owner is the one the job's fstat of the open file just read (st->fi),
+ * not a second stat of the path. */
+static bool create_may_chmod(const struct create_state *st)
 {
-	struct stat sb;
 	uid_t me = geteuid();
 
-	return me == 0 || (fstatat(dirfd, name, &sb, 0) == 0 &&
-			   sb.st_uid == me);
+	return me == 0 || st->fi.uid == (uint32_t)me;
 }
 
 /* Whether the user may remove entries of the directory holding
@@ -56,14 +56,15 @@ static bool create_parent_writable(struct create_state *st)
 }
 
 /* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
- * Unix permissions as the job's credentials see them (max_access.h). */
+ * Unix permissions as the job's credentials see them (max_access.h).
+ * Called once st->fi holds the file's (the base file's, for a stream). */
 uint32_t create_max_access(struct create_state *st, int dirfd,
 			   const char *name)
 {
 	bool ro = st->read_only_share;
 
 	return smb2_mode_max_access(dirfd, name, ro,
-				    !ro && create_may_chmod(dirfd, name),
+				    !ro && create_may_chmod(st),
 				    !ro && create_parent_writable(st));
 }
 
