@@ -692,6 +692,22 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 	return out->failed ? NT_STATUS_NO_MEMORY : status;
 }
 
+/*
+ * A query that reads only the handle's inode (fstat, fstatvfs, the DOS
+ * attributes' and the EA size's xattrs) is answered on the loop thread:
+ * cached metadata, cheaper than the hop through the pool (DESIGN.md
+ * "Deviations").  It reads off the handle the client opened with its
+ * own rights, so no identity is needed, as for a cached READ.  Lists
+ * (streams, EAs), descriptors, a stream's size and Time Machine's
+ * bundle count go to the pool: they can be long or walk a directory.
+ */
+static bool getinfo_inline(uint8_t type, const struct getinfo_state *st)
+{
+	return (type == SMB2_0_INFO_FILE || type == SMB2_0_INFO_FILESYSTEM) &&
+	       !st->want_streams && !st->want_eas && !st->want_ntacl &&
+	       st->stream == NULL && !st->rsrc_file && st->tm_max == 0;
+}
+
 /* 3.3.5.20.1: the access each class needs. */
 static bool getinfo_allowed(const struct smbd_open *op, uint8_t type,
 			    uint8_t cls, uint32_t secinfo)
@@ -806,6 +822,12 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
 	}
 	st->path = talloc_strdup(st, op->path);
+	if (st->path != NULL && getinfo_inline(type, st) && op->fd != -1) {
+		st->fd = op->fd;
+		getinfo_job(st);
+		(void)talloc_steal(req->mem_ctx, st);
+		return getinfo_done(req, st);
+	}
 	st->fd = smbd_open_fd_borrow(op, st);	/* not closed by the job */
 	need_root = st->tm_max != 0 ||
 		    (st->fruit_rsrc_file && st->want_streams);
