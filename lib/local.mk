@@ -7,7 +7,7 @@ libsmbd_a_SOURCES += \
 	lib/charset.c lib/charset.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
-	lib/tpool.c lib/tpool.h
+	lib/tpool.c lib/tpool.h lib/fd_share.c lib/fd_share.h
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h
 # NIC IRQ affinity matched to the workers (smbd-irq, the master).
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h

@@ -11,6 +11,7 @@
  * (smb2_job.c) and opens (smbd/objects/open.c) both take it.
  */
 #include "smbd/conn/session.h"
+#include "lib/fd_share.h"
 #include "smbd/conn/conn.h"
 #include "lib/tpool.h"
 
@@ -83,6 +84,17 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id)
 		}
 	}
 	return NULL;
+}
+
+int smbd_tcon_root_borrow(struct smbd_tcon *t, TALLOC_CTX *holder)
+{
+	return fd_share_borrow(&t->root_share, t->share.root_fd, holder);
+}
+
+void smbd_tcon_root_release(struct smbd_tcon *t)
+{
+	fd_share_release(&t->root_share, t->share.root_fd);
+	t->share.root_fd = -1;
 }
 
 bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,

@@ -79,6 +79,8 @@ struct smbd_session {
 	uint32_t next_tid;
 };
 
+struct fd_share;
+
 struct smbd_tcon {
 	struct smbd_tcon *prev, *next;
 	struct smbd_session *session;
@@ -99,6 +101,8 @@ struct smbd_tcon {
 	gid_t *force_groups;
 	size_t force_ngroups;
 	struct vfs_share share;	/* root fd and options, for vfs/ */
+	/* jobs hold share.root_fd (smbd_tcon_root_borrow) */
+	struct fd_share *root_share;
 	/* `vfs objects` (vfs/module.h): one reference is the tree's; a job
 	 * that calls through it takes its own. */
 	struct vfs_stack *vfs;
@@ -135,6 +139,11 @@ struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
  * are allocated on mem_ctx.  False when out of memory. */
 bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
 		    const struct smbd_tcon *t, struct tpool_cred *out);
+/* The share root's descriptor, held for a job's state (holder) even if
+ * the tree goes first, without a dup (lib/fd_share.h); -1 and errno. */
+int smbd_tcon_root_borrow(struct smbd_tcon *t, TALLOC_CTX *holder);
+/* The tree lets go of its root (its destructor). */
+void smbd_tcon_root_release(struct smbd_tcon *t);
 /* After a reload: each tree finds its share again by section name (the
  * indices may have moved); a tree whose share is gone or no longer
  * `available` is disconnected. */

@@ -98,10 +98,7 @@ static int ghost_tcon_destructor(struct smbd_tcon *t)
 {
 	vfs_stack_unref(t->vfs);
 	t->vfs = NULL;
-	if (t->share.root_fd != -1) {
-		close(t->share.root_fd);
-		t->share.root_fd = -1;
-	}
+	smbd_tcon_root_release(t);
 	return 0;
 }
 

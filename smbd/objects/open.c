@@ -2,6 +2,7 @@
  * The connection's table of opens: a hash of the volatile FileId.
  */
 #include "smbd/objects/open.h"
+#include "lib/fd_share.h"
 #include "smbd/objects/write_time.h"
 #include "lib/charset.h"
 #include "lib/clock.h"
@@ -235,71 +236,17 @@ static void dir_delete_pending(const struct smbd_open *op)
 			       &k, sizeof(k));
 }
 
-/* One descriptor, the open's and its jobs' (smbd_open_fd_borrow). */
-struct smbd_fd_share {
-	int fd;
-	unsigned refs;
-};
-
-struct fd_borrow {
-	struct smbd_fd_share *share;
-};
-
-static void fd_share_put(struct smbd_fd_share *sh)
-{
-	if (--sh->refs == 0) {
-		close(sh->fd);
-		talloc_free(sh);
-	}
-}
-
-static int fd_borrow_destructor(struct fd_borrow *b)
-{
-	fd_share_put(b->share);
-	return 0;
-}
-
 /* The open lets go of its fd: closed now, or by the last job that
  * borrowed it. */
 static void open_fd_release(struct smbd_open *op)
 {
-	if (op->fd_share != NULL) {
-		fd_share_put(op->fd_share);
-		op->fd_share = NULL;
-	} else {
-		close(op->fd);
-	}
+	fd_share_release(&op->fd_share, op->fd);
 	op->fd = -1;
 }
 
 int smbd_open_fd_borrow(struct smbd_open *op, TALLOC_CTX *holder)
 {
-	struct fd_borrow *b;
-
-	if (op->fd == -1) {
-		errno = EBADF;
-		return -1;
-	}
-	b = talloc(holder, struct fd_borrow);
-	if (b == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (op->fd_share == NULL) {
-		/* Not a child of op: it outlives the open if a job does. */
-		op->fd_share = talloc(NULL, struct smbd_fd_share);
-		if (op->fd_share == NULL) {
-			talloc_free(b);
-			errno = ENOMEM;
-			return -1;
-		}
-		op->fd_share->fd = op->fd;
-		op->fd_share->refs = 1;	/* the open's */
-	}
-	b->share = op->fd_share;
-	b->share->refs++;
-	talloc_set_destructor(b, fd_borrow_destructor);
-	return op->fd;
+	return fd_share_borrow(&op->fd_share, op->fd, holder);
 }
 
 static int open_destructor(struct smbd_open *op)
@@ -554,14 +501,13 @@ int smbd_open_detach(struct smbd_open *op)
 	int fd = op->fd;
 
 	open_unhash(op);
-	if (op->fd_share != NULL && op->fd_share->refs > 1) {
+	if (fd_share_borrowed(op->fd_share)) {
 		/* Jobs still read or write the open's descriptor: the
 		 * caller's close must not pull it from under them. */
 		fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
 		open_fd_release(op);
-	} else if (op->fd_share != NULL) {
-		talloc_free(op->fd_share);	/* nobody borrows it now */
-		op->fd_share = NULL;
+	} else {
+		fd_share_forget(&op->fd_share);	/* nobody borrows it */
 	}
 	op->fd = -1;
 	return fd;

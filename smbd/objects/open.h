@@ -105,7 +105,7 @@ struct smbd_open {
 	uint64_t fid_persistent;
 	uint64_t fid_volatile;
 	int fd;			/* -1 once handed to a CLOSE job */
-	struct smbd_fd_share *fd_share;	/* jobs hold fd (smbd_open_fd_borrow) */
+	struct fd_share *fd_share;	/* jobs hold fd (smbd_open_fd_borrow) */
 	bool is_dir;
 	bool opath;		/* fd is O_PATH (attribute-only open) */
 	char *path;		/* on-disk, share-relative, '/' separated */

@@ -79,7 +79,8 @@ static void create_orphan(void *p)
 static int create_state_destructor(struct create_state *st)
 {
 	vfs_stack_unref(st->vfs);
-	if (st->share.root_fd != -1) {
+	/* A borrowed root goes back when its holder (st) is freed. */
+	if (st->root_owned && st->share.root_fd != -1) {
 		close(st->share.root_fd);
 	}
 	return 0;
@@ -656,8 +657,9 @@ static void create_job(void *p)
 		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
-		close(st->share.root_fd);
+		/* the tree's root stays borrowed until st goes */
 		st->share.root_fd = sfd;
+		st->root_owned = true;
 	}
 	if (create_lookup_open(st)) {
 		st->status = NT_STATUS_OK;
@@ -1241,7 +1243,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	st->share.root_fd = smbd_tcon_root_borrow(t, st);
 	talloc_set_destructor(st, create_state_destructor);
 	st->path = talloc_steal(st, path);
 	st->stream = talloc_steal(st, stream);

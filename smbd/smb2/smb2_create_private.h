@@ -48,7 +48,10 @@ struct smbd_open;
 
 struct create_state {
 	/* in */
-	struct vfs_share share;		/* root_fd is our own dup */
+	/* root_fd is the tree's, borrowed (smbd_tcon_root_borrow), or,
+	 * root_owned, our own (a snapshot's root) */
+	struct vfs_share share;
+	bool root_owned;
 	/* A previous version (an @GMT component or TWrp, vfs/snapshot.h):
 	 * the create job swaps root_fd for the snapshot's share root
 	 * (vfs_stack_snap_root) and the open is read-only. */

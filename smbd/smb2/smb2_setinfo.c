@@ -143,16 +143,6 @@ static void setinfo_security(struct setinfo_state *st)
 	}
 }
 
-static int setinfo_state_destructor(struct setinfo_state *st)
-{
-	if (st->fd != -1) {
-		close(st->fd);
-	}
-	if (st->share.root_fd != -1) {
-		close(st->share.root_fd);
-	}
-	return 0;
-}
 
 /* `store dos attributes = no`: the attributes live in the mode bits
  * (`map archive/system/hidden`, READONLY as the write bits), as Samba
@@ -1050,7 +1040,6 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->share.root_fd = -1;
-	talloc_set_destructor(st, setinfo_state_destructor);
 	sync_done = false;
 	if (type == SMB2_0_INFO_SECURITY) {
 		const struct vfs_fruit_config *mac = smb2_fruit_mac(req);
@@ -1089,8 +1078,10 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->rsrc_file = op->rsrc_file;
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	st->share.root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	/* The open's fd and the tree's root, held (not dup'ed) until st
+	 * goes: a CLOSE or TREE_DISCONNECT meanwhile leaves them open. */
+	st->fd = smbd_open_fd_borrow(op, st);
+	st->share.root_fd = smbd_tcon_root_borrow(req->tcon, st);
 	if (st->fd == -1 || st->share.root_fd == -1 || st->path == NULL) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;

@@ -68,10 +68,8 @@ static int tcon_destructor(struct smbd_tcon *t)
 	/* Jobs still running hold their own references (vfs/module.h). */
 	vfs_stack_unref(t->vfs);
 	t->vfs = NULL;
-	if (t->share.root_fd != -1) {
-		close(t->share.root_fd);
-		t->share.root_fd = -1;
-	}
+	/* Closed now, or by the last job that holds it. */
+	smbd_tcon_root_release(t);
 	return 0;
 }
 
