@@ -79,6 +79,7 @@ static void create_orphan(void *p)
 static int create_state_destructor(struct create_state *st)
 {
 	vfs_stack_unref(st->vfs);
+	create_parent_fd_close(st);
 	/* A borrowed root goes back when its holder (st) is freed. */
 	if (st->root_owned && st->share.root_fd != -1) {
 		close(st->share.root_fd);
@@ -643,10 +644,8 @@ static bool create_lookup_open(struct create_state *st)
 	return false;
 }
 
-static void create_job(void *p)
+static void create_job_run(struct create_state *st)
 {
-	struct create_state *st = p;
-
 	if (st->snapshot) {
 		int sfd;
 
@@ -680,8 +679,9 @@ static void create_job(void *p)
 			    SEC_FLAG_MAXIMUM_ALLOWED)) ||
 	     (st->options & FILE_DELETE_ON_CLOSE))) {
 		/* A change of the object is a change of its entry there. */
-		st->parent = vfs_parent_id(&st->share, st->share.root_fd,
-					   st->real_path);
+		if (st->real_path[0] != '\0') {
+			st->parent = vfs_file_id_of_fd(create_parent_fd(st));
+		}
 	}
 	if (st->alloc_size > 0 && !st->opath && st->action != FILE_OPENED &&
 	    !(st->options & FILE_DIRECTORY_FILE)) {
@@ -704,6 +704,14 @@ static void create_job(void *p)
 							   : ".");
 		create_ntacl_access(st);
 	}
+}
+
+static void create_job(void *p)
+{
+	struct create_state *st = p;
+
+	create_job_run(st);
+	create_parent_fd_close(st);	/* in the pool, not the loop */
 }
 
 static NTSTATUS create_truncate_done(struct smb2_request *req, void *p)
@@ -1239,6 +1247,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	}
 	st->fd = -1;
 	st->rsrc_fd = -1;
+	st->parent_fd = -1;
 	if (!vfs_share_copy(st, &st->share, &t->share)) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;

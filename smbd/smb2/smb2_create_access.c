@@ -14,8 +14,10 @@
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
+#include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,26 +35,43 @@ static bool create_may_chmod(const struct create_state *st)
 	return me == 0 || st->fi.uid == (uint32_t)me;
 }
 
+int create_parent_fd(struct create_state *st)
+{
+	const char *slash = strrchr(st->real_path, '/');
+	size_t n = slash != NULL ? (size_t)(slash - st->real_path) : 0;
+	const char *base;
+
+	if (st->parent_fd != -1 && strlen(st->parent_of) == n &&
+	    strncmp(st->parent_of, st->real_path, n) == 0) {
+		return st->parent_fd;	/* real_path may have moved */
+	}
+	create_parent_fd_close(st);
+	st->parent_of = talloc_strndup(st, st->real_path, n);
+	if (st->parent_of == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	st->parent_fd = vfs_open_parent(&st->share, st->share.root_fd,
+					st->real_path, &base);
+	return st->parent_fd;
+}
+
+void create_parent_fd_close(struct create_state *st)
+{
+	if (st->parent_fd != -1) {
+		close(st->parent_fd);
+		st->parent_fd = -1;
+	}
+	TALLOC_FREE(st->parent_of);
+}
+
 /* Whether the user may remove entries of the directory holding
  * st->real_path: write access to it (the mode's DELETE). */
 static bool create_parent_writable(struct create_state *st)
 {
-	char *parent = talloc_strdup(st, st->real_path);
-	char *slash = parent ? strrchr(parent, '/') : NULL;
-	bool ok = false;
-	int pfd;
+	int pfd = create_parent_fd(st);
 
-	if (slash != NULL) {
-		*slash = '\0';
-	}
-	pfd = vfs_openat_beneath(&st->share, st->share.root_fd,
-				 slash ? parent : "", O_PATH | O_DIRECTORY, 0);
-	if (pfd != -1) {
-		ok = faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
-		close(pfd);
-	}
-	talloc_free(parent);
-	return ok;
+	return pfd != -1 && faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
 }
 
 /* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the

@@ -98,6 +98,11 @@ struct create_state {
 	 * the open's fd is that file's */
 	bool rsrc_file;
 	int rsrc_fd;		/* the "._" file until it becomes st->fd */
+	/* The directory holding real_path (parent_of names it), opened
+	 * once in the job for the checks that need it (create_parent_fd);
+	 * -1 when not opened.  Closed at the job's end. */
+	int parent_fd;
+	char *parent_of;
 	uint8_t *sd;		/* SecD (2.2.13.2.2): stored on acl_xattr
 				 * shares, otherwise applied as a mode */
 	size_t sd_len;
@@ -141,6 +146,10 @@ struct create_state {
 
 
 /* smb2_create_access.c */
+/* The directory holding st->real_path, opened once per job (O_PATH,
+ * the share's resolve rules): -1 and errno when it cannot be opened. */
+int create_parent_fd(struct create_state *st);
+void create_parent_fd_close(struct create_state *st);
 uint32_t create_max_access(struct create_state *st, int dirfd,
 			   const char *name);
 bool create_parent_allows(struct create_state *st, bool dir);
