@@ -267,6 +267,17 @@ static NTSTATUS xattr_errno(int err)
 	}
 }
 
+NTSTATUS dosattrib_lget(const char *path, struct dos_info *out)
+{
+	uint8_t buf[DOSATTRIB_MAX_READ];
+	ssize_t n = lgetxattr(path, DOSATTRIB_XATTR_NAME, buf, sizeof(buf));
+
+	if (n < 0) {
+		return xattr_errno(errno);
+	}
+	return dosattrib_decode(buf, (size_t)n, out);
+}
+
 NTSTATUS dosattrib_fget(int fd, struct dos_info *out)
 {
 	uint8_t buf[DOSATTRIB_MAX_READ];

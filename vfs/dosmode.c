@@ -93,21 +93,20 @@ mode_t vfs_mode_with_dos(const struct vfs_share *sh, uint32_t attrs,
 	return vfs_mode_from_dos(sh, attrs, false, 0) | (old_mode & keep);
 }
 
-void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
-			     const char *path, struct vfs_file_info *fi)
+/* The attributes from the stored DOSATTRIB (have_di) or the mode, then
+ * the share's hide rules for path's last component. */
+static void fill_dos(const struct vfs_share *sh, const struct dos_info *di,
+		     bool have_di, const char *path, struct vfs_file_info *fi)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;
-	struct dos_info di;
 	uint32_t a;
 
 	base = base ? base + 1 : path;
-	memset(&di, 0, sizeof(di));
-	if (sh->store_dos_attributes && !opath && fd != -1 &&
-	    NT_STATUS_IS_OK(dosattrib_fget(fd, &di))) {
-		a = di.attrs & ~(FILE_ATTRIBUTE_DIRECTORY |
-				 FILE_ATTRIBUTE_NORMAL);
-		if (di.has_create_time) {
-			fi->create_time = di.create_time;
+	if (have_di) {
+		a = di->attrs & ~(FILE_ATTRIBUTE_DIRECTORY |
+				  FILE_ATTRIBUTE_NORMAL);
+		if (di->has_create_time) {
+			fi->create_time = di->create_time;
 		}
 	} else {
 		a = dosmode_from_mode(sh, fi->mode);
@@ -127,4 +126,29 @@ void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 		a = FILE_ATTRIBUTE_NORMAL;
 	}
 	fi->attributes = a;
+}
+
+void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
+			     const char *path, struct vfs_file_info *fi)
+{
+	struct dos_info di;
+
+	memset(&di, 0, sizeof(di));
+	fill_dos(sh, &di,
+		 sh->store_dos_attributes && !opath && fd != -1 &&
+			 NT_STATUS_IS_OK(dosattrib_fget(fd, &di)),
+		 path, fi);
+}
+
+void vfs_fill_dos_attributes_path(const struct vfs_share *sh,
+				  const char *xpath, const char *path,
+				  struct vfs_file_info *fi)
+{
+	struct dos_info di;
+
+	memset(&di, 0, sizeof(di));
+	fill_dos(sh, &di,
+		 sh->store_dos_attributes &&
+			 NT_STATUS_IS_OK(dosattrib_lget(xpath, &di)),
+		 path, fi);
 }

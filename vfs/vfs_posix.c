@@ -512,10 +512,12 @@ ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size)
 	return n;
 }
 
-uint32_t vfs_ea_size(int fd)
+/* The EA list's size (vfs_ea_size) from the xattr names in list (n
+ * bytes) and a way to read each one's value size. */
+static uint32_t ea_size_of(const char *list, ssize_t n,
+			   ssize_t (*get)(const void *src, const char *name),
+			   const void *src)
 {
-	char list[4096];
-	ssize_t n = vfs_ea_flist(fd, list, sizeof(list));
 	uint32_t total = 0;
 	ssize_t i = 0;
 
@@ -531,9 +533,35 @@ uint32_t vfs_ea_size(int fd)
 		}
 		/* NextEntryOffset(4) Flags(1) EaNameLength(1)
 		 * EaValueLength(2) EaName NUL EaValue */
-		v = vfs_ea_fget(fd, name, NULL, 0);
+		v = get(src, name);
 		e = 8 + (uint32_t)(len - 5) + 1 + (uint32_t)(v > 0 ? v : 0);
 		total += (e + 3) & ~3u;
 	}
 	return total;
+}
+
+static ssize_t ea_fget_size(const void *src, const char *name)
+{
+	return vfs_ea_fget(*(const int *)src, name, NULL, 0);
+}
+
+static ssize_t ea_lget_size(const void *src, const char *name)
+{
+	return lgetxattr((const char *)src, name, NULL, 0);
+}
+
+uint32_t vfs_ea_size(int fd)
+{
+	char list[4096];
+	ssize_t n = vfs_ea_flist(fd, list, sizeof(list));
+
+	return ea_size_of(list, n, ea_fget_size, &fd);
+}
+
+uint32_t vfs_ea_size_path(const char *path)
+{
+	char list[4096];
+	ssize_t n = llistxattr(path, list, sizeof(list));
+
+	return ea_size_of(list, n, ea_lget_size, path);
 }

@@ -67,8 +67,16 @@ ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size);
  * the file's EAs as a FILE_FULL_EA_INFORMATION list (MS-FSCC 2.4.15),
  * entries 4-byte aligned; 0 without EAs or when they cannot be read. */
 uint32_t vfs_ea_size(int fd);
+/* The same by path, not following a symlink in the last component (a
+ * directory entry as /proc/self/fd/DIRFD/NAME, without opening it). */
+uint32_t vfs_ea_size_path(const char *path);
 
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
+/* The same with the xattr read by path (xpath, not following a last
+ * symlink: dosattrib_lget); path names the entry for the hide rules. */
+void vfs_fill_dos_attributes_path(const struct vfs_share *sh,
+				  const char *xpath, const char *path,
+				  struct vfs_file_info *fi);
 
 #endif

@@ -69,6 +69,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -348,6 +349,29 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 }
 
 /*
+ * An entry's DOS attributes and EaSize read by path, without opening it:
+ * /proc/self/fd/DIRFD/NAME names the entry under the listed directory's
+ * descriptor, and the l*xattr calls do not follow a symlink there, as
+ * the O_PATH|O_NOFOLLOW open did.  Two calls per entry instead of the
+ * open, the f*xattr calls an O_PATH descriptor refuses, their retries
+ * through /proc and the close: a listing's cost is mostly this (issue 18,
+ * large directories).
+ */
+static bool qd_xattrs_by_path(struct qd_state *st, const char *what,
+			      const char *name, struct vfs_file_info *fi,
+			      uint32_t *ea_size)
+{
+	char xpath[64 + NAME_MAX];
+
+	snprintf(xpath, sizeof(xpath), "/proc/self/fd/%d/%s", st->fd, what);
+	vfs_fill_dos_attributes_path(&st->share, xpath, name, fi);
+	if (st->share.ea_support && fscc_dir_class_has_ea_size(st->cls)) {
+		*ea_size = vfs_ea_size_path(xpath);
+	}
+	return true;
+}
+
+/*
  * Stat one entry (not following a symlink) and read its DOS attributes
  * and, where the class has the field, its EaSize (0 otherwise).  false
  * when it vanished since the readdir (or cannot be looked at).
@@ -373,6 +397,9 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
+	if (aapl == NULL && !special) {
+		return qd_xattrs_by_path(st, what, name, fi, ea_size);
+	}
 	/* O_PATH: no open side effects (fifos, leases, atime);
 	 * dosattrib_fget reads the xattr through /proc/self/fd. */
 	efd = special ? -1
