@@ -87,6 +87,11 @@ static int cred_switch(const struct tpool_cred *c)
 	return 0;
 }
 
+uid_t tpool_thread_euid(void)
+{
+	return cred_valid ? cred_uid : geteuid();
+}
+
 int tpool_as_root(int (*fn)(void *arg), void *arg)
 {
 	uid_t r, e, su;

@@ -50,6 +50,10 @@ void tpool_submit(struct tpool *pool, struct tpool_job *job);
  * or -errno when root could not be had.  Never returns still root.
  */
 int tpool_as_root(int (*fn)(void *arg), void *arg);
+/* The effective uid the calling thread runs as: a pool thread's is the
+ * one it switched to for its job, known without a geteuid() call (which
+ * CREATE's max access asked for on every open). */
+uid_t tpool_thread_euid(void);
 /* Jobs submitted and not yet done. */
 unsigned tpool_pending(const struct tpool *pool);
 

@@ -14,6 +14,7 @@
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
+#include "lib/tpool.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 
@@ -30,7 +31,7 @@
  * not a second stat of the path. */
 static bool create_may_chmod(const struct create_state *st)
 {
-	uid_t me = geteuid();
+	uid_t me = tpool_thread_euid();
 
 	return me == 0 || st->fi.uid == (uint32_t)me;
 }
