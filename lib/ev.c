@@ -494,6 +494,22 @@ int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
 	return loop->ops->watch_fd(w);
 }
 
+int ev_watch_eventfd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int efd,
+		     void (*on_signal)(void *priv), void *priv)
+{
+	struct ev_fdwatch *w = talloc_zero(mem_ctx, struct ev_fdwatch);
+
+	if (w == NULL) {
+		return -ENOMEM;
+	}
+	w->loop = loop;
+	w->fd = efd;
+	w->on_readable = on_signal;
+	w->priv = priv;
+	w->counter = true;
+	return loop->ops->watch_fd(w);
+}
+
 void ev_fdwatch_ready(struct ev_fdwatch *w)
 {
 	w->on_readable(w->priv);

@@ -106,6 +106,13 @@ struct ev_deferred *ev_after_poll(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
 		void (*on_readable)(void *priv), void *priv);
 
+/* An eventfd (blocking, not EFD_NONBLOCK) used as a wakeup: on_signal
+ * runs after each write, the counter already read by the loop (the
+ * io_uring backend reads it through the ring: no read(2) per wakeup).
+ * The same lifetime rule as ev_watch_fd. */
+int ev_watch_eventfd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int efd,
+		     void (*on_signal)(void *priv), void *priv);
+
 /* Deliver these signals (blocked process-wide) through the loop. */
 int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
 	       void (*fn)(void *priv, int signo), void *priv);

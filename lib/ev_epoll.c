@@ -255,9 +255,19 @@ static int eve_wait(struct ev_loop *loop, int timeout_ms)
 		case EVE_LISTENER:
 			eve_accept_all(tag->obj);
 			break;
-		case EVE_FDWATCH:
-			ev_fdwatch_ready(tag->obj);
+		case EVE_FDWATCH: {
+			struct ev_fdwatch *w = tag->obj;
+
+			/* epoll only says an eventfd is readable: read the
+			 * counter before its user runs (ev_watch_eventfd) */
+			if (w->counter &&
+			    read(w->fd, &w->count, sizeof(w->count)) !=
+				    (ssize_t)sizeof(w->count)) {
+				break;
+			}
+			ev_fdwatch_ready(w);
 			break;
+		}
 		case EVE_STREAM: {
 			struct ev_stream *st = tag->obj;
 

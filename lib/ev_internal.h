@@ -73,6 +73,10 @@ struct ev_fdwatch {
 	void (*on_readable)(void *priv);
 	void *priv;
 	struct ev_uop op;
+	/* ev_watch_eventfd: the loop reads the counter itself (the ring
+	 * reads into count) before on_readable runs */
+	bool counter;
+	uint64_t count;
 };
 
 struct ev_timer {

@@ -212,6 +212,22 @@ static void evu_fdw_done(struct ev_uop *op, int res, unsigned flags)
 		(struct ev_fdwatch *)((char *)op -
 				       offsetof(struct ev_fdwatch, op));
 
+	if (w->counter) {
+		if (res < 0 && res != -EINTR && res != -ECANCELED) {
+			/* -EAGAIN (a non-blocking eventfd), -EBADF: reading
+			 * again would spin; the watch ends, loudly */
+			DBG_ERR("eventfd %d: read by the ring failed: %s; no "
+				"longer watched\n", w->fd, strerror(-res));
+			return;
+		}
+		/* The read is one-shot: armed again before the user runs,
+		 * it goes out with the loop's next wait, no call of its own */
+		evu_arm_fdw(w);
+		if (res == (int)sizeof(w->count)) {
+			ev_fdwatch_ready(w);
+		}
+		return;
+	}
 	if (res > 0) {
 		ev_fdwatch_ready(w);
 	}
@@ -220,6 +236,13 @@ static void evu_fdw_done(struct ev_uop *op, int res, unsigned flags)
 	}
 }
 
+/*
+ * A watched fd is polled (multishot); an eventfd watched as a counter
+ * (ev_watch_eventfd) is read by the ring instead, so a wakeup from the
+ * thread pool costs the loop no read(2).  The eventfd must be blocking
+ * (the ring waits for a write; on an O_NONBLOCK one it would answer
+ * -EAGAIN at once).
+ */
 static void evu_arm_fdw(struct ev_fdwatch *w)
 {
 	struct io_uring_sqe *sqe = evu_sqe(w->loop);
@@ -227,7 +250,11 @@ static void evu_arm_fdw(struct ev_fdwatch *w)
 	if (sqe == NULL) {
 		return;
 	}
-	io_uring_prep_poll_multishot(sqe, w->fd, POLLIN);
+	if (w->counter) {
+		io_uring_prep_read(sqe, w->fd, &w->count, sizeof(w->count), 0);
+	} else {
+		io_uring_prep_poll_multishot(sqe, w->fd, POLLIN);
+	}
 	w->op.cb = evu_fdw_done;
 	io_uring_sqe_set_data(sqe, &w->op);
 }

@@ -177,11 +177,10 @@ static void tpool_completions(void *priv)
 {
 	struct tpool *p = priv;
 	struct tpool_job *list, *rev = NULL;
-	uint64_t v;
 
-	(void)!read(p->efd, &v, sizeof(v));
-	/* Cleared before the stack is taken: a job pushed after the take
-	 * finds the flag clear and writes the eventfd again. */
+	/* The loop read the eventfd already (ev_watch_eventfd).  The flag
+	 * is cleared before the stack is taken: a job pushed after the take
+	 * finds it clear and writes the eventfd again. */
 	atomic_store(&p->notified, false);
 	list = atomic_exchange(&p->finished, NULL);
 	/* Oldest first, so replies keep the order jobs finished in. */
@@ -249,10 +248,11 @@ struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* blocking: the ring waits on it with a read (ev_watch_eventfd) */
+	p->efd = eventfd(0, EFD_CLOEXEC);
 	p->threads = talloc_array(p, pthread_t, nthreads);
 	if (p->efd == -1 || p->threads == NULL ||
-	    ev_watch_fd(loop, p, p->efd, tpool_completions, p) != 0) {
+	    ev_watch_eventfd(loop, p, p->efd, tpool_completions, p) != 0) {
 		talloc_free(p);
 		return NULL;
 	}
