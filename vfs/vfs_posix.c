@@ -11,6 +11,7 @@
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/name.h"
+#include "vfs/dircache.h"
 #include "vfs/fault.h"
 #include "lib/clock.h"
 
@@ -169,6 +170,20 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 	}
 	if (fd == -1) {
 		return vfs_map_errno(errno);
+	}
+	if (!sh->case_sensitive) {
+		/* The directory's names cached by case-folded name
+		 * (dircache.c): no scan while the directory is unchanged.
+		 * An alias not found as a name still needs the scan. */
+		enum vfs_dircache_answer a =
+			vfs_dircache_lookup(mem_ctx, fd, comp, real);
+
+		if (a == VFS_DIRCACHE_FOUND ||
+		    (a == VFS_DIRCACHE_ABSENT && !mangled)) {
+			close(fd);
+			*found = a == VFS_DIRCACHE_FOUND;
+			return NT_STATUS_OK;
+		}
 	}
 	d = fdopendir(fd);
 	if (d == NULL) {
