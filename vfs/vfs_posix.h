@@ -67,8 +67,30 @@ ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size);
  * the file's EAs as a FILE_FULL_EA_INFORMATION list (MS-FSCC 2.4.15),
  * entries 4-byte aligned; 0 without EAs or when they cannot be read. */
 uint32_t vfs_ea_size(int fd);
+/* The same from a listxattr answer (n < 0: none read) of the entry
+ * name of dirfd; the values' sizes read with vfs_xattr_get_at. */
+uint32_t vfs_ea_size_list_at(const char *list, ssize_t n, int dirfd,
+			     const char *name);
+/* listxattr/getxattr of the entry name of the directory dirfd, not
+ * following a symlink there: getxattrat/listxattrat (Linux 6.13), else
+ * l*xattr on /proc/self/fd/DIRFD/NAME.  -1 and errno as those. */
+ssize_t vfs_xattr_list_at(int dirfd, const char *name, char *list,
+			  size_t size);
+ssize_t vfs_xattr_get_at(int dirfd, const char *name, const char *attr,
+			 void *val, size_t size);
 
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
+/*
+ * The same for the entry name of the directory dirfd (a regular file or
+ * a directory; "." and ".." too), without opening it: a listing's cost
+ * per entry.  The xattrs are read with vfs_xattr_get_at/list_at (the
+ * entry itself, never what a symlink in its place would point to).  ea_size NULL: only the attributes, one
+ * lgetxattr; else also FileEaInformation.EaSize, from one llistxattr
+ * (which says whether user.DOSATTRIB is there) and a read per value.
+ */
+void vfs_fill_dos_attributes_at(const struct vfs_share *sh, int dirfd,
+				const char *name, struct vfs_file_info *fi,
+				uint32_t *ea_size);
 
 #endif

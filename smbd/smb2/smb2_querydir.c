@@ -296,12 +296,14 @@ static bool qd_match(const struct qd_state *st, const char *name)
  * Samba 4.17 fills it too, and smbtorture smb2.dir.one compares it with
  * FileAllInformation's).  Without `ea support` there are none.
  */
+static bool qd_wants_ea_size(const struct qd_state *st)
+{
+	return st->share.ea_support && fscc_dir_class_has_ea_size(st->cls);
+}
+
 static uint32_t qd_ea_size(const struct qd_state *st, int fd)
 {
-	if (!st->share.ea_support || !fscc_dir_class_has_ea_size(st->cls)) {
-		return 0;
-	}
-	return vfs_ea_size(fd);
+	return qd_wants_ea_size(st) ? vfs_ea_size(fd) : 0;
 }
 
 static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
@@ -373,6 +375,20 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
+	if (aapl == NULL) {
+		/* The common listing: the entry's xattrs read by name
+		 * (/proc/self/fd/DIR/NAME), no open and close of each:
+		 * statx and one xattr call per entry (issue 18). */
+		if (special) {
+			vfs_fill_dos_attributes(&st->share, -1, true, name,
+						fi);
+		} else {
+			vfs_fill_dos_attributes_at(
+				&st->share, st->fd, what, fi,
+				qd_wants_ea_size(st) ? ea_size : NULL);
+		}
+		return true;
+	}
 	/* O_PATH: no open side effects (fifos, leases, atime);
 	 * dosattrib_fget reads the xattr through /proc/self/fd. */
 	efd = special ? -1
@@ -382,9 +398,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (efd != -1) {
 		*ea_size = qd_ea_size(st, efd);
 	}
-	if (aapl != NULL) {
-		qd_aapl_fill(st, efd, what, fi, aapl);
-	}
+	qd_aapl_fill(st, efd, what, fi, aapl);
 	if (efd != -1) {
 		close(efd);
 	}
