@@ -15,7 +15,9 @@ Then, per server, alternating the order between rounds:
   the client's and the open path's own ceiling, to read the first against;
 * **listing**: `smbclient -c "cd big; ls"` run --listings times, its wall
   time minus that of `smbclient -c "cd big"` (logon and tree connect);
-  the median, and the number of entries listed (must be N + 2).
+  the median, and the number of entries listed (must be N + 2); and the
+  server's CPU seconds for it (its process tree's, as compare.py counts
+  them, the same difference), which smbclient's own time does not blur.
 
 The servers are started by compare.py's Bench/Server code (imported, not
 copied): the same smb.conf text, each its own state directories, share and
@@ -136,15 +138,23 @@ def smbclient_time(b, s, command):
 
 
 def listing(b, s, runs):
-    """(median seconds of a full listing, entries in the last one)."""
-    times, entries = [], 0
+    """(median seconds of a full listing, entries in the last one, the
+    server's CPU seconds per listing)."""
+    times, cpu, entries = [], [], 0
     for _ in range(runs):
+        s.settle()
+        c0 = s.cpu_seconds()
         base, _ = smbclient_time(b, s, "cd big")
+        s.settle()
+        c1 = s.cpu_seconds()
         full, out = smbclient_time(b, s, "cd big; ls")
+        s.settle()
+        c2 = s.cpu_seconds()
         times.append(max(full - base, 0.0))
+        cpu.append(max((c2 - c1) - (c1 - c0), 0.0))
         entries = sum(1 for ln in out.splitlines()
                       if ln.startswith("  ") and " blocks of size " not in ln)
-    return statistics.median(times), entries
+    return statistics.median(times), entries, statistics.median(cpu)
 
 
 def measure(b, s, a, rnd_seed):
@@ -153,7 +163,7 @@ def measure(b, s, a, rnd_seed):
         a, s, b.a.user, b.password, True, rnd_seed)
     r["exact"], r["exact_err"] = opens_per_second(
         a, s, b.a.user, b.password, False, rnd_seed)
-    r["list_s"], r["entries"] = listing(b, s, a.listings)
+    r["list_s"], r["entries"], r["list_cpu"] = listing(b, s, a.listings)
     return r
 
 
@@ -176,6 +186,7 @@ def report(a, res):
     row("opens/s, name in upper case", "upper", ".1f")
     row("opens/s, name as on disk", "exact", ".1f")
     row("full listing, s (samba/ours)", "list_s", ".3f", False)
+    row("server CPU s per listing (s/o)", "list_cpu", ".3f", False)
     row("entries listed", "entries", "d")
     for n in names:
         errs = sum(x["upper_err"] + x["exact_err"] for x in res[n])
