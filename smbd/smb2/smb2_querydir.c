@@ -70,6 +70,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,6 +141,20 @@ struct qd_state {
 	bool dir_delete_mode;	/* may remove entries: W|X on it */
 	bool dir_delete_ntacl;	/* the same by its NT ACL, if any */
 	uid_t euid;
+	/* Entries stat-ed ahead of the encoding, a batch at a time, two
+	 * threads on a large one (qd_prestat); bpos: the next to use. */
+	size_t *bidx;
+	struct qd_stat_res *bres;
+	size_t bcount, bpos;
+};
+
+/* One entry stat-ed ahead (qd_prestat). */
+enum qd_res_state { QD_RES_OK, QD_RES_GONE, QD_RES_LINK };
+
+struct qd_stat_res {
+	struct vfs_file_info fi;
+	uint32_t ea_size;
+	enum qd_res_state state;
 };
 
 struct qd_times {
@@ -349,6 +364,21 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 	return ok;
 }
 
+/* An entry's attributes and EaSize without READ_DIR_ATTR's fields: its
+ * xattrs read by directory fd and name (what), no open and close of
+ * each (issue 18).  Thread-safe: no talloc, st only read. */
+static void qd_attrs_plain(const struct qd_state *st, const char *name,
+			   const char *what, uint32_t mode,
+			   struct vfs_file_info *fi, uint32_t *ea_size)
+{
+	if (!S_ISREG(mode) && !S_ISDIR(mode)) {
+		vfs_fill_dos_attributes(&st->share, -1, true, name, fi);
+		return;
+	}
+	vfs_fill_dos_attributes_at(&st->share, st->fd, what, fi,
+				   qd_wants_ea_size(st) ? ea_size : NULL);
+}
+
 /*
  * Stat one entry (not following a symlink) and read its DOS attributes
  * and, where the class has the field, its EaSize (0 otherwise).  false
@@ -376,17 +406,8 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
 	if (aapl == NULL) {
-		/* The common listing: the entry's xattrs read by name
-		 * (/proc/self/fd/DIR/NAME), no open and close of each:
-		 * statx and one xattr call per entry (issue 18). */
-		if (special) {
-			vfs_fill_dos_attributes(&st->share, -1, true, name,
-						fi);
-		} else {
-			vfs_fill_dos_attributes_at(
-				&st->share, st->fd, what, fi,
-				qd_wants_ea_size(st) ? ea_size : NULL);
-		}
+		/* The common listing: no open of the entry (issue 18). */
+		qd_attrs_plain(st, name, what, stx.stx_mode, fi, ea_size);
 		return true;
 	}
 	/* O_PATH: no open side effects (fifos, leases, atime);
@@ -398,11 +419,161 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (efd != -1) {
 		*ea_size = qd_ea_size(st, efd);
 	}
-	qd_aapl_fill(st, efd, what, fi, aapl);
+	if (aapl != NULL) {
+		qd_aapl_fill(st, efd, what, fi, aapl);
+	}
 	if (efd != -1) {
 		close(efd);
 	}
 	return true;
+}
+
+/*
+ * A large listing's stat work on two threads.  Per entry the work is a
+ * statx and one xattr call, and the client waits for all of it: a
+ * 100,000-entry directory read by smbclient (8 MiB per query) is ~60,000
+ * entries per QUERY_DIRECTORY.  So the entries a query will return are
+ * stat-ed ahead in batches, and a batch of QD_PAR_MIN or more is split
+ * in two halves, the second on a helper thread made for it.  The helper
+ * inherits this pool thread's credentials (tpool switches them per
+ * thread with the raw system calls, and a new thread starts with its
+ * creator's), and touches only st->fd, the share options (read) and its
+ * own slots of bres: no talloc, no shared state.  A symlink to follow
+ * (its target resolved from the share root, with talloc) is left to the
+ * encoding loop (QD_RES_LINK).  A batch is what the buffer left can hold
+ * at most (an upper bound per entry), so nothing is stat-ed for nothing.
+ */
+#define QD_BATCH_MAX 16384
+#define QD_PAR_MIN 512
+/* The largest entry any class has for a name: FileIdBothDirectory-
+ * Information's 104 fixed bytes, 2 per UTF-8 byte at most, alignment. */
+#define QD_ENTRY_MAX(len) (104 + 2 * (len) + 8)
+
+static void qd_stat_plain(const struct qd_state *st, const char *name,
+			  struct qd_stat_res *r)
+{
+	const char *what = name;
+	struct statx stx;
+
+	r->ea_size = 0;
+	if (st->is_root && strcmp(name, "..") == 0) {
+		what = ".";	/* never look above the share */
+	}
+	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
+		r->state = QD_RES_GONE;
+		return;
+	}
+	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
+		r->state = QD_RES_LINK;
+		return;
+	}
+	vfs_statx_to_info(&stx, &r->fi);
+	qd_attrs_plain(st, name, what, stx.stx_mode, &r->fi, &r->ea_size);
+	r->state = QD_RES_OK;
+}
+
+struct qd_half {
+	const struct qd_state *st;
+	size_t from, to;
+};
+
+static void qd_stat_range(const struct qd_state *st, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		qd_stat_plain(st, qd_name(st->names, st->bidx[i]),
+			      &st->bres[i]);
+	}
+}
+
+static void *qd_half_thread(void *p)
+{
+	struct qd_half *h = p;
+
+	qd_stat_range(h->st, h->from, h->to);
+	return NULL;
+}
+
+/* Stat ahead the entries from st->cursor on that the reply can hold. */
+static bool qd_prestat(struct qd_state *st)
+{
+	const struct qd_names *n = st->names;
+	size_t room = st->max_out > st->buf.len ? st->max_out - st->buf.len
+						 : 0;
+	size_t i, cap = n->count - st->cursor;
+	struct qd_half h;
+	pthread_t t;
+
+	if (cap > QD_BATCH_MAX) {
+		cap = QD_BATCH_MAX;
+	}
+	if (st->bidx == NULL) {
+		st->bidx = talloc_array(st, size_t, cap);
+		st->bres = talloc_array(st, struct qd_stat_res, cap);
+		if (st->bidx == NULL || st->bres == NULL) {
+			return false;
+		}
+	}
+	cap = talloc_array_length(st->bidx) < cap
+		      ? talloc_array_length(st->bidx) : cap;
+	st->bcount = st->bpos = 0;
+	for (i = st->cursor; i < n->count && st->bcount < cap; i++) {
+		const char *name = qd_name(n, i);
+		size_t est = QD_ENTRY_MAX(strlen(name));
+
+		if (!qd_match(st, name)) {
+			continue;
+		}
+		if (st->bcount > 0 && est > room) {
+			break;
+		}
+		room -= est < room ? est : room;
+		st->bidx[st->bcount++] = i;
+	}
+	h = (struct qd_half){.st = st, .from = st->bcount / 2,
+			     .to = st->bcount};
+	if (st->bcount < QD_PAR_MIN ||
+	    pthread_create(&t, NULL, qd_half_thread, &h) != 0) {
+		qd_stat_range(st, 0, st->bcount);
+		return true;
+	}
+	qd_stat_range(st, 0, h.from);
+	pthread_join(t, NULL);
+	return true;
+}
+
+/*
+ * qd_stat_entry for the entry at st->cursor of a plain listing (no
+ * READ_DIR_ATTR fields, more than one entry wanted): from the batch
+ * stat-ed ahead, which is made when the cursor is past it.
+ */
+static bool qd_stat_next(struct qd_state *st, const char *name,
+			 struct vfs_file_info *fi, uint32_t *ea_size)
+{
+	struct qd_stat_res *r;
+
+	if (st->bpos == st->bcount && !qd_prestat(st)) {
+		return qd_stat_entry(st, name, fi, ea_size, NULL);
+	}
+	if (st->bpos == st->bcount || st->bidx[st->bpos] != st->cursor) {
+		/* Not planned (cannot happen: the plan and the loop match
+		 * the same names in the same order): do it here. */
+		return qd_stat_entry(st, name, fi, ea_size, NULL);
+	}
+	r = &st->bres[st->bpos++];
+	switch (r->state) {
+	case QD_RES_OK:
+		*fi = r->fi;
+		*ea_size = r->ea_size;
+		return true;
+	case QD_RES_LINK:
+		return qd_stat_link(st, name, fi, ea_size, NULL);
+	case QD_RES_GONE:
+	default:
+		return false;
+	}
 }
 
 /* The listed directory's part of its entries' max access. */
@@ -544,9 +715,14 @@ static void qd_job(void *p)
 		char *wire = NULL;	/* vfs_catia's client form */
 		NTSTATUS s;
 
-		if (!qd_match(st, name) ||
-		    !qd_stat_entry(st, name, &fi, &ea_size,
-				   st->aapl != NULL ? &aapl : NULL)) {
+		if (!qd_match(st, name)) {
+			continue;
+		}
+		if (st->aapl == NULL && !st->single
+			    ? !qd_stat_next(st, name, &fi, &ea_size)
+			    : !qd_stat_entry(st, name, &fi, &ea_size,
+					     st->aapl != NULL ? &aapl
+							      : NULL)) {
 			continue;
 		}
 		if (st->zero_file_id) {

@@ -261,6 +261,32 @@ class BigdirCase(h.TestUser):
                          self.ea_size("dir\\With_ea.txt"))
         self.assertIn(got["With_ea.txt"][1], (19, 20))
 
+    def test_large_listing_with_links(self):
+        """Enough entries for the listing's two-thread stat-ahead
+        (smb2_querydir.c qd_prestat), with symlinks among them: one to a
+        file is listed as the file, a dangling one is not listed."""
+        big = self.share_path("dir", "many")
+        os.mkdir(big)
+        os.chmod(big, 0o777)
+        for i in range(3000):
+            with open(os.path.join(big, "f%05d.txt" % i), "wb") as f:
+                f.write(b"x" * (i % 7))
+        os.symlink("f00003.txt", os.path.join(big, "link_to_file"))
+        os.symlink("nowhere", os.path.join(big, "link_dangling"))
+        rc, out = self.smbclient("-c", "cd dir/many; ls")
+        self.assertEqual(rc, 0, out)
+        listed = {}
+        for ln in out.splitlines():
+            parts = ln.split()
+            if ln.startswith("  ") and len(parts) >= 3 and \
+                    parts[0] not in (".", ".."):
+                listed[parts[0]] = parts
+        self.assertEqual(len(listed), 3001, sorted(listed)[:5])
+        self.assertNotIn("link_dangling", listed)
+        self.assertEqual(listed["link_to_file"][-6], "3")   # its size
+        for i in (0, 1499, 1500, 2999):
+            self.assertEqual(listed["f%05d.txt" % i][-6], str(i % 7))
+
     def ea_size(self, path):
         """FileEaInformation (MS-FSCC 2.4.12) of path."""
         fid = self.smb.create(self.tid, path, s3.FILE_READ_EA, SHARE_ALL,
