@@ -61,6 +61,7 @@
  */
 #include "vfs/dircache.h"
 #include "vfs/name.h"
+#include "vfs/vfs_posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +76,6 @@
 #define DIRCACHE_MAX_NAMES (1u << 20)
 #define DIRCACHE_MAX_DIRS 4096
 #define DIRCACHE_MIN_NAMES 64
-#define DIRCACHE_DENTS_BUF 65536
 
 /* ---- one directory's names ------------------------------------------ */
 
@@ -443,52 +443,23 @@ static void key_from_stat(const struct stat *st, struct vfs_dircache_key *k)
 	k->ctime = st->st_ctim;
 }
 
+static bool dircache_add(void *priv, const char *name)
+{
+	return vfs_dirnames_add(priv, name, strlen(name));
+}
+
 /* Every name of the directory (not "." and ".."), or NULL (an error,
  * more than DIRCACHE_MAX_NAMES, out of memory). */
 static struct vfs_dirnames *dircache_read(int dirfd)
 {
 	struct vfs_dirnames *t = vfs_dirnames_new(NULL, DIRCACHE_MAX_NAMES);
-	uint8_t *buf = malloc(DIRCACHE_DENTS_BUF);
 
-	if (t == NULL || buf == NULL) {
-		goto fail;
+	if (t == NULL || vfs_dir_each(dirfd, dircache_add, t) != 0) {
+		talloc_free(t);
+		return NULL;
 	}
-	for (;;) {
-		ssize_t got = getdents64(dirfd, buf, DIRCACHE_DENTS_BUF);
-		ssize_t off = 0;
-
-		if (got < 0 && errno == EINTR) {
-			continue;
-		}
-		if (got < 0) {
-			goto fail;
-		}
-		if (got == 0) {
-			break;
-		}
-		while (off < got) {
-			/* Kernel memory in the ABI's layout, not wire
-			 * bytes. */
-			const struct dirent64 *de =
-				(const struct dirent64 *)(buf + off);
-			const char *nm = de->d_name;
-
-			off += de->d_reclen;
-			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0) {
-				continue;
-			}
-			if (!vfs_dirnames_add(t, nm, strlen(nm))) {
-				goto fail;
-			}
-		}
-	}
-	free(buf);
 	vfs_dirnames_seal(t);
 	return t;
-fail:
-	free(buf);
-	talloc_free(t);
-	return NULL;
 }
 
 static struct vfs_dircache *process_cache;

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -465,6 +466,48 @@ ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size)
 		n = getxattr(proc, name, val, size);
 	}
 	return n;
+}
+
+int vfs_dir_each(int dirfd, bool (*fn)(void *priv, const char *name),
+		 void *priv)
+{
+	uint8_t *buf = malloc(VFS_DENTS_BUF);
+
+	if (buf == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		ssize_t got = getdents64(dirfd, buf, VFS_DENTS_BUF);
+		ssize_t off = 0;
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			int err = errno;
+
+			free(buf);
+			errno = err;
+			return got < 0 ? -1 : 0;
+		}
+		while (off < got) {
+			/* Kernel memory in the ABI's layout, not wire
+			 * bytes. */
+			const struct dirent64 *de =
+				(const struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0) {
+				continue;
+			}
+			if (!fn(priv, de->d_name)) {
+				free(buf);
+				return 1;
+			}
+		}
+	}
 }
 
 /*

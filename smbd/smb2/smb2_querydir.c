@@ -86,7 +86,6 @@
 
 /* Explicit limit on what one open may make the server hold. */
 #define QD_MAX_NAMES (8u * 1024 * 1024)
-#define QD_DENTS_BUF 65536
 
 /* The names of one scan: NUL-terminated names packed in one buffer. */
 struct qd_names {
@@ -206,12 +205,24 @@ static bool qd_names_add(struct qd_names *n, const char *name, size_t len)
  * Windows (and Samba) list them.  A pattern without wildcards that names
  * an existing entry exactly needs no readdir at all.
  */
+/* A name read by qd_scan: kept unless `veto files` hides it; false
+ * when the list is full. */
+static bool qd_scan_one(void *priv, const char *name)
+{
+	struct qd_state *st = priv;
+
+	if (vfs_name_in_list(st->share.veto_files, name,
+			     st->share.case_sensitive)) {
+		return true;	/* `veto files`: not listed */
+	}
+	return qd_names_add(st->names, name, strlen(name));
+}
+
 static NTSTATUS qd_scan(struct qd_state *st)
 {
 	struct qd_names *n = talloc_zero(st, struct qd_names);
 	struct stat sb;
-	uint8_t *buf;
-	int dfd;
+	int dfd, got, err;
 
 	if (n == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -236,52 +247,19 @@ static NTSTATUS qd_scan(struct qd_state *st)
 	if (dfd == -1) {
 		return vfs_map_errno(errno);
 	}
-	buf = talloc_size(st, QD_DENTS_BUF);
-	if (buf == NULL || !qd_names_add(n, ".", 1) ||
-	    !qd_names_add(n, "..", 2)) {
+	if (!qd_names_add(n, ".", 1) || !qd_names_add(n, "..", 2)) {
 		close(dfd);
 		return NT_STATUS_NO_MEMORY;
 	}
-	for (;;) {
-		ssize_t got = getdents64(dfd, buf, QD_DENTS_BUF);
-		ssize_t off = 0;
-
-		if (got < 0 && errno == EINTR) {
-			continue;
-		}
-		if (got < 0) {
-			NTSTATUS s = vfs_map_errno(errno);
-
-			close(dfd);
-			return s;
-		}
-		if (got == 0) {
-			break;
-		}
-		while (off < got) {
-			/* Kernel memory, not wire bytes: the record layout
-			 * is the ABI's. */
-			const struct dirent64 *de =
-				(const struct dirent64 *)(buf + off);
-			const char *nm = de->d_name;
-
-			off += de->d_reclen;
-			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 ||
-			    vfs_name_in_list(st->share.veto_files, nm,
-					     st->share.case_sensitive)) {
-				continue;	/* `veto files`: not listed */
-			}
-			if (!qd_names_add(n, nm, strlen(nm))) {
-				DBG_WARNING("directory listing cut at %zu "
-					    "names\n", n->count);
-				close(dfd);
-				talloc_free(buf);
-				return NT_STATUS_OK;
-			}
-		}
-	}
+	got = vfs_dir_each(dfd, qd_scan_one, st);
+	err = errno;
 	close(dfd);
-	talloc_free(buf);
+	if (got == -1) {
+		return vfs_map_errno(err);
+	}
+	if (got == 1) {
+		DBG_WARNING("directory listing cut at %zu names\n", n->count);
+	}
 	return NT_STATUS_OK;
 }
 
