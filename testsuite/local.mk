@@ -43,6 +43,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_auth_audit.py \
 	testsuite/integration/test_log_file.py \
 	testsuite/integration/test_rename_case.py \
+	testsuite/integration/test_bigdir_case.py \
 	testsuite/integration/test_dirlease.py \
 	testsuite/integration/test_fsattr.py \
 	testsuite/integration/test_stream_rename.py \

@@ -12,6 +12,7 @@
  * an xattr call gives once, at the call.
  */
 #include "vfs/dosattrib.h"
+#include "vfs/vfs_posix.h"
 #include "lib/wire.h"
 
 #include <errno.h>
@@ -267,17 +268,6 @@ static NTSTATUS xattr_errno(int err)
 	}
 }
 
-NTSTATUS dosattrib_lget(const char *path, struct dos_info *out)
-{
-	uint8_t buf[DOSATTRIB_MAX_READ];
-	ssize_t n = lgetxattr(path, DOSATTRIB_XATTR_NAME, buf, sizeof(buf));
-
-	if (n < 0) {
-		return xattr_errno(errno);
-	}
-	return dosattrib_decode(buf, (size_t)n, out);
-}
-
 NTSTATUS dosattrib_fget(int fd, struct dos_info *out)
 {
 	uint8_t buf[DOSATTRIB_MAX_READ];
@@ -293,6 +283,18 @@ NTSTATUS dosattrib_fget(int fd, struct dos_info *out)
 			errno = EBADF;	/* not an open descriptor */
 		}
 	}
+	if (n < 0) {
+		return xattr_errno(errno);
+	}
+	return dosattrib_decode(buf, (size_t)n, out);
+}
+
+NTSTATUS dosattrib_get_at(int dirfd, const char *name, struct dos_info *out)
+{
+	uint8_t buf[DOSATTRIB_MAX_READ];
+	ssize_t n = vfs_xattr_get_at(dirfd, name, DOSATTRIB_XATTR_NAME, buf,
+				     sizeof(buf));
+
 	if (n < 0) {
 		return xattr_errno(errno);
 	}

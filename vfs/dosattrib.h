@@ -94,8 +94,9 @@ NTSTATUS dosattrib_encode(TALLOC_CTX *mem_ctx, const struct dos_info *in,
  */
 NTSTATUS dosattrib_fget(int fd, struct dos_info *out);
 NTSTATUS dosattrib_fset(int fd, const struct dos_info *in);
-/* The same read by path, not following a symlink in the last component:
- * a directory entry as /proc/self/fd/DIRFD/NAME, without opening it. */
-NTSTATUS dosattrib_lget(const char *path, struct dos_info *out);
+/* The same read from the entry name of the directory dirfd, not
+ * following a symlink there (vfs_xattr_get_at): a listing reads its
+ * entries' attributes this way, without opening each. */
+NTSTATUS dosattrib_get_at(int dirfd, const char *name, struct dos_info *out);
 
 #endif

@@ -93,16 +93,17 @@ mode_t vfs_mode_with_dos(const struct vfs_share *sh, uint32_t attrs,
 	return vfs_mode_from_dos(sh, attrs, false, 0) | (old_mode & keep);
 }
 
-/* The attributes from the stored DOSATTRIB (have_di) or the mode, then
- * the share's hide rules for path's last component. */
-static void fill_dos(const struct vfs_share *sh, const struct dos_info *di,
-		     bool have_di, const char *path, struct vfs_file_info *fi)
+/* fi->attributes from di (NULL: from the mode bits) and the name
+ * rules; path's last component is the name. */
+static void fill_attributes(const struct vfs_share *sh,
+			    const struct dos_info *di, const char *path,
+			    struct vfs_file_info *fi)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;
 	uint32_t a;
 
 	base = base ? base + 1 : path;
-	if (have_di) {
+	if (di != NULL) {
 		a = di->attrs & ~(FILE_ATTRIBUTE_DIRECTORY |
 				  FILE_ATTRIBUTE_NORMAL);
 		if (di->has_create_time) {
@@ -132,23 +133,47 @@ void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi)
 {
 	struct dos_info di;
+	bool have;
 
 	memset(&di, 0, sizeof(di));
-	fill_dos(sh, &di,
-		 sh->store_dos_attributes && !opath && fd != -1 &&
-			 NT_STATUS_IS_OK(dosattrib_fget(fd, &di)),
-		 path, fi);
+	have = sh->store_dos_attributes && !opath && fd != -1 &&
+	       NT_STATUS_IS_OK(dosattrib_fget(fd, &di));
+	fill_attributes(sh, have ? &di : NULL, path, fi);
 }
 
-void vfs_fill_dos_attributes_path(const struct vfs_share *sh,
-				  const char *xpath, const char *path,
-				  struct vfs_file_info *fi)
+/* Whether a listxattr answer (n bytes) names want. */
+static bool xattr_listed(const char *list, ssize_t n, const char *want)
 {
+	ssize_t i = 0;
+
+	while (i < n) {
+		if (strcmp(list + i, want) == 0) {
+			return true;
+		}
+		i += (ssize_t)strlen(list + i) + 1;
+	}
+	return false;
+}
+
+void vfs_fill_dos_attributes_at(const struct vfs_share *sh, int dirfd,
+				const char *name, struct vfs_file_info *fi,
+				uint32_t *ea_size)
+{
+	char list[4096];
+	ssize_t n = -1;
 	struct dos_info di;
+	bool have = false;
 
 	memset(&di, 0, sizeof(di));
-	fill_dos(sh, &di,
-		 sh->store_dos_attributes &&
-			 NT_STATUS_IS_OK(dosattrib_lget(xpath, &di)),
-		 path, fi);
+	if (ea_size != NULL) {
+		n = vfs_xattr_list_at(dirfd, name, list, sizeof(list));
+		*ea_size = vfs_ea_size_list_at(list, n, dirfd, name);
+	}
+	/* A list that was read and lacks DOSATTRIB spares the get: most
+	 * files made outside SMB have none. */
+	if (sh->store_dos_attributes &&
+	    (n < 0 || xattr_listed(list, n, DOSATTRIB_XATTR_NAME))) {
+		have = NT_STATUS_IS_OK(dosattrib_get_at(dirfd, name, &di));
+	}
+	fill_attributes(sh, have ? &di : NULL, name, fi);
 }

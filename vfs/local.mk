@@ -23,7 +23,13 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
 	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h \
-	vfs/fault.c vfs/fault.h
+	vfs/fault.c vfs/fault.h vfs/dircache.c vfs/dircache.h
+
+check_PROGRAMS += testsuite/unit/test_dircache
+TESTS += testsuite/unit/test_dircache
+testsuite_unit_test_dircache_SOURCES = testsuite/unit/test_dircache.c
+testsuite_unit_test_dircache_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dircache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_streams
 TESTS += testsuite/unit/test_streams

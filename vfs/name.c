@@ -120,6 +120,27 @@ int vfs_strcasecmp(const char *a, const char *b)
 	return *pa == '\0' ? -1 : 1;
 }
 
+/* FNV-1a over each folded code point's four bytes: names equal under
+ * vfs_strcasecmp decode to the same folded sequence, so hash alike. */
+uint32_t vfs_name_case_hash(const char *name)
+{
+	const uint8_t *p = (const uint8_t *)name;
+	uint32_t h = 2166136261u;
+
+	while (*p != '\0') {
+		uint32_t c;
+		int i;
+
+		p += next_cp(p, &c);
+		c = vfs_toupper(c);
+		for (i = 0; i < 4; i++) {
+			h ^= (c >> (8 * i)) & 0xff;
+			h *= 16777619u;
+		}
+	}
+	return h;
+}
+
 /* ---- SMB2 path parsing ---------------------------------------------- */
 
 #define U_BACKSLASH 0x5c

@@ -106,6 +106,9 @@ bool vfs_name_in_list(const char *list, const char *name,
  * themselves, after every valid code point.
  */
 int vfs_strcasecmp(const char *a, const char *b);
+/* A hash of name's folded code points: names vfs_strcasecmp calls equal
+ * hash alike (the key of vfs/dircache.h's tables). */
+uint32_t vfs_name_case_hash(const char *name);
 /* The simple upper-case mapping of one code point, as above. */
 uint32_t vfs_toupper(uint32_t c);
 

@@ -28,6 +28,13 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		       const char *path, int flags, mode_t mode);
 
+/* Every name of the directory open as dirfd (O_RDONLY, read from its
+ * offset on with getdents64), but "." and "..", to fn until fn returns
+ * false: 1 then, 0 at the end, -1 and errno on a read error. */
+#define VFS_DENTS_BUF 65536
+int vfs_dir_each(int dirfd, bool (*fn)(void *priv, const char *name),
+		 void *priv);
+
 /* A second fd on the same open file that writes at the end (O_APPEND). */
 int vfs_reopen_append(int fd);
 
@@ -67,16 +74,30 @@ ssize_t vfs_ea_fget(int fd, const char *name, void *val, size_t size);
  * the file's EAs as a FILE_FULL_EA_INFORMATION list (MS-FSCC 2.4.15),
  * entries 4-byte aligned; 0 without EAs or when they cannot be read. */
 uint32_t vfs_ea_size(int fd);
-/* The same by path, not following a symlink in the last component (a
- * directory entry as /proc/self/fd/DIRFD/NAME, without opening it). */
-uint32_t vfs_ea_size_path(const char *path);
+/* The same from a listxattr answer (n < 0: none read) of the entry
+ * name of dirfd; the values' sizes read with vfs_xattr_get_at. */
+uint32_t vfs_ea_size_list_at(const char *list, ssize_t n, int dirfd,
+			     const char *name);
+/* listxattr/getxattr of the entry name of the directory dirfd, not
+ * following a symlink there: getxattrat/listxattrat (Linux 6.13), else
+ * l*xattr on /proc/self/fd/DIRFD/NAME.  -1 and errno as those. */
+ssize_t vfs_xattr_list_at(int dirfd, const char *name, char *list,
+			  size_t size);
+ssize_t vfs_xattr_get_at(int dirfd, const char *name, const char *attr,
+			 void *val, size_t size);
 
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
-/* The same with the xattr read by path (xpath, not following a last
- * symlink: dosattrib_lget); path names the entry for the hide rules. */
-void vfs_fill_dos_attributes_path(const struct vfs_share *sh,
-				  const char *xpath, const char *path,
-				  struct vfs_file_info *fi);
+/*
+ * The same for the entry name of the directory dirfd (a regular file or
+ * a directory; "." and ".." too), without opening it: a listing's cost
+ * per entry.  The xattrs are read with vfs_xattr_get_at/list_at (the
+ * entry itself, never what a symlink in its place would point to).  ea_size NULL: only the attributes, one
+ * lgetxattr; else also FileEaInformation.EaSize, from one llistxattr
+ * (which says whether user.DOSATTRIB is there) and a read per value.
+ */
+void vfs_fill_dos_attributes_at(const struct vfs_share *sh, int dirfd,
+				const char *name, struct vfs_file_info *fi,
+				uint32_t *ea_size);
 
 #endif
