@@ -87,6 +87,10 @@ struct vfs_name_map;
 struct vfs_share {
 	int root_fd;		/* O_PATH|O_DIRECTORY of the share's path */
 	const char *path;
+	/* The share's file system answers metadata calls from memory (not
+	 * NFS, SMB, FUSE, a cluster file system: vfs_fs_is_local), so a
+	 * close or an fstat of an open file may run on the loop thread. */
+	bool local_fs;
 	bool case_sensitive;	/* `case sensitive` resolved: auto -> no */
 	bool wide_links;
 	bool follow_symlinks;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -107,6 +108,39 @@ static uint64_t resolve_flags(const struct vfs_share *sh)
 		r |= RESOLVE_NO_SYMLINKS;
 	}
 	return r;
+}
+
+bool vfs_fs_is_local(int fd)
+{
+	/* Not all in linux/magic.h of every kernel's headers. */
+	static const unsigned long remote[] = {
+		0x6969,		/* NFS */
+		0x517B,		/* SMB (smbfs) */
+		0xFF534D42,	/* CIFS */
+		0xFE534D42,	/* SMB2 */
+		0x65735546,	/* FUSE */
+		0x01021997,	/* 9p */
+		0x5346414F,	/* AFS */
+		0x6B414653,	/* kAFS */
+		0x73757245,	/* Coda */
+		0x00C36400,	/* Ceph */
+		0x01161970,	/* GFS2 */
+		0x7461636F,	/* OCFS2 */
+		0x0BD00BD0,	/* Lustre */
+		0x47504653,	/* GPFS */
+	};
+	struct statfs fs;
+	size_t i;
+
+	if (fstatfs(fd, &fs) != 0) {
+		return false;
+	}
+	for (i = 0; i < sizeof(remote) / sizeof(remote[0]); i++) {
+		if ((unsigned long)(unsigned int)fs.f_type == remote[i]) {
+			return false;
+		}
+	}
+	return true;
 }
 
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,

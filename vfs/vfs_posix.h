@@ -86,6 +86,12 @@ ssize_t vfs_xattr_list_at(int dirfd, const char *name, char *list,
 ssize_t vfs_xattr_get_at(int dirfd, const char *name, const char *attr,
 			 void *val, size_t size);
 
+/* Whether fd's file system is local, so that close(2), fstat and the
+ * xattr calls of an open file do not wait for a server: false for NFS,
+ * SMB/CIFS, FUSE, 9p, AFS, Coda, Ceph, GFS2, OCFS2, and when fstatfs
+ * fails. */
+bool vfs_fs_is_local(int fd);
+
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
 /*

@@ -163,12 +163,13 @@ static NTSTATUS close_done(struct smb2_request *req, void *p)
  * and read, and the share root's dup and close).  No identity is needed:
  * closing is not permission-checked, and the attributes are read off the
  * handle the client opened with its own rights, as the pool would.  A
- * delete, and the streams' and resource fork's sizes, stay in the job.
+ * delete, the streams' and resource fork's sizes, and every close on a
+ * network or FUSE file system (close flushes there) stay in the job.
  */
 static bool close_inline(struct smbd_open *op, struct close_state *st)
 {
 	if (st->delete_on_close || st->delete_base || op->stream != NULL ||
-	    op->rsrc_file) {
+	    op->rsrc_file || !op->tcon->share.local_fs) {
 		return false;
 	}
 	if (st->want_info) {

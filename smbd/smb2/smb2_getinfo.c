@@ -699,11 +699,13 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
  * "Deviations").  It reads off the handle the client opened with its
  * own rights, so no identity is needed, as for a cached READ.  Lists
  * (streams, EAs), descriptors, a stream's size and Time Machine's
- * bundle count go to the pool: they can be long or walk a directory.
+ * bundle count go to the pool: they can be long or walk a directory;
+ * so does everything on a network or FUSE file system (vfs_fs_is_local).
  */
 static bool getinfo_inline(uint8_t type, const struct getinfo_state *st)
 {
-	return (type == SMB2_0_INFO_FILE || type == SMB2_0_INFO_FILESYSTEM) &&
+	return st->share.local_fs &&
+	       (type == SMB2_0_INFO_FILE || type == SMB2_0_INFO_FILESYSTEM) &&
 	       !st->want_streams && !st->want_eas && !st->want_ntacl &&
 	       st->stream == NULL && !st->rsrc_file && st->tm_max == 0;
 }

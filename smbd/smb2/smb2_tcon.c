@@ -18,6 +18,7 @@
 #include "conf/loadparm.h"
 #include "vfs/module.h"
 #include "vfs/fruit.h"
+#include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -475,6 +476,7 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	sh->path = t->path;
+	sh->local_fs = vfs_fs_is_local(sh->root_fd);
 	/* `case sensitive = auto` means case-insensitive for SMB2 clients,
 	 * which do not tell us otherwise (Samba does the same). */
 	sh->case_sensitive = lp_int(lp, snum, LP_CASE_SENSITIVE) == LP_CASE_YES;

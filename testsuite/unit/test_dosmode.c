@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "vfs/vfs.h"
@@ -108,6 +110,21 @@ static void test_no_store(void **state)
 			 02677);
 }
 
+/* Which shares may close and fstat on the loop thread: a local file
+ * system yes (tmpfs at /dev/shm); a descriptor fstatfs refuses no. */
+static void test_local_fs(void **state)
+{
+	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	if (fd == -1) {
+		skip();
+	}
+	assert_true(vfs_fs_is_local(fd));
+	close(fd);
+	assert_false(vfs_fs_is_local(-1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_no_store),
+		cmocka_unit_test(test_local_fs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
