@@ -32,7 +32,8 @@ testsuite_unit_test_nbench_stats_LDADD = $(CMOCKA_LIBS) -lm
 testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
-	testsuite/bench/floods.py testsuite/bench/lockpairs.py \
+	testsuite/bench/extras.py testsuite/bench/floods.py \
+	testsuite/bench/lockpairs.py \
 	testsuite/bench/logons.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
