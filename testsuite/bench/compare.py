@@ -679,6 +679,7 @@ class Bench:
     def run(self):
         self.setup()
         d = self.data
+        d["loadavg"] = [os.getloadavg()[0]]
         log("loopback TCP single stream, %d MiB ..." % self.a.tcp_mib)
         # Best of three: the limit is what the path can do, and a shared
         # machine only ever makes a single run slower.
@@ -735,6 +736,7 @@ class Bench:
             self.data["storm"] = extras.storm(self)
 
     def report(self):
+        self.data["loadavg"].append(os.getloadavg()[0])
         plot(self.data, self.a, self.results)
         text = format_table(self.data, self.a)
         print(text)
@@ -791,6 +793,10 @@ def format_table(d, a):
       "encryption %s, max protocol %s" %
       (a.loadfile or "/usr/share/dbench/client.txt", a.time, a.warmup,
        a.signing, a.encrypt, a.max_protocol))
+    if len(d.get("loadavg", [])) == 2:
+        w("load average (1 min): %.2f at the start, %.2f at the end of "
+          "the run (what this run does not start itself is other work "
+          "sharing the CPUs)" % tuple(d["loadavg"]))
     for n, s in d["servers"].items():
         if "error" in s:
             w("%s: not benchmarked: %s" % (n, s["error"]))

@@ -57,13 +57,15 @@ def raise_nofile():
 
 
 def tree_fds(tree):
-    n = 0
+    """(descriptors of all of TREE, the most one process holds): the
+    second is what meets RLIMIT_NOFILE."""
+    counts = [0]
     for pid in tree:
         try:
-            n += len(os.listdir("/proc/%d/fd" % pid))
+            counts.append(len(os.listdir("/proc/%d/fd" % pid)))
         except OSError:
             pass
-    return n
+    return sum(counts), max(counts)
 
 
 # ----- syscalls per operation ---------------------------------------------
@@ -207,7 +209,7 @@ def hold_idle(b, s, n, timeout):
 def idle_scale(b, s, n):
     s.settle()
     idle = {"pss_kib": s.pss_kib(),
-            "fds": tree_fds(s.tree()),
+            "fds": tree_fds(s.tree())[0],
             "procs": len(s.tree())}
     procs, connect_s, err = hold_idle(b, s, n, 60 + n // 20)
     res = {"n": n, "idle": idle, "connect_s": connect_s}
@@ -217,7 +219,8 @@ def idle_scale(b, s, n):
             return res
         time.sleep(2.0)
         tree = s.tree()
-        res.update({"pss_kib": s.pss_kib(), "fds": tree_fds(tree),
+        fds, fds_max = tree_fds(tree)
+        res.update({"pss_kib": s.pss_kib(), "fds": fds, "fds_max": fds_max,
                     "procs": len(tree)})
         cpu0 = s.cpu_seconds()
         time.sleep(b.a.scale_hold)
@@ -255,9 +258,9 @@ def format_scale(d, a, w):
     w("idle logged-on connections (nbench --idle-connections, %d per "
       "client process): ours %d, Samba %d (a process each)" %
       (CHUNK, a.scale, min(a.scale, a.samba_scale)))
-    w("%-8s %7s %10s %10s %11s %8s %7s %12s %9s" %
+    w("%-8s %7s %10s %10s %11s %8s %8s %7s %12s %9s" %
       ("server", "conns", "PSS idle", "PSS held", "KiB/conn", "fds",
-       "procs", "CPU s held", "setup s"))
+       "max/proc", "procs", "CPU s held", "setup s"))
     for n in ("ours", "samba"):
         r = d.get(n)
         if r is None:
@@ -265,12 +268,14 @@ def format_scale(d, a, w):
         if "error" in r:
             w("%-8s %7d FAILED: %s" % (n, r["n"], r["error"]))
             continue
-        w("%-8s %7d %8.1f M %8.1f M %11.1f %8d %7d %12s %9.1f" %
+        w("%-8s %7d %8.1f M %8.1f M %11.1f %8d %8d %7d %12s %9.1f" %
           (n, r["n"], r["idle"]["pss_kib"] / 1024.0,
-           r["pss_kib"] / 1024.0, r["per_conn_kib"], r["fds"], r["procs"],
+           r["pss_kib"] / 1024.0, r["per_conn_kib"], r["fds"],
+           r["fds_max"], r["procs"],
            "%.2f/%ds" % (r["cpu_idle_s"], r["hold_s"]), r["connect_s"]))
     w("KiB/conn = (PSS of the tree with them - idle PSS) / conns; socket "
-      "buffers are kernel memory, not in PSS")
+      "buffers are kernel memory, not in PSS; max/proc = descriptors of "
+      "the process holding most (against its RLIMIT_NOFILE)")
 
 
 # ----- connect storm --------------------------------------------------------
