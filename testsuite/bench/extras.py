@@ -293,6 +293,8 @@ def storm(b):
             cmd = ["/usr/bin/python3", script] + flag + [
                 str(s.port), b.a.user, b.password, str(b.a.storm),
                 str(b.a.storm_procs)]
+            s.settle()
+            cpu0 = s.cpu_seconds()
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True,
                                    timeout=b.a.storm + 120,
@@ -305,18 +307,23 @@ def storm(b):
                 f.write(text.replace(b.password, "***"))
             m = re.search(r"logons/s ([0-9.]+) min1s ([0-9.]+) "
                           r"errors (\d+)", text)
+            s.settle()
+            cpu = s.cpu_seconds() - cpu0
             res.setdefault(s.name, {})[mode] = (
                 {"rate": float(m.group(1)), "min1s": float(m.group(2)),
-                 "errors": int(m.group(3))} if m else
-                {"error": text.strip().splitlines()[-1:] or ["?"]})
-            s.settle()
+                 "errors": int(m.group(3)),
+                 # server CPU (whole tree, forks included) per logon
+                 "cpu_ms": cpu * 1000.0 / (float(m.group(1)) * b.a.storm)
+                 if float(m.group(1)) else None} if m else
+                {"error": (text.strip().splitlines() or ["?"])[-1]})
     return res
 
 
 def format_storm(d, a, w):
     w("")
     w("logon storm (logons.py, raw NTLMv2 client in Python, %d processes, "
-      "%d s): logons/s overall / worst second / errors" %
+      "%d s):\nlogons/s overall / in the worst second / errors / server "
+      "CPU ms per logon" %
       (a.storm_procs, a.storm))
     for n in ("ours", "samba"):
         if n not in d:
@@ -324,11 +331,15 @@ def format_storm(d, a, w):
         cells = []
         for mode, label in (("reuse", "logon+logoff on one connection"),
                             ("connect", "new TCP connection per logon")):
-            r = d[n].get(mode, {})
+            r = d[n].get(mode)
+            if r is None:
+                continue
             cells.append("%s: %s" % (label, "FAILED %s" % r["error"]
                                      if "error" in r else
-                                     "%.0f / %.0f / %d" %
-                                     (r["rate"], r["min1s"], r["errors"])))
+                                     "%.0f / %.0f / %d / %s" %
+                                     (r["rate"], r["min1s"], r["errors"],
+                                      "-" if r.get("cpu_ms") is None else
+                                      "%.2f" % r["cpu_ms"])))
         w("  %-6s %s" % (n, "; ".join(cells)))
     w("  (the Python client takes CPU from the same %d CPUs: a floor for "
       "both servers, not their ceiling)" % os.cpu_count())
