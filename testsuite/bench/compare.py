@@ -33,13 +33,19 @@ sums taken around a load point, after the connection processes are gone,
 divided by every operation nbench sent in that point (warm-up included,
 `ops_all`), since the CPU window covers the warm-up too.
 
+Optional figures (issue 18: syscalls per operation, idle connections at
+scale, a logon storm, plain/signed/encrypted ratios) live in extras.py and
+run only when asked for (--issue18 or their own options).
+
 Everything started here is stopped on exit (try/finally plus SIGTERM and
 SIGINT handlers); every child command runs under a timeout.  Results go to
 --results (default <builddir>/bench-results): table.txt, results.json,
-mbps.dat, mbps.png and logs/.
+netbench.dat, mbps.png, netbench.png (ops/s and CPU per operation) and
+logs/.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import pwd
@@ -53,6 +59,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import extras  # the optional figures (issue 18), same directory
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SMB_CONF_GLOBAL = """[global]
@@ -273,6 +281,9 @@ class Server:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def tree(self):
+        return process_tree(self.proc.pid)
+
     def cpu_seconds(self):
         return tree_cpu_seconds(self.proc.pid)
 
@@ -323,6 +334,7 @@ class Bench:
         self.logs = os.path.join(self.results, "logs")
         self.base = None
         self.servers = []
+        self.twins = []      # servers started for one part (extras.py)
         self.idle_procs = []
         self.client_conf = None
         self.env = None
@@ -339,19 +351,39 @@ class Bench:
         subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin",
                         self.a.user], check=True, timeout=30)
 
-    def write_client_conf(self):
-        """smbclient/smbtorture client settings matching nbench's."""
-        self.client_conf = os.path.join(self.base, "client.conf")
-        with open(self.client_conf, "w") as f:
+    def write_client_conf(self, signing=None, encrypt=None):
+        """smbclient/smbtorture client settings matching nbench's (with
+        SIGNING and ENCRYPT "on"/"off", default the options'); returns
+        the file's path."""
+        signing = signing or self.a.signing
+        encrypt = encrypt or self.a.encrypt
+        path = os.path.join(self.base, "client-sign%s-enc%s.conf" %
+                            (signing, encrypt))
+        with open(path, "w") as f:
             f.write("[global]\n  client min protocol = SMB2_02\n"
                     "  client max protocol = %s\n"
                     "  client signing = %s\n  client smb encrypt = %s\n"
                     "  lock directory = %s\n  state directory = %s\n"
                     "  cache directory = %s\n  private dir = %s\n" %
                     (self.a.max_protocol,
-                     "required" if self.a.signing == "on" else "disabled",
-                     "required" if self.a.encrypt == "on" else "off",
+                     "required" if signing == "on" else "disabled",
+                     "required" if encrypt == "on" else "off",
                      self.base, self.base, self.base, self.base))
+        return path
+
+    def twin(self, s, extra_conf):
+        """Start a second server of S's kind (NAME-twin: its own dirs,
+        port and share) with EXTRA_CONF added to S's [global] lines;
+        returns it, or None (logged) if it does not serve."""
+        t = Server(s.name + "-twin", s.binary, self.base, self.results,
+                   self.a.user, self.password, s.extra_conf + extra_conf)
+        self.twins.append(t)
+        t.prepare()
+        if t.start(self.client_conf):
+            return t
+        log("%s: %s" % (t.name, t.error))
+        t.stop()
+        return None
 
     def setup(self):
         os.makedirs(self.logs, exist_ok=True)
@@ -362,12 +394,17 @@ class Bench:
         self.env = dict(os.environ, TMPDIR=self.base)
         self.ensure_user()
         self.password = secrets.token_hex(12)
-        self.write_client_conf()
+        self.client_conf = self.write_client_conf()
+        # libsmbclient 4.17 (nbench) encrypts only when the server asks
+        # (or on its DFS path, which ours never offers): with --encrypt on
+        # both servers ask, so both runs are encrypted (extras.py checks).
+        both = ("  server smb encrypt = desired\n"
+                if self.a.encrypt == "on" else "")
         samba = Server("samba", self.a.samba, self.base, self.results,
-                       self.a.user, self.password)
+                       self.a.user, self.password, both)
         ours = Server("ours", self.a.ours, self.base, self.results,
                       self.a.user, self.password,
-                      "  smbd workers = %d\n" % self.a.workers +
+                      both + "  smbd workers = %d\n" % self.a.workers +
                       "".join("  %s\n" % o for o in self.a.ours_option))
         wanted = [samba, ours]
         if self.a.only:
@@ -393,16 +430,17 @@ class Bench:
             if p.poll() is None:
                 p.kill()
                 p.wait(timeout=10)
-        for s in self.servers:
+        for s in self.servers + self.twins:
             s.stop()
         if self.base and not self.a.keep:
             shutil.rmtree(self.base, ignore_errors=True)
 
     # ----- measurements --------------------------------------------------
-    def nbench_cmd(self, s, extra):
+    def nbench_cmd(self, s, extra, signing=None, encrypt=None):
         cmd = [self.a.nbench, "-S", "127.0.0.1", "-p", str(s.port),
                "-s", "share", "-U", self.a.user, "-P", self.password,
-               "--signing", self.a.signing, "--encrypt", self.a.encrypt,
+               "--signing", signing or self.a.signing,
+               "--encrypt", encrypt or self.a.encrypt,
                "--max-protocol", self.a.max_protocol]
         if self.a.loadfile:
             cmd += ["-f", self.a.loadfile]
@@ -430,27 +468,46 @@ class Bench:
                 log("%s: %d idle connections failed: %s" %
                     (s.name, n, p.stderr.read() if p.poll() is not None
                      else "timeout"))
-            p.terminate()
+            self.stop_idle([p])
+            s.settle()
+        return mem
+
+    def stop_idle(self, procs):
+        """Stop nbench --idle-connections processes (SIGTERM: they log
+        off and close; SIGKILL after 120 s)."""
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
             try:
-                p.wait(timeout=20)
+                p.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait(timeout=10)
             self.idle_procs.remove(p)
-            s.settle()
-        return mem
 
-    def load_point(self, s, n):
+    def load_point(self, s, n, secs=None, warmup=None, signing=None,
+                   encrypt=None, tag="", during=None):
+        """One nbench point: N clients for SECS (default --time) after
+        WARMUP (--warmup), with SIGNING/ENCRYPT (default the options');
+        TAG names the log (nbench-SERVER-N[TAG].txt).  DURING, if given,
+        is a context manager held around the nbench run (the strace
+        point)."""
+        secs = self.a.time if secs is None else secs
+        warmup = self.a.warmup if warmup is None else warmup
         shutil.rmtree(os.path.join(s.share, "clients"), ignore_errors=True)
         s.settle()
         cpu0 = s.cpu_seconds()
-        logf = os.path.join(self.logs, "nbench-%s-%d.txt" % (s.name, n))
-        cmd = self.nbench_cmd(s, ["-n", str(n), "-t", str(self.a.time),
-                                  "-w", str(self.a.warmup)])
-        limit = self.a.time + self.a.warmup + 120 + n
+        logf = os.path.join(self.logs, "nbench-%s-%d%s.txt" %
+                            (s.name, n, tag))
+        cmd = self.nbench_cmd(s, ["-n", str(n), "-t", str(secs),
+                                  "-w", str(warmup)], signing, encrypt)
+        limit = secs + warmup + 120 + n
         try:
-            r = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=limit, env=self.env)
+            with during or contextlib.nullcontext():
+                r = subprocess.run(cmd, capture_output=True, text=True,
+                                   timeout=limit, env=self.env)
+                s.settle()
             out, rc = r.stdout + r.stderr, r.returncode
         except subprocess.TimeoutExpired as e:
             out, rc = "timeout after %d s\n%s" % (limit, e.stdout or ""), -1
@@ -479,9 +536,9 @@ class Bench:
                           "log": rel})
         return point
 
-    def smbclient(self, s, command, timeout):
+    def smbclient(self, s, command, timeout, conf=None):
         cmd = ["smbclient", "//127.0.0.1/share", "-p", str(s.port),
-               "-s", self.client_conf, "-U", "%s%%%s" % (self.a.user,
+               "-s", conf or self.client_conf, "-U", "%s%%%s" % (self.a.user,
                                                          self.password),
                "-c", command]
         t0 = time.time()
@@ -496,7 +553,9 @@ class Bench:
             return float(m.group(1)) * 1024 / 1e6
         return self.a.seq_mib * 1048576 / 1e6 / wall
 
-    def sequential(self, s, src):
+    def sequential(self, s, src, conf=None, put=True):
+        """Median MB/s of --seq-runs cached gets (and puts, if PUT) of
+        SRC with smbclient, client settings CONF (default the options')."""
         name = "seq.bin"
         shutil.copyfile(src, os.path.join(s.share, name))
         os.chmod(os.path.join(s.share, name), 0o666)
@@ -505,8 +564,12 @@ class Bench:
                 pass
         reads, writes = [], []
         for _ in range(self.a.seq_runs):
-            reads.append(self.smbclient(s, "get %s /dev/null" % name, 300))
-            writes.append(self.smbclient(s, "put %s seqw.bin" % src, 300))
+            reads.append(self.smbclient(s, "get %s /dev/null" % name, 300,
+                                        conf))
+            if not put:
+                continue
+            writes.append(self.smbclient(s, "put %s seqw.bin" % src, 300,
+                                         conf))
             try:
                 os.unlink(os.path.join(s.share, "seqw.bin"))
             except OSError:
@@ -616,6 +679,7 @@ class Bench:
     def run(self):
         self.setup()
         d = self.data
+        d["loadavg"] = [os.getloadavg()[0]]
         log("loopback TCP single stream, %d MiB ..." % self.a.tcp_mib)
         # Best of three: the limit is what the path can do, and a shared
         # machine only ever makes a single run slower.
@@ -656,17 +720,30 @@ class Bench:
                 d["servers"][s.name]["seq"] = self.sequential(s, src)
                 log("%s: smbtorture smb2.bench.* ..." % s.name)
                 d["servers"][s.name]["torture"] = self.torture(s)
+        self.run_extras(src)
         os.unlink(src)
         self.report()
 
+    def run_extras(self, src):
+        """The optional figures of extras.py, each only when asked for."""
+        if self.a.crypto:
+            self.data["crypto"] = extras.crypto(self, src)
+        if self.a.syscalls:
+            self.data["syscalls"] = extras.syscalls(self)
+        if self.a.scale:
+            self.data["scale"] = extras.scale(self)
+        if self.a.storm:
+            self.data["storm"] = extras.storm(self)
+
     def report(self):
+        self.data["loadavg"].append(os.getloadavg()[0])
+        plot(self.data, self.a, self.results)
         text = format_table(self.data, self.a)
         print(text)
         with open(os.path.join(self.results, "table.txt"), "w") as f:
             f.write(text + "\n")
         with open(os.path.join(self.results, "results.json"), "w") as f:
             json.dump(self.data, f, indent=1)
-        plot(self.data, self.a, self.results)
 
 
 def nbench_problem(out, rc, n):
@@ -716,6 +793,10 @@ def format_table(d, a):
       "encryption %s, max protocol %s" %
       (a.loadfile or "/usr/share/dbench/client.txt", a.time, a.warmup,
        a.signing, a.encrypt, a.max_protocol))
+    if len(d.get("loadavg", [])) == 2:
+        w("load average (1 min): %.2f at the start, %.2f at the end of "
+          "the run (what this run does not start itself is other work "
+          "sharing the CPUs)" % tuple(d["loadavg"]))
     for n, s in d["servers"].items():
         if "error" in s:
             w("%s: not benchmarked: %s" % (n, s["error"]))
@@ -797,40 +878,84 @@ def format_table(d, a):
       (a.tcp_mib, fmt(d.get("tcp_mbps"), ".0f")))
     w("MB = 10^6 bytes; nbench MB/s = bytes read + written (as dbench); "
       "CPUs/1k = server CPU seconds per 1,000 nbench operations")
+    if "crypto" in d:
+        extras.format_crypto(d["crypto"], a, w)
+    if "syscalls" in d:
+        extras.format_syscalls(d["syscalls"], w)
+    if "scale" in d:
+        extras.format_scale(d["scale"], a, w)
+    if "storm" in d:
+        extras.format_storm(d["storm"], a, w)
+    w("")
+    w("plots: " + d.get("plot_note", "-"))
     return "\n".join(lines)
 
 
 def plot(d, a, results):
+    """mbps.png (MB/s against clients) and netbench.png (ops/s and server
+    CPU ms per operation against clients), both servers, with gnuplot;
+    the .dat and .gp files are written either way.  Sets d["plot_note"]."""
     names = [n for n in ("samba", "ours")
              if "points" in d["servers"].get(n, {})]
-    dat = os.path.join(results, "mbps.dat")
+    dat = os.path.join(results, "netbench.dat")
+    cols = ("mbps", "ops", "cpu_per_1k")
     with open(dat, "w") as f:
-        f.write("# clients " + " ".join(names) + "  (MB/s)\n")
+        f.write("# clients, then per server (%s) MB/s, ops/s, CPU ms/op\n" %
+                " ".join(names))
         for c in a.clients:
             vals = []
             for n in names:
                 p = d["servers"][n]["points"].get(str(c), {})
-                vals.append(fmt(p.get("mbps"), ".3f"))
+                vals += [fmt(p.get(k), ".4f") for k in cols]
             f.write("%d %s\n" % (c, " ".join(vals)))
     titles = {"samba": "Samba smbd", "ours": "our smbd"}
-    plots = ", ".join("'%s' using 1:%d with linespoints lw 2 pt 7 title '%s'" %
-                      (dat, i + 2, titles[n]) for i, n in enumerate(names))
-    script = ("set terminal pngcairo size 900,600\n"
-              "set output '%s'\n"
-              "set title 'NBENCH (dbench client.txt) over SMB2/3, loopback'\n"
-              "set xlabel 'clients'\nset ylabel 'MB/s'\n"
-              "set logscale x 2\nset grid\nset key top left\n"
-              "set datafile missing '-'\nset yrange [0:*]\n"
-              "plot %s\n" % (os.path.join(results, "mbps.png"), plots))
-    with open(os.path.join(results, "mbps.gp"), "w") as f:
-        f.write(script)
-    try:
-        r = subprocess.run(["gnuplot"], input=script, capture_output=True,
-                           text=True, timeout=60)
-        if r.returncode != 0:
-            log("gnuplot failed: " + r.stderr.strip())
-    except (OSError, subprocess.TimeoutExpired) as e:
-        log("gnuplot failed: %s" % e)
+
+    def lines(k):
+        return ", ".join(
+            "'%s' using 1:%d with linespoints lw 2 pt 7 title '%s'" %
+            (dat, 2 + i * len(cols) + k, titles[n])
+            for i, n in enumerate(names))
+    common = ("set xlabel 'clients'\nset logscale x 2\nset grid\n"
+              "set key top left\nset datafile missing '-'\n"
+              "set yrange [0:*]\n")
+    title = "NBENCH (dbench client.txt) over SMB2/3, loopback"
+    scripts = {
+        "mbps": ("set terminal pngcairo size 900,600\n"
+                 "set output '%s'\nset title '%s'\n%s"
+                 "set ylabel 'MB/s'\nplot %s\n" %
+                 (os.path.join(results, "mbps.png"), title, common,
+                  lines(0))),
+        "netbench": ("set terminal pngcairo size 1400,560\n"
+                     "set output '%s'\nset multiplot layout 1,2 title "
+                     "'%s, %d CPUs'\n%s"
+                     "set title 'operations per second'\n"
+                     "set ylabel 'ops/s'\nplot %s\n"
+                     "set title 'server CPU per operation'\n"
+                     "set ylabel 'CPU ms per operation'\nplot %s\n"
+                     "unset multiplot\n" %
+                     (os.path.join(results, "netbench.png"), title,
+                      os.cpu_count(), common, lines(1), lines(2))),
+    }
+    for name, script in scripts.items():
+        with open(os.path.join(results, name + ".gp"), "w") as f:
+            f.write(script)
+    if shutil.which("gnuplot") is None:
+        d["plot_note"] = ("gnuplot not found: no PNG (netbench.gp, "
+                          "mbps.gp and netbench.dat are written)")
+        return
+    made = []
+    for name, script in scripts.items():
+        try:
+            r = subprocess.run(["gnuplot"], input=script,
+                               capture_output=True, text=True, timeout=60)
+            if r.returncode == 0:
+                made.append(name + ".png")
+            else:
+                log("gnuplot failed: " + r.stderr.strip())
+        except (OSError, subprocess.TimeoutExpired) as e:
+            log("gnuplot failed: %s" % e)
+    d["plot_note"] = (", ".join(made) + " (data netbench.dat)" if made else
+                      "gnuplot failed: no PNG (see stderr)")
 
 
 def main():
@@ -866,6 +991,33 @@ def main():
     p.add_argument("--tcp-mib", type=int, default=2048)
     p.add_argument("--torture-nprocs", type=int, default=4)
     p.add_argument("--torture-time", type=int, default=None)
+    g = p.add_argument_group("optional figures (extras.py), off by default")
+    g.add_argument("--issue18", action="store_true",
+                   help="all of the below at issue 18's sizes: --crypto "
+                        "--syscalls 4 --scale 10000 --storm 10")
+    g.add_argument("--syscalls", type=int, default=0, metavar="CLIENTS",
+                   help="syscalls per operation by syscall: one nbench "
+                        "point of CLIENTS under strace -c -f")
+    g.add_argument("--syscalls-time", type=int, default=15,
+                   help="s of that point (15)")
+    g.add_argument("--scale", type=int, default=0, metavar="N",
+                   help="memory, fds and CPU with N idle logged-on "
+                        "connections (Samba: at most --samba-scale)")
+    g.add_argument("--samba-scale", type=int, default=1000,
+                   help="Samba's cap for --scale (a process each; 1000)")
+    g.add_argument("--scale-hold", type=int, default=10,
+                   help="s the idle connections are held for the CPU "
+                        "figure (10)")
+    g.add_argument("--storm", type=int, default=0, metavar="SECONDS",
+                   help="logon storm with logons.py for SECONDS, on one "
+                        "connection and a new connection per logon")
+    g.add_argument("--storm-procs", type=int, default=4,
+                   help="client processes of the storm (4)")
+    g.add_argument("--crypto", action="store_true",
+                   help="plain/signed/encrypted nbench at "
+                        "--crypto-clients and cached --seq-mib get, as "
+                        "ratios to plain, with the negotiated algorithms")
+    g.add_argument("--crypto-clients", type=int, default=8)
     a = p.parse_args()
     a.builddir = os.path.abspath(a.builddir)
     a.nbench = a.nbench or os.path.join(a.builddir, "testsuite/bench/nbench")
@@ -884,6 +1036,15 @@ def main():
         a.seq_runs = 1 if short else 3
     if a.torture_time is None:
         a.torture_time = 2 if short else 10
+    if a.issue18:
+        a.crypto = True
+        a.syscalls = a.syscalls or 4
+        a.scale = a.scale or 10000
+        a.storm = a.storm or 10
+    if a.crypto and (a.signing == "on" or a.encrypt == "on"):
+        log("--crypto runs plain, signed and encrypted itself: leave "
+            "--signing and --encrypt off")
+        return 2
     if os.geteuid() != 0:
         log("compare.py must run as root: Samba's smbd needs it to switch "
             "to the benchmark user")

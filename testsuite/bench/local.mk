@@ -32,8 +32,9 @@ testsuite_unit_test_nbench_stats_LDADD = $(CMOCKA_LIBS) -lm
 testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
-	testsuite/bench/floods.py testsuite/bench/lockpairs.py \
-	testsuite/bench/logons.py testsuite/bench/bigdir.py
+	testsuite/bench/extras.py testsuite/bench/floods.py \
+	testsuite/bench/lockpairs.py testsuite/bench/logons.py \
+	testsuite/bench/bigdir.py
 EXTRA_DIST += testsuite/bench/opcost.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results

@@ -10,8 +10,15 @@ SPNEGO/NTLMSSP parsing, the passdb lookup, the HMAC-MD5 work and the
 session table.  The client is a small raw Python one (struct + hmac), the
 same against both servers.
 
-Usage: logons.py PORT USER PASSWORD [SECONDS] [NPROCS]
-Prints "logons/s TOTAL" and one line per process.
+With --connect every logon is made on a new TCP connection instead
+(connect, NEGOTIATE, the two SESSION_SETUPs, LOGOFF, close): a connect
+storm.  A failed logon there is counted and the next one tried; on one
+connection the process stops at its first failure.
+
+Usage: logons.py [--connect] PORT USER PASSWORD [SECONDS] [NPROCS]
+Prints "logons/s TOTAL min1s LOWEST errors N" (LOWEST: the fewest logons
+completed in any whole second of the run, all processes together) and
+one line per process.
 """
 
 import hashlib
@@ -116,45 +123,74 @@ def ntlm_authenticate(chal, user, domain, nt_hash):
     return hdr + payload
 
 
-def worker(idx, port, user, password, seconds, q):
+def logon(c, user, nt_hash):
+    """One logon and logoff on C; False if a reply was not the expected."""
+    status, sid, msg = setup(c, ntlm_negotiate(), 0)
+    if status != MORE_PROCESSING:
+        return False
+    status, _, _ = setup(c, ntlm_authenticate(sec_blob(msg), user, "",
+                                              nt_hash), sid)
+    if status != 0:
+        return False
+    status, _, _ = c.call(SMB2_LOGOFF, struct.pack("<HH", 4, 0), sid)
+    return status == 0
+
+
+def worker(idx, port, user, password, seconds, connect, q):
+    """Logons for SECONDS: on one connection, or (CONNECT) each on a new
+    one.  Puts (idx, logons per second, errors, logons per whole second
+    of the run) on Q."""
     nt_hash = ntlm.compute_nthash(password)
-    c = Conn(port)
-    negotiate(c)
+    c = None
     n, errors = 0, 0
-    end = time.monotonic() + seconds
+    start = time.monotonic()
+    end = start + seconds
+    per_sec = [0] * int(seconds)
     while time.monotonic() < end:
-        status, sid, msg = setup(c, ntlm_negotiate(), 0)
-        if status != MORE_PROCESSING:
+        try:
+            if c is None:
+                c = Conn(port)
+                negotiate(c)
+            ok = logon(c, user, nt_hash)
+        except (OSError, ConnectionError, RuntimeError, struct.error):
+            ok = False
+        if not ok:
             errors += 1
-            break
-        status, _, _ = setup(c, ntlm_authenticate(sec_blob(msg), user, "",
-                                                  nt_hash), sid)
-        if status != 0:
-            errors += 1
-            break
-        status, _, _ = c.call(SMB2_LOGOFF, struct.pack("<HH", 4, 0), sid)
-        if status != 0:
-            errors += 1
-            break
-        n += 1
-    q.put((idx, n / seconds, errors))
+            if not connect:
+                break
+        else:
+            n += 1
+            sec = int(time.monotonic() - start)
+            if sec < len(per_sec):
+                per_sec[sec] += 1
+        if connect and c is not None:
+            c.s.close()
+            c = None
+    q.put((idx, n / seconds, errors, per_sec))
 
 
 def main():
-    port, user, password = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-    nprocs = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    args = sys.argv[1:]
+    connect = "--connect" in args
+    args = [a for a in args if a != "--connect"]
+    port, user, password = int(args[0]), args[1], args[2]
+    seconds = int(args[3]) if len(args) > 3 else 5
+    nprocs = int(args[4]) if len(args) > 4 else 1
     q = multiprocessing.Queue()
     ps = [multiprocessing.Process(target=worker,
-                                  args=(i, port, user, password, seconds, q))
+                                  args=(i, port, user, password, seconds,
+                                        connect, q))
           for i in range(nprocs)]
     for p in ps:
         p.start()
     res = [q.get(timeout=seconds + 60) for _ in ps]
     for p in ps:
         p.join(30)
-    print("logons/s %.0f" % sum(r[1] for r in res))
-    for idx, rate, errors in sorted(res):
+    per_sec = [sum(r[3][i] for r in res) for i in range(int(seconds))]
+    print("logons/s %.0f min1s %.0f errors %d" %
+          (sum(r[1] for r in res), min(per_sec) if per_sec else 0,
+           sum(r[2] for r in res)))
+    for idx, rate, errors, _ in sorted(res):
         print("process %d: %.0f logons/s, %d errors" % (idx, rate, errors))
     return 0 if all(r[2] == 0 for r in res) else 1
 
