@@ -53,7 +53,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_fruit_interop.py \
 	testsuite/integration/test_fruit_nfs.py \
 	testsuite/integration/test_fruit_copyfile.py \
-	testsuite/integration/test_smbd_irq.py
+	testsuite/integration/test_smbd_irq.py \
+	testsuite/integration/test_share_encrypt.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

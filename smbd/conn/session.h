@@ -93,6 +93,11 @@ struct smbd_tcon {
 	bool read_only;
 	uint32_t maximal_access;
 	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
+	/* The share's `server smb encrypt` (MS-SMB2 3.3.5.7 Share.EncryptData):
+	 * encrypt_data, replies on this tree are encrypted; encrypt_required,
+	 * plain requests on it are refused (RejectUnencryptedAccess). */
+	bool encrypt_data;
+	bool encrypt_required;
 	/* `force user` / `force group`: the ids file work on this tree runs
 	 * as instead of the session's (smbd_tree_cred). */
 	bool forced;

@@ -385,7 +385,9 @@ static void smb2_decide_signing(struct smb2_request *req,
 	if (s == NULL || !s->has_keys) {
 		return;
 	}
-	if (!req->frame->encrypt_out && s->encrypt &&
+	/* 3.3.4.1.4: the session's EncryptData, or the tree's share's. */
+	if (!req->frame->encrypt_out &&
+	    (s->encrypt || (req->tcon != NULL && req->tcon->encrypt_data)) &&
 	    req->opcode != SMB2_OP_NEGPROT && req->opcode != SMB2_OP_SESSSETUP) {
 		smb2_frame_encrypt_with(req->frame, s);
 	}
@@ -490,6 +492,15 @@ static NTSTATUS smb2_check_session(struct smb2_request *req,
 		req->tcon = smbd_tcon_find(s, req->tree_id);
 		if (req->tcon == NULL) {
 			return NT_STATUS_NETWORK_NAME_DELETED;
+		}
+		if (req->tcon->encrypt_required && !req->frame->encrypted_in) {
+			/* 3.3.5.2.11: a share that must be encrypted refuses
+			 * plain requests on its trees. */
+			DBG_NOTICE("%s: plain %s on tree %u of a share that "
+				   "requires encryption: refused\n",
+				   req->conn->remote, cmd->name,
+				   (unsigned)req->tree_id);
+			return NT_STATUS_ACCESS_DENIED;
 		}
 	}
 	return NT_STATUS_OK;

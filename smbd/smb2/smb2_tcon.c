@@ -41,6 +41,7 @@
 #define SMB2_SHAREFLAG_VDO_CACHING 0x00000020
 #define SMB2_SHAREFLAG_NO_CACHING 0x00000030
 #define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM 0x00000800
+#define SMB2_SHAREFLAG_ENCRYPT_DATA 0x00008000
 
 /* MS-SMB2 2.2.13.1.1 access masks for MaximalAccess. */
 #define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
@@ -209,6 +210,35 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 		f |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
 	}
 	return f;
+}
+
+/*
+ * The share's `server smb encrypt` (a share section may set it, as in
+ * Samba): `required` encrypts the tree and refuses plain requests on it
+ * (MS-SMB2 3.3.5.7 Share.EncryptData with RejectUnencryptedAccess), and a
+ * session that cannot encrypt (SMB 2.x, a guest or anonymous session
+ * without keys) cannot connect it; `desired` encrypts the tree where the
+ * session can.  The other values leave it to [global]'s session rule.
+ */
+static NTSTATUS tcon_encryption(struct smb2_request *req,
+				const struct smbd_session *s,
+				struct smbd_tcon *t, const struct lp_ctx *lp)
+{
+	int e = lp_int(lp, t->snum, LP_SERVER_SMB_ENCRYPT);
+	bool can = s->has_keys &&
+		   (req->conn->cipher != 0 ||
+		    (req->conn->server_caps & SMB2_GLOBAL_CAP_ENCRYPTION));
+
+	if (e == LP_ENCRYPT_REQUIRED && !can) {
+		DBG_NOTICE("%s: [%s] requires encryption, which this session "
+			   "cannot do: refused\n", req->conn->remote,
+			   t->share_name);
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	t->encrypt_data = can && (e == LP_ENCRYPT_REQUIRED ||
+				  e == LP_ENCRYPT_DESIRED);
+	t->encrypt_required = e == LP_ENCRYPT_REQUIRED;
+	return NT_STATUS_OK;
 }
 
 /*
@@ -617,6 +647,9 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 		t->maximal_access = SMBD_ACCESS_ALL;
 	} else {
 		st = tcon_setup_disk(req, s, t, homes, name);
+		if (NT_STATUS_IS_OK(st)) {
+			st = tcon_encryption(req, s, t, lp);
+		}
 		if (!NT_STATUS_IS_OK(st)) {
 			talloc_free(t);
 			return st;
@@ -642,7 +675,12 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	wire_push_u8(req->out,
 		     t->ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
 	wire_push_u8(req->out, 0);
-	wire_push_le32(req->out, t->ipc ? 0 : tcon_share_flags(lp, snum));
+	wire_push_le32(req->out,
+		       t->ipc ? 0
+			      : tcon_share_flags(lp, snum) |
+					(t->encrypt_data
+						 ? SMB2_SHAREFLAG_ENCRYPT_DATA
+						 : 0));
 	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
 	wire_push_le32(req->out, t->maximal_access);
 	return NT_STATUS_OK;
