@@ -479,8 +479,9 @@ static void ev_run_timers(struct ev_loop *loop)
 
 /* ---- watched fds and signals ---- */
 
-int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
-		void (*on_readable)(void *priv), void *priv)
+/* counter: an eventfd the loop reads itself (ev_watch_eventfd). */
+static int fdwatch_start(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
+			 bool counter, void (*fn)(void *priv), void *priv)
 {
 	struct ev_fdwatch *w = talloc_zero(mem_ctx, struct ev_fdwatch);
 
@@ -489,25 +490,22 @@ int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
 	}
 	w->loop = loop;
 	w->fd = fd;
-	w->on_readable = on_readable;
+	w->on_readable = fn;
 	w->priv = priv;
+	w->counter = counter;
 	return loop->ops->watch_fd(w);
+}
+
+int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
+		void (*on_readable)(void *priv), void *priv)
+{
+	return fdwatch_start(loop, mem_ctx, fd, false, on_readable, priv);
 }
 
 int ev_watch_eventfd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int efd,
 		     void (*on_signal)(void *priv), void *priv)
 {
-	struct ev_fdwatch *w = talloc_zero(mem_ctx, struct ev_fdwatch);
-
-	if (w == NULL) {
-		return -ENOMEM;
-	}
-	w->loop = loop;
-	w->fd = efd;
-	w->on_readable = on_signal;
-	w->priv = priv;
-	w->counter = true;
-	return loop->ops->watch_fd(w);
+	return fdwatch_start(loop, mem_ctx, efd, true, on_signal, priv);
 }
 
 void ev_fdwatch_ready(struct ev_fdwatch *w)
