@@ -7,20 +7,27 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+/* The rights the write check gives. */
+#define WRITE_GIVES                                                       \
+	(SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA | SEC_FILE_WRITE_EA | \
+	 SEC_FILE_WRITE_ATTRIBUTE | SEC_DIR_DELETE_CHILD)
+
 uint32_t smb2_mode_max_access(int dirfd, const char *name, bool read_only,
-			      bool may_chmod, bool parent_delete)
+			      bool may_chmod, bool parent_delete,
+			      uint32_t need)
 {
 	uint32_t a = SEC_FILE_READ_ATTRIBUTE | SEC_STD_READ_CONTROL |
 		     SEC_STD_SYNCHRONIZE | SEC_FILE_READ_EA;
+	bool want_r = (need & (SEC_FILE_READ_DATA | SEC_FILE_EXECUTE)) != 0;
+	bool want_w = !read_only && (need & WRITE_GIVES) != 0;
 	bool r, w = false;
 
-	if (!read_only &&
+	if (want_r && want_w &&
 	    faccessat(dirfd, name, R_OK | W_OK, AT_EACCESS) == 0) {
 		r = w = true;
 	} else {
-		r = faccessat(dirfd, name, R_OK, AT_EACCESS) == 0;
-		w = !read_only &&
-		    faccessat(dirfd, name, W_OK, AT_EACCESS) == 0;
+		r = want_r && faccessat(dirfd, name, R_OK, AT_EACCESS) == 0;
+		w = want_w && faccessat(dirfd, name, W_OK, AT_EACCESS) == 0;
 	}
 	if (r) {
 		a |= SEC_FILE_READ_DATA | SEC_FILE_EXECUTE;

@@ -21,9 +21,19 @@
  * parent_delete (the caller's check of the directory, once per
  * directory).  One access check where the file is both readable and
  * writable (the common case), at most three.
+ *
+ * need: the rights the caller will look at (SMB2_MAX_ACCESS_ALL for
+ * MAXIMUM_ALLOWED and MxAc).  The read check is made only when need has
+ * READ_DATA or EXECUTE, the write check only when it has a right that
+ * writing gives; a right outside need may then be missing from the
+ * answer.  Most CREATEs ask for attributes or reading only (a stat, a
+ * listing's open), and skip one or both checks (issue 18's syscall
+ * count).
  */
+#define SMB2_MAX_ACCESS_ALL 0xffffffffu
 uint32_t smb2_mode_max_access(int dirfd, const char *name, bool read_only,
-			      bool may_chmod, bool parent_delete);
+			      bool may_chmod, bool parent_delete,
+			      uint32_t need);
 
 /*
  * From a stored NT ACL's answer a (acl_xattr shares): DELETE also with

@@ -78,14 +78,50 @@ static bool create_parent_writable(struct create_state *st)
 /* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
  * Unix permissions as the job's credentials see them (max_access.h).
  * Called once st->fi holds the file's (the base file's, for a stream). */
+/* The rights create_grant asks the Unix permissions about for want:
+ * DELETE too for delete-on-close; never those every open has. */
+static uint32_t mode_need(const struct create_state *st, uint32_t want)
+{
+	uint32_t need = want & (SEC_RIGHTS_FILE_READ | SEC_RIGHTS_FILE_WRITE |
+				SEC_RIGHTS_FILE_EXECUTE | SEC_STD_DELETE |
+				SEC_STD_WRITE_DAC | SEC_STD_WRITE_OWNER);
+
+	if ((st->options & FILE_DELETE_ON_CLOSE)) {
+		need |= SEC_STD_DELETE;
+	}
+	return need & ~(SEC_STD_SYNCHRONIZE | SEC_FILE_READ_ATTRIBUTE |
+			SEC_STD_READ_CONTROL);
+}
+
+/* What of the maximal access will be looked at: all of it for
+ * MAXIMUM_ALLOWED, an MxAc context or an NT ACL's check (which falls back
+ * on its DELETE); nothing for the creator of a new object (create_grant
+ * gives it what it asked for); else what create_grant checks. */
+static uint32_t create_access_need(const struct create_state *st)
+{
+	if (st->want_max_access || (st->access & SEC_FLAG_MAXIMUM_ALLOWED) ||
+	    st->share.acl_xattr) {
+		return SMB2_MAX_ACCESS_ALL;
+	}
+	if (st->action == FILE_CREATED) {
+		return 0;
+	}
+	return mode_need(st, st->access);
+}
+
 uint32_t create_max_access(struct create_state *st, int dirfd,
 			   const char *name)
 {
 	bool ro = st->read_only_share;
+	uint32_t need = create_access_need(st);
 
+	/* The directory is opened and checked only for a DELETE that
+	 * matters: most opens do not ask for it. */
 	return smb2_mode_max_access(dirfd, name, ro,
 				    !ro && create_may_chmod(st),
-				    !ro && create_parent_writable(st));
+				    !ro && (need & SEC_STD_DELETE) &&
+					    create_parent_writable(st),
+				    need);
 }
 
 /*
@@ -180,28 +216,23 @@ NTSTATUS create_grant(struct create_state *st, uint32_t *granted)
 	if (st->action != FILE_CREATED) {
 		/* An NT ACL is asked about every right (READ_CONTROL
 		 * included); the mode only about these. */
-		uint32_t need = want & (st->have_ntacl
-						? SEC_FILE_ALL
-						: (SEC_RIGHTS_FILE_READ |
-						   SEC_RIGHTS_FILE_WRITE |
-						   SEC_RIGHTS_FILE_EXECUTE |
-						   SEC_STD_DELETE |
-						   SEC_STD_WRITE_DAC |
-						   SEC_STD_WRITE_OWNER));
+		uint32_t need = mode_need(st, want);
 
-		if ((st->options & FILE_DELETE_ON_CLOSE)) {
-			need |= SEC_STD_DELETE;
-		}
-		if (st->have_ntacl && (st->action == FILE_OVERWRITTEN ||
-				       st->action == FILE_SUPERSEDED)) {
-			/* Destroying the data needs the right to write it,
-			 * asked for or not (MS-FSA 2.1.5.1.2; the mode
-			 * case is left to the kernel's O_RDWR open). */
-			need |= SEC_FILE_WRITE_DATA;
-		}
-		need &= ~(SEC_STD_SYNCHRONIZE | SEC_FILE_READ_ATTRIBUTE);
-		if (!st->have_ntacl) {
-			need &= ~SEC_STD_READ_CONTROL;
+		if (st->have_ntacl) {
+			need = want & SEC_FILE_ALL;
+			if ((st->options & FILE_DELETE_ON_CLOSE)) {
+				need |= SEC_STD_DELETE;
+			}
+			if (st->action == FILE_OVERWRITTEN ||
+			    st->action == FILE_SUPERSEDED) {
+				/* Destroying the data needs the right to
+				 * write it, asked for or not (MS-FSA
+				 * 2.1.5.1.2; the mode case is left to the
+				 * kernel's O_RDWR open). */
+				need |= SEC_FILE_WRITE_DATA;
+			}
+			need &= ~(SEC_STD_SYNCHRONIZE |
+				  SEC_FILE_READ_ATTRIBUTE);
 		}
 		if ((need & ~st->max_access) != 0) {
 			return NT_STATUS_ACCESS_DENIED;

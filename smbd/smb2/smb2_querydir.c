@@ -600,7 +600,7 @@ static uint32_t qd_max_access(struct qd_state *st, int fd, const char *name,
 	}
 	return smb2_mode_max_access(st->fd, name, st->read_only,
 				    st->euid == 0 || fi->uid == st->euid,
-				    st->dir_delete_mode);
+				    st->dir_delete_mode, SMB2_MAX_ACCESS_ALL);
 }
 
 /* Apple's fields of an entry (fd: of it, O_PATH; -1 for one that is
