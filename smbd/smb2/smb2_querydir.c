@@ -105,7 +105,7 @@ struct qd_dir {
 };
 
 struct qd_state {
-	int fd;			/* dup of the open's directory fd */
+	int fd;			/* the open's directory fd, borrowed */
 	bool rescan;		/* this query starts a new scan */
 	bool is_root;		/* the share root: ".." is the root itself */
 	bool single;
@@ -116,7 +116,8 @@ struct qd_state {
 	uint32_t max_out;
 	char *pattern;
 	char *dirpath;		/* the directory, share-relative */
-	struct vfs_share share;	/* root_fd: our own dup */
+	struct vfs_share share;	/* root_fd: the tree's, borrowed */
+	bool root_owned;	/* root_fd is a dup of a snapshot's root */
 	struct vfs_stack *vfs;	/* our reference: share.name_map is its */
 	struct qd_names *names;
 	size_t cursor;
@@ -758,22 +759,19 @@ static void qd_job(void *p)
 					: STATUS_NO_MORE_FILES;
 	}
 out:
-	close(st->fd);
+	/* The borrowed fds go back with st; a snapshot's root is ours. */
 	st->fd = -1;
-	if (st->share.root_fd != -1) {
+	if (st->root_owned && st->share.root_fd != -1) {
 		close(st->share.root_fd);
-		st->share.root_fd = -1;
 	}
+	st->share.root_fd = -1;
 }
 
 /* Whatever path the state takes (job not run when the credentials could
  * not be taken, an early error), its fds close with it. */
 static int qd_state_destructor(struct qd_state *st)
 {
-	if (st->fd != -1) {
-		close(st->fd);
-	}
-	if (st->share.root_fd != -1) {
+	if (st->root_owned && st->share.root_fd != -1) {
 		close(st->share.root_fd);
 	}
 	vfs_stack_unref(st->vfs);
@@ -986,7 +984,7 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 		st->share.root_fd = -1;	/* the tree's: not ours to close */
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->share.root_fd = -1;	/* dup'ed by the caller */
+	st->share.root_fd = -1;	/* borrowed by the caller */
 	/* The listing maps names through vfs_catia's map in the pool: the
 	 * map is the module stack's, which the job holds. */
 	st->vfs = vfs_stack_ref(req->tcon->vfs);
@@ -1050,16 +1048,18 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 		}
 		return status;
 	}
-	/* Our own fds: a CLOSE or TREE_DISCONNECT meanwhile must not pull
-	 * them from under the pool thread. */
-	st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (st->fd != -1) {
+	/* Held for the job without a dup (lib/fd_share.h): a CLOSE or
+	 * TREE_DISCONNECT meanwhile does not pull them from under the pool
+	 * thread. */
+	st->fd = smbd_open_fd_borrow(op, st);
+	if (st->fd != -1 && op->snap_root_fd != -1) {
 		/* An open inside a snapshot lists it beneath the
 		 * snapshot's root (symlinks are resolved from there). */
 		st->share.root_fd =
-			fcntl(op->snap_root_fd != -1 ? op->snap_root_fd
-						     : req->tcon->share.root_fd,
-			      F_DUPFD_CLOEXEC, 0);
+			fcntl(op->snap_root_fd, F_DUPFD_CLOEXEC, 0);
+		st->root_owned = true;
+	} else if (st->fd != -1) {
+		st->share.root_fd = smbd_tcon_root_borrow(req->tcon, st);
 	}
 	if (st->fd == -1 || st->share.root_fd == -1) {
 		struct qd_dir *d = op->dir;
