@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,17 +81,31 @@ int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,
 	return rc;
 }
 
-struct vfs_file_id vfs_parent_id(const struct vfs_share *sh, int root_fd,
-				 const char *path)
+struct vfs_file_id vfs_parent_id(int root_fd, const char *path)
 {
 	struct vfs_file_id id = {0, 0};
-	const char *base;
-	int fd = path[0] != '\0' ? vfs_open_parent(sh, root_fd, path, &base)
-				 : -1;
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	struct stat st;
+	size_t n;
+	int rc;
 
-	if (fd != -1) {
-		id = vfs_file_id_of_fd(fd);
-		close(fd);
+	if (path[0] == '\0') {
+		return id;
+	}
+	if (slash == NULL) {
+		rc = fstat(root_fd, &st);
+	} else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(parent)) {
+			return id;
+		}
+		memcpy(parent, path, n);
+		parent[n] = '\0';
+		rc = fstatat(root_fd, parent, &st, 0);
+	}
+	if (rc == 0) {
+		id = anchor_id_of(&st);
 	}
 	return id;
 }

@@ -44,9 +44,13 @@ int vfs_open_parent(const struct vfs_share *sh, int root_fd,
 
 /* The id of the directory holding path's last component ({0, 0} for
  * the share's root, whose directory is outside the share, or when it
- * cannot be opened). */
-struct vfs_file_id vfs_parent_id(const struct vfs_share *sh, int root_fd,
-				 const char *path);
+ * cannot be stat'ed).  One fstatat by path, without the share's openat2
+ * rules: the id only says whose directory leases an entry's change
+ * breaks (path was just resolved under those rules), so a symlink
+ * swapped in meanwhile costs at most a break missed or made in vain,
+ * never access; an open, stat and close of the parent cost three calls
+ * on each CREATE that may change its entry (issue 18). */
+struct vfs_file_id vfs_parent_id(int root_fd, const char *path);
 
 /* stat of path under root_fd with the share's openat2 rules (a symlink
  * at the end is followed within them, as open would); -1 and errno. */

@@ -679,9 +679,7 @@ static void create_job_run(struct create_state *st)
 			    SEC_FLAG_MAXIMUM_ALLOWED)) ||
 	     (st->options & FILE_DELETE_ON_CLOSE))) {
 		/* A change of the object is a change of its entry there. */
-		if (st->real_path[0] != '\0') {
-			st->parent = vfs_file_id_of_fd(create_parent_fd(st));
-		}
+		st->parent = vfs_parent_id(st->share.root_fd, st->real_path);
 	}
 	if (st->alloc_size > 0 && !st->opath && st->action != FILE_OPENED &&
 	    !(st->options & FILE_DIRECTORY_FILE)) {

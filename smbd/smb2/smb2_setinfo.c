@@ -345,8 +345,7 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 		}
 	}
 	if (NT_STATUS_IS_OK(st->status)) {
-		st->new_parent = vfs_parent_id(&st->share, st->share.root_fd,
-					       r.path);
+		st->new_parent = vfs_parent_id(st->share.root_fd, r.path);
 	}
 }
 
