@@ -147,3 +147,9 @@ TESTS += testsuite/unit/test_dirwatch
 testsuite_unit_test_dirwatch_SOURCES = testsuite/unit/test_dirwatch.c
 testsuite_unit_test_dirwatch_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_dirwatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_vfs_resolve
+TESTS += testsuite/unit/test_vfs_resolve
+testsuite_unit_test_vfs_resolve_SOURCES = testsuite/unit/test_vfs_resolve.c
+testsuite_unit_test_vfs_resolve_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_resolve_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

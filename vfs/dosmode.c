@@ -141,6 +141,13 @@ void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 	fill_attributes(sh, have ? &di : NULL, path, fi);
 }
 
+void vfs_fill_dos_attributes_known(const struct vfs_share *sh,
+				   const struct dos_info *di,
+				   const char *path, struct vfs_file_info *fi)
+{
+	fill_attributes(sh, di, path, fi);
+}
+
 /* Whether a listxattr answer (n bytes) names want. */
 static bool xattr_listed(const char *list, ssize_t n, const char *want)
 {

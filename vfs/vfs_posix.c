@@ -167,6 +167,16 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 	return (int)fd;
 }
 
+/* The lstat of a name found in another case, when the caller wants it:
+ * one fstatat where its stat by path would open, stat and close. */
+static NTSTATUS component_stat(int dirfd, const char *name, struct stat *stp)
+{
+	if (stp != NULL && fstatat(dirfd, name, stp, AT_SYMLINK_NOFOLLOW) != 0) {
+		return vfs_map_errno(errno);
+	}
+	return NT_STATUS_OK;
+}
+
 /*
  * Find the on-disk name of one component under dirfd: the exact name if
  * it exists, else (case-insensitive shares) the entry whose name matches
@@ -177,8 +187,9 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
  */
 static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 				  const struct vfs_share *sh, int dirfd,
-				  const char *comp, bool last, char **real,
-				  bool *found)
+				  const char *comp, bool last,
+				  bool known_absent, char **real, bool *found,
+				  struct stat *stp)
 {
 	struct stat st;
 	DIR *d;
@@ -188,13 +199,16 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 
 	*found = false;
 	*real = NULL;
-	if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		*found = true;
-		*real = talloc_strdup(mem_ctx, comp);
-		return *real ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
-	}
-	if (errno != ENOENT) {
-		return vfs_map_errno(errno);
+	if (!known_absent) {
+		if (fstatat(dirfd, comp, stp ? stp : &st,
+			    AT_SYMLINK_NOFOLLOW) == 0) {
+			*found = true;
+			*real = talloc_strdup(mem_ctx, comp);
+			return *real ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+		}
+		if (errno != ENOENT) {
+			return vfs_map_errno(errno);
+		}
 	}
 	mangled = vfs_name_is_mangled(comp);
 	if (sh->case_sensitive && !mangled) {
@@ -218,7 +232,8 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 		    (a == VFS_DIRCACHE_ABSENT && !mangled)) {
 			close(fd);
 			*found = a == VFS_DIRCACHE_FOUND;
-			return NT_STATUS_OK;
+			return *found ? component_stat(dirfd, *real, stp)
+				      : NT_STATUS_OK;
 		}
 	}
 	d = fdopendir(fd);
@@ -253,6 +268,9 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 	if (*found && *real == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
+	if (*found) {
+		return component_stat(dirfd, *real, stp);
+	}
 	if (!*found && mangled) {
 		/* An alias we handed out for a name that is gone: creating
 		 * "by the alias" gets the long name back, as on Windows. */
@@ -263,7 +281,7 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 
 /* Whether a component of path (share-relative, '/' separated) is in
  * the share's `veto files`. */
-static bool path_has_veto(const struct vfs_share *sh, const char *path)
+bool vfs_path_vetoed(const struct vfs_share *sh, const char *path)
 {
 	char comp[NAME_MAX + 1];
 	const char *p = path;
@@ -300,12 +318,14 @@ static bool path_has_veto(const struct vfs_share *sh, const char *path)
  * leaves the answer to the walk, which says which.
  */
 static bool resolve_exact(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
-			  const char *path, struct vfs_resolved *out)
+			  const char *path, struct vfs_resolved *out,
+			  bool *absent)
 {
 	struct open_how how;
 	long fd;
 
-	if (path_has_veto(sh, path)) {
+	*absent = false;
+	if (vfs_path_vetoed(sh, path)) {
 		return false;
 	}
 	memset(&how, 0, sizeof(how));
@@ -315,11 +335,17 @@ static bool resolve_exact(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		fd = syscall(SYS_openat2, sh->root_fd, path, &how, sizeof(how));
 	} while (fd == -1 && errno == EAGAIN);
 	if (fd == -1) {
+		*absent = errno == ENOENT;
 		return false;
 	}
+	/* The caller's next question is what the name is (a CREATE's
+	 * file or directory): the fd answers it for one fstat, where a
+	 * stat by path would open, stat and close again. */
+	out->have_stat = fstat((int)fd, &out->stat) == 0;
 	close((int)fd);
 	out->path = talloc_strdup(mem_ctx, path);
 	if (out->path == NULL) {
+		out->have_stat = false;
 		return false;
 	}
 	out->exists = true;
@@ -334,11 +360,16 @@ static bool resolve_exact(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
  * walk finds it.  Before this, a CREATE of a new file four levels down
  * cost the walk's four openat2, four fstatat and four close.  Anything
  * unusual (a vetoed name, a parent not there exactly, an error) goes to
- * the walk, which has the answer and the status for every case.
+ * the walk, which has the answer and the status for every case.  absent:
+ * the exact lookup has just found no such name, so the name's own stat
+ * is not made again (should another client make it in between, the
+ * create's O_EXCL collides and the CREATE looks again, as after any race
+ * it lost: create_lookup_open).
  */
 static bool resolve_in_exact_parent(TALLOC_CTX *mem_ctx,
 				    const struct vfs_share *sh,
-				    const char *path, struct vfs_resolved *out)
+				    const char *path, bool absent,
+				    struct vfs_resolved *out)
 {
 	const char *slash = strrchr(path, '/');
 	const char *comp = slash != NULL ? slash + 1 : path;
@@ -347,7 +378,7 @@ static bool resolve_in_exact_parent(TALLOC_CTX *mem_ctx,
 	bool found;
 	NTSTATUS st;
 
-	if (comp[0] == '\0' || path_has_veto(sh, path)) {
+	if (comp[0] == '\0' || vfs_path_vetoed(sh, path)) {
 		return false;
 	}
 	if (slash != NULL) {
@@ -362,7 +393,8 @@ static bool resolve_in_exact_parent(TALLOC_CTX *mem_ctx,
 			return false;
 		}
 	}
-	st = resolve_component(mem_ctx, sh, dirfd, comp, true, &rc, &found);
+	st = resolve_component(mem_ctx, sh, dirfd, comp, true, absent, &rc,
+			       &found, &out->stat);
 	if (dirfd != sh->root_fd) {
 		close(dirfd);
 	}
@@ -383,12 +415,20 @@ static bool resolve_in_exact_parent(TALLOC_CTX *mem_ctx,
 		return false;
 	}
 	out->exists = found;
+	out->have_stat = found;	/* resolve_component's lstat */
 	out->parent_exists = true;
 	return true;
 }
 
 NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		     const char *path, struct vfs_resolved *out)
+{
+	return vfs_resolve_known(mem_ctx, sh, path, false, out);
+}
+
+NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			   const char *path, bool exact_absent,
+			   struct vfs_resolved *out)
 {
 	char *work = talloc_strdup(mem_ctx, path);
 	char *real = talloc_strdup(mem_ctx, "");
@@ -406,10 +446,14 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		out->parent_exists = true;
 		return NT_STATUS_OK;
 	}
-	if (!vfs_fault_armed(VFS_FAULT_OPEN) &&
-	    (resolve_exact(mem_ctx, sh, path, out) ||
-	     resolve_in_exact_parent(mem_ctx, sh, path, out))) {
-		return NT_STATUS_OK;
+	if (!vfs_fault_armed(VFS_FAULT_OPEN)) {
+		bool absent = exact_absent;
+
+		if ((!exact_absent &&
+		     resolve_exact(mem_ctx, sh, path, out, &absent)) ||
+		    resolve_in_exact_parent(mem_ctx, sh, path, absent, out)) {
+			return NT_STATUS_OK;
+		}
 	}
 	dirfd = vfs_openat_beneath(sh, sh->root_fd, "",
 				   O_PATH | O_DIRECTORY, 0);
@@ -423,7 +467,7 @@ NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 
 		next = strtok_r(NULL, "/", &save);
 		st = resolve_component(mem_ctx, sh, dirfd, comp, next == NULL,
-				       &rc, &found);
+				       false, &rc, &found, NULL);
 		if (!NT_STATUS_IS_OK(st)) {
 			break;
 		}

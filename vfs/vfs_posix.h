@@ -16,6 +16,11 @@ struct vfs_resolved {
 	char *path;		/* on-disk names, '/' separated; "" = root */
 	bool exists;		/* the last component exists */
 	bool parent_exists;
+	/* The common cases' lookups (every name exact, or the last one
+	 * found in its parent named exactly) lstat the object on the way:
+	 * that lstat, when have_stat. */
+	bool have_stat;
+	struct stat stat;
 };
 
 /* Resolve a share-relative path (case-insensitively where the share says
@@ -23,6 +28,16 @@ struct vfs_resolved {
  * way is missing. */
 NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		     const char *path, struct vfs_resolved *out);
+/* The same when the caller has just found that path, spelled exactly,
+ * is not there (exact_absent: its open said ENOENT): that lookup is not
+ * made again. */
+NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			   const char *path, bool exact_absent,
+			   struct vfs_resolved *out);
+
+/* Whether a component of path (share-relative, '/' separated) is in the
+ * share's `veto files`. */
+bool vfs_path_vetoed(const struct vfs_share *sh, const char *path);
 
 /* openat2 under dirfd with the share's RESOLVE_* rules; -1 and errno. */
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
@@ -94,6 +109,12 @@ bool vfs_fs_is_local(int fd);
 
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
+/* The same from the DOS attributes the caller has just stored
+ * (dosattrib_fset succeeded): a new file's, without reading them back. */
+struct dos_info;
+void vfs_fill_dos_attributes_known(const struct vfs_share *sh,
+				   const struct dos_info *di,
+				   const char *path, struct vfs_file_info *fi);
 /*
  * The same for the entry name of the directory dirfd (a regular file or
  * a directory; "." and ".." too), without opening it: a listing's cost

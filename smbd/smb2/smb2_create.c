@@ -48,6 +48,7 @@
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/module.h"
+#include "vfs/fault.h"
 #include "vfs/snapshot.h"
 #include "lib/log.h"
 
@@ -141,6 +142,7 @@ static void create_new(struct create_state *st)
 	bool dir = (st->options & FILE_DIRECTORY_FILE) != 0;
 	mode_t mode;
 
+	st->new_dos_stored = false;
 	/* MS-FSA 2.1.5.1.1: a new read-only file cannot be delete-on-close;
 	 * refused before anything is created (smb2.delete-on-close-perms
 	 * READONLY creates the same name again next). */
@@ -202,7 +204,9 @@ static void create_new(struct create_state *st)
 		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
 			   (dir ? FILE_ATTRIBUTE_DIRECTORY
 				: FILE_ATTRIBUTE_ARCHIVE);
-		(void)dosattrib_fset(st->fd, &di);
+		st->new_dos_stored = NT_STATUS_IS_OK(dosattrib_fset(st->fd,
+								    &di));
+		st->new_dos = di;
 	}
 	create_set_eas(st);
 	if (!NT_STATUS_IS_OK(st->status)) {
@@ -563,6 +567,66 @@ static void create_stream(struct create_state *st, bool base_exists)
 }
 
 /*
+ * The most common CREATE in one call: a plain open (FILE_OPEN, FILE_OPEN_IF)
+ * of a name that exists exactly as spelled.  The open itself, under the
+ * share's resolve rules and not following a symlink at the end, stands
+ * for the lookup's open, stat and close (issue 18's syscall count); its
+ * fstat is the one the open needs anyway (st->fi, st->fi_valid).  Returns
+ * false, with nothing open, for anything else (no such name, another
+ * case, a symlink, a directory opened for writing, EACCES): the general
+ * path then says what it is, and *absent says the name was not there.
+ */
+static bool create_open_exact(struct create_state *st, bool *absent)
+{
+	int flags = create_open_flags(st, false);
+	int fd;
+
+	*absent = false;
+	if (st->stream != NULL || st->fruit || st->path[0] == '\0' ||
+	    (st->disposition != FILE_OPEN &&
+	     st->disposition != FILE_OPEN_IF) ||
+	    (st->access & SEC_FLAG_MAXIMUM_ALLOWED) ||
+	    vfs_fault_armed(VFS_FAULT_OPEN) ||
+	    vfs_path_vetoed(&st->share, st->path)) {
+		return false;
+	}
+	fd = vfs_openat_beneath(&st->share, st->share.root_fd, st->path,
+				flags | O_NOFOLLOW, 0);
+	if (fd == -1) {
+		*absent = errno == ENOENT;
+		return false;
+	}
+	st->status = vfs_fstat_info(fd, &st->fi);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		close(fd);
+		st->status = NT_STATUS_OK;
+		return false;
+	}
+	st->real_path = talloc_strdup(st, st->path);
+	if (st->real_path == NULL) {
+		close(fd);
+		return false;
+	}
+	st->fd = fd;
+	st->fi_valid = true;
+	if (st->fi.is_dir && st->data_stream) {
+		/* A directory has no unnamed data stream. */
+		st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+	} else if (st->fi.is_dir &&
+		   (st->options & FILE_NON_DIRECTORY_FILE)) {
+		st->status = NT_STATUS_FILE_IS_A_DIRECTORY;
+	} else if (!st->fi.is_dir && (st->options & FILE_DIRECTORY_FILE)) {
+		st->status = NT_STATUS_NOT_A_DIRECTORY;
+	} else {
+		st->action = FILE_OPENED;
+		return true;
+	}
+	close(fd);
+	st->fd = -1;
+	return true;
+}
+
+/*
  * Find the name and open or create it as the disposition says.  Returns
  * true when the create lost a race: the name did not exist at the lookup
  * but did when we made it (another client, or another worker, created it
@@ -575,9 +639,13 @@ static bool create_lookup_open(struct create_state *st)
 {
 	struct vfs_resolved r;
 	struct stat sb;
-	bool is_dir = false;
+	bool is_dir = false, absent;
 
-	st->status = vfs_resolve(st, &st->share, st->path, &r);
+	st->fi_valid = false;
+	if (create_open_exact(st, &absent)) {
+		return false;
+	}
+	st->status = vfs_resolve_known(st, &st->share, st->path, absent, &r);
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return false;
 	}
@@ -596,8 +664,12 @@ static bool create_lookup_open(struct create_state *st)
 		return false;
 	}
 	if (r.exists) {
-		if (vfs_stat_beneath(&st->share, st->share.root_fd, r.path,
-				     &sb) != 0) {
+		/* The lookup's own lstat serves unless the name is a
+		 * symlink (which the share's rules may follow). */
+		if (r.have_stat && !S_ISLNK(r.stat.st_mode)) {
+			sb = r.stat;
+		} else if (vfs_stat_beneath(&st->share, st->share.root_fd,
+					    r.path, &sb) != 0) {
 			st->status = vfs_map_errno(errno);
 			return false;
 		}
@@ -688,8 +760,14 @@ static void create_job_run(struct create_state *st)
 		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
 				(off_t)st->alloc_size);
 	}
-	st->status = vfs_fstat_info(st->fd, &st->fi);
-	if (NT_STATUS_IS_OK(st->status)) {
+	if (!st->fi_valid) {
+		st->status = vfs_fstat_info(st->fd, &st->fi);
+	}
+	if (NT_STATUS_IS_OK(st->status) && st->new_dos_stored &&
+	    st->action == FILE_CREATED) {
+		vfs_fill_dos_attributes_known(&st->share, &st->new_dos,
+					      st->real_path, &st->fi);
+	} else if (NT_STATUS_IS_OK(st->status)) {
 		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
 					st->real_path, &st->fi);
 	}

@@ -18,6 +18,7 @@
 #include "vfs/vfs.h"
 #include "vfs/fruit.h"
 #include "vfs/anchor.h"
+#include "vfs/dosattrib.h"
 
 struct sd;
 struct smbd_open;
@@ -109,6 +110,11 @@ struct create_state {
 	struct ntacl_token *tok;	/* who opens (acl_xattr shares) */
 	struct sd *parent_sd;	/* a new object's directory's NT ACL */
 	bool have_ntacl;	/* out: a stored NT ACL gave max_access */
+	/* A new object's DOS attributes as create_new stored them: the
+	 * handle's attributes without reading them back. */
+	bool new_dos_stored;
+	bool fi_valid;		/* st->fi is the open fd's (create_open_exact) */
+	struct dos_info new_dos;
 	struct fscc_ea *eas;	/* ExtA (2.2.13.2.1): set on a new or */
 	size_t num_eas;		/* overwritten file */
 	/* Oplock or lease asked for (2.2.13, 2.2.13.2.8/10). */
