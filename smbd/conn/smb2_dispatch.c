@@ -175,6 +175,7 @@ struct smb2_frame {
 	const uint8_t *buf;
 	size_t len;
 	bool owned;		/* buf is our own copy */
+	uint8_t *owner;		/* the talloc buffer holding buf, once owned */
 	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
 	struct wire_buf out;
 	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
@@ -837,6 +838,7 @@ static bool frame_keep(struct smb2_frame *f)
 	req->body.data = copy + body_off;
 	f->buf = copy;
 	f->owned = true;
+	f->owner = copy;
 	return true;
 }
 
@@ -936,9 +938,16 @@ bool smb2_request_is_last(const struct smb2_request *req)
 	return req->frame->next == req->frame->n;
 }
 
-bool smb2_request_keep_input(struct smb2_request *req)
+bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder)
 {
-	return frame_keep(req->frame);
+	if (!frame_keep(req->frame)) {
+		return false;
+	}
+	/* A pool thread (or the ring) may still read the input when the
+	 * connection, and its frames with it, has gone: the holder keeps
+	 * the buffer for as long as it lives. */
+	return holder == NULL ||
+	       talloc_reference(holder, req->frame->owner) != NULL;
 }
 
 /* Cut a plain SMB2 message into a frame and run it.  owner, when not
@@ -969,6 +978,7 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 		/* A reassembled or decrypted frame: ours already. */
 		talloc_steal(f, owner);
 		f->owned = true;
+		f->owner = owner;
 	}
 	if (enc_session != NULL) {
 		f->encrypted_in = true;

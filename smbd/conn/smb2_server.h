@@ -149,8 +149,10 @@ bool smb2_request_is_last(const struct smb2_request *req);
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len, uint8_t *owned);
 /* Make req->in/req->body survive an async wait (copies a borrowed input
- * once); call before keeping pointers into the request in job state. */
-bool smb2_request_keep_input(struct smb2_request *req);
+ * once); call before keeping pointers into the request in job state.
+ * holder, when not NULL, keeps the input alive as long as it lives, even
+ * past the request's frame (a job still reading it after a disconnect). */
+bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder);
 /* Credits: grant for one reply, after charging the request. */
 bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
 			 uint16_t charge);

@@ -970,7 +970,7 @@ static NTSTATUS setinfo_wait(struct smb2_request *req, struct smbd_open *op,
 	struct file_key k;
 	struct open_owner o;
 
-	if (sw == NULL || !smb2_request_keep_input(req)) {
+	if (sw == NULL || !smb2_request_keep_input(req, NULL)) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}

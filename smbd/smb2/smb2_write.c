@@ -1,7 +1,8 @@
 /*
  * WRITE and FLUSH (MS-SMB2 2.2.21-2.2.22, 3.3.5.13; 2.2.17-2.2.18,
  * 3.3.5.11).  The data is written from the request buffer itself, which
- * the frame keeps for the job (smb2_request_keep_input).
+ * the frame keeps for the job, and the job's state with it: a disconnect
+ * meanwhile frees the frame, not the data (smb2_request_keep_input).
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
@@ -233,12 +234,12 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	}
 	/* MS-FSA 2.1.4.12: a write ends other opens' read caching. */
 	smbd_break_readers(op);
-	/* The pdu table checked DataOffset/Length lie in the request. */
-	if (!smb2_request_keep_input(req)) {
-		return NT_STATUS_NO_MEMORY;
-	}
 	st = talloc_zero(NULL, struct write_state);
-	if (st == NULL) {
+	/* The pdu table checked DataOffset/Length lie in the request; the
+	 * data stays with st while the job writes it, even if the
+	 * connection goes meanwhile. */
+	if (st == NULL || !smb2_request_keep_input(req, st)) {
+		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->append = offset == SMB2_APPEND_OFFSET &&
