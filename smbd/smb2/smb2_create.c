@@ -560,10 +560,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (st->fi.attributes == 0) {
 		st->fi.attributes = FILE_ATTRIBUTE_NORMAL;
 	}
-	st->max_access = create_max_access(st, st->share.root_fd,
-					   st->real_path[0] ? st->real_path
-							    : ".");
-	create_ntacl_access(st);
+	create_access(st, st->real_path[0] ? st->real_path : ".");
 }
 
 /*
@@ -774,11 +771,7 @@ static void create_job_run(struct create_state *st)
 	/* Always: the desired access is checked against it (until NT ACLs
 	 * are stored, the Unix permissions decide, MS-FSA 2.1.5.1.2.1). */
 	if (NT_STATUS_IS_OK(st->status)) {
-		st->max_access = create_max_access(st, st->share.root_fd,
-						   st->real_path[0]
-							   ? st->real_path
-							   : ".");
-		create_ntacl_access(st);
+		create_access(st, st->real_path[0] ? st->real_path : ".");
 	}
 }
 

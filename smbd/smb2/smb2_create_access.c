@@ -94,13 +94,12 @@ static uint32_t mode_need(const struct create_state *st, uint32_t want)
 }
 
 /* What of the maximal access will be looked at: all of it for
- * MAXIMUM_ALLOWED, an MxAc context or an NT ACL's check (which falls back
- * on its DELETE); nothing for the creator of a new object (create_grant
- * gives it what it asked for); else what create_grant checks. */
+ * MAXIMUM_ALLOWED or an MxAc context; nothing for the creator of a new
+ * object (create_grant gives it what it asked for); else what
+ * create_grant checks. */
 static uint32_t create_access_need(const struct create_state *st)
 {
-	if (st->want_max_access || (st->access & SEC_FLAG_MAXIMUM_ALLOWED) ||
-	    st->share.acl_xattr) {
+	if (st->want_max_access || (st->access & SEC_FLAG_MAXIMUM_ALLOWED)) {
 		return SMB2_MAX_ACCESS_ALL;
 	}
 	if (st->action == FILE_CREATED) {
@@ -109,8 +108,8 @@ static uint32_t create_access_need(const struct create_state *st)
 	return mode_need(st, st->access);
 }
 
-uint32_t create_max_access(struct create_state *st, int dirfd,
-			   const char *name)
+static uint32_t create_max_access(struct create_state *st, int dirfd,
+				  const char *name)
 {
 	bool ro = st->read_only_share;
 	uint32_t need = create_access_need(st);
@@ -170,9 +169,10 @@ void create_set_ntacl(struct create_state *st, bool dir)
  * acl_xattr shares: a stored NT ACL decides instead of the mode
  * (MS-FSA 2.1.5.1.2.1); DELETE comes too with the parent's
  * FILE_DELETE_CHILD (or, under a directory without an NT ACL, with
- * write permission on it as create_max_access found).
+ * write permission on it, the mode's DELETE).  False when there is none
+ * to decide.
  */
-void create_ntacl_access(struct create_state *st)
+static bool create_ntacl_access(struct create_state *st)
 {
 	struct sd *sd, *parent;
 	bool parent_delete = false;
@@ -180,7 +180,7 @@ void create_ntacl_access(struct create_state *st)
 
 	if (!st->share.acl_xattr || st->fd == -1 ||
 	    !NT_STATUS_IS_OK(ntacl_file_get(st, st->fd, &sd))) {
-		return;
+		return false;
 	}
 	a = ntacl_max_access(sd, st->tok);
 	if (!(a & SEC_STD_DELETE)) {
@@ -189,12 +189,22 @@ void create_ntacl_access(struct create_state *st)
 			parent_delete = (ntacl_max_access(parent, st->tok) &
 					 SEC_DIR_DELETE_CHILD) != 0;
 		} else {
-			parent_delete = (st->max_access & SEC_STD_DELETE) != 0;
+			parent_delete = !st->read_only_share &&
+					create_parent_writable(st);
 		}
 	}
 	st->max_access = smb2_ntacl_max_access_finish(a, parent_delete,
 						      st->read_only_share);
 	st->have_ntacl = true;
+	return true;
+}
+
+void create_access(struct create_state *st, const char *name)
+{
+	if (!create_ntacl_access(st)) {
+		st->max_access = create_max_access(st, st->share.root_fd,
+						   name);
+	}
 }
 
 /* The access the open gets (3.3.5.9, MS-FSA 2.1.5.1.2.1). */

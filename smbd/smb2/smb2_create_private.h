@@ -156,11 +156,14 @@ struct create_state {
  * the share's resolve rules): -1 and errno when it cannot be opened. */
 int create_parent_fd(struct create_state *st);
 void create_parent_fd_close(struct create_state *st);
-uint32_t create_max_access(struct create_state *st, int dirfd,
-			   const char *name);
+/* st->max_access for name (share-relative, "." for the root), once
+ * st->fi holds the file's (the base file's, for a stream): from its
+ * stored NT ACL on an acl_xattr share when it has one (st->have_ntacl),
+ * else from the Unix permissions as the job's credentials see them,
+ * checked only for the rights that will be looked at (max_access.h). */
+void create_access(struct create_state *st, const char *name);
 bool create_parent_allows(struct create_state *st, bool dir);
 void create_set_ntacl(struct create_state *st, bool dir);
-void create_ntacl_access(struct create_state *st);
 NTSTATUS create_grant(struct create_state *st, uint32_t *granted);
 
 /* smb2_create_ctx_apply.c */
