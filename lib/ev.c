@@ -508,6 +508,32 @@ int ev_watch_eventfd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int efd,
 	return fdwatch_start(loop, mem_ctx, efd, true, on_signal, priv);
 }
 
+int ev_file_write(struct ev_loop *loop, int fd, const void *buf, size_t len,
+		  uint64_t off, int personality,
+		  void (*done)(void *priv, int res), void *priv)
+{
+	if (loop->ops->file_write == NULL) {
+		return -ENOSYS;
+	}
+	return loop->ops->file_write(loop, fd, buf, len, off, personality,
+				     done, priv);
+}
+
+int ev_personality_register(struct ev_loop *loop)
+{
+	if (loop->ops->personality_register == NULL) {
+		return -ENOSYS;
+	}
+	return loop->ops->personality_register(loop);
+}
+
+void ev_personality_unregister(struct ev_loop *loop, int id)
+{
+	if (id > 0 && loop->ops->personality_unregister != NULL) {
+		loop->ops->personality_unregister(loop, id);
+	}
+}
+
 void ev_fdwatch_ready(struct ev_fdwatch *w)
 {
 	w->on_readable(w->priv);

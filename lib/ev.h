@@ -113,6 +113,26 @@ int ev_watch_fd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int fd,
 int ev_watch_eventfd(struct ev_loop *loop, TALLOC_CTX *mem_ctx, int efd,
 		     void (*on_signal)(void *priv), void *priv);
 
+/*
+ * File writes through the loop's ring (the io_uring backend; issue 18's
+ * WRITE without the thread pool's hand-off): len bytes of buf to fd at
+ * off, as the credentials registered as personality (0: the loop
+ * thread's own).  done(priv, res) runs on the loop thread with what
+ * pwrite(2) would answer (bytes written, or -errno).  buf and priv must
+ * live until then.  -ENOSYS where the loop has no ring (the epoll
+ * backend): the caller writes another way.
+ */
+int ev_file_write(struct ev_loop *loop, int fd, const void *buf, size_t len,
+		  uint64_t off, int personality,
+		  void (*done)(void *priv, int res), void *priv);
+
+/* The calling thread's credentials, as they are now, registered with the
+ * loop's ring for ev_file_write: an id > 0, or -errno (-ENOSYS without
+ * a ring).  The loop thread only; it may take another user's
+ * credentials for the call (lib/tpool.h: tpool_run_as). */
+int ev_personality_register(struct ev_loop *loop);
+void ev_personality_unregister(struct ev_loop *loop, int id);
+
 /* Deliver these signals (blocked process-wide) through the loop. */
 int ev_signals(struct ev_loop *loop, const int *signals, size_t n,
 	       void (*fn)(void *priv, int signo), void *priv);

@@ -109,6 +109,12 @@ struct ev_backend_ops {
 	int (*stream_start)(struct ev_stream *st);
 	void (*stream_kick_send)(struct ev_stream *st);
 	void (*stream_shutdown)(struct ev_stream *st);
+	/* ev_file_write and the personalities; NULL without a ring. */
+	int (*file_write)(struct ev_loop *loop, int fd, const void *buf,
+			  size_t len, uint64_t off, int personality,
+			  void (*done)(void *priv, int res), void *priv);
+	int (*personality_register)(struct ev_loop *loop);
+	void (*personality_unregister)(struct ev_loop *loop, int id);
 	/* Wait up to timeout_ms (-1: forever) and dispatch what arrived. */
 	int (*wait)(struct ev_loop *loop, int timeout_ms);
 };

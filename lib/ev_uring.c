@@ -447,6 +447,70 @@ static void evu_stream_shutdown(struct ev_stream *st)
 	}
 }
 
+/* ---- file writes ---- */
+
+struct evu_fileop {
+	struct ev_uop op;
+	void (*done)(void *priv, int res);
+	void *priv;
+};
+
+static void evu_fileop_done(struct ev_uop *op, int res, unsigned flags)
+{
+	struct evu_fileop *f =
+		(struct evu_fileop *)((char *)op -
+				      offsetof(struct evu_fileop, op));
+	void (*done)(void *priv, int res) = f->done;
+	void *priv = f->priv;
+
+	(void)flags;
+	talloc_free(f);
+	done(priv, res);
+}
+
+/* The write is tried at once in the submitting enter (a page-cache write
+ * usually completes there) and goes to the ring's own workers only if it
+ * would block.  The personality's credentials are the writer's, so the
+ * kernel's checks on a write (clearing set-user-ID bits, quotas) are the
+ * user's, as in the pool. */
+static int evu_file_write(struct ev_loop *loop, int fd, const void *buf,
+			  size_t len, uint64_t off, int personality,
+			  void (*done)(void *priv, int res), void *priv)
+{
+	struct evu_fileop *f;
+	struct io_uring_sqe *sqe;
+
+	if (len > INT32_MAX) {
+		return -EINVAL;
+	}
+	f = talloc_zero(loop, struct evu_fileop);
+	if (f == NULL) {
+		return -ENOMEM;
+	}
+	sqe = evu_sqe(loop);
+	if (sqe == NULL) {
+		talloc_free(f);
+		return -EBUSY;
+	}
+	f->op.cb = evu_fileop_done;
+	f->done = done;
+	f->priv = priv;
+	io_uring_prep_write(sqe, fd, buf, (unsigned)len, off);
+	sqe->personality = (__u16)personality;
+	io_uring_sqe_set_data(sqe, &f->op);
+	return 0;
+}
+
+static int evu_personality_register(struct ev_loop *loop)
+{
+	return io_uring_register_personality(&evu(loop)->ring);
+}
+
+static void evu_personality_unregister(struct ev_loop *loop, int id)
+{
+	(void)io_uring_unregister_personality(&evu(loop)->ring, id);
+}
+
 /* ---- wait + dispatch ---- */
 
 static int evu_wait(struct ev_loop *loop, int timeout_ms)
@@ -505,5 +569,8 @@ const struct ev_backend_ops ev_uring_ops = {
 	.stream_start = evu_stream_start,
 	.stream_kick_send = evu_stream_kick_send,
 	.stream_shutdown = evu_stream_shutdown,
+	.file_write = evu_file_write,
+	.personality_register = evu_personality_register,
+	.personality_unregister = evu_personality_unregister,
 	.wait = evu_wait,
 };

@@ -52,3 +52,9 @@ testsuite_unit_test_irqplan_SOURCES = testsuite/unit/test_irqplan.c
 testsuite_unit_test_irqplan_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_irqplan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_irqplan.c testsuite/fuzz/corpus/fuzz_irqplan
+
+check_PROGRAMS += testsuite/unit/test_ev_file_write
+TESTS += testsuite/unit/test_ev_file_write
+testsuite_unit_test_ev_file_write_SOURCES = testsuite/unit/test_ev_file_write.c
+testsuite_unit_test_ev_file_write_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ev_file_write_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

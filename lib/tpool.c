@@ -121,6 +121,32 @@ int tpool_as_root(int (*fn)(void *arg), void *arg)
 	return ret;
 }
 
+int tpool_run_as(const struct tpool_cred *c, int (*fn)(void *arg), void *arg)
+{
+	gid_t saved[64];
+	int n = (int)syscall(SYS_getgroups, 64, saved);
+	int ret;
+
+	if (n < 0 || geteuid() != 0) {
+		return n < 0 ? -errno : -EPERM;
+	}
+	ret = cred_switch(c);
+	if (ret == 0) {
+		ret = fn(arg);
+	}
+	/* Back to root as the thread was (a pool thread's cache says
+	 * nothing true about this one any more). */
+	cred_valid = false;
+	if (syscall(SYS_setresuid, -1, 0, -1) != 0 ||
+	    syscall(SYS_setresgid, -1, 0, -1) != 0 ||
+	    syscall(SYS_setgroups, (size_t)n, saved) != 0) {
+		/* Never let the loop go on as a user. */
+		DBG_ERR("cannot return to root: %s\n", strerror(errno));
+		abort();
+	}
+	return ret;
+}
+
 static void tpool_finish(struct tpool *p, struct tpool_job *job)
 {
 	struct tpool_job *head = atomic_load(&p->finished);

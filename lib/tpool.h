@@ -50,6 +50,15 @@ void tpool_submit(struct tpool *pool, struct tpool_job *job);
  * or -errno when root could not be had.  Never returns still root.
  */
 int tpool_as_root(int (*fn)(void *arg), void *arg);
+/*
+ * Run fn(arg) on the calling thread (which runs as root: the loop
+ * thread) with c's credentials for this thread only, then back to root
+ * with the groups it had.  For what must be done as the user outside the
+ * pool: registering the user's credentials with the ring
+ * (ev_personality_register).  fn's result, or -errno when c could not be
+ * taken (fn not run); aborts rather than go on as the user.
+ */
+int tpool_run_as(const struct tpool_cred *c, int (*fn)(void *arg), void *arg);
 /* The effective uid the calling thread runs as: a pool thread's is the
  * one it switched to for its job, known without a geteuid() call (which
  * CREATE's max access asked for on every open). */
