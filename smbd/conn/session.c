@@ -14,7 +14,10 @@
 #include "lib/fd_share.h"
 #include "smbd/conn/conn.h"
 #include "lib/tpool.h"
+#include "lib/ev.h"
+#include "lib/log.h"
 
+#include <errno.h>
 #include <string.h>
 #include <talloc.h>
 
@@ -95,6 +98,51 @@ void smbd_tcon_root_release(struct smbd_tcon *t)
 {
 	fd_share_release(&t->root_share, t->share.root_fd);
 	t->share.root_fd = -1;
+}
+
+static int personality_register(void *loop)
+{
+	return ev_personality_register(loop);
+}
+
+int smbd_tcon_personality(struct smbd_tcon *t, struct ev_loop *loop)
+{
+	struct tpool_cred c;
+	TALLOC_CTX *tmp;
+	int id;
+
+	if (t->personality != 0) {
+		return t->personality;
+	}
+	t->personality = -1;
+	tmp = talloc_new(NULL);
+	if (tmp == NULL || !smbd_tree_cred(tmp, t->session, t, &c)) {
+		talloc_free(tmp);
+		return -1;
+	}
+	/* The ring takes the credentials of the thread that registers:
+	 * the loop thread becomes the user for the call. */
+	id = tpool_run_as(&c, personality_register, loop);
+	talloc_free(tmp);
+	if (id <= 0) {
+		DBG_INFO("no ring personality for uid %u: %s; WRITEs go "
+			 "through the pool\n", (unsigned)c.uid,
+			 strerror(id < 0 ? -id : EINVAL));
+		return -1;
+	}
+	t->personality = id;
+	t->personality_loop = loop;
+	return id;
+}
+
+void smbd_tcon_personality_release(struct smbd_tcon *t)
+{
+	if (t->personality > 0 && t->personality_loop != NULL) {
+		ev_personality_unregister(t->personality_loop,
+					  t->personality);
+	}
+	t->personality = 0;
+	t->personality_loop = NULL;
 }
 
 bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,

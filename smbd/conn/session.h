@@ -80,6 +80,7 @@ struct smbd_session {
 };
 
 struct fd_share;
+struct ev_loop;
 
 struct smbd_tcon {
 	struct smbd_tcon *prev, *next;
@@ -108,6 +109,11 @@ struct smbd_tcon {
 	struct vfs_share share;	/* root fd and options, for vfs/ */
 	/* jobs hold share.root_fd (smbd_tcon_root_borrow) */
 	struct fd_share *root_share;
+	/* smbd_tree_cred's credentials registered with the worker's ring
+	 * for WRITEs through it (smbd_tcon_personality): 0 not yet, -1
+	 * none to be had. */
+	int personality;
+	struct ev_loop *personality_loop;
 	/* `vfs objects` (vfs/module.h): one reference is the tree's; a job
 	 * that calls through it takes its own. */
 	struct vfs_stack *vfs;
@@ -149,6 +155,13 @@ bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
 int smbd_tcon_root_borrow(struct smbd_tcon *t, TALLOC_CTX *holder);
 /* The tree lets go of its root (its destructor). */
 void smbd_tcon_root_release(struct smbd_tcon *t);
+/* The ring personality of the tree's credentials on loop, registered on
+ * first use: an id > 0, or -1 where the loop has no ring or the kernel
+ * would not register one (the caller uses the pool).  The loop thread
+ * only. */
+int smbd_tcon_personality(struct smbd_tcon *t, struct ev_loop *loop);
+/* The tree lets go of its personality (its destructor). */
+void smbd_tcon_personality_release(struct smbd_tcon *t);
 /* After a reload: each tree finds its share again by section name (the
  * indices may have moved); a tree whose share is gone or no longer
  * `available` is disconnected. */

@@ -173,6 +173,20 @@ typedef NTSTATUS (*smb2_job_done_fn)(struct smb2_request *req, void *state);
 typedef void (*smb2_job_orphan_fn)(void *state);
 NTSTATUS smb2_job_run(struct smb2_request *req, void *state, smb2_job_fn fn,
 		      smb2_job_done_fn done, smb2_job_orphan_fn orphan);
+/*
+ * smb2_ring.c: write len bytes of buf to fd at off through the worker's
+ * io_uring, as the tree's user (its registered personality), then
+ * done(req, state) on the loop thread as for a pool job (orphan(state)
+ * if the connection went); *written and *err (an errno, 0) say how it
+ * went, a short write having been continued.  buf must live as long as
+ * state.  SMBD_STATUS_ASYNC when started; NT_STATUS_NOT_SUPPORTED when
+ * not (no ring: the epoll backend; no personality to be had), with
+ * state still the caller's, to run as a pool job.
+ */
+NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
+			 const uint8_t *buf, size_t len, uint64_t off,
+			 size_t *written, int *err, smb2_job_done_fn done,
+			 smb2_job_orphan_fn orphan);
 /* The same with the daemon's own credentials (root), for work the
  * server does for itself during a logon (`username map script`), not on
  * a user's behalf. */

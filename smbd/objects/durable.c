@@ -99,6 +99,7 @@ static int ghost_tcon_destructor(struct smbd_tcon *t)
 	vfs_stack_unref(t->vfs);
 	t->vfs = NULL;
 	smbd_tcon_root_release(t);
+	smbd_tcon_personality_release(t);
 	return 0;
 }
 

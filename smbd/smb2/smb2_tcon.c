@@ -72,6 +72,7 @@ static int tcon_destructor(struct smbd_tcon *t)
 	t->vfs = NULL;
 	/* Closed now, or by the last job that holds it. */
 	smbd_tcon_root_release(t);
+	smbd_tcon_personality_release(t);
 	return 0;
 }
 

@@ -267,6 +267,17 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	st->wt_begun = smbd_wt_write_begin(op);
 	op->modified = true;
 	talloc_set_destructor(st, write_state_destructor);
+	if (!st->append && st->stream == NULL && !st->sync &&
+	    !vfs_fault_armed(VFS_FAULT_WRITE)) {
+		/* Plain data to the open's fd: the ring writes it, as the
+		 * user (smb2_ring.c); the pool where there is no ring. */
+		status = smb2_ring_write(req, st, st->fd, st->data,
+					 st->length, st->offset, &st->written,
+					 &st->err, write_done, write_orphan);
+		if (status != NT_STATUS_NOT_SUPPORTED) {
+			return status;
+		}
+	}
 	return smb2_job_run(req, st, write_job, write_done, write_orphan);
 }
 

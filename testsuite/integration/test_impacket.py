@@ -90,6 +90,32 @@ class Impacket(_Base):
     def test_roundtrip_302(self):
         self.roundtrip(h.DIALECT_302)
 
+    def test_write_is_the_users(self):
+        """A WRITE is made as the session's user, whichever way the
+        server makes it (the ring's personality or the pool's thread):
+        the kernel clears the set-user-ID bit of a file that a user (not
+        root, who has CAP_FSETID) writes to, as on Samba."""
+        path = os.path.join(self.smbd.share, "setuid.bin")
+        with open(path, "wb") as f:
+            f.write(b"\0" * 16)
+        os.chown(path, 0, 0)
+        os.chmod(path, 0o4777)
+        conn = self.logon(h.DIALECT_302)
+        try:
+            tid = conn.connectTree("share")
+            fid = conn.createFile(tid, "setuid.bin",
+                                  desiredAccess=0x0012019f,
+                                  creationDisposition=1)
+            conn.writeFile(tid, fid, b"data", 4)
+            conn.closeFile(tid, fid)
+        finally:
+            conn.close()
+        st = os.stat(path)
+        self.assertEqual(st.st_mode & 0o4000, 0, oct(st.st_mode))
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), b"\0" * 4 + b"data" + b"\0" * 8)
+        os.unlink(path)
+
     def test_disconnect_during_writes(self):
         """WRITEs sent without waiting, then the connection dropped: the
         jobs still writing come from the requests' buffers, which must
