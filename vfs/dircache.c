@@ -61,7 +61,7 @@
  */
 #include "vfs/dircache.h"
 #include "vfs/name.h"
-#include "vfs/vfs_posix.h"
+#include "vfs/dirents.h"
 
 #include <errno.h>
 #include <fcntl.h>

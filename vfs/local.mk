@@ -21,7 +21,7 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 	testsuite/fuzz/corpus/fuzz_vfs_name testsuite/fuzz/corpus/fuzz_dosattrib
 
 # The POSIX module (the lead's block).
-libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dosmode.c \
+libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dirents.c vfs/dirents.h vfs/dosmode.c \
 	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h \
 	vfs/fault.c vfs/fault.h vfs/dircache.c vfs/dircache.h
 

@@ -43,13 +43,6 @@ bool vfs_path_vetoed(const struct vfs_share *sh, const char *path);
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		       const char *path, int flags, mode_t mode);
 
-/* Every name of the directory open as dirfd (O_RDONLY, read from its
- * offset on with getdents64), but "." and "..", to fn until fn returns
- * false: 1 then, 0 at the end, -1 and errno on a read error. */
-#define VFS_DENTS_BUF 65536
-int vfs_dir_each(int dirfd, bool (*fn)(void *priv, const char *name),
-		 void *priv);
-
 /* A second fd on the same open file that writes at the end (O_APPEND). */
 int vfs_reopen_append(int fd);
 

@@ -63,6 +63,7 @@
 #include "vfs/module.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/dirents.h"
 #include "smbd/smb2/fruit_session.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
