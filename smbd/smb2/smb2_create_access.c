@@ -75,9 +75,6 @@ static bool create_parent_writable(struct create_state *st)
 	return pfd != -1 && faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
 }
 
-/* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
- * Unix permissions as the job's credentials see them (max_access.h).
- * Called once st->fi holds the file's (the base file's, for a stream). */
 /* The rights create_grant asks the Unix permissions about for want:
  * DELETE too for delete-on-close; never those every open has. */
 static uint32_t mode_need(const struct create_state *st, uint32_t want)
@@ -108,6 +105,10 @@ static uint32_t create_access_need(const struct create_state *st)
 	return mode_need(st, st->access);
 }
 
+/* What the user may do with the file (MAXIMUM_ALLOWED, MxAc), from the
+ * Unix permissions as the job's credentials see them (max_access.h), as
+ * far as it will be looked at.  Called once st->fi holds the file's (the
+ * base file's, for a stream). */
 static uint32_t create_max_access(struct create_state *st, int dirfd,
 				  const char *name)
 {
