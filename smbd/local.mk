@@ -9,7 +9,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/conn/session.c smbd/smb2/smb2_sesssetup.c \
 	smbd/auth/access.c smbd/auth/access.h smbd/smb2/smb2_tcon.c smbd/smb2/smb2_ioctl.c smbd/smb2/smb2_ioctl_reply.c \
 	smbd/smb2/user_map.c smbd/smb2/user_map.h \
-	smbd/conn/smb2_job.c smbd/conn/smb2_ring.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
+	smbd/conn/smb2_job.c smbd/conn/smb2_work.h smbd/conn/smb2_ring.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
 	smbd/objects/durable.h smbd/objects/create_ctx.c \
 	smbd/objects/create_ctx.h smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
 	smbd/smb2/smb2_create_access.c smbd/smb2/max_access.c \

@@ -1,65 +1,80 @@
 /*
  * Requests whose work runs in the worker's thread pool (see smb2_job_run
- * in smb2_server.h).  The job holds the state, not the request: if the
- * connection is dropped while a pool thread still works on the state,
- * only the request side goes away; the orphan callback later releases
- * what the work produced (an fd, say), and the state is freed.
+ * in smb2_server.h), and the request's side of any such work, which the
+ * ring's writes share (smb2_work.h: the work holds the state, not the
+ * request, so a connection dropped meanwhile orphans it).
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/conn/smb2_work.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "lib/tpool.h"
 #include "lib/log.h"
 
 struct smb2_job {
+	struct smb2_work work;
 	struct tpool_job tj;
-	struct smb2_request *req;	/* NULL once orphaned */
-	void *state;
 	smb2_job_fn fn;
-	smb2_job_done_fn done;
-	smb2_job_orphan_fn orphan;
 };
 
 static void smb2_job_work(struct tpool_job *tj)
 {
 	struct smb2_job *job = tj->priv;
 
-	job->fn(job->state);
+	job->fn(job->work.state);
 }
 
 static void smb2_job_finished(struct tpool_job *tj)
 {
 	struct smb2_job *job = tj->priv;
-	struct smb2_request *req = job->req;
+
+	smb2_work_end(&job->work, tj->cred_error == 0);
+}
+
+/* The request went first: the work finishes as an orphan. */
+static void work_abandon(void *work)
+{
+	struct smb2_work *w = work;
+
+	w->req = NULL;
+}
+
+void smb2_work_begin(struct smb2_work *w, void *owner,
+		     struct smb2_request *req, void *state,
+		     smb2_job_done_fn done, smb2_job_orphan_fn orphan)
+{
+	w->req = req;
+	w->owner = owner;
+	w->state = talloc_steal(owner, state);
+	w->done = done;
+	w->orphan = orphan;
+	smb2_frame_set_work(req, w, work_abandon);
+}
+
+void smb2_work_end(struct smb2_work *w, bool ran)
+{
+	struct smb2_request *req = w->req;
 	NTSTATUS status;
 
 	if (req == NULL) {
-		if (job->orphan != NULL && tj->cred_error == 0) {
-			job->orphan(job->state);
+		if (w->orphan != NULL && ran) {
+			w->orphan(w->state);
 		}
-		talloc_free(job);
+		talloc_free(w->owner);
 		return;
 	}
-	/* This job is over: a wait or job the done callback starts is
+	/* This work is over: a wait or job the done callback starts is
 	 * the request's next one (smb2_frame_resume()). */
 	smb2_frame_set_work(req, NULL, NULL);
-	if (tj->cred_error != 0) {
+	if (!ran) {
 		status = NT_STATUS_ACCESS_DENIED;
 	} else {
 		/* The state moves to the request for the reply. */
-		talloc_steal(req->mem_ctx, job->state);
-		status = job->done(req, job->state);
+		talloc_steal(req->mem_ctx, w->state);
+		status = w->done(req, w->state);
 	}
-	talloc_free(job);
+	talloc_free(w->owner);
 	smb2_frame_resume(req, status);
-}
-
-/* The request went first: the job finishes as an orphan. */
-static void job_abandon(void *work)
-{
-	struct smb2_job *job = work;
-
-	job->req = NULL;
 }
 
 static NTSTATUS job_start(struct smb2_request *req, void *state,
@@ -80,11 +95,7 @@ static NTSTATUS job_start(struct smb2_request *req, void *state,
 		talloc_free(state);
 		return NT_STATUS_NO_MEMORY;
 	}
-	job->req = req;
-	job->state = talloc_steal(job, state);
 	job->fn = fn;
-	job->done = done;
-	job->orphan = orphan;
 	job->tj.fn = smb2_job_work;
 	job->tj.done = smb2_job_finished;
 	job->tj.priv = job;
@@ -97,10 +108,11 @@ static NTSTATUS job_start(struct smb2_request *req, void *state,
 		job->tj.use_cred = true;
 		if (!smbd_tree_cred(job, s, req->tcon, &job->tj.cred)) {
 			talloc_free(job);
+			talloc_free(state);
 			return NT_STATUS_NO_MEMORY;
 		}
 	}
-	smb2_frame_set_work(req, job, job_abandon);
+	smb2_work_begin(&job->work, job, req, state, done, orphan);
 	tpool_submit(w->tpool, &job->tj);
 	return SMBD_STATUS_ASYNC;
 }

@@ -11,6 +11,7 @@
  * orphan(state) runs at its completion and the state is freed then.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/conn/smb2_work.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "lib/ev.h"
@@ -18,8 +19,7 @@
 #include <errno.h>
 
 struct ring_write {
-	struct smb2_request *req;	/* NULL once orphaned */
-	void *state;
+	struct smb2_work work;
 	struct ev_loop *loop;
 	int personality;
 	int fd;
@@ -28,8 +28,6 @@ struct ring_write {
 	uint64_t off;
 	size_t *written;
 	int *err;
-	smb2_job_done_fn done;
-	smb2_job_orphan_fn orphan;
 };
 
 static void ring_write_done(void *priv, int res);
@@ -42,26 +40,6 @@ static int ring_write_submit(struct ring_write *rw)
 	return ev_file_write(rw->loop, rw->fd, rw->buf + done, rw->len - done,
 			     rw->off + done, rw->personality, ring_write_done,
 			     rw);
-}
-
-static void ring_write_finish(struct ring_write *rw)
-{
-	struct smb2_request *req = rw->req;
-	NTSTATUS status;
-
-	if (req == NULL) {
-		if (rw->orphan != NULL) {
-			rw->orphan(rw->state);
-		}
-		talloc_free(rw);
-		return;
-	}
-	smb2_frame_set_work(req, NULL, NULL);
-	/* The state moves to the request for the reply. */
-	talloc_steal(req->mem_ctx, rw->state);
-	status = rw->done(req, rw->state);
-	talloc_free(rw);
-	smb2_frame_resume(req, status);
 }
 
 static void ring_write_done(void *priv, int res)
@@ -85,15 +63,7 @@ static void ring_write_done(void *priv, int res)
 	} else if (res == 0) {
 		*rw->err = EIO;	/* no progress, no error: do not spin */
 	}
-	ring_write_finish(rw);
-}
-
-/* The request went first: the write finishes as an orphan. */
-static void ring_write_abandon(void *work)
-{
-	struct ring_write *rw = work;
-
-	rw->req = NULL;
+	smb2_work_end(&rw->work, true);
 }
 
 NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
@@ -117,7 +87,6 @@ NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
 	if (rw == NULL) {
 		return NT_STATUS_NOT_SUPPORTED;
 	}
-	rw->req = req;
 	rw->loop = loop;
 	rw->personality = personality;
 	rw->fd = fd;
@@ -126,8 +95,6 @@ NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
 	rw->off = off;
 	rw->written = written;
 	rw->err = err;
-	rw->done = done;
-	rw->orphan = orphan;
 	*written = 0;
 	*err = 0;
 	/* Queued for the loop's next wait: nothing completes before the
@@ -136,7 +103,6 @@ NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
 		talloc_free(rw);
 		return NT_STATUS_NOT_SUPPORTED;
 	}
-	rw->state = talloc_steal(rw, state);
-	smb2_frame_set_work(req, rw, ring_write_abandon);
+	smb2_work_begin(&rw->work, rw, req, state, done, orphan);
 	return SMBD_STATUS_ASYNC;
 }
