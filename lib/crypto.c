@@ -615,9 +615,20 @@ bool crypto_aead_encrypt(enum crypto_cipher c, const uint8_t *key,
 			 const uint8_t *nonce, const void *aad, size_t aad_len,
 			 uint8_t *data, size_t len, uint8_t tag[16])
 {
+	return crypto_aead_encrypt_to(c, key, nonce, aad, aad_len, data, data,
+				      len, tag);
+}
+
+bool crypto_aead_encrypt_to(enum crypto_cipher c, const uint8_t *key,
+			    const uint8_t *nonce, const void *aad,
+			    size_t aad_len, const uint8_t *in, uint8_t *out,
+			    size_t len, uint8_t tag[16])
+{
 	EVP_CIPHER_CTX *ctx;
 	uint8_t fin[16];
-	uint8_t *p = len > 0 ? data : fin; /* never NULL: NULL means AAD */
+	/* never NULL: a NULL output means AAD to OpenSSL */
+	const uint8_t *src = len > 0 ? in : fin;
+	uint8_t *dst = len > 0 ? out : fin;
 	int outl;
 
 	if (!cipher_ok(c) || len > INT_MAX || aad_len > INT_MAX) {
@@ -636,7 +647,7 @@ bool crypto_aead_encrypt(enum crypto_cipher c, const uint8_t *key,
 	    EVP_EncryptUpdate(ctx, NULL, &outl, aad, (int)aad_len) != 1) {
 		goto fail;
 	}
-	if (EVP_EncryptUpdate(ctx, p, &outl, p, (int)len) != 1 ||
+	if (EVP_EncryptUpdate(ctx, dst, &outl, src, (int)len) != 1 ||
 	    (size_t)outl != len) {
 		goto fail;
 	}

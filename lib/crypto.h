@@ -125,6 +125,12 @@ size_t crypto_cipher_nonce_len(enum crypto_cipher c);
 bool crypto_aead_encrypt(enum crypto_cipher c, const uint8_t *key,
 			 const uint8_t *nonce, const void *aad, size_t aad_len,
 			 uint8_t *data, size_t len, uint8_t tag[16]);
+/* The same from in to out (len bytes each, the same or not overlapping):
+ * a sender that needs the ciphertext elsewhere saves a copy of it. */
+bool crypto_aead_encrypt_to(enum crypto_cipher c, const uint8_t *key,
+			    const uint8_t *nonce, const void *aad,
+			    size_t aad_len, const uint8_t *in, uint8_t *out,
+			    size_t len, uint8_t tag[16]);
 bool crypto_aead_decrypt(enum crypto_cipher c, const uint8_t *key,
 			 const uint8_t *nonce, const void *aad, size_t aad_len,
 			 uint8_t *data, size_t len, const uint8_t tag[16]);

@@ -596,11 +596,14 @@ static bool frame_encrypt(struct smb2_frame *f, uint8_t **data, size_t *len)
 	if (buf == NULL) {
 		return false;
 	}
-	memcpy(buf + 4 + SMB2_TRANSFORM_HDR_LEN, *data + 4, msg_len);
+	/* The ciphertext goes straight into the new frame: a READ of 8 MiB
+	 * is not copied there first. */
 	smb2_next_nonce(f->conn->worker, nonce);
-	if (!smb2_transform_encrypt(f->enc_cipher, f->enc_key,
-				    f->enc_session_id, nonce, buf + 4,
-				    buf + 4 + SMB2_TRANSFORM_HDR_LEN, msg_len)) {
+	if (!smb2_transform_encrypt_to(f->enc_cipher, f->enc_key,
+				       f->enc_session_id, nonce, buf + 4,
+				       *data + 4,
+				       buf + 4 + SMB2_TRANSFORM_HDR_LEN,
+				       msg_len)) {
 		return false;
 	}
 	*data = buf;

@@ -32,6 +32,15 @@ bool smb2_transform_encrypt(enum crypto_cipher c, const uint8_t *key,
 			    uint8_t hdr[SMB2_TRANSFORM_HDR_LEN], uint8_t *msg,
 			    size_t len)
 {
+	return smb2_transform_encrypt_to(c, key, session_id, nonce, hdr, msg,
+					 msg, len);
+}
+
+bool smb2_transform_encrypt_to(enum crypto_cipher c, const uint8_t *key,
+			       uint64_t session_id, const uint8_t nonce[16],
+			       uint8_t hdr[SMB2_TRANSFORM_HDR_LEN],
+			       const uint8_t *msg, uint8_t *out, size_t len)
+{
 	size_t nonce_len = crypto_cipher_nonce_len(c);
 
 	if (nonce_len == 0 || len > UINT32_MAX) {
@@ -47,9 +56,9 @@ bool smb2_transform_encrypt(enum crypto_cipher c, const uint8_t *key,
 	put_le16(hdr + SMB2_TF_FLAGS, SMB2_TF_FLAG_ENCRYPTED);
 	put_le64(hdr + SMB2_TF_SESSION_ID, session_id);
 
-	return crypto_aead_encrypt(c, key, hdr + SMB2_TF_NONCE,
-				   hdr + SMB2_TF_AAD_OFS, SMB2_TF_AAD_LEN, msg,
-				   len, hdr + SMB2_TF_SIGNATURE);
+	return crypto_aead_encrypt_to(c, key, hdr + SMB2_TF_NONCE,
+				      hdr + SMB2_TF_AAD_OFS, SMB2_TF_AAD_LEN,
+				      msg, out, len, hdr + SMB2_TF_SIGNATURE);
 }
 
 NTSTATUS smb2_transform_parse(const uint8_t *buf, size_t len,

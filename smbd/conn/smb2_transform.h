@@ -43,6 +43,13 @@ bool smb2_transform_encrypt(enum crypto_cipher c, const uint8_t *key,
 			    uint64_t session_id, const uint8_t nonce[16],
 			    uint8_t hdr[SMB2_TRANSFORM_HDR_LEN], uint8_t *msg,
 			    size_t len);
+/* The same, reading the message from msg and writing the ciphertext to
+ * out (hdr + SMB2_TRANSFORM_HDR_LEN in the frame that is sent): a large
+ * reply is encrypted where it goes instead of copied there first. */
+bool smb2_transform_encrypt_to(enum crypto_cipher c, const uint8_t *key,
+			       uint64_t session_id, const uint8_t nonce[16],
+			       uint8_t hdr[SMB2_TRANSFORM_HDR_LEN],
+			       const uint8_t *msg, uint8_t *out, size_t len);
 
 /*
  * Check a received transform header: at least the header plus one byte,

@@ -500,7 +500,7 @@ static void test_aead_vectors(void **state)
 	for (v = 0; v < sizeof(aead_vecs) / sizeof(aead_vecs[0]); v++) {
 		const struct aead_vec *t = &aead_vecs[v];
 		uint8_t key[32], nonce[12], aad[64], buf[128], ref[128];
-		uint8_t tag[16];
+		uint8_t out[128], tag[16], tag2[16];
 		size_t kl, nl, al, pl;
 
 		kl = unhex(t->key, key, sizeof(key));
@@ -513,6 +513,14 @@ static void test_aead_vectors(void **state)
 						pl, tag));
 		assert_hex(buf, pl, t->ct);
 		assert_hex(tag, 16, t->tag);
+		/* out of place: the same ciphertext and tag, the input kept */
+		unhex(t->pt, ref, sizeof(ref));
+		memset(out, 0xa5, sizeof(out));
+		assert_true(crypto_aead_encrypt_to(t->c, key, nonce, aad, al,
+						   ref, out, pl, tag2));
+		assert_hex(out, pl, t->ct);
+		assert_hex(tag2, 16, t->tag);
+		assert_int_equal(out[pl], 0xa5);
 		assert_true(crypto_aead_decrypt(t->c, key, nonce, aad, al, buf,
 						pl, tag));
 		unhex(t->pt, ref, sizeof(ref));
