@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/ifspec.h"
 #include "lib/log.h"
 
 static void dump_parms(const struct conf_service *svc, FILE *f)
@@ -105,6 +106,34 @@ void lp_dump_section(const struct lp_ctx *lp, int snum, FILE *f,
 	}
 }
 
+/* Each `interfaces` entry with its multichannel options (lib/ifspec.h):
+ * a bad option would advertise something else than the admin wrote. */
+static bool check_interfaces(const struct lp_ctx *lp, const char *cf)
+{
+	const char **ifs = lp_list(NULL, lp, LP_GLOBAL, LP_INTERFACES);
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; ifs != NULL && ifs[i] != NULL; i++) {
+		struct ifspec spec;
+		uint8_t addr[16];
+		char err[160];
+		int bits;
+
+		if (!ifspec_parse(ifs[i], &spec, err, sizeof(err))) {
+			DBG_ERR("%s: interfaces: \"%s\": %s\n", cf, ifs[i],
+				err);
+			ok = false;
+		} else if (ifspec_address(&spec, addr, &bits) < 0) {
+			DBG_ERR("%s: interfaces: \"%s\": bad network mask\n",
+				cf, ifs[i]);
+			ok = false;
+		}
+	}
+	talloc_free(ifs);
+	return ok;
+}
+
 static bool check_global(const struct lp_ctx *lp)
 {
 	const char *cf = lp_config_file(lp);
@@ -129,6 +158,9 @@ static bool check_global(const struct lp_ctx *lp)
 	if (sec == LP_SEC_DOMAIN || sec == LP_SEC_ADS) {
 		DBG_ERR("%s: security = %s is not supported, only user\n", cf,
 			lp_str(lp, LP_GLOBAL, LP_SECURITY));
+		ok = false;
+	}
+	if (!check_interfaces(lp, cf)) {
 		ok = false;
 	}
 	if (lp_int(lp, LP_GLOBAL, LP_SMBD_WORKERS) < 0) {

@@ -11,6 +11,8 @@ libsmbd_a_SOURCES += \
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h
 # NIC IRQ affinity matched to the workers (smbd-irq, the master).
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
+# smb.conf `interfaces` entries: what to bind, what to advertise.
+libsmbd_a_SOURCES += lib/ifspec.c lib/ifspec.h
 
 check_PROGRAMS += testsuite/unit/test_ev_sendfile
 TESTS += testsuite/unit/test_ev_sendfile
@@ -58,3 +60,10 @@ TESTS += testsuite/unit/test_ev_file_write
 testsuite_unit_test_ev_file_write_SOURCES = testsuite/unit/test_ev_file_write.c
 testsuite_unit_test_ev_file_write_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_file_write_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_ifspec
+TESTS += testsuite/unit/test_ifspec
+testsuite_unit_test_ifspec_SOURCES = testsuite/unit/test_ifspec.c
+testsuite_unit_test_ifspec_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ifspec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_ifspec.c testsuite/fuzz/corpus/fuzz_ifspec

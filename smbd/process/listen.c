@@ -13,6 +13,7 @@
 #include "smbd/smbd.h"
 #include "smbd/process/process.h"
 #include "conf/loadparm.h"
+#include "lib/ifspec.h"
 #include "lib/log.h"
 
 #include <arpa/inet.h>
@@ -244,111 +245,54 @@ static void addrs_add(TALLOC_CTX *mem_ctx, char ***out, size_t *nout,
 	}
 }
 
-/* The prefix length of "/len" or "/a.b.c.d" for an address of alen
- * bytes; -1 when it is neither. */
-static int mask_bits(const char *mask, size_t alen)
-{
-	struct in_addr m4;
-	char *end;
-	unsigned long v;
-	uint32_t m;
-	int bits = 0;
-
-	v = strtoul(mask, &end, 10);
-	if (*end == '\0' && end != mask && v <= alen * 8) {
-		return (int)v;
-	}
-	if (alen != 4 || inet_pton(AF_INET, mask, &m4) != 1) {
-		return -1;
-	}
-	m = ntohl(m4.s_addr);
-	while (m & 0x80000000u) {
-		bits++;
-		m <<= 1;
-	}
-	return m == 0 ? bits : -1;
-}
-
-static bool same_prefix(const uint8_t *a, const uint8_t *b, int bits)
-{
-	int i;
-
-	for (i = 0; bits > 0; i++, bits -= 8) {
-		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits));
-
-		if ((a[i] & m) != (b[i] & m)) {
-			return false;
-		}
-	}
-	return true;
-}
-
 /*
- * `interfaces` entries, as Samba reads them: an address; an address or
- * network with /len or /mask, meaning the local addresses in that network
- * (127.0.0.1/8 is lo's 127.0.0.1); or an interface name, meaning its
- * addresses.  Each address is listed once.
+ * `interfaces` entries, as Samba reads them (lib/ifspec.h): an address;
+ * an address or network with /len or /mask, meaning the local addresses
+ * in that network (127.0.0.1/8 is lo's 127.0.0.1); or an interface name
+ * (wildcards allowed), meaning its addresses.  Each address is listed
+ * once.  Multichannel options after ';' do not change what is bound
+ * (lp_check has reported a bad one).
  */
 static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 				char ***out, size_t *nout)
 {
-	char buf[128], *slash;
+	struct ifspec spec;
+	char err[160];
 	uint8_t want[16];
-	int family = 0, bits = -1;
-	size_t alen = 0;
+	int family, bits;
 	struct ifaddrs *ifa, *p;
 
-	snprintf(buf, sizeof(buf), "%s", entry);
-	slash = strchr(buf, '/');
-	if (slash != NULL) {
-		*slash++ = '\0';
+	(void)ifspec_parse(entry, &spec, err, sizeof(err));
+	if (spec.what[0] == '\0') {
+		DBG_ERR("interfaces: %s\n", err);
+		return -EINVAL;
 	}
-	if (inet_pton(AF_INET, buf, want) == 1) {
-		family = AF_INET;
-		alen = 4;
-	} else if (inet_pton(AF_INET6, buf, want) == 1) {
-		family = AF_INET6;
-		alen = 16;
+	family = ifspec_address(&spec, want, &bits);
+	if (family < 0) {
+		DBG_ERR("interfaces: bad mask in '%s'\n", spec.what);
+		return -EINVAL;
 	}
-	if (family != 0 && slash == NULL) {
-		addrs_add(mem_ctx, out, nout, buf);
+	if (family != 0 && bits < 0) {
+		addrs_add(mem_ctx, out, nout, spec.what);
 		return 0;
-	}
-	if (family != 0) {
-		bits = mask_bits(slash, alen);
-		if (bits < 0) {
-			DBG_ERR("interfaces: bad mask in '%s'\n", entry);
-			return -EINVAL;
-		}
 	}
 	if (getifaddrs(&ifa) != 0) {
 		return -errno;
 	}
 	for (p = ifa; p != NULL; p = p->ifa_next) {
 		char host[64];
-		const uint8_t *have;
 		socklen_t len;
 
-		if (p->ifa_addr == NULL) {
+		if (p->ifa_addr == NULL ||
+		    !ifspec_match(&spec, p->ifa_name, p->ifa_addr)) {
 			continue;
 		}
-		if (p->ifa_addr->sa_family == AF_INET) {
-			len = sizeof(struct sockaddr_in);
-			have = (const uint8_t *)&((struct sockaddr_in *)
-							  p->ifa_addr)->sin_addr;
-		} else if (p->ifa_addr->sa_family == AF_INET6) {
-			len = sizeof(struct sockaddr_in6);
-			have = (const uint8_t *)&((struct sockaddr_in6 *)
-							  p->ifa_addr)->sin6_addr;
-		} else {
-			continue;
-		}
-		if (family == 0 ? strcasecmp(p->ifa_name, buf) != 0
-				: (p->ifa_addr->sa_family != family ||
-				   !same_prefix(have, want, bits))) {
-			continue;
-		}
-		if (getnameinfo(p->ifa_addr, len, host, sizeof(host), NULL, 0,
+		len = p->ifa_addr->sa_family == AF_INET
+			      ? sizeof(struct sockaddr_in)
+			      : sizeof(struct sockaddr_in6);
+		if ((p->ifa_addr->sa_family != AF_INET &&
+		     p->ifa_addr->sa_family != AF_INET6) ||
+		    getnameinfo(p->ifa_addr, len, host, sizeof(host), NULL, 0,
 				NI_NUMERICHOST) != 0 ||
 		    strchr(host, '%') != NULL) {
 			continue; /* skip link-local scoped addresses */

@@ -11,13 +11,22 @@ Sparse files: FSCTL_SET_SPARSE, FSCTL_SET_ZERO_DATA over the first half
 of a 1 MiB file, then FSCTL_QUERY_ALLOCATED_RANGES, whose answer must be
 what SEEK_DATA/SEEK_HOLE and st_blocks say about the file on disk.
 
+Network interfaces: FSCTL_QUERY_NETWORK_INTERFACE_INFO (MS-SMB2
+3.3.5.15.11) with `interfaces` in Samba's multichannel syntax
+("127.0.0.1;speed=...,capability=RSS,if_index=..."): the one address the
+entry names, with the speed, RSS capability and index it gives; a bad
+option is refused at start with the parameter named (testparm too).
+
 Every test runs once per event-loop backend (io_uring, epoll); passes
-against Samba too (SMBD=/usr/sbin/smbd).
+against Samba too (SMBD=/usr/sbin/smbd), except the refusal of a bad
+option, which is ours.
 """
 
 import hashlib
 import os
+import socket
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +39,10 @@ FSCTL_SET_SPARSE = 0x000900C4
 FSCTL_SET_ZERO_DATA = 0x000980C8
 FSCTL_QUERY_ALLOCATED_RANGES = 0x000940CF
 FILE_ATTRIBUTE_SPARSE_FILE = 0x200
+FSCTL_QUERY_NETWORK_INTERFACE_INFO = 0x001401FC
+RSS_CAPABLE = 0x1
+IFACE_SPEED = 12345678000
+IFACE_INDEX = 77
 
 MIB = 1024 * 1024
 BIG = 20 * MIB              # more than one request's 16 MiB
@@ -176,6 +189,67 @@ class Fsctl(h.TestUser):
 
 
 h.backend_variants(globals(), Fsctl)
+
+
+def parse_interfaces(blob):
+    """2.2.32.5 NETWORK_INTERFACE_INFO entries: (index, capability,
+    speed, family, address)."""
+    out, off = [], 0
+    while True:
+        nxt, idx, cap, _res, speed = struct.unpack_from("<IIIIQ", blob, off)
+        fam = struct.unpack_from("<H", blob, off + 24)[0]
+        if fam == 0x2:
+            addr = socket.inet_ntop(socket.AF_INET,
+                                    blob[off + 28:off + 32])
+        else:
+            addr = socket.inet_ntop(socket.AF_INET6,
+                                    blob[off + 32:off + 48])
+        out.append((idx, cap, speed, fam, addr))
+        if nxt == 0:
+            return out
+        off += nxt
+
+
+class NetInterfaces(h.TestUser):
+    global_options = [
+        ("interfaces", '"127.0.0.1;speed=%d,capability=RSS,if_index=%d"'
+         % (IFACE_SPEED, IFACE_INDEX)),
+        ("server multi channel support", "yes")]
+
+    def test_interface_info_from_interfaces(self):
+        conn = self.impacket_logon()
+        try:
+            tid = conn.connectTree("IPC$")
+            blob = bytes(conn._SMBConnection.ioctl(
+                tid, None, ctlCode=FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                flags=SMB2_0_IOCTL_IS_FSCTL, inputBlob=b"",
+                maxInputResponse=0, maxOutputResponse=65536))
+        finally:
+            conn.close()
+        self.assertEqual(parse_interfaces(blob),
+                         [(IFACE_INDEX, RSS_CAPABLE, IFACE_SPEED, 0x2,
+                           "127.0.0.1")])
+
+    def test_bad_option_refused(self):
+        if h.is_samba():
+            self.skipTest("ours: a bad interfaces option stops the start")
+        bad = self.new_server(global_options=[
+            ("interfaces", '"127.0.0.1;speed=fast"')])
+        self.addCleanup(bad.cleanup)
+        with self.assertRaises(Exception):
+            bad.start(timeout=10)
+        self.assertRegex(bad.log_text(),
+                         r"interfaces: \"127\.0\.0\.1;speed=fast\": "
+                         r"speed 'fast' is not a positive number")
+        r = subprocess.run([os.path.join(os.environ.get("BUILDDIR", "."),
+                                         "conf", "testparm"), "-s",
+                            bad.conf], capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("speed 'fast' is not a positive number", r.stderr)
+
+
+h.backend_variants(globals(), NetInterfaces)
 
 if __name__ == "__main__":
     h.main()
