@@ -75,7 +75,8 @@ static void worker_pin(struct smbd_worker *w)
  * a page fault per 4 KiB of it before any data moves: an 8 MiB pread
  * from the page cache took 2.1 ms into new memory and 0.7 ms into
  * reused memory, and a signed 512 MiB get spent three quarters of the
- * server's CPU in those faults (bench README, "Where the time goes").
+ * server's CPU in those faults (testsuite/bench/README.md, "Large
+ * transfers").
  * The cost is memory a worker keeps after a burst of large transfers:
  * at most SMBD_MALLOC_KEEP of free heap at its top.
  */
