@@ -107,6 +107,32 @@ static void ev_stream_bury(struct ev_stream *st)
 	st->loop->dead = st;
 }
 
+/* The detach goes on once the sends went out: nothing more is read. */
+static void ev_stream_detach_now(struct ev_stream *st)
+{
+	st->closing = true;
+	st->loop->ops->stream_release(st);
+	st->dead_next = st->loop->dead;
+	st->loop->dead = st;
+}
+
+void ev_stream_detach(struct ev_stream *st,
+		      void (*fn)(void *priv, int fd, const uint8_t *extra,
+				 size_t len),
+		      void *priv)
+{
+	if (st->closing || st->detach_fn != NULL) {
+		return;
+	}
+	st->ops = NULL;
+	st->priv = NULL;
+	st->detach_fn = fn;
+	st->detach_priv = priv;
+	if (st->sendq_head == NULL) {
+		ev_stream_detach_now(st);
+	}
+}
+
 void ev_stream_close(struct ev_stream *st)
 {
 	if (st != NULL) {
@@ -127,6 +153,25 @@ void ev_stream_close_after_send(struct ev_stream *st)
 
 void ev_stream_deliver(struct ev_stream *st, const uint8_t *data, size_t len)
 {
+	if (st->detach_fn != NULL) {
+		/* Read before the cancel took: it goes along with the fd
+		 * (a client waits for an answer first, so it is rare and
+		 * small; a flood is cut at 64 KiB and the rest is lost
+		 * with the connection's manners). */
+		size_t n = st->detach_len + len;
+		uint8_t *p;
+
+		if (n > 65536) {
+			return;
+		}
+		p = talloc_realloc(st, st->detach_extra, uint8_t, n);
+		if (p != NULL) {
+			memcpy(p + st->detach_len, data, len);
+			st->detach_extra = p;
+			st->detach_len = n;
+		}
+		return;
+	}
 	if (st->closing || st->close_after_send || st->ops == NULL) {
 		return;
 	}
@@ -149,6 +194,10 @@ void ev_stream_failed(struct ev_stream *st, int err)
 
 void ev_stream_drained(struct ev_stream *st)
 {
+	if (st->detach_fn != NULL && !st->closing) {
+		ev_stream_detach_now(st);
+		return;
+	}
 	if (st->close_after_send && !st->closing) {
 		ev_stream_failed(st, 0);
 	}
@@ -693,6 +742,11 @@ static void ev_reap_dead(struct ev_loop *loop)
 			continue;
 		}
 		*pp = st->dead_next;
+		if (st->detach_fn != NULL) {
+			st->detach_fn(st->detach_priv, st->fd,
+				      st->detach_extra, st->detach_len);
+			st->fd = -1;
+		}
 		if (st->fd != -1) {
 			close(st->fd);
 			freed = true;

@@ -81,6 +81,18 @@ void ev_stream_close(struct ev_stream *st);
 /* Stop reading after the queued sends went out, then close (on_close is
  * called with 0).  Used after an error answer the peer should still see. */
 void ev_stream_close_after_send(struct ev_stream *st);
+/*
+ * Give the socket to someone else (another worker, through the mailbox)
+ * without closing the connection: once the queued sends went out, stop
+ * reading and, when nothing is in flight any more, call fn with the fd
+ * (fn's to keep or close) and any bytes that arrived meanwhile (only
+ * valid during the call).  No other callback of the stream runs after
+ * this, and no shutdown(2) touches the connection.
+ */
+void ev_stream_detach(struct ev_stream *st,
+		      void (*fn)(void *priv, int fd, const uint8_t *extra,
+				 size_t len),
+		      void *priv);
 size_t ev_stream_queued_bytes(const struct ev_stream *st);
 int ev_stream_fd(const struct ev_stream *st);
 

@@ -189,7 +189,8 @@ static void eve_stream_kick_send(struct ev_stream *st)
 static void eve_stream_shutdown(struct ev_stream *st)
 {
 	epoll_ctl(eve(st->loop)->epfd, EPOLL_CTL_DEL, st->fd, NULL);
-	/* The fd is closed when the dead list is reaped. */
+	/* The fd is closed (or, detached, handed on) when the dead list is
+	 * reaped. */
 }
 
 static void eve_stream_readable(struct ev_stream *st)
@@ -300,5 +301,6 @@ const struct ev_backend_ops ev_epoll_ops = {
 	.stream_start = eve_stream_start,
 	.stream_kick_send = eve_stream_kick_send,
 	.stream_shutdown = eve_stream_shutdown,
+	.stream_release = eve_stream_shutdown,
 	.wait = eve_wait,
 };

@@ -43,6 +43,12 @@ struct ev_stream {
 	bool sending;		/* a send is in flight (uring) / EPOLLOUT armed */
 	bool recv_armed;
 	int inflight;		/* backend operations not yet completed */
+	/* ev_stream_detach: whom the fd goes to, and what came meanwhile */
+	void (*detach_fn)(void *priv, int fd, const uint8_t *extra,
+			  size_t len);
+	void *detach_priv;
+	uint8_t *detach_extra;
+	size_t detach_len;
 	/* io_uring records */
 	struct ev_uop recv_op;
 	struct ev_uop send_op;
@@ -109,6 +115,8 @@ struct ev_backend_ops {
 	int (*stream_start)(struct ev_stream *st);
 	void (*stream_kick_send)(struct ev_stream *st);
 	void (*stream_shutdown)(struct ev_stream *st);
+	/* Stop reading without shutting the connection down (detach). */
+	void (*stream_release)(struct ev_stream *st);
 	/* ev_file_write and the personalities; NULL without a ring. */
 	int (*file_write)(struct ev_loop *loop, int fd, const void *buf,
 			  size_t len, uint64_t off, int personality,

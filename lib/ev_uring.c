@@ -447,6 +447,21 @@ static void evu_stream_shutdown(struct ev_stream *st)
 	}
 }
 
+static void evu_stream_release(struct ev_stream *st)
+{
+	struct io_uring_sqe *sqe;
+
+	/* Only the recv ends (with -ECANCELED); the connection stays up
+	 * for whoever takes the fd. */
+	if (st->recv_armed) {
+		sqe = evu_sqe(st->loop);
+		if (sqe != NULL) {
+			io_uring_prep_cancel(sqe, &st->recv_op, 0);
+			io_uring_sqe_set_data(sqe, NULL);
+		}
+	}
+}
+
 /* ---- file writes ---- */
 
 struct evu_fileop {
@@ -569,6 +584,7 @@ const struct ev_backend_ops ev_uring_ops = {
 	.stream_start = evu_stream_start,
 	.stream_kick_send = evu_stream_kick_send,
 	.stream_shutdown = evu_stream_shutdown,
+	.stream_release = evu_stream_release,
 	.file_write = evu_file_write,
 	.personality_register = evu_personality_register,
 	.personality_unregister = evu_personality_unregister,

@@ -21,6 +21,13 @@ testsuite_unit_test_ev_sendfile_SOURCES = testsuite/unit/test_ev_sendfile.c \
 testsuite_unit_test_ev_sendfile_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_sendfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+check_PROGRAMS += testsuite/unit/test_ev_detach
+TESTS += testsuite/unit/test_ev_detach
+testsuite_unit_test_ev_detach_SOURCES = testsuite/unit/test_ev_detach.c \
+	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
+testsuite_unit_test_ev_detach_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ev_detach_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_ev_after_poll
 TESTS += testsuite/unit/test_ev_after_poll
 testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c \
