@@ -297,6 +297,20 @@ struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 	return p;
 }
 
+bool tpool_set_affinity(struct tpool *p, const cpu_set_t *set)
+{
+	unsigned i;
+	bool ok = true;
+
+	for (i = 0; i < p->nthreads; i++) {
+		if (pthread_setaffinity_np(p->threads[i], sizeof(*set), set) !=
+		    0) {
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 void tpool_submit(struct tpool *p, struct tpool_job *job)
 {
 	job->next = NULL;

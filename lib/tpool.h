@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 #include <sys/types.h>
 #include <talloc.h>
 
@@ -63,6 +64,10 @@ int tpool_run_as(const struct tpool_cred *c, int (*fn)(void *arg), void *arg);
  * one it switched to for its job, known without a geteuid() call (which
  * CREATE's max access asked for on every open). */
 uid_t tpool_thread_euid(void);
+/* Let the pool's threads run on the CPUs of set (the caller's own thread
+ * keeps its affinity): a worker pinned to one CPU for its loop lets its
+ * pool's heavy jobs use the others.  False when the kernel refused. */
+bool tpool_set_affinity(struct tpool *pool, const cpu_set_t *set);
 /* Jobs submitted and not yet done. */
 unsigned tpool_pending(const struct tpool *pool);
 

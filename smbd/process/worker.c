@@ -55,10 +55,18 @@ static void worker_on_signal(void *priv, int signo)
 	}
 }
 
+/* The CPUs the worker may use, as the master was started with (taskset
+ * or systemd's CPUAffinity), before its loop thread was pinned. */
+static cpu_set_t worker_allowed;
+
 static void worker_pin(struct smbd_worker *w)
 {
 	cpu_set_t set;
 
+	if (sched_getaffinity(0, sizeof(worker_allowed), &worker_allowed) !=
+	    0) {
+		CPU_ZERO(&worker_allowed);
+	}
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
@@ -175,11 +183,21 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		_exit(1);
 	}
 	/* Four threads: enough to overlap a few slow disk calls per CPU
-	 * while the loop keeps serving; they inherit the worker's CPU. */
+	 * while the loop keeps serving.  The loop stays on its CPU (the
+	 * one the kernel steers its connections to); the pool may use any
+	 * of the server's, so one busy session (its channels all live on
+	 * this worker: smbd/conn/conn_handover.c) signs, encrypts and
+	 * reads on more CPUs than one (testsuite/bench/README.md
+	 * "Multichannel"). */
 	w->tpool = tpool_new(w, w->loop, 4);
 	if (w->tpool == NULL) {
 		DBG_ERR("worker %d: no thread pool\n", index);
 		_exit(1);
+	}
+	if (CPU_COUNT(&worker_allowed) > 1 &&
+	    !tpool_set_affinity(w->tpool, &worker_allowed)) {
+		DBG_WARNING("worker %d: its pool stays on cpu %d\n", index,
+			    w->cpu);
 	}
 	if (!smb2_server_install(w)) {
 		DBG_ERR("worker %d: out of memory\n", index);
