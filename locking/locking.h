@@ -379,6 +379,9 @@ unsigned brl_count(struct locking_db *db, const struct file_key *k);
 #define STATUS_SESSION 'S'
 #define STATUS_TCON 'T'
 #define STATUS_OPEN 'O'
+/* A connection of a session, its first one included (a = session id,
+ * b = the connection's id in its worker): multichannel. */
+#define STATUS_CHANNEL 'C'
 /* A worker's connection counts (a = worker index): smbstatus --workers. */
 #define STATUS_WORKER 'W'
 /* text: "key=value\n" lines, written by the worker pid. */
@@ -391,6 +394,16 @@ typedef void (*status_db_fn)(char kind, uint32_t pid, uint64_t a, uint64_t b,
 /* Every record, read-only; -1 when there is no status database. */
 int status_db_walk(struct locking_db *db, status_db_fn fn, void *priv);
 void status_db_cleanup_pid(struct locking_db *db, uint32_t pid);
+/*
+ * The worker that serves the client with this ClientGuid: another live
+ * worker's index if it holds one of the client's connections, else
+ * index, which then counts one more (pid: the caller's).  Each claim that
+ * returned index is matched by a release when that connection ends.
+ */
+int status_db_client_claim(struct locking_db *db, const uint8_t guid[16],
+			   int index, uint32_t pid);
+void status_db_client_release(struct locking_db *db, const uint8_t guid[16],
+			      uint32_t pid);
 /* Tree connects to the share (any worker; a traverse): `max connections`. */
 unsigned status_db_count_tcons(struct locking_db *db, const char *share);
 /* Whether a file below share-relative directory dir (of the share at

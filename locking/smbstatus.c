@@ -70,6 +70,69 @@ static void show_sessions(struct snapshot *s)
 	}
 }
 
+static unsigned session_channels(const struct snapshot *s,
+				  const struct rec *sess)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		n += s->r[i].kind == STATUS_CHANNEL &&
+		     s->r[i].pid == sess->pid && s->r[i].a == sess->a;
+	}
+	return n;
+}
+
+/*
+ * Ours (Samba shows channels only in --json): the connections of each
+ * session that has more than one (multichannel), with the worker that
+ * serves them, after the sessions; nothing when no session has two.
+ */
+static void show_channels(struct snapshot *s)
+{
+	bool header = false;
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		const struct rec *r = &s->r[i];
+
+		if (r->kind != STATUS_SESSION || session_channels(s, r) < 2) {
+			continue;
+		}
+		if (!header) {
+			printf("\n%-7s %-12s %-8s %-7s %-41s %s\n", "PID",
+			       "Session", "Channel", "Worker", "Remote",
+			       "Since");
+			printf("%.*s\n", 100, "-------------------------------"
+					      "-------------------------------"
+					      "-------------------------------"
+					      "-------");
+			header = true;
+		}
+		for (j = 0; j < s->n; j++) {
+			const struct rec *c = &s->r[j];
+			const char *addr;
+
+			if (c->kind != STATUS_CHANNEL || c->pid != r->pid ||
+			    c->a != r->a) {
+				continue;
+			}
+			addr = smbstatus_field(s->mem, c->text, "raddr");
+			printf("%-7u %-12" PRIx64 " %-8" PRIu64 " %-7s %-41s %s\n",
+			       (unsigned)c->pid, c->a, c->b,
+			       smbstatus_field(s->mem, c->text, "worker"),
+			       talloc_asprintf(s->mem, "ipv%c:%s:%s",
+					       strchr(addr, ':') ? '6' : '4',
+					       addr,
+					       smbstatus_field(s->mem, c->text,
+							       "rport")),
+			       smbstatus_ctime(s->mem,
+					       smbstatus_field(s->mem, c->text,
+							       "since")));
+		}
+	}
+}
+
 static int worker_cmp(const void *x, const void *y)
 {
 	const struct rec *const *a = x, *const *b = y;
@@ -343,6 +406,7 @@ int main(int argc, char **argv)
 	}
 	if (!only_shares && !only_locks) {
 		show_sessions(&snap);
+		show_channels(&snap);
 	}
 	if (!only_sessions && !only_locks) {
 		show_shares(&snap);

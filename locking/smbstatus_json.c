@@ -73,6 +73,67 @@ static void session_crypto(struct json_writer *w, TALLOC_CTX *mem,
 	crypto_obj(w, "signing", c.sign_cipher, c.sign_degree);
 }
 
+static const char *addr_port(TALLOC_CTX *mem, const char *addr,
+			     const char *port)
+{
+	return talloc_asprintf(mem, "ipv%c:%s:%s",
+			       strchr(addr, ':') ? '6' : '4', addr, port);
+}
+
+/*
+ * The session's connections, as Samba 4.18 on lists them (channel_id,
+ * creation_time, local_address, remote_address, transport; and ours, the
+ * worker): only for a session with more than one (multichannel), so a
+ * single-channel session has 4.17's keys exactly.
+ */
+static void json_channels(struct json_writer *w, struct snapshot *s,
+			  const struct rec *sess)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		n += s->r[i].kind == STATUS_CHANNEL &&
+		     s->r[i].pid == sess->pid && s->r[i].a == sess->a;
+	}
+	if (n < 2) {
+		return;
+	}
+	json_open(w, "channels");
+	for (i = 0; i < s->n; i++) {
+		const struct rec *c = &s->r[i];
+		const char *id;
+
+		if (c->kind != STATUS_CHANNEL || c->pid != sess->pid ||
+		    c->a != sess->a) {
+			continue;
+		}
+		id = talloc_asprintf(s->mem, "%" PRIu64, c->b);
+		json_open(w, id);
+		json_add_str(w, "channel_id", id);
+		json_add_str(w, "creation_time",
+			     iso_time(s->mem,
+				      strtoull(smbstatus_field(s->mem, c->text,
+							       "since"),
+					       NULL, 10),
+				      true));
+		json_add_str(w, "local_address",
+			     addr_port(s->mem,
+				       smbstatus_field(s->mem, c->text, "laddr"),
+				       smbstatus_field(s->mem, c->text,
+						       "lport")));
+		json_add_str(w, "remote_address",
+			     addr_port(s->mem,
+				       smbstatus_field(s->mem, c->text, "raddr"),
+				       smbstatus_field(s->mem, c->text,
+						       "rport")));
+		json_add_str(w, "transport", "tcp");
+		json_add_str(w, "worker",
+			     smbstatus_field(s->mem, c->text, "worker"));
+		json_close(w);
+	}
+	json_close(w);
+}
+
 static void json_sessions(struct json_writer *w, struct snapshot *s)
 {
 	size_t i;
@@ -118,6 +179,7 @@ static void json_sessions(struct json_writer *w, struct snapshot *s)
 			     smbstatus_dialect_name(smbstatus_field(
 				     s->mem, r->text, "dialect")));
 		session_crypto(w, s->mem, r, false);
+		json_channels(w, s, r);
 		json_close(w);
 	}
 	json_close(w);

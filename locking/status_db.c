@@ -14,7 +14,10 @@
 #include "locking/locking_rec.h"
 #include "lib/log.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -335,4 +338,93 @@ bool status_db_open_below(struct locking_db *db, const char *sharepath,
 	}
 	(void)tdb_traverse_read(db->status, open_below_fn, &bs);
 	return bs.found;
+}
+
+/*
+ * Which worker serves a client's connections (multichannel: all channels
+ * of a session live on one worker, smbd/conn/conn_handover.c).  The key
+ * is 'G' and the ClientGuid, 17 bytes, so the walks above (which take
+ * STATUS_KEY_LEN keys only) pass it by; the value is the worker's index,
+ * its pid (a record of a dead worker counts as none) and how many of the
+ * client's connections it holds.
+ */
+struct client_rec {
+	int32_t index;
+	uint32_t pid;
+	uint32_t count;
+};
+
+static TDB_DATA client_key(uint8_t buf[17], const uint8_t guid[16])
+{
+	buf[0] = 'G';
+	memcpy(buf + 1, guid, 16);
+	return (TDB_DATA){.dptr = buf, .dsize = 17};
+}
+
+static bool client_rec_get(struct tdb_context *tdb, TDB_DATA key,
+			   struct client_rec *r)
+{
+	TDB_DATA v = tdb_fetch(tdb, key);
+	bool ok = v.dptr != NULL && v.dsize == sizeof(*r);
+
+	if (ok) {
+		memcpy(r, v.dptr, sizeof(*r));
+	}
+	free(v.dptr);
+	return ok;
+}
+
+int status_db_client_claim(struct locking_db *db, const uint8_t guid[16],
+			   int index, uint32_t pid)
+{
+	uint8_t kb[17];
+	TDB_DATA key = client_key(kb, guid);
+	struct client_rec r;
+	int owner = index;
+
+	if (db == NULL || db->status == NULL ||
+	    tdb_chainlock(db->status, key) != 0) {
+		return index;
+	}
+	if (client_rec_get(db->status, key, &r) && r.pid != pid &&
+	    r.index != index &&
+	    (kill((pid_t)r.pid, 0) == 0 || errno == EPERM)) {
+		owner = r.index;	/* a live worker has the client */
+	} else {
+		if (!client_rec_get(db->status, key, &r) || r.pid != pid) {
+			r = (struct client_rec){.index = index, .pid = pid};
+		}
+		r.count++;
+		(void)tdb_store(db->status, key,
+				(TDB_DATA){.dptr = (uint8_t *)&r,
+					   .dsize = sizeof(r)},
+				TDB_REPLACE);
+	}
+	tdb_chainunlock(db->status, key);
+	return owner;
+}
+
+void status_db_client_release(struct locking_db *db, const uint8_t guid[16],
+			      uint32_t pid)
+{
+	uint8_t kb[17];
+	TDB_DATA key = client_key(kb, guid);
+	struct client_rec r;
+
+	if (db == NULL || db->status == NULL ||
+	    tdb_chainlock(db->status, key) != 0) {
+		return;
+	}
+	if (client_rec_get(db->status, key, &r) && r.pid == pid) {
+		if (r.count <= 1) {
+			(void)tdb_delete(db->status, key);
+		} else {
+			r.count--;
+			(void)tdb_store(db->status, key,
+					(TDB_DATA){.dptr = (uint8_t *)&r,
+						   .dsize = sizeof(r)},
+					TDB_REPLACE);
+		}
+	}
+	tdb_chainunlock(db->status, key);
 }
