@@ -54,7 +54,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_fruit_nfs.py \
 	testsuite/integration/test_fruit_copyfile.py \
 	testsuite/integration/test_smbd_irq.py \
-	testsuite/integration/test_share_encrypt.py
+	testsuite/integration/test_share_encrypt.py \
+	testsuite/integration/test_multichannel.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
@@ -62,6 +63,7 @@ TESTS += testsuite/layering/layers.py
 EXTRA_DIST += testsuite/layering/layers.py
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
+	testsuite/integration/mchan.py \
 	testsuite/integration/run.sh \
 	testsuite/torture/run-torture.sh \
 	testsuite/torture/run_torture.py \

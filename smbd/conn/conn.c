@@ -9,6 +9,7 @@
  * the connection: there is no way to resynchronise a byte stream.
  */
 #include "smbd/conn/conn.h"
+#include "smbd/conn/session.h"
 #include "smbd/conn/conn_limits.h"
 #include "smbd/conn/conn_log.h"
 #include "smbd/conn/smb2_server.h"
@@ -54,6 +55,13 @@ static const struct ev_stream_ops conn_stream_ops = {
 
 static int conn_destructor(struct smbd_conn *conn)
 {
+	if (conn->client_claimed) {
+		status_db_client_release(conn->worker->locking,
+					 conn->client_guid, (uint32_t)proc_pid());
+	}
+	/* A session with another channel carries on over it (3.3.7.1). */
+	smbd_sessions_conn_lost(conn);
+	smb2_frames_conn_lost(conn);
 	/* 3.3.7.1: durable opens outlive their connection. */
 	if (conn->worker->hooks.conn_lost != NULL) {
 		conn->worker->hooks.conn_lost(conn);
@@ -128,10 +136,16 @@ struct smbd_conn *smbd_conn_new_detached(struct smbd_worker *w,
 	return conn;
 }
 
-static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
-			     int fd, int incoming_cpu);
+static struct smbd_conn *conn_start_admit(struct smbd_worker *w,
+					   struct smbd_conn *conn, int fd,
+					   int incoming_cpu);
 
 static void conn_start(struct smbd_worker *w, int fd)
+{
+	(void)smbd_conn_start(w, fd);
+}
+
+struct smbd_conn *smbd_conn_start(struct smbd_worker *w, int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -143,12 +157,12 @@ static void conn_start(struct smbd_worker *w, int fd)
 
 	if (w->stopping) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	conn = talloc_zero(w, struct smbd_conn);
 	if (conn == NULL) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	conn->worker = w;
 	conn->id = ++w->conn_seq;
@@ -177,13 +191,15 @@ static void conn_start(struct smbd_worker *w, int fd)
 	smbd_conn_stats_publish(w);
 	smbd_conn_log_machine(conn, NULL);
 	prev_log = smbd_conn_log_enter(conn);
-	conn_start_admit(w, conn, fd, incoming_cpu);
+	conn = conn_start_admit(w, conn, fd, incoming_cpu);
 	smbd_conn_log_leave(prev_log);
+	return conn;
 }
 
 /* conn_start's second half, with the connection's log file current. */
-static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
-			     int fd, int incoming_cpu)
+static struct smbd_conn *conn_start_admit(struct smbd_worker *w,
+					   struct smbd_conn *conn, int fd,
+					   int incoming_cpu)
 {
 	DBG_NOTICE("worker %d (cpu %d): connection from %s, "
 		   "SO_INCOMING_CPU %d\n",
@@ -192,19 +208,21 @@ static void conn_start_admit(struct smbd_worker *w, struct smbd_conn *conn,
 	    !smbd_conn_limits_admit(conn)) {
 		close(fd);
 		talloc_free(conn);
-		return;
+		return NULL;
 	}
 	smbd_conn_logon_timer_start(conn);
 
 	if (!smb2_credits_init(conn)) {
 		close(fd);
 		talloc_free(conn);
-		return;
+		return NULL;
 	}
 	conn->stream = ev_stream_new(w->loop, fd, &conn_stream_ops, conn);
 	if (conn->stream == NULL) {
 		talloc_free(conn);
+		return NULL;
 	}
+	return conn;
 }
 
 /*
@@ -460,6 +478,8 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 				uint8_t *f = conn->frame;
 				bool alive;
 
+				conn->rest = data;
+				conn->rest_len = len;
 				conn->frame = NULL;
 				talloc_steal(NULL, f);
 				alive = conn_frame(conn, conn->hdr[0], f,
@@ -479,6 +499,8 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 					return;
 				}
 				if (len - 4 >= flen) {
+					conn->rest = data + 4 + flen;
+					conn->rest_len = len - 4 - flen;
 					if (!conn_frame(conn, data[0], data + 4,
 							flen, NULL)) {
 						return;
@@ -504,6 +526,8 @@ void smbd_conn_input(struct smbd_conn *conn, const uint8_t *data, size_t len)
 		}
 		if (flen == 0) {
 			conn->hdr_have = 0;
+			conn->rest = data;
+			conn->rest_len = len;
 			if (!conn_frame(conn, conn->hdr[0], conn->hdr, 0,
 					NULL)) {
 				return;

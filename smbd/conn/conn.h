@@ -20,7 +20,10 @@
  *
  * This header: worker and connection state.  A worker owns its
  * connections; a connection owns its sessions (issue 3) and everything
- * below them, as a talloc tree (DESIGN.md "Memory").
+ * below them, as a talloc tree (DESIGN.md "Memory").  Multichannel: a
+ * session's other connections hold only a channel record (session.h);
+ * all of them are on one worker (conn_handover.c moves a connection to
+ * the worker of its client or of the session it binds to).
  */
 #ifndef SMBD_CONN_H
 #define SMBD_CONN_H
@@ -47,6 +50,8 @@ struct smb2_protocol;
 struct smbd_mailbox;
 struct smbd_conn;
 struct dirwatch;
+struct conn_handover;
+struct smbd_channel;
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -66,6 +71,11 @@ struct smbd_worker {
 		/* An open ends: its CHANGE_NOTIFY watch and pending
 		 * requests end with it (smbd/smb2/smb2_notify.c). */
 		void (*open_closing)(struct smbd_open *op);
+		/* Session s moved from connection from to s->conn, its
+		 * first channel having dropped: its opens follow
+		 * (smbd/objects/open.c). */
+		void (*session_moved)(struct smbd_session *s,
+				      struct smbd_conn *from);
 	} hooks;
 	/* Set by the worker's start: the SMB2 commands the dispatcher calls
 	 * (smbd/smb2/smb2_cmds.c), from the layer above this one. */
@@ -169,7 +179,21 @@ struct smbd_conn {
 #define SMBD_SESSION_BUCKETS 64
 	struct smbd_session *session_hash[SMBD_SESSION_BUCKETS];
 	unsigned nsessions;
+	/* Sessions of other connections this one is bound to (session.h). */
+	struct smbd_channel *channels;
 	struct smb2_frame *waiting_frames;	/* cancellable (dispatch) */
+
+	/* While a frame is handled: the bytes of the input after it (valid
+	 * only then), which go along if the connection moves. */
+	const uint8_t *rest;
+	size_t rest_len;
+	/* Moving to another worker (conn_handover.c), or moved here from
+	 * one: it does not move again. */
+	struct conn_handover *handover;
+	bool moved;
+	/* counted in the status DB as a connection of its ClientGuid on
+	 * this worker (smb2_negotiate.c) */
+	bool client_claimed;
 
 	/* Opens by volatile FileId (open.c). */
 #define SMBD_OPEN_BUCKETS 256
@@ -178,6 +202,19 @@ struct smbd_conn {
 };
 
 void smbd_conn_accept(struct smbd_worker *w, int fd);
+/* A connection on fd, admitted (`hosts allow`, limits) and reading; NULL
+ * when refused (fd is closed then). */
+struct smbd_conn *smbd_conn_start(struct smbd_worker *w, int fd);
+/* At the worker's start: its mailbox takes SMBD_MSG_CONN_MOVE
+ * (conn_handover.c). */
+void smbd_conn_handover_register(struct smbd_worker *w);
+/* The body of SMBD_MSG_CONN_MOVE: its size, and what the receiving
+ * worker does with it on the new connection (checked: false, nothing
+ * done, for a state the credit code could not work with; else the state
+ * is the connection's and its bytes are input).  The fuzz target calls
+ * it on a test connection. */
+extern const size_t smbd_conn_move_msg_len;
+bool smbd_conn_move_apply(struct smbd_conn *conn, const void *body);
 /* Publish w's connection counts (at its start, then at each accept). */
 void smbd_conn_stats_publish(struct smbd_worker *w);
 /* `smbd spread connections`: accept fd here or hand it to the next

@@ -16,6 +16,11 @@
 #include "lib/tpool.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/proc.h"
+#include "locking/locking.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 
 #include <errno.h>
 #include <string.h>
@@ -30,13 +35,190 @@ static struct smbd_session **session_bucket(struct smbd_conn *conn,
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
 {
 	struct smbd_session *s;
+	struct smbd_channel *ch;
 
 	for (s = *session_bucket(conn, id); s != NULL; s = s->hnext) {
 		if (s->id == id) {
 			return s;
 		}
 	}
+	/* A channel takes requests once bound; while binding only
+	 * SESSION_SETUP knows it (smbd_channel_find). */
+	for (ch = conn->channels; ch != NULL; ch = ch->cnext) {
+		if (ch->bound && ch->session->id == id) {
+			return ch->session;
+		}
+	}
 	return NULL;
+}
+
+struct smbd_session *smbd_session_find_worker(struct smbd_worker *w,
+					      uint64_t id)
+{
+	struct smbd_conn *c;
+
+	for (c = w->conns; c != NULL; c = c->wnext) {
+		struct smbd_session *s;
+
+		for (s = *session_bucket(c, id); s != NULL; s = s->hnext) {
+			if (s->id == id) {
+				return s;
+			}
+		}
+	}
+	return NULL;
+}
+
+struct smbd_channel *smbd_channel_find(struct smbd_session *s,
+				       const struct smbd_conn *conn)
+{
+	struct smbd_channel *ch;
+
+	for (ch = s->channels; ch != NULL; ch = ch->next) {
+		if (ch->conn == conn) {
+			return ch;
+		}
+	}
+	return NULL;
+}
+
+void smbd_session_channel_status(const struct smbd_session *s,
+				 const struct smbd_conn *conn, uint64_t since,
+				 bool up)
+{
+	struct locking_db *db = conn->worker->locking;
+	char text[256];
+
+	if (db == NULL || conn->sink != NULL) {
+		return;
+	}
+	if (!up) {
+		status_db_del(db, STATUS_CHANNEL, (uint32_t)proc_pid(), s->id,
+			      conn->id);
+		return;
+	}
+	snprintf(text, sizeof(text),
+		 "raddr=%s\nrport=%u\nladdr=%s\nlport=%u\nworker=%d\n"
+		 "since=%" PRIu64 "\n",
+		 conn->remote_addr, (unsigned)conn->remote_port,
+		 conn->local_addr, (unsigned)conn->local_port,
+		 conn->worker->index, since);
+	status_db_put(db, STATUS_CHANNEL, (uint32_t)proc_pid(), s->id,
+		      conn->id, text);
+}
+
+static int channel_destructor(struct smbd_channel *ch)
+{
+	struct smbd_session *s = ch->session;
+	struct smbd_channel **pp;
+
+	if (ch->prev != NULL) {
+		ch->prev->next = ch->next;
+	} else {
+		s->channels = ch->next;
+	}
+	if (ch->next != NULL) {
+		ch->next->prev = ch->prev;
+	}
+	s->nchannels--;
+	if (ch->bound) {
+		smbd_session_channel_status(s, ch->conn, 0, false);
+	}
+	for (pp = &ch->conn->channels; *pp != NULL; pp = &(*pp)->cnext) {
+		if (*pp == ch) {
+			*pp = ch->cnext;
+			break;
+		}
+	}
+	explicit_bzero(ch->signing_key, sizeof(ch->signing_key));
+	return 0;
+}
+
+struct smbd_channel *smbd_channel_new(struct smbd_session *s,
+				      struct smbd_conn *conn)
+{
+	struct smbd_channel *ch = talloc_zero(conn, struct smbd_channel);
+
+	if (ch == NULL) {
+		return NULL;
+	}
+	ch->session = s;
+	ch->conn = conn;
+	memcpy(ch->preauth_hash, conn->preauth_hash, sizeof(ch->preauth_hash));
+	ch->next = s->channels;
+	if (ch->next != NULL) {
+		ch->next->prev = ch;
+	}
+	s->channels = ch;
+	s->nchannels++;
+	ch->cnext = conn->channels;
+	conn->channels = ch;
+	talloc_set_destructor(ch, channel_destructor);
+	return ch;
+}
+
+void smbd_session_sign_key(const struct smbd_session *s,
+			   const struct smbd_conn *conn, uint8_t key[16],
+			   enum smb2_sign_algo *algo)
+{
+	const struct smbd_channel *ch;
+
+	if (conn != s->conn) {
+		for (ch = s->channels; ch != NULL; ch = ch->next) {
+			if (ch->conn == conn && ch->bound) {
+				memcpy(key, ch->signing_key, 16);
+				*algo = ch->sign_algo;
+				return;
+			}
+		}
+		/* binding: the session's own (3.3.5.2.4) */
+		memcpy(key, s->keys.signing, 16);
+		*algo = s->sign_algo;
+		return;
+	}
+	memcpy(key, s->conn_key, 16);
+	*algo = s->conn_algo;
+}
+
+/* s moves to the connection of its bound channel ch, which stops being a
+ * channel: it is the session's connection now. */
+static void session_move(struct smbd_session *s, struct smbd_channel *ch)
+{
+	struct smbd_conn *from = s->conn, *to = ch->conn;
+	struct smbd_worker *w = from->worker;
+
+	memcpy(s->conn_key, ch->signing_key, 16);
+	s->conn_algo = ch->sign_algo;
+	s->since = ch->since;
+	ch->bound = false;	/* its record stays: the session's now */
+	talloc_free(ch);
+	smbd_session_channel_status(s, from, 0, false);
+	smbd_session_unlink(s);
+	s->conn = to;
+	smbd_session_link(to, s);
+	(void)talloc_steal(to, s);
+	DBG_NOTICE("session %llx: %s dropped, carries on over %s\n",
+		   (unsigned long long)s->id, from->remote, to->remote);
+	if (w->hooks.session_moved != NULL) {
+		w->hooks.session_moved(s, from);
+	}
+}
+
+void smbd_sessions_conn_lost(struct smbd_conn *conn)
+{
+	struct smbd_session *s, *next;
+
+	for (s = conn->sessions; s != NULL; s = next) {
+		struct smbd_channel *ch;
+
+		next = s->next;
+		for (ch = s->channels; ch != NULL; ch = ch->next) {
+			if (ch->bound && !ch->conn->dead) {
+				session_move(s, ch);
+				break;
+			}
+		}
+	}
 }
 
 void smbd_session_link(struct smbd_conn *conn, struct smbd_session *s)

@@ -35,6 +35,32 @@ enum smbd_session_state {
 #define SMBD_MAX_SESSIONS 1024
 #define SMBD_MAX_PENDING_SESSIONS 8
 
+/*
+ * One more connection bound to a session (MS-SMB2 3.3.1.8
+ * Session.ChannelList, 3.3.5.5.2): a talloc child of that connection, so
+ * a dropped channel takes only its own record.  The session stays a
+ * child of the connection it was set up on (session->conn, the primary
+ * channel), which also holds its opens; when that one drops while others
+ * live, the session moves to one of them (smbd_sessions_conn_lost).
+ */
+struct smbd_channel {
+	struct smbd_channel *prev, *next;	/* session->channels */
+	struct smbd_channel *cnext;		/* conn->channels */
+	struct smbd_session *session;
+	struct smbd_conn *conn;
+	bool bound;		/* authenticated: signing_key is valid */
+	struct gensec *gensec;	/* while binding */
+	uint8_t preauth_hash[64];	/* 3.1.1 (3.3.5.5) */
+	uint8_t signing_key[16];	/* Channel.SigningKey (3.3.5.5.3) */
+	enum smb2_sign_algo sign_algo;	/* the connection's */
+	uint64_t since;		/* NTTIME it was bound (smbstatus) */
+};
+
+/* Channels a session may have, its first included (3.3.5.5.2: past the
+ * server's limit binding fails with INSUFFICIENT_RESOURCES); 32 as
+ * Windows Server 2012 R2 and 2016 (smbtorture multichannel.num_channels). */
+#define SMBD_MAX_CHANNELS 32
+
 struct smbd_session {
 	struct smbd_session *prev, *next;
 	struct smbd_session *hnext;	/* conn->session_hash chain */
@@ -63,6 +89,11 @@ struct smbd_session {
 	uint8_t session_key[16];
 	struct smb2_keys keys;
 	enum smb2_sign_algo sign_algo;
+	/* What signs on session->conn: the session's key and algorithm,
+	 * until the first connection dropped and the session moved to a
+	 * channel, whose key and algorithm these become. */
+	uint8_t conn_key[16];
+	enum smb2_sign_algo conn_algo;
 	bool signing_required;
 	bool encrypt;		/* Session.EncryptData (3.3.5.5.3) */
 	/* The client asked Apple's AAPL server query on a share with fruit
@@ -77,6 +108,11 @@ struct smbd_session {
 	struct smbd_tcon *tcons;
 	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */
 	uint32_t next_tid;
+
+	/* The other connections bound to it (multichannel). */
+	struct smbd_channel *channels;
+	unsigned nchannels;
+	uint64_t since;		/* NTTIME conn began to serve it */
 };
 
 struct fd_share;
@@ -126,6 +162,32 @@ struct smbd_tcon {
 /* session.c: the lookups by id, and a new or ending session's place in
  * its connection's list and hash (called by smb2_sesssetup.c). */
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+/* The session id of this worker set up on any of its connections (a
+ * binding names it from another connection), or NULL. */
+struct smbd_session *smbd_session_find_worker(struct smbd_worker *w,
+					      uint64_t id);
+/* conn's channel record of s, bound or not (NULL: none, or conn is the
+ * session's own connection). */
+struct smbd_channel *smbd_channel_find(struct smbd_session *s,
+				       const struct smbd_conn *conn);
+/* A new, unbound channel of s on conn (its preauth hash starts from the
+ * connection's); NULL when out of memory. */
+struct smbd_channel *smbd_channel_new(struct smbd_session *s,
+				      struct smbd_conn *conn);
+/* The key and algorithm that sign for s on conn (3.3.4.1.1, 3.3.5.2.4):
+ * a bound channel's own, else the session's. */
+void smbd_session_sign_key(const struct smbd_session *s,
+			   const struct smbd_conn *conn, uint8_t key[16],
+			   enum smb2_sign_algo *algo);
+/* smbstatus's record of conn as a channel of s (its first connection
+ * included): written when it is bound, removed when it goes. */
+void smbd_session_channel_status(const struct smbd_session *s,
+				 const struct smbd_conn *conn, uint64_t since,
+				 bool up);
+/* conn is going: each session it holds that has another bound channel
+ * moves there (with its opens, through the worker's session_moved
+ * hook) instead of ending with it. */
+void smbd_sessions_conn_lost(struct smbd_conn *conn);
 void smbd_session_link(struct smbd_conn *conn, struct smbd_session *s);
 void smbd_session_unlink(struct smbd_session *s);
 /* smb2_sesssetup.c: a new session of conn, IN_PROGRESS, with a fresh id

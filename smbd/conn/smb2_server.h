@@ -159,6 +159,25 @@ bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
 uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 			    uint16_t requested);
 bool smb2_credits_init(struct smbd_conn *conn);
+/* Undo smb2_credits_charge(conn, mid, charge): the window is as before
+ * the request came (it moves to another worker and comes again). */
+void smb2_credits_uncharge(struct smbd_conn *conn, uint64_t mid,
+			   uint16_t charge);
+/* The connection goes (its destructor, after smbd_sessions_conn_lost):
+ * waiting CREATEs of sessions that live on over another channel finish
+ * there, unanswered. */
+void smb2_frames_conn_lost(struct smbd_conn *conn);
+/* The request is the whole frame, not encrypted. */
+bool smb2_request_alone(const struct smb2_request *req);
+/*
+ * conn_handover.c: req's connection moves to worker to, which runs req
+ * again as if it came there: the negotiated state, the credit window
+ * (without req's charge) and req's bytes go along with the socket.  True
+ * when under way (req gets no reply here); false when it cannot move (a
+ * compound or encrypted request, a test connection, a connection that
+ * moved once already, a request too big for a message).
+ */
+bool smbd_conn_hand_over(struct smb2_request *req, int to);
 
 /*
  * smb2_job.c: run fn(state) in the worker's thread pool with the session

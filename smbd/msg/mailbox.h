@@ -8,7 +8,8 @@
  * (SCM_RIGHTS).  The owners register a handler per type at the worker's
  * start (smbd_mailbox_handle): oplock and lease breaks and their ends
  * (smbd/objects/oplock.c), durable hand-overs (smbd/objects/durable.c),
- * connections spread over workers and the accept barrier (smbd/conn/),
+ * connections spread over workers, moved to their session's worker
+ * (multichannel) and the accept barrier (smbd/conn/),
  * directory delete-pending and replaced sessions (smbd/smb2/), smbcontrol
  * (smbd/process/).  The mailbox knows nothing of what the messages mean.
  *
@@ -45,11 +46,14 @@ enum smbd_msg_type {
 	SMBD_MSG_DURABLE_GIVE,	/* its hand-over; its fd rides along */
 	SMBD_MSG_DURABLE_NACK,	/* refused */
 	SMBD_MSG_CONTROL,	/* from the master: smbcontrol (control.c) */
+	SMBD_MSG_CONN_MOVE,	/* take over this connection and its request
+				 * (conn_handover.c); its fd rides along */
 	SMBD_MSG_MAX
 };
 
-/* The largest body a type may have (a durable hand-over is the biggest). */
-#define SMBD_MSG_BODY_MAX 4096
+/* The largest body a type may have (a connection's move is the biggest:
+ * its credit window and the request it moves for). */
+#define SMBD_MSG_BODY_MAX 8192
 
 /*
  * A message for priv (the worker): from is the sender's worker index (-1

@@ -296,6 +296,11 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	if (op == NULL) {
 		return NULL;
 	}
+	/* A session's opens live on its connection whichever channel made
+	 * them: a dropped channel takes none along (multichannel). */
+	if (s != NULL) {
+		conn = s->conn;
+	}
 	op->conn = conn;
 	op->tcon = t;
 	op->session = s;
@@ -350,7 +355,10 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 		id = req->prev_fid;
 	}
 	vid = le64(id + 8);
-	for (op = req->conn->open_hash[vid % SMBD_OPEN_BUCKETS]; op != NULL;
+	/* on the session's connection, whichever channel asks */
+	for (op = (req->session != NULL ? req->session->conn : req->conn)
+			  ->open_hash[vid % SMBD_OPEN_BUCKETS];
+	     op != NULL;
 	     op = op->hnext) {
 		if (op->fid_volatile == vid) {
 			break;
@@ -368,6 +376,7 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 		}
 	}
 	memcpy(req->fid, id, 16);
+	op->replay_ok = false;	/* used: a replay of its CREATE opens anew */
 	*out = op;
 	return NT_STATUS_OK;
 }
@@ -494,6 +503,21 @@ void smbd_open_move(struct smbd_open *op, struct smbd_conn *to)
 	*pp = op;
 	to->nopens++;
 	op->conn = to;
+}
+
+void smbd_open_session_moved(struct smbd_session *s, struct smbd_conn *from)
+{
+	struct smbd_open *op, *next;
+	size_t b;
+
+	for (b = 0; b < SMBD_OPEN_BUCKETS; b++) {
+		for (op = from->open_hash[b]; op != NULL; op = next) {
+			next = op->hnext;
+			if (op->session == s) {
+				smbd_open_move(op, s->conn);
+			}
+		}
+	}
 }
 
 int smbd_open_detach(struct smbd_open *op)

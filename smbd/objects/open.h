@@ -160,6 +160,10 @@ struct smbd_open {
 	uint32_t create_action;	/* CreateAction its CREATE answered */
 	uint8_t create_guid[16];
 	bool has_create_guid;	/* made by a DH2Q (durable or not) */
+	/* A replay of its CREATE gets it back (3.3.5.9.10): until another
+	 * request used it, as Samba purges its replay cache then (smbtorture
+	 * replay6: a replay after a QUERY_INFO opens anew). */
+	bool replay_ok;
 	bool create_pending;	/* its CREATE waits for a break */
 	uid_t owner_uid;	/* DurableOwner: the session's user */
 	/* Whom the open's own deferred work runs as (a delete on close
@@ -222,6 +226,9 @@ void smbd_open_lease_link(struct smbd_open *op);
 /* Move op into the table of connection to (same worker): a durable open
  * that loses or regains its connection (smbd/objects/durable.c). */
 void smbd_open_move(struct smbd_open *op, struct smbd_conn *to);
+/* The worker's session_moved hook: s's opens on from follow it to
+ * s->conn (its first channel dropped, another carries it on). */
+void smbd_open_session_moved(struct smbd_session *s, struct smbd_conn *from);
 /* Remove from the table (further lookups fail) and take the fd away:
  * returns it for a job to close (a duplicate where pool jobs still use
  * the open's own, smbd_open_fd_borrow). */

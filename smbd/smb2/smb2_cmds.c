@@ -10,6 +10,7 @@
 #include "smbd/objects/durable.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
+#include "smbd/objects/status.h"
 #include "smbd/msg/mailbox.h"
 
 #define CMD(op, n, size, neg, sess, tree, handler)                             \
@@ -63,11 +64,21 @@ const struct smb2_protocol smb2_protocol = {
 	.reply_done = smbd_open_channel_done,
 };
 
+/* A session's first connection dropped and another channel carries it
+ * (smbd/conn/session.c): its opens follow, smbstatus sees its new
+ * address. */
+static void session_moved(struct smbd_session *s, struct smbd_conn *from)
+{
+	smbd_open_session_moved(s, from);
+	smbd_status_session(s, true);
+}
+
 bool smb2_server_install(struct smbd_worker *w)
 {
 	w->smb2 = &smb2_protocol;
 	w->hooks.conn_lost = smbd_durable_conn_lost;
 	w->hooks.open_closing = smbd_notify_close;
+	w->hooks.session_moved = session_moved;
 	if (w->mbox == NULL) {
 		w->mbox = smbd_mailbox_new(w, w->srv, w->index, w);
 		if (w->mbox == NULL) {
@@ -75,6 +86,7 @@ bool smb2_server_install(struct smbd_worker *w)
 		}
 	}
 	smbd_conn_register(w);
+	smbd_conn_handover_register(w);
 	smbd_barrier_register(w);
 	smbd_breaks_register(w);
 	smbd_durable_register(w);

@@ -1074,6 +1074,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		 * CreateGuid, durable or not, and is refused while the
 		 * CREATE still waits (create_pending). */
 		op->has_create_guid = true;
+		op->replay_ok = true;
 		op->create_pending = true;
 		memcpy(op->create_guid, st->durable.create_guid, 16);
 		memcpy(op->client_guid, req->conn->client_guid, 16);
@@ -1363,8 +1364,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	if (st->reconnect) {
 		return create_reconnect(req, st);
 	}
-	if (st->want_durable && st->durable.v2 &&
-	    (req->flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+	if (st->want_durable && st->durable.v2) {
 		status = create_replay(req, st);
 		if (status != NT_STATUS_NOT_FOUND) {
 			return status;

@@ -171,7 +171,10 @@ NTSTATUS create_reconnect(struct smb2_request *req,
 /*
  * 3.3.5.9.10: a replayed DH2Q (SMB2_FLAGS_REPLAY_OPERATION) whose
  * CreateGuid names an open of this client gets that open back, as the
- * first CREATE answered it.  NT_STATUS_NOT_FOUND: none, open anew.
+ * first CREATE answered it, until another request used the open (then
+ * the replay opens anew, as Samba's purged replay cache does).  Without
+ * the flag such a CREATE is refused with DUPLICATE_OBJECTID.
+ * NT_STATUS_NOT_FOUND: none, open anew.
  */
 NTSTATUS create_replay(struct smb2_request *req,
 		       struct create_state *st)
@@ -181,6 +184,16 @@ NTSTATUS create_replay(struct smb2_request *req,
 		st->durable.create_guid);
 
 	if (op == NULL) {
+		return NT_STATUS_NOT_FOUND;
+	}
+	if (!(req->flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		if (op->disconnected) {
+			return NT_STATUS_NOT_FOUND;	/* reclaimed by DH2C */
+		}
+		talloc_free(st);
+		return NT_STATUS_DUPLICATE_OBJECTID;
+	}
+	if (!op->replay_ok && !op->create_pending) {
 		return NT_STATUS_NOT_FOUND;
 	}
 	if (op->create_pending) {

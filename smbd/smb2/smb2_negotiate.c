@@ -13,6 +13,8 @@
 #include "lib/clock.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "lib/proc.h"
+#include "locking/locking.h"
 
 #include <string.h>
 
@@ -341,6 +343,12 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 			}
 		}
 	}
+	/* 3.3.5.4: multichannel for 3.x, when `server multi channel
+	 * support` allows (session binding, smb2_sesssetup.c). */
+	if (dialect >= SMB2_DIALECT_0300 &&
+	    lp_bool(lp, LP_GLOBAL, LP_SERVER_MULTI_CHANNEL_SUPPORT)) {
+		conn->server_caps |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
+	}
 	if (neg_encryption_allowed(lp) &&
 	    (dialect == SMB2_DIALECT_0300 || dialect == SMB2_DIALECT_0302) &&
 	    (conn->client_caps & SMB2_GLOBAL_CAP_ENCRYPTION)) {
@@ -380,6 +388,35 @@ static void neg_after_reply(struct smb2_request *req, const uint8_t *reply,
 	if (req->conn->dialect == SMB2_DIALECT_0311) {
 		neg_preauth_update(req->conn, reply, len);
 	}
+}
+
+/*
+ * Multichannel: every connection of a client (by ClientGuid) goes to one
+ * worker, the one that has its first, so a session's channels can bind
+ * there (3.3.5.5.2) whichever CPU the kernel steered them to; as Samba
+ * passes them to one smbd process.  True when this connection moves to
+ * that worker, which answers the NEGOTIATE itself.  A client's later
+ * connections then share a worker; different clients still spread.
+ */
+static bool neg_route_client(struct smb2_request *req, uint16_t dialect)
+{
+	static const uint8_t zero[16];
+	struct smbd_conn *conn = req->conn;
+	struct smbd_worker *w = conn->worker;
+	int owner;
+
+	if (dialect < SMB2_DIALECT_0300 || w->srv->nworkers < 2 ||
+	    !lp_bool(w->srv->lp, LP_GLOBAL, LP_SERVER_MULTI_CHANNEL_SUPPORT) ||
+	    memcmp(conn->client_guid, zero, 16) == 0 || conn->client_claimed) {
+		return false;
+	}
+	owner = status_db_client_claim(w->locking, conn->client_guid,
+				       w->index, (uint32_t)proc_pid());
+	if (owner == w->index) {
+		conn->client_claimed = true;
+		return false;
+	}
+	return !conn->moved && smbd_conn_hand_over(req, owner);
 }
 
 NTSTATUS smb2_negotiate(struct smb2_request *req)
@@ -424,6 +461,9 @@ NTSTATUS smb2_negotiate(struct smb2_request *req)
 	if (best == 0) {
 		DBG_NOTICE("%s: no common dialect\n", conn->remote);
 		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (neg_route_client(req, best)) {
+		return NT_STATUS_OK;	/* answered by the client's worker */
 	}
 	memset(&nc, 0, sizeof(nc));
 	if (best == SMB2_DIALECT_0311) {

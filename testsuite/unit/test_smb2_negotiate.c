@@ -527,9 +527,43 @@ static void test_credits(void **state)
 	talloc_free(t);
 }
 
+/* A request that moves to another worker gives its credits back: the
+ * window is exactly as before it, and the same id may come again. */
+static void test_credits_uncharge(void **state)
+{
+	struct testconn *t = testconn_new(NULL, NULL);
+	struct smbd_conn *c = t->conn;
+	uint64_t low, high;
+	uint32_t cur;
+
+	assert_true(smb2_credits_charge(c, 0, 1));
+	assert_int_equal(smb2_credits_grant(c, 1, 20), 20);
+	assert_true(smb2_credits_charge(c, 1, 1));
+	assert_true(smb2_credits_charge(c, 3, 1));	/* a gap at 2 */
+	low = c->seq_low;
+	high = c->seq_high;
+	cur = c->cur_credits;
+	/* the window's start moved past it: back, 3 stays taken */
+	assert_true(smb2_credits_charge(c, 2, 1));
+	assert_int_equal(c->seq_low, 4);
+	smb2_credits_uncharge(c, 2, 1);
+	assert_int_equal(c->seq_low, low);
+	assert_int_equal(c->seq_high, high);
+	assert_int_equal(c->cur_credits, cur);
+	assert_false(smb2_credits_charge(c, 3, 1));	/* still used */
+	assert_true(smb2_credits_charge(c, 2, 1));	/* free again */
+	assert_int_equal(c->seq_low, 4);
+	/* inside the window, multi-credit */
+	assert_true(smb2_credits_charge(c, 6, 3));
+	smb2_credits_uncharge(c, 6, 3);
+	assert_true(smb2_credits_charge(c, 6, 3));
+	talloc_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_credits_uncharge),
 		cmocka_unit_test(test_negotiate_each_dialect),
 		cmocka_unit_test(test_negotiate_311_contexts),
 		cmocka_unit_test(test_algorithm_lists),
