@@ -29,17 +29,13 @@
 #include "lib/log.h"
 #include "lib/clock.h"
 #include "smbd/msg/mailbox.h"
+#include "smbd/smb2/smb2_sesssetup_private.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
-
-#define SMB2_SESSION_FLAG_BINDING 0x01
-#define SMB2_SESSION_FLAG_IS_GUEST 0x0001
-#define SMB2_SESSION_FLAG_IS_NULL 0x0002
-#define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
 
 static int session_destructor(struct smbd_session *s)
 {
@@ -117,42 +113,6 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 	talloc_set_destructor(s, session_destructor);
 	return s;
 }
-
-/* The hash a SESSION_SETUP on conn goes into: a binding channel's own
- * (3.3.5.5: Connection.PreauthSessionTable), else the session's. */
-static uint8_t *session_preauth_hash(struct smbd_session *s,
-				     const struct smbd_conn *conn)
-{
-	struct smbd_channel *ch = smbd_channel_find(s, conn);
-
-	return ch != NULL && !ch->bound ? ch->preauth_hash : s->preauth_hash;
-}
-
-static void session_preauth(struct smbd_session *s,
-			    const struct smbd_conn *conn, const uint8_t *msg,
-			    size_t len)
-{
-	uint8_t *h = session_preauth_hash(s, conn);
-	struct crypto_iov iov[2] = {
-		{h, 64},
-		{msg, len},
-	};
-
-	crypto_sha512_iov(iov, 2, h);
-}
-
-static void sesssetup_after_reply(struct smb2_request *req,
-				  const uint8_t *reply, size_t len)
-{
-	struct smbd_session *s = req->session;
-
-	/* Only replies with MORE_PROCESSING_REQUIRED go into the hash. */
-	if (s != NULL && req->conn->dialect == SMB2_DIALECT_0311 &&
-	    le32(reply + SMB2_HDR_STATUS) == NT_STATUS_MORE_PROCESSING_REQUIRED) {
-		session_preauth(s, req->conn, reply, len);
-	}
-}
-
 
 /* Copy who logged on out of the gensec result (3.3.5.5.3). */
 static NTSTATUS session_take_identity(struct smbd_session *s,
@@ -279,105 +239,6 @@ NTSTATUS smbd_session_establish(struct smbd_session *s,
 	return NT_STATUS_OK;
 }
 
-/*
- * The smb.conf values NTLMSSP needs, copied for one session's
- * authentication: a SIGHUP between its legs (or at any time after) frees
- * the parsed strings, so nothing may point into the configuration
- * (issue 15 item 1: a worker-wide cache of such pointers outlived the
- * reload and sent freed memory in the target info).
- */
-static struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
-						 const struct lp_ctx *lp)
-{
-	struct auth_config *c = talloc_zero(mem_ctx, struct auth_config);
-
-	if (c == NULL) {
-		return NULL;
-	}
-	c->netbios_name = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
-						  LP_NETBIOS_NAME));
-	c->workgroup = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_WORKGROUP));
-	c->dns_domain = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_REALM));
-	c->dns_hostname = "";
-	c->guest_account = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
-						   LP_GUEST_ACCOUNT));
-	if (c->netbios_name == NULL || c->workgroup == NULL ||
-	    c->dns_domain == NULL || c->guest_account == NULL) {
-		talloc_free(c);
-		return NULL;
-	}
-	c->ntlm_auth = auth_ntlm_policy_from_string(
-		lp_str(lp, LP_GLOBAL, LP_NTLM_AUTH));
-	if (c->ntlm_auth < 0) {
-		c->ntlm_auth = AUTH_NTLM_NTLMV2_ONLY;
-	}
-	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
-				   LP_MAP_TO_GUEST_BAD_USER;
-	return c;
-}
-
-/* The user database, opened on first use so a passdb.tdb created after
- * start-up (smbpasswd -a) is found.  The name looked up is the client's
- * after `username map` (smbd/smb2/user_map.h). */
-static NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx,
-				 const char *user, const char *domain,
-				 struct auth_user_info **out)
-{
-	struct smbd_session *s = priv;
-	struct smbd_worker *w = s->conn->worker;
-	char *name;
-	NTSTATUS st;
-
-	if (w->passdb == NULL) {
-		const struct lp_ctx *lp = w->srv->lp;
-		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
-						   LP_PRIVATE_DIR));
-
-		st = passdb_open(w, path, false, &w->passdb);
-		talloc_free(path);
-		if (!NT_STATUS_IS_OK(st)) {
-			w->passdb = NULL;
-			return NT_STATUS_NO_SUCH_USER;
-		}
-	}
-	name = smbd_user_map_name(s, mem_ctx, user);
-	if (name == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	st = passdb_auth_lookup(w->passdb, mem_ctx, name, domain, out);
-	talloc_free(name);
-	return st;
-}
-
-static NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
-				const uint8_t *blob, size_t blob_len)
-{
-	/* 2.2.6: StructureSize 9, SessionFlags, SecurityBufferOffset/Len */
-	wire_push_le16(req->out, 9);
-	wire_push_le16(req->out, flags);
-	wire_push_le16(req->out, blob_len ? SMB2_HDR_LEN + 8 : 0);
-	wire_push_le16(req->out, (uint16_t)blob_len);
-	wire_push_bytes(req->out, blob, blob_len);
-	if (blob_len == 0) {
-		wire_push_u8(req->out, 0);
-	}
-	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
-}
-
-/* Where a logon came in, for the audit lines (smbd/auth/auth_audit.h). */
-static void sesssetup_where(const struct smbd_conn *conn,
-			    struct auth_audit_where *w)
-{
-	*w = (struct auth_audit_where){
-		.service = "SMB2",
-		.local_addr = conn->local_addr,
-		.local_port = conn->local_port,
-		.remote_addr = conn->remote_addr,
-		.remote_port = conn->remote_port,
-		.became_domain = lp_str(conn->worker->srv->lp, LP_GLOBAL,
-					LP_NETBIOS_NAME),
-	};
-}
 
 /* Samba's "Authorization" event for a session now set up. */
 static void sesssetup_authz(const struct smbd_session *s,
@@ -521,56 +382,6 @@ static void session_previous(struct smbd_worker *w, uint64_t id,
 				sizeof(m), -1);
 }
 
-/* The auth_audit / auth_json_audit lines of a finished exchange.  The
- * mapped account is the name after `username map`, as Samba's
- * mappedAccount (the lookup maps it, NTLMSSP does not know). */
-static void sesssetup_audit(struct smbd_session *s)
-{
-	const struct auth_audit *a = gensec_audit(s->gensec);
-	struct auth_audit copy;
-	struct auth_audit_where w;
-	char *mapped = NULL;
-
-	if (a == NULL) {
-		return;
-	}
-	copy = *a;
-	if (a->mapped_user != NULL) {
-		mapped = smbd_user_map_name(s, s, a->mapped_user);
-		if (mapped != NULL) {
-			copy.mapped_user = mapped;
-		}
-	}
-	sesssetup_where(s->conn, &w);
-	auth_audit_log(&copy, &w);
-	talloc_free(mapped);
-}
-
-/* The request's fields (2.2.5), read again by a continuation: the
- * dispatch table checked the body and the buffer's range. */
-struct sesssetup_args {
-	uint8_t flags, sec_mode;
-	uint16_t len;
-	uint64_t prev_id;
-	const uint8_t *blob;
-};
-
-static void sesssetup_args(const struct smb2_request *req,
-			   struct sesssetup_args *a)
-{
-	struct wire_cur b = req->body;
-	uint16_t off;
-
-	b.off = 0;
-	(void)wire_skip(&b, 2);
-	(void)wire_pull_u8(&b, &a->flags);
-	(void)wire_pull_u8(&b, &a->sec_mode);
-	(void)wire_skip(&b, 8); /* Capabilities, Channel */
-	(void)wire_pull_le16(&b, &off);
-	(void)wire_pull_le16(&b, &a->len);
-	(void)wire_pull_le64(&b, &a->prev_id);
-	a->blob = a->len ? req->in + off : NULL;
-}
 
 /* One leg of the exchange, once what it needs is at hand. */
 static NTSTATUS sesssetup_auth(struct smb2_request *req,
@@ -591,7 +402,7 @@ static NTSTATUS sesssetup_auth(struct smb2_request *req,
 		(void)sesssetup_reply(req, 0, out, out_len);
 		return st;
 	}
-	sesssetup_audit(s);
+	sesssetup_audit(s, s->gensec, conn);
 	if (NT_STATUS_IS_OK(st)) {
 		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
 	}
@@ -624,203 +435,6 @@ static NTSTATUS sesssetup_resume(struct smb2_request *req)
 	}
 	req->session = s;
 	return sesssetup_auth(req, s);
-}
-
-/*
- * 3.3.5.5.2: what a binding must match, in the order Samba checks it
- * (smbtorture's bind_negative tests pin the status of each case).
- */
-static NTSTATUS sessbind_check(const struct smb2_request *req,
-			       const struct smbd_session *s)
-{
-	const struct smbd_conn *conn = req->conn, *first = s->conn;
-	enum smb2_sign_algo algo = (enum smb2_sign_algo)conn->signing_algo;
-
-	/* A session signing with AES-GMAC binds only channels that do the
-	 * same (3.3.5.5.2), and a GMAC channel only such sessions. */
-	if (s->sign_algo >= SMB2_SIGN_AES_GMAC && algo != s->sign_algo) {
-		return NT_STATUS_REQUEST_OUT_OF_SEQUENCE;
-	}
-	if (algo >= SMB2_SIGN_AES_GMAC && s->sign_algo != algo) {
-		return NT_STATUS_NOT_SUPPORTED;
-	}
-	if (conn->dialect < SMB2_DIALECT_0300 ||
-	    !lp_bool(conn->worker->srv->lp, LP_GLOBAL,
-		     LP_SERVER_MULTI_CHANNEL_SUPPORT)) {
-		return NT_STATUS_REQUEST_NOT_ACCEPTED;
-	}
-	if (!(req->flags & SMB2_FLAGS_SIGNED) ||
-	    first->dialect != conn->dialect || first->cipher != conn->cipher) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	if (s->state != SMBD_SESSION_VALID) {
-		return NT_STATUS_REQUEST_NOT_ACCEPTED;
-	}
-	if (s->anonymous || s->guest || !s->has_keys) {
-		/* nothing to sign the channel with */
-		return NT_STATUS_NOT_SUPPORTED;
-	}
-	return NT_STATUS_OK;
-}
-
-/* The binding authenticated: the same user, and the channel's key from
- * this authentication's session key (3.3.5.5.3). */
-static NTSTATUS sessbind_done(struct smb2_request *req,
-			      struct smbd_session *s, struct smbd_channel *ch)
-{
-	const struct auth_result *r = gensec_result(ch->gensec);
-	struct smbd_conn *conn = req->conn;
-	struct smb2_keys k;
-
-	if (r == NULL) {
-		return NT_STATUS_INTERNAL_ERROR;
-	}
-	if (r->anonymous || r->guest || r->user == NULL ||
-	    s->account_name == NULL ||
-	    strcasecmp(r->user->account_name, s->account_name) != 0) {
-		return NT_STATUS_ACCESS_DENIED;
-	}
-	if (!r->has_session_key) {
-		return NT_STATUS_NOT_SUPPORTED;	/* 3.3.5.2.4 */
-	}
-	smb2_derive_keys(conn->dialect, r->session_key, ch->preauth_hash,
-			 smb2_cipher_of(conn->cipher), &k);
-	memcpy(ch->signing_key, k.signing, 16);
-	explicit_bzero(&k, sizeof(k));
-	ch->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
-	ch->bound = true;
-	ch->since = clock_nttime();
-	smbd_conn_logged_on(conn);
-	smbd_session_channel_status(s, conn, ch->since, true);
-	/* the reply is signed with the channel's new key (3.3.5.5.3) */
-	req->sign_reply = true;
-	DBG_NOTICE("%s: bound to session %llx of %s (%u channels)\n",
-		 conn->remote, (unsigned long long)s->id, s->conn->remote,
-		 s->nchannels + 1);
-	return NT_STATUS_OK;
-}
-
-/* One leg of a binding's authentication on channel ch. */
-static NTSTATUS sessbind_auth(struct smb2_request *req,
-			      struct smbd_session *s, struct smbd_channel *ch,
-			      const struct sesssetup_args *a)
-{
-	uint8_t *out = NULL;
-	size_t out_len = 0;
-	uint16_t flags = 0;
-	NTSTATUS st;
-
-	if (ch->gensec == NULL) {
-		struct auth_config *cfg = sesssetup_auth_config(
-			ch, req->conn->worker->srv->lp);
-
-		ch->gensec = cfg ? gensec_new(ch, cfg, sesssetup_lookup, s,
-					      req->conn->remote_addr)
-				 : NULL;
-		if (ch->gensec == NULL) {
-			return NT_STATUS_NO_MEMORY;
-		}
-	}
-	st = gensec_update(ch->gensec, req->mem_ctx, a->blob, a->len, &out,
-			   &out_len);
-	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
-		req->keep_body = true;
-		(void)sesssetup_reply(req, 0, out, out_len);
-		return st;
-	}
-	if (NT_STATUS_IS_OK(st)) {
-		st = sessbind_done(req, s, ch);
-	}
-	TALLOC_FREE(ch->gensec);
-	if (!NT_STATUS_IS_OK(st)) {
-		DBG_NOTICE("%s: binding to session %llx failed: %s\n",
-			   req->conn->remote, (unsigned long long)s->id,
-			   nt_errstr(st));
-		talloc_free(ch);	/* the session goes on without it */
-		return st;
-	}
-	if (s->encrypt) {
-		flags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
-	}
-	return sesssetup_reply(req, flags, out, out_len);
-}
-
-/*
- * SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (3.3.5.5.2): this
- * connection joins a session set up on another one.  All channels of a
- * session live on the worker that set it up; a connection that names a
- * session of another worker, and holds nothing yet, moves there first
- * (smbd_conn_hand_over) and the request runs again on arrival.
- */
-static NTSTATUS sesssetup_bind(struct smb2_request *req,
-			       const struct sesssetup_args *a)
-{
-	struct smbd_conn *conn = req->conn;
-	struct smbd_worker *w = conn->worker;
-	struct smbd_session *s;
-	struct smbd_channel *ch;
-	uint8_t key[16];
-	enum smb2_sign_algo algo;
-	NTSTATUS st;
-
-	if (req->session_id == 0) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	s = smbd_session_find_worker(w, req->session_id);
-	if (s == NULL) {
-		int owner = (int)((req->session_id >> 18) & 0x3f);
-
-		if (owner != w->index && owner < w->srv->nworkers &&
-		    conn->nsessions == 0 && conn->channels == NULL &&
-		    smbd_conn_hand_over(req, owner)) {
-			return NT_STATUS_OK;	/* answered over there */
-		}
-		return owner != w->index && owner < w->srv->nworkers
-			       ? NT_STATUS_REQUEST_NOT_ACCEPTED
-			       : NT_STATUS_USER_SESSION_DELETED;
-	}
-	/* Errors too are signed with the session's key, so the client can
-	 * tell them from a forgery (3.3.4.1.1). */
-	req->session = s;
-	req->sign_reply = s->has_keys;
-	if (s->conn == conn) {
-		return NT_STATUS_REQUEST_NOT_ACCEPTED;	/* bound already */
-	}
-	st = sessbind_check(req, s);
-	if (!NT_STATUS_IS_OK(st)) {
-		return st;
-	}
-	/* 3.3.5.2.4: signed with Session.SigningKey.  The client may sign
-	 * with its channel's algorithm where it differs from the session's
-	 * (AES-CMAC vs HMAC-SHA256, which may be mixed): then the
-	 * authentication below is what proves it. */
-	smbd_session_sign_key(s, conn, key, &algo);
-	if (!smb2_check_signature(algo, key, req->in, req->in_len) &&
-	    algo == (enum smb2_sign_algo)conn->signing_algo) {
-		explicit_bzero(key, sizeof(key));
-		DBG_NOTICE("%s: binding to session %llx: bad signature\n",
-			   conn->remote, (unsigned long long)s->id);
-		return NT_STATUS_ACCESS_DENIED;
-	}
-	explicit_bzero(key, sizeof(key));
-	ch = smbd_channel_find(s, conn);
-	if (ch != NULL && ch->bound) {
-		return NT_STATUS_REQUEST_NOT_ACCEPTED;
-	}
-	if (ch == NULL) {
-		if (s->nchannels + 1 >= SMBD_MAX_CHANNELS) {
-			return NT_STATUS_INSUFFICIENT_RESOURCES;
-		}
-		ch = smbd_channel_new(s, conn);
-		if (ch == NULL) {
-			return NT_STATUS_NO_MEMORY;
-		}
-	}
-	if (conn->dialect == SMB2_DIALECT_0311) {
-		session_preauth(s, conn, req->in, req->in_len);
-		req->after_reply = sesssetup_after_reply;
-	}
-	return sessbind_auth(req, s, ch, a);
 }
 
 NTSTATUS smb2_sesssetup(struct smb2_request *req)
@@ -866,7 +480,7 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 	}
 	req->session = s;
 	if (conn->dialect == SMB2_DIALECT_0311) {
-		session_preauth(s, conn, req->in, req->in_len);
+		sesssetup_preauth(s, conn, req->in, req->in_len);
 		req->after_reply = sesssetup_after_reply;
 	}
 	if (s->gensec == NULL) {

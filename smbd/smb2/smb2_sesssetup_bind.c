@@ -1,0 +1,226 @@
+/*
+ * SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (MS-SMB2 3.3.5.5.2): a
+ * further connection (channel) joins a session set up on another one,
+ * with an NTLMSSP exchange of its own that must name the same user;
+ * Channel.SigningKey comes from that exchange's key and the channel's
+ * preauth hash (3.3.5.5.3).  A session's channels all live on the worker
+ * that set it up: a connection naming a session of another worker moves
+ * there first (smbd/conn/conn_handover.c) and the request runs again.
+ */
+#include "smbd/smb2/smb2_sesssetup_private.h"
+#include "smbd/conn/smb2_server.h"
+#include "smbd/conn/conn.h"
+#include "smbd/conn/conn_limits.h"
+#include "smbd/conn/session.h"
+#include "smbd/conn/smb2_signing.h"
+#include "smbd/conn/smb2_transform.h"
+#include "smbd/smbd.h"
+#include "smbd/auth/gensec.h"
+#include "conf/loadparm.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+#include <string.h>
+#include <strings.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_SMB2
+
+/*
+ * 3.3.5.5.2: what a binding must match, in the order Samba checks it
+ * (smbtorture's bind_negative tests pin the status of each case).
+ */
+static NTSTATUS sessbind_check(const struct smb2_request *req,
+			       const struct smbd_session *s)
+{
+	const struct smbd_conn *conn = req->conn, *first = s->conn;
+	enum smb2_sign_algo algo = (enum smb2_sign_algo)conn->signing_algo;
+
+	/* A session signing with AES-GMAC binds only channels that do the
+	 * same (3.3.5.5.2), and a GMAC channel only such sessions. */
+	if (s->sign_algo >= SMB2_SIGN_AES_GMAC && algo != s->sign_algo) {
+		return NT_STATUS_REQUEST_OUT_OF_SEQUENCE;
+	}
+	if (algo >= SMB2_SIGN_AES_GMAC && s->sign_algo != algo) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (conn->dialect < SMB2_DIALECT_0300 ||
+	    !lp_bool(conn->worker->srv->lp, LP_GLOBAL,
+		     LP_SERVER_MULTI_CHANNEL_SUPPORT)) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (!(req->flags & SMB2_FLAGS_SIGNED) ||
+	    first->dialect != conn->dialect || first->cipher != conn->cipher) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (s->state != SMBD_SESSION_VALID) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (s->anonymous || s->guest || !s->has_keys) {
+		/* nothing to sign the channel with */
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	return NT_STATUS_OK;
+}
+
+/* The binding authenticated: the same user, and the channel's key from
+ * this authentication's session key (3.3.5.5.3). */
+static NTSTATUS sessbind_done(struct smb2_request *req,
+			      struct smbd_session *s, struct smbd_channel *ch)
+{
+	const struct auth_result *r = gensec_result(ch->gensec);
+	struct smbd_conn *conn = req->conn;
+	struct smb2_keys k;
+
+	if (r == NULL) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	if (r->anonymous || r->guest || r->user == NULL ||
+	    s->account_name == NULL ||
+	    strcasecmp(r->user->account_name, s->account_name) != 0) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (!r->has_session_key) {
+		return NT_STATUS_NOT_SUPPORTED;	/* 3.3.5.2.4 */
+	}
+	smb2_derive_keys(conn->dialect, r->session_key, ch->preauth_hash,
+			 smb2_cipher_of(conn->cipher), &k);
+	memcpy(ch->signing_key, k.signing, 16);
+	explicit_bzero(&k, sizeof(k));
+	ch->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
+	ch->bound = true;
+	ch->since = clock_nttime();
+	smbd_conn_logged_on(conn);
+	smbd_session_channel_status(s, conn, ch->since, true);
+	/* the reply is signed with the channel's new key (3.3.5.5.3) */
+	req->sign_reply = true;
+	DBG_NOTICE("%s: bound to session %llx of %s (%u channels)\n",
+		 conn->remote, (unsigned long long)s->id, s->conn->remote,
+		 s->nchannels + 1);
+	return NT_STATUS_OK;
+}
+
+/* One leg of a binding's authentication on channel ch. */
+static NTSTATUS sessbind_auth(struct smb2_request *req,
+			      struct smbd_session *s, struct smbd_channel *ch,
+			      const struct sesssetup_args *a)
+{
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	uint16_t flags = 0;
+	NTSTATUS st;
+
+	if (ch->gensec == NULL) {
+		struct auth_config *cfg = sesssetup_auth_config(
+			ch, req->conn->worker->srv->lp);
+
+		ch->gensec = cfg ? gensec_new(ch, cfg, sesssetup_lookup, s,
+					      req->conn->remote_addr)
+				 : NULL;
+		if (ch->gensec == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	st = gensec_update(ch->gensec, req->mem_ctx, a->blob, a->len, &out,
+			   &out_len);
+	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		req->keep_body = true;
+		(void)sesssetup_reply(req, 0, out, out_len);
+		return st;
+	}
+	/* the binding's logon is logged as any other (Samba does too) */
+	sesssetup_audit(s, ch->gensec, req->conn);
+	if (NT_STATUS_IS_OK(st)) {
+		st = sessbind_done(req, s, ch);
+	}
+	TALLOC_FREE(ch->gensec);
+	if (!NT_STATUS_IS_OK(st)) {
+		DBG_NOTICE("%s: binding to session %llx failed: %s\n",
+			   req->conn->remote, (unsigned long long)s->id,
+			   nt_errstr(st));
+		talloc_free(ch);	/* the session goes on without it */
+		return st;
+	}
+	if (s->encrypt) {
+		flags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	}
+	return sesssetup_reply(req, flags, out, out_len);
+}
+
+/*
+ * SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (3.3.5.5.2): this
+ * connection joins a session set up on another one.  All channels of a
+ * session live on the worker that set it up; a connection that names a
+ * session of another worker, and holds nothing yet, moves there first
+ * (smbd_conn_hand_over) and the request runs again on arrival.
+ */
+NTSTATUS sesssetup_bind(struct smb2_request *req,
+			const struct sesssetup_args *a)
+{
+	struct smbd_conn *conn = req->conn;
+	struct smbd_worker *w = conn->worker;
+	struct smbd_session *s;
+	struct smbd_channel *ch;
+	uint8_t key[16];
+	enum smb2_sign_algo algo;
+	NTSTATUS st;
+
+	if (req->session_id == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	s = smbd_session_find_worker(w, req->session_id);
+	if (s == NULL) {
+		int owner = (int)((req->session_id >> 18) & 0x3f);
+
+		if (owner != w->index && owner < w->srv->nworkers &&
+		    conn->nsessions == 0 && conn->channels == NULL &&
+		    smbd_conn_hand_over(req, owner)) {
+			return NT_STATUS_OK;	/* answered over there */
+		}
+		return owner != w->index && owner < w->srv->nworkers
+			       ? NT_STATUS_REQUEST_NOT_ACCEPTED
+			       : NT_STATUS_USER_SESSION_DELETED;
+	}
+	/* Errors too are signed with the session's key, so the client can
+	 * tell them from a forgery (3.3.4.1.1). */
+	req->session = s;
+	req->sign_reply = s->has_keys;
+	if (s->conn == conn) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;	/* bound already */
+	}
+	st = sessbind_check(req, s);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	/* 3.3.5.2.4: signed with Session.SigningKey.  The client may sign
+	 * with its channel's algorithm where it differs from the session's
+	 * (AES-CMAC vs HMAC-SHA256, which may be mixed): then the
+	 * authentication below is what proves it. */
+	smbd_session_sign_key(s, conn, key, &algo);
+	if (!smb2_check_signature(algo, key, req->in, req->in_len) &&
+	    algo == (enum smb2_sign_algo)conn->signing_algo) {
+		explicit_bzero(key, sizeof(key));
+		DBG_NOTICE("%s: binding to session %llx: bad signature\n",
+			   conn->remote, (unsigned long long)s->id);
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	explicit_bzero(key, sizeof(key));
+	ch = smbd_channel_find(s, conn);
+	if (ch != NULL && ch->bound) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (ch == NULL) {
+		if (s->nchannels + 1 >= SMBD_MAX_CHANNELS) {
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+		ch = smbd_channel_new(s, conn);
+		if (ch == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	if (conn->dialect == SMB2_DIALECT_0311) {
+		sesssetup_preauth(s, conn, req->in, req->in_len);
+		req->after_reply = sesssetup_after_reply;
+	}
+	return sessbind_auth(req, s, ch, a);
+}

@@ -1,0 +1,69 @@
+/*
+ * What SESSION_SETUP's logon (smb2_sesssetup.c) and its binding of a
+ * further channel (smb2_sesssetup_bind.c) share (smb2_sesssetup_auth.c):
+ * the request's fields, the reply, the configuration NTLMSSP reads, the
+ * user database lookup and the 3.1.1 preauth hash.  Nothing outside
+ * smbd/smb2/smb2_sesssetup*.c includes this.
+ */
+#ifndef SMBD_SMB2_SESSSETUP_PRIVATE_H
+#define SMBD_SMB2_SESSSETUP_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include "lib/ntstatus.h"
+
+struct smb2_request;
+struct smbd_session;
+struct smbd_conn;
+struct lp_ctx;
+struct auth_config;
+struct auth_user_info;
+
+#define SMB2_SESSION_FLAG_BINDING 0x01
+#define SMB2_SESSION_FLAG_IS_GUEST 0x0001
+#define SMB2_SESSION_FLAG_IS_NULL 0x0002
+#define SMB2_SESSION_FLAG_ENCRYPT_DATA 0x0004
+
+/* The request's fields (2.2.5), read again by a continuation: the
+ * dispatch table checked the body and the buffer's range. */
+struct sesssetup_args {
+	uint8_t flags, sec_mode;
+	uint16_t len;
+	uint64_t prev_id;
+	const uint8_t *blob;
+};
+
+void sesssetup_args(const struct smb2_request *req, struct sesssetup_args *a);
+/* The reply's body (2.2.6): SessionFlags and the security blob. */
+NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
+			 const uint8_t *blob, size_t blob_len);
+/* smb.conf's values for one authentication, copied (a reload frees the
+ * parsed strings); NULL when out of memory. */
+struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
+					  const struct lp_ctx *lp);
+/* gensec's user lookup for session priv (the passdb, after `username
+ * map`). */
+NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
+			  const char *domain, struct auth_user_info **out);
+/* 3.1.1: msg into the preauth hash a SESSION_SETUP of s on conn goes
+ * into (a binding channel's own, else the session's); and the request's
+ * after_reply that hashes a MORE_PROCESSING_REQUIRED reply. */
+void sesssetup_preauth(struct smbd_session *s, const struct smbd_conn *conn,
+		       const uint8_t *msg, size_t len);
+void sesssetup_after_reply(struct smb2_request *req, const uint8_t *reply,
+			   size_t len);
+/* Where a logon came in, for the audit lines; and the auth_audit /
+ * auth_json_audit lines of a finished exchange g for session s on conn
+ * (the name mapped after `username map`). */
+struct auth_audit_where;
+struct gensec;
+void sesssetup_where(const struct smbd_conn *conn, struct auth_audit_where *w);
+void sesssetup_audit(struct smbd_session *s, struct gensec *g,
+		     const struct smbd_conn *conn);
+/* smb2_sesssetup_bind.c: a SESSION_SETUP with SMB2_SESSION_FLAG_BINDING. */
+NTSTATUS sesssetup_bind(struct smb2_request *req,
+			const struct sesssetup_args *a);
+
+#endif
