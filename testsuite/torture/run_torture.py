@@ -33,6 +33,8 @@ workers = 2` and `smbd spread connections = yes`, so successive
 connections are served by different workers and every two-connection
 test (oplock and lease breaks, share modes, locks) crosses workers; it
 reads suites-workers.txt and known-failures-workers.txt by default.
+Multichannel is off there except for the suites that bind channels
+(CROSS_WORKER_MULTICHANNEL), whose bindings then cross workers.
 
 --fruit (make torture-fruit): the share a Mac client would use (issue
 17): [share] gets `vfs objects = catia fruit streams_xattr` and the
@@ -89,6 +91,19 @@ CROSS_WORKER_OPTIONS = [
     ("smbd workers", "2"),
     ("smbd spread connections", "yes"),
 ]
+# With multichannel on, a client's connections (one ClientGuid, as all of
+# an smbtorture run's) move to the worker of its first at NEGOTIATE, which
+# would keep the two connections of a break, share-mode or lock test on
+# one worker: --cross-workers runs those suites with it off, and only the
+# entries below with it on (their bindings then cross workers: moved at
+# NEGOTIATE or at the binding, smbd/conn/conn_handover.c).
+CROSS_WORKER_MULTICHANNEL = ("smb2.session", "smb2.multichannel",
+                             "smb2.replay")
+
+
+def wants_multichannel(entry):
+    return any(entry == p or entry.startswith(p + ".")
+               for p in CROSS_WORKER_MULTICHANNEL)
 
 # --fruit: the [share] options of issue 17's macOS setup.  fruit:model
 # and fruit:nfs_aces are global options in Samba (vfs_fruit.8), so they
@@ -242,6 +257,7 @@ class Runner:
         self.logdir = args.logdir
         self.known = []            # known-failures, to spot regressions
         self.details = {}          # regression -> what to print about it
+        self.multichannel = True   # --cross-workers: see wants_multichannel
 
     def start_server(self):
         opts = list(GLOBAL_OPTIONS)
@@ -249,6 +265,8 @@ class Runner:
         extra_shares = None
         if self.args.cross_workers:
             opts += CROSS_WORKER_OPTIONS
+            if not self.multichannel:
+                opts.append(("server multi channel support", "no"))
         if self.args.fruit_full:
             opts += FRUIT_FULL_GLOBAL_OPTIONS
             share_opts = FRUIT_FULL_SHARE_OPTIONS
@@ -369,9 +387,15 @@ class Runner:
                                "\n".join("  | " + x for x in log_lines))
 
     def run(self, entries):
+        self.multichannel = not entries or wants_multichannel(entries[0][0])
         self.start_server()
         try:
             for entry, limit in entries:
+                mc = wants_multichannel(entry)
+                if self.args.cross_workers and mc != self.multichannel:
+                    self.srv.cleanup()
+                    self.multichannel = mc
+                    self.start_server()
                 self.run_entry(entry, limit)
         finally:
             if self.srv:
