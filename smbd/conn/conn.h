@@ -102,6 +102,11 @@ struct smbd_worker {
 	/* Opens holding a lease, by lease key: lease creates and acks. */
 #define SMBD_WORKER_LEASE_BUCKETS 256
 	struct smbd_open *lease_hash[SMBD_WORKER_LEASE_BUCKETS];
+	/* Sessions of all its connections by id (a binding, a refusal
+	 * signed with the key of a session of another connection): a
+	 * lookup, not a walk over the connections. */
+#define SMBD_WORKER_SESSION_BUCKETS 1024
+	struct smbd_session *session_hash[SMBD_WORKER_SESSION_BUCKETS];
 	struct smbd_waiter *waiters;	/* opens waiting for a break */
 	void *notify;			/* inotify state (smb2_notify.c) */
 	struct dirwatch *dirwatch;	/* fanotify (smbd/objects/dirwatch.c) */

@@ -162,8 +162,10 @@ static void handover_detached(void *priv, int fd, const uint8_t *extra,
 		talloc_free(h);
 		return;
 	}
-	memcpy(h->m.bytes + h->m.len, extra, len);
-	h->m.len += (uint32_t)len;
+	if (len > 0) {
+		memcpy(h->m.bytes + h->m.len, extra, len);
+		h->m.len += (uint32_t)len;
+	}
 	if (!smbd_mailbox_send(w->mbox, h->to, SMBD_MSG_CONN_MOVE, &h->m,
 			       sizeof(h->m), fd)) {
 		/* Served here rather than lost: the request then fails as

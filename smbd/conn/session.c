@@ -52,18 +52,20 @@ struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
 	return NULL;
 }
 
+static struct smbd_session **worker_bucket(struct smbd_worker *w,
+					   uint64_t id)
+{
+	return &w->session_hash[id % SMBD_WORKER_SESSION_BUCKETS];
+}
+
 struct smbd_session *smbd_session_find_worker(struct smbd_worker *w,
 					      uint64_t id)
 {
-	struct smbd_conn *c;
+	struct smbd_session *s;
 
-	for (c = w->conns; c != NULL; c = c->wnext) {
-		struct smbd_session *s;
-
-		for (s = *session_bucket(c, id); s != NULL; s = s->hnext) {
-			if (s->id == id) {
-				return s;
-			}
+	for (s = *worker_bucket(w, id); s != NULL; s = s->whnext) {
+		if (s->id == id) {
+			return s;
 		}
 	}
 	return NULL;
@@ -233,6 +235,9 @@ void smbd_session_link(struct smbd_conn *conn, struct smbd_session *s)
 	conn->sessions = s;
 	s->hnext = *b;
 	*b = s;
+	b = worker_bucket(conn->worker, s->id);
+	s->whnext = *b;
+	*b = s;
 	conn->nsessions++;
 }
 
@@ -253,6 +258,13 @@ void smbd_session_unlink(struct smbd_session *s)
 	     pp = &(*pp)->hnext) {
 		if (*pp == s) {
 			*pp = s->hnext;
+			break;
+		}
+	}
+	for (pp = worker_bucket(conn->worker, s->id); *pp != NULL;
+	     pp = &(*pp)->whnext) {
+		if (*pp == s) {
+			*pp = s->whnext;
 			break;
 		}
 	}

@@ -64,6 +64,7 @@ struct smbd_channel {
 struct smbd_session {
 	struct smbd_session *prev, *next;
 	struct smbd_session *hnext;	/* conn->session_hash chain */
+	struct smbd_session *whnext;	/* worker->session_hash chain */
 	struct smbd_conn *conn;
 	uint64_t id;
 	enum smbd_session_state state;

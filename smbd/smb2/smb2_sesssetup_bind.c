@@ -77,7 +77,10 @@ static NTSTATUS sessbind_done(struct smb2_request *req,
 	}
 	if (r->anonymous || r->guest || r->user == NULL ||
 	    s->account_name == NULL ||
-	    strcasecmp(r->user->account_name, s->account_name) != 0) {
+	    strcasecmp(r->user->account_name, s->account_name) != 0 ||
+	    (r->user->domain != NULL && s->domain != NULL &&
+	     strcasecmp(r->user->domain, s->domain) != 0)) {
+		/* 3.3.5.5.3: a channel is the session's user's only */
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (!r->has_session_key) {
@@ -95,8 +98,8 @@ static NTSTATUS sessbind_done(struct smb2_request *req,
 	/* the reply is signed with the channel's new key (3.3.5.5.3) */
 	req->sign_reply = true;
 	DBG_NOTICE("%s: bound to session %llx of %s (%u channels)\n",
-		 conn->remote, (unsigned long long)s->id, s->conn->remote,
-		 s->nchannels + 1);
+		   conn->remote, (unsigned long long)s->id, s->conn->remote,
+		   s->nchannels + 1);
 	return NT_STATUS_OK;
 }
 

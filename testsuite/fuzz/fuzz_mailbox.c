@@ -47,6 +47,9 @@ static const struct {
 	{SMBD_MSG_DURABLE_GIVE, sizeof(struct smbd_durable_xfer), true},
 	{SMBD_MSG_DURABLE_NACK, sizeof(struct smbd_durable_xfer), false},
 	{SMBD_MSG_CONTROL, 260, false},
+	/* the largest body there may be, as a connection's move nearly is
+	 * (its own checks: fuzz_conn_move) */
+	{SMBD_MSG_CONN_MOVE, SMBD_MSG_BODY_MAX, true},
 };
 
 static size_t expect_len;
