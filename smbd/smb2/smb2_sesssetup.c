@@ -321,19 +321,17 @@ static NTSTATUS sesssetup_done(struct smb2_request *req,
 static void session_logoff_previous(struct smbd_worker *w, uint64_t id,
 				    const char *account)
 {
-	struct smbd_conn *c;
+	/* The worker's index of sessions: a walk over the connections
+	 * could meet the session first on one of its channels, whose
+	 * connection holds none of its opens. */
+	struct smbd_session *old = smbd_session_find_worker(w, id);
 
-	for (c = w->conns; c != NULL; c = c->wnext) {
-		struct smbd_session *old = smbd_session_find(c, id);
-
-		if (old != NULL && old->account_name != NULL &&
-		    strcasecmp(old->account_name, account) == 0) {
-			DBG_INFO("%s: session %llx replaced by a reconnect\n",
-				 c->remote, (unsigned long long)id);
-			smbd_durable_session_lost(c, old);
-			talloc_free(old);
-			return;
-		}
+	if (old != NULL && old->account_name != NULL &&
+	    strcasecmp(old->account_name, account) == 0) {
+		DBG_INFO("%s: session %llx replaced by a reconnect\n",
+			 old->conn->remote, (unsigned long long)id);
+		smbd_durable_session_lost(old->conn, old);
+		talloc_free(old);
 	}
 }
 
