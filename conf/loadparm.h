@@ -134,6 +134,7 @@ enum lp_param {
 	LP_SHORT_PRESERVE_CASE,
 	LP_SMB_PORTS,
 	LP_SMB2_LEASES,
+	LP_SMB3_COMPRESSION,
 	LP_SMB3_DIRECTORY_LEASES,
 	LP_SMBD_IO_BACKEND,
 	LP_SMBD_IRQ_AFFINITY,
@@ -188,6 +189,11 @@ enum lp_signing {
 	LP_SIGNING_MANDATORY,
 	LP_SIGNING_DISABLED
 };
+
+/* `smb3 compression`: READ replies compressed when the client asks
+ * (auto), always where they shrink (yes), or never (no; in [global] it
+ * also leaves compression out of NEGOTIATE). */
+enum lp_compress { LP_COMPRESS_AUTO, LP_COMPRESS_YES, LP_COMPRESS_NO };
 
 enum lp_io_backend { LP_IO_URING, LP_IO_EPOLL };
 

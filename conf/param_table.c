@@ -143,6 +143,12 @@ static const struct conf_enum_val case_sensitive_vals[] = {
 	EV_BOOLS(LP_CASE_YES, LP_CASE_NO),
 	{NULL, 0, 0}};
 
+/* `smb3 compression` (ours: Samba 4.17 has no SMB3 compression). */
+static const struct conf_enum_val smb3_compression_vals[] = {
+	{"auto", LP_COMPRESS_AUTO, 0},
+	EV_BOOLS(LP_COMPRESS_YES, LP_COMPRESS_NO),
+	{NULL, 0, 0}};
+
 static const struct conf_enum_val default_case_vals[] = {
 	{"lower", LP_CASE_LOWER, 0},
 	{"upper", LP_CASE_UPPER, 0},
@@ -316,6 +322,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_SHORT_PRESERVE_CASE, "short preserve case", B, S, "yes", NULL, 0),
 	P(LP_SMB_PORTS, "smb ports", L, G, "445 139", NULL, 0),
 	P(LP_SMB2_LEASES, "smb2 leases", B, G, "yes", NULL, 0),
+	P(LP_SMB3_COMPRESSION, "smb3 compression", E, S, "auto",
+	  smb3_compression_vals, 0),
 	P(LP_SMB3_DIRECTORY_LEASES, "smb3 directory leases", B, G, "yes", NULL,
 	  0),
 	P(LP_SMBD_IO_BACKEND, "smbd io backend", E, G, "io_uring",

@@ -55,6 +55,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_fruit_copyfile.py \
 	testsuite/integration/test_smbd_irq.py \
 	testsuite/integration/test_share_encrypt.py \
+	testsuite/integration/test_compression.py \
 	testsuite/integration/test_multichannel.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
@@ -64,6 +65,7 @@ EXTRA_DIST += testsuite/layering/layers.py
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
 	testsuite/integration/mchan.py \
+	testsuite/integration/smb3client.py \
 	testsuite/integration/run.sh \
 	testsuite/torture/run-torture.sh \
 	testsuite/torture/run_torture.py \
@@ -97,3 +99,9 @@ torture-fruit-full: all
 	$(SHELL) $(top_srcdir)/testsuite/torture/run-torture.sh \
 		--builddir $(abs_top_builddir) --fruit-full $(TORTURE_ARGS)
 .PHONY: torture torture-workers torture-fruit torture-fruit-full
+
+# The raw compression codecs for the compression test client
+# (testsuite/integration/smb3client.py, test_compression.py).
+check_PROGRAMS += testsuite/integration/xca_tool
+testsuite_integration_xca_tool_SOURCES = testsuite/integration/xca_tool.c
+testsuite_integration_xca_tool_LDADD = $(SMBD_LIBS)

@@ -33,6 +33,7 @@
 #include <talloc.h>
 
 #include "lib/ntstatus.h"
+#include "smbd/conn/smb2_compress.h"
 
 struct smbd_server;
 struct smbd_session;
@@ -165,6 +166,7 @@ struct smbd_conn {
 	bool signing_algo_negotiated;
 	uint8_t preauth_hash[64];
 	uint32_t max_trans, max_read, max_write;
+	struct smb2_compress_caps compress;	/* 3.1.1 only */
 
 	/* Credits and the message-id window (MS-SMB2 3.3.1.1, 3.3.1.2). */
 	uint64_t seq_low;	/* lowest id not yet used */

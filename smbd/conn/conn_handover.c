@@ -40,6 +40,7 @@ struct conn_move_msg {
 	uint16_t client_dialects[16];
 	uint8_t client_guid[16];
 	uint8_t preauth_hash[64];
+	struct smb2_compress_caps compress;
 	uint64_t seq_low, seq_high;
 	uint32_t cur_credits;
 	uint32_t len;		/* of bytes: NetBIOS-framed, as received */
@@ -80,6 +81,7 @@ static void handover_state_out(const struct smbd_conn *c,
 	       sizeof(m->client_dialects));
 	memcpy(m->client_guid, c->client_guid, 16);
 	memcpy(m->preauth_hash, c->preauth_hash, 64);
+	m->compress = c->compress;
 	m->seq_low = c->seq_low;
 	m->seq_high = c->seq_high;
 	m->cur_credits = c->cur_credits;
@@ -94,7 +96,8 @@ static bool handover_state_ok(const struct conn_move_msg *m)
 	       m->seq_high - m->seq_low <= SMBD_SEQ_BITS &&
 	       m->cur_credits <= m->seq_high - m->seq_low &&
 	       m->cur_credits <= SMBD_MAX_CREDITS &&
-	       m->len <= sizeof(m->bytes) && m->client_ndialects <= 16;
+	       m->len <= sizeof(m->bytes) && m->client_ndialects <= 16 &&
+	       m->compress.n <= SMB2_COMPRESS_MAX_IDS;
 }
 
 static void handover_state_in(struct smbd_conn *c,
@@ -120,6 +123,7 @@ static void handover_state_in(struct smbd_conn *c,
 	       sizeof(c->client_dialects));
 	memcpy(c->client_guid, m->client_guid, 16);
 	memcpy(c->preauth_hash, m->preauth_hash, 64);
+	c->compress = m->compress;
 	c->seq_low = m->seq_low;
 	c->seq_high = m->seq_high;
 	c->cur_credits = m->cur_credits;

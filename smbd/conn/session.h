@@ -131,6 +131,7 @@ struct smbd_tcon {
 	bool read_only;
 	uint32_t maximal_access;
 	bool use_sendfile;	/* `use sendfile`: zero-copy READ replies */
+	int compress_reads;	/* `smb3 compression` (enum lp_compress) */
 	/* The share's `server smb encrypt` (MS-SMB2 3.3.5.7 Share.EncryptData):
 	 * encrypt_data, replies on this tree are encrypted; encrypt_required,
 	 * plain requests on it are refused (RejectUnencryptedAccess). */

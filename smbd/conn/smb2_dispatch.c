@@ -6,6 +6,7 @@
  * chaining.  Replies to one frame go back as one frame.
  */
 #include "smbd/conn/smb2_server.h"
+#include "smbd/conn/smb2_compress.h"
 #include "smbd/conn/smb2_seal.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
@@ -239,6 +240,10 @@ struct smb2_frame {
 	int file_fd;
 	uint64_t file_off;
 	size_t file_len;
+	/* 3.1.4.4: the lone reply goes compressed (smb2_reply_compress),
+	 * its first compress_plain bytes as they are. */
+	bool compress_out;
+	size_t compress_plain;
 };
 
 bool smb2_request_alone(const struct smb2_request *req)
@@ -755,6 +760,39 @@ void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
 	smbd_conn_send_frame(conn, buf, 4 + hdr + msg_len);
 }
 
+/* 3.1.4.4: the signed lone reply replaced by its compressed form, when
+ * that is smaller (on the loop: small replies, or no pool). */
+static void frame_compress(struct smb2_frame *f)
+{
+	size_t msg_len = f->out.len - 4, c;
+	uint8_t *buf = talloc_size(f, 4 + msg_len);
+
+	if (buf == NULL) {
+		return; /* it goes uncompressed */
+	}
+	c = smb2_compress_msg(&f->conn->compress, f->out.data + 4, msg_len,
+			      f->compress_plain, buf + 4, msg_len);
+	if (c == 0) {
+		talloc_free(buf);
+		return;
+	}
+	memset(buf, 0, 4);
+	f->out.data = buf;
+	f->out.len = 4 + c;
+}
+
+void smb2_reply_compress(struct smb2_request *req, size_t plain)
+{
+	struct smb2_frame *f = req->frame;
+
+	/* A compound's replies are one message (3.3.4.1.3): only a lone
+	 * reply is compressed. */
+	if (f->n == 1 && req->conn->compress.n > 0) {
+		f->compress_out = true;
+		f->compress_plain = plain;
+	}
+}
+
 /* Pad, sign and encrypt the replies f->rs[0..nrep) in f->out. */
 static bool frame_seal(struct smb2_frame *f)
 {
@@ -776,6 +814,9 @@ static bool frame_seal(struct smb2_frame *f)
 		put_le32(h + SMB2_HDR_FLAGS,
 			 le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
 		smb2_sign(f->rs[i].algo, f->rs[i].key, h, end - f->rs[i].hdr);
+	}
+	if (f->compress_out && f->nrep == 1) {
+		frame_compress(f);
 	}
 	return !(f->out.len > 4 && f->encrypt_out &&
 		 !frame_encrypt(f, &f->out.data, &f->out.len));
@@ -828,7 +869,8 @@ bool smb2_reply_can_send_file(struct smb2_request *req)
 	/* What frame_reply will decide for this reply (it may mark the
 	 * frame for encryption, as frame_reply would). */
 	smb2_decide_signing(req, &rs);
-	return !rs.sign && !f->encrypt_out;
+	/* compressed data must pass through our hands as well */
+	return !rs.sign && !f->encrypt_out && !f->compress_out;
 }
 
 void smb2_request_send_file(struct smb2_request *req, int fd, uint64_t off,
@@ -862,19 +904,26 @@ static bool frame_seal_offload(struct smb2_frame *f)
 	bool sent;
 
 	if (f->nrep != 1 || f->file_fd != -1 ||
-	    f->out.len < SMB2_SEAL_OFFLOAD_MIN ||
-	    (!f->encrypt_out && !f->rs[0].sign)) {
+	    f->out.len < (f->compress_out ? SMB2_COMPRESS_OFFLOAD_MIN
+					  : SMB2_SEAL_OFFLOAD_MIN) ||
+	    (!f->encrypt_out && !f->rs[0].sign && !f->compress_out)) {
 		return false;
 	}
 	memset(&spec, 0, sizeof(spec));
 	spec.sealed = frame_sealed;
+	if (f->compress_out) {
+		spec.compress = true;
+		spec.caps = f->conn->compress;
+		spec.plain = f->compress_plain;
+	}
 	if (f->encrypt_out) {
 		spec.encrypt = true;
 		spec.cipher = f->enc_cipher;
 		spec.session_id = f->enc_session_id;
 		memcpy(spec.key, f->enc_key, sizeof(f->enc_key));
 		smb2_next_nonce(f->conn->worker, spec.nonce);
-	} else {
+	} else if (f->rs[0].sign) {
+		spec.sign = true;
 		spec.algo = f->rs[0].algo;
 		memcpy(spec.key, f->rs[0].key, 16);
 	}
@@ -1171,6 +1220,45 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 }
 
 /*
+ * 3.3.5.2 (3.1.5.1, 3.1.5.3): a COMPRESSION_TRANSFORM message, alone or
+ * inside an encrypted one (enc_session): decompressed into a buffer of
+ * its own, within the connection's limit, then handled as what it holds,
+ * which must be a plain SMB2 message.  Anything wrong drops the
+ * connection, as Windows does.
+ */
+static void frame_decompress(struct smbd_conn *conn, const uint8_t *buf,
+			     size_t len, uint8_t *owned,
+			     struct smbd_session *enc_session)
+{
+	uint8_t *msg = NULL;
+	size_t msg_len = 0;
+	NTSTATUS status = NT_STATUS_INVALID_PARAMETER;
+
+	if (conn->negotiated && conn->dialect == SMB2_DIALECT_0311 &&
+	    conn->compress.n > 0) {
+		status = smb2_decompress(
+			conn, &conn->compress, buf, len,
+			smb2_decompress_limit(conn->max_read, conn->max_write,
+					      conn->max_trans),
+			&msg, &msg_len);
+	}
+	talloc_free(owned);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: compressed message of %zu bytes refused: %s\n",
+			   conn->remote, len, nt_errstr(status));
+		smbd_conn_disconnect(conn, "bad compressed message");
+		return;
+	}
+	if (msg_len < 4 || le32(msg) != SMB2_MAGIC) {
+		talloc_free(msg);
+		smbd_conn_disconnect(conn, "no SMB2 message inside a "
+					   "compressed one");
+		return;
+	}
+	frame_start(conn, msg, msg_len, msg, enc_session);
+}
+
+/*
  * 3.3.5.2.1: a transform header: find the session by its id, decrypt in
  * place (our own copy), then handle what is inside as a normal frame
  * whose replies go back encrypted.  Anything wrong drops the connection.
@@ -1198,6 +1286,13 @@ static void frame_decrypt(struct smbd_conn *conn, const uint8_t *buf,
 		smbd_conn_disconnect(conn, "message failed to decrypt");
 		return;
 	}
+	if (len >= SMB2_TRANSFORM_HDR_LEN + 4 &&
+	    le32(copy + SMB2_TRANSFORM_HDR_LEN) == SMB2_COMP_TF_MAGIC) {
+		/* 3.1.4.4: compressed, then encrypted */
+		frame_decompress(conn, copy + SMB2_TRANSFORM_HDR_LEN,
+				 len - SMB2_TRANSFORM_HDR_LEN, copy, s);
+		return;
+	}
 	if (len < SMB2_TRANSFORM_HDR_LEN + 4 ||
 	    le32(copy + SMB2_TRANSFORM_HDR_LEN) != SMB2_MAGIC) {
 		talloc_free(copy);
@@ -1220,6 +1315,10 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 	}
 	if (magic == SMB2_TF_MAGIC) {
 		frame_decrypt(conn, buf, len, owned);
+		return;
+	}
+	if (magic == SMB2_COMP_TF_MAGIC) {
+		frame_decompress(conn, buf, len, owned, NULL);
 		return;
 	}
 	if (magic != SMB2_MAGIC) {

@@ -36,6 +36,8 @@ struct smb2_seal_job {
 	struct smb2_seal spec;
 	uint8_t *buf;			/* the reply, 4 bytes of room first */
 	size_t len;
+	uint8_t *comp;			/* compress: room for its form */
+	size_t comp_len;		/* 0: it did not shrink */
 	uint8_t *out;			/* encrypted: the transform frame */
 	bool ok;
 };
@@ -61,21 +63,32 @@ static void seal_unlink(struct smb2_seal_job *j)
 	}
 }
 
-/* Pool thread: AES only, no talloc (the loop owns the allocator). */
+/* Pool thread: signing, compression, AES; no talloc (the loop owns the
+ * allocator). */
 static void seal_work(struct tpool_job *tj)
 {
 	struct smb2_seal_job *j = tj->priv;
 	uint8_t *h = j->buf + 4;
 	size_t msg_len = j->len - 4;
 
+	if (j->spec.sign) {
+		smb2_sign(j->spec.algo, j->spec.key, h, msg_len);
+	}
+	if (j->spec.compress) {
+		j->comp_len = smb2_compress_msg(&j->spec.caps, h, msg_len,
+						j->spec.plain, j->comp + 4,
+						msg_len);
+		if (j->comp_len > 0) {
+			h = j->comp + 4;
+			msg_len = j->comp_len;
+		}
+	}
+	j->ok = true;
 	if (j->spec.encrypt) {
 		j->ok = smb2_transform_encrypt_to(
 			j->spec.cipher, j->spec.key, j->spec.session_id,
 			j->spec.nonce, j->out + 4, h,
 			j->out + 4 + SMB2_TRANSFORM_HDR_LEN, msg_len);
-	} else {
-		smb2_sign(j->spec.algo, j->spec.key, h, msg_len);
-		j->ok = true;
 	}
 }
 
@@ -84,6 +97,7 @@ static void seal_done(struct tpool_job *tj)
 {
 	struct smb2_seal_job *j = tj->priv;
 	struct smbd_conn *conn = j->conn;
+	size_t msg_len;
 
 	seal_unlink(j);
 	explicit_bzero(j->spec.key, sizeof(j->spec.key));
@@ -99,9 +113,13 @@ static void seal_done(struct tpool_job *tj)
 		sealed(conn, NULL, 0);
 		return;
 	}
+	msg_len = j->comp_len > 0 ? j->comp_len : j->len - 4;
 	if (j->spec.encrypt) {
 		j->spec.sealed(conn, talloc_steal(NULL, j->out),
-			       4 + SMB2_TRANSFORM_HDR_LEN + j->len - 4);
+			       4 + SMB2_TRANSFORM_HDR_LEN + msg_len);
+	} else if (j->comp_len > 0) {
+		memset(j->comp, 0, 4);
+		j->spec.sealed(conn, talloc_steal(NULL, j->comp), 4 + msg_len);
 	} else {
 		j->spec.sealed(conn, talloc_steal(NULL, j->buf), j->len);
 	}
@@ -113,7 +131,9 @@ bool smb2_seal_offload(struct smbd_conn *conn, uint8_t **buf, size_t len,
 {
 	struct smb2_seal_job *j;
 
-	if (len < SMB2_SEAL_OFFLOAD_MIN || conn->sink != NULL ||
+	if (len < (spec->compress ? SMB2_COMPRESS_OFFLOAD_MIN
+				  : SMB2_SEAL_OFFLOAD_MIN) ||
+	    conn->sink != NULL ||
 	    conn->stream == NULL || conn->worker->tpool == NULL) {
 		return false;
 	}
@@ -133,7 +153,15 @@ bool smb2_seal_offload(struct smbd_conn *conn, uint8_t **buf, size_t len,
 			talloc_free(j);
 			return false;
 		}
-	} else {
+	}
+	if (spec->compress) {
+		j->comp = talloc_size(j, len);
+		if (j->comp == NULL) {
+			talloc_free(j);
+			return false;
+		}
+	}
+	if (spec->sign) {
 		uint8_t *h = *buf + 4;
 
 		put_le32(h + SMB2_HDR_FLAGS,

@@ -139,6 +139,10 @@ void smb2_send_notification(struct smbd_conn *conn, struct smbd_session *s,
  * data, which must then pass through our hands), not to a test sink.
  */
 bool smb2_reply_can_send_file(struct smb2_request *req);
+/* 3.1.4.4: req's reply (alone in its frame, on a connection that
+ * negotiated compression) goes compressed where that makes it smaller,
+ * its first plain bytes as they are; never zero-copy then. */
+void smb2_reply_compress(struct smb2_request *req, size_t plain);
 /* req's reply (its body ends where the data starts) continues with flen
  * bytes of the file fd from off; the frame owns fd from now on. */
 void smb2_request_send_file(struct smb2_request *req, int fd, uint64_t off,

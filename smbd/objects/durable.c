@@ -116,6 +116,7 @@ static struct smbd_tcon *ghost_tcon(struct smbd_open *op)
 	g->read_only = t->read_only;
 	g->maximal_access = t->maximal_access;
 	g->use_sendfile = t->use_sendfile;
+	g->compress_reads = t->compress_reads;
 	g->share_name = talloc_strdup(g, t->share_name ? t->share_name : "");
 	g->path = talloc_strdup(g, t->path ? t->path : "");
 	if (!vfs_share_copy(g, &g->share, &t->share)) {

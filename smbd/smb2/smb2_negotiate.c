@@ -38,6 +38,7 @@ struct neg_ctx_in {
 	uint16_t cipher;	/* chosen, 0 = none in common */
 	uint16_t sign_algo;
 	bool sign_algo_set;
+	struct smb2_compress_caps comp;	/* have_comp: what we answer */
 };
 
 static bool dialect_allowed(const struct lp_ctx *lp, uint16_t d)
@@ -160,6 +161,24 @@ static NTSTATUS neg_ctx_signing(struct wire_cur *c, struct neg_ctx_in *nc,
 	return status;
 }
 
+/* 2.2.3.1.3, 3.3.5.4: the algorithms of ours the client lists, unless
+ * `smb3 compression = no` in [global] turns compression off. */
+static NTSTATUS neg_ctx_compression(struct wire_cur *c, struct neg_ctx_in *nc,
+				    const struct lp_ctx *lp)
+{
+	NTSTATUS status;
+
+	if (nc->have_comp) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_compress_negotiate(wire_ptr(c), wire_remaining(c), true,
+					 &nc->comp);
+	nc->have_comp = NT_STATUS_IS_OK(status) &&
+			lp_int(lp, LP_GLOBAL, LP_SMB3_COMPRESSION) !=
+				LP_COMPRESS_NO;
+	return status;
+}
+
 /* 2.2.3.1: contexts start 8-aligned at an offset from the header. */
 static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 				   uint16_t count, struct neg_ctx_in *nc)
@@ -199,10 +218,7 @@ static NTSTATUS neg_parse_contexts(struct smb2_request *req, uint32_t offset,
 			st = neg_ctx_signing(&data, nc, lp);
 			break;
 		case SMB2_COMPRESSION_CAPABILITIES:
-			/* Not implemented: no reply context (3.3.5.4). */
-			st = nc->have_comp ? NT_STATUS_INVALID_PARAMETER
-					   : NT_STATUS_OK;
-			nc->have_comp = true;
+			st = neg_ctx_compression(&data, nc, lp);
 			break;
 		case SMB2_RDMA_TRANSFORM_CAPABILITIES:
 			st = nc->have_rdma ? NT_STATUS_INVALID_PARAMETER
@@ -235,6 +251,28 @@ static void neg_push_ctx_hdr(struct wire_buf *out, size_t hdr, uint16_t type,
 	wire_push_le16(out, type);
 	wire_push_le16(out, len);
 	wire_push_le32(out, 0);
+}
+
+/* 3.3.5.4: the common algorithms in the client's order, or NONE alone
+ * when there is none; CHAINED when both sides chain. */
+static void neg_push_compression(struct wire_buf *out, size_t hdr,
+				 const struct smb2_compress_caps *comp)
+{
+	uint16_t n = comp->n > 0 ? comp->n : 1, i;
+
+	neg_push_ctx_hdr(out, hdr, SMB2_COMPRESSION_CAPABILITIES,
+			 (uint16_t)(8 + 2 * n));
+	wire_push_le16(out, n);
+	wire_push_le16(out, 0);
+	wire_push_le32(out, comp->chained && comp->n > 0
+				    ? SMB2_COMPRESSION_CAPABILITIES_FLAG_CHAINED
+				    : SMB2_COMPRESSION_CAPABILITIES_FLAG_NONE);
+	if (comp->n == 0) {
+		wire_push_le16(out, SMB2_COMPRESSION_NONE);
+	}
+	for (i = 0; i < comp->n; i++) {
+		wire_push_le16(out, comp->ids[i]);
+	}
 }
 
 /*
@@ -302,6 +340,10 @@ static NTSTATUS neg_build_body(struct smbd_conn *conn, struct wire_buf *out,
 			wire_push_le16(out, nc->sign_algo);
 			nctx++;
 		}
+		if (nc->have_comp) {
+			neg_push_compression(out, hdr, &nc->comp);
+			nctx++;
+		}
 	}
 	if (out->failed) {
 		return NT_STATUS_NO_MEMORY;
@@ -363,6 +405,10 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 		conn->signing_algo = nc->sign_algo_set ? nc->sign_algo
 						       : SMB2_SIGNING_AES_CMAC;
 		conn->signing_algo_negotiated = nc->sign_algo_set;
+		/* 3.3.5.4: Connection.CompressionIds (empty: none) */
+		if (nc->have_comp) {
+			conn->compress = nc->comp;
+		}
 	} else if (dialect >= SMB2_DIALECT_0300) {
 		conn->signing_algo = SMB2_SIGNING_AES_CMAC;
 	} else {

@@ -25,6 +25,7 @@
 #include "vfs/fruit.h"
 #include "vfs/streams.h"
 #include "vfs/fruit_rsrc.h"
+#include "conf/loadparm.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -40,6 +41,9 @@
 #define DBGC_CLASS LOG_CLASS_SMB2
 
 #define SMB2_READFLAG_READ_UNBUFFERED 0x01
+#define SMB2_READFLAG_REQUEST_COMPRESSED 0x02
+/* Below this a compressed reply saves too little to pay for the work. */
+#define READ_COMPRESS_MIN 1024
 /* Transport header, SMB2 header and READ response body in front of the
  * data, so a lone READ's reply can be sent from the job's buffer. */
 #define READ_REPLY_ROOM (4 + SMB2_HDR_LEN + 16)
@@ -283,6 +287,33 @@ static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
 	return true;
 }
 
+/*
+ * 3.3.5.12, 3.1.4.4: the reply goes compressed when the connection
+ * negotiated compression and the share's `smb3 compression` says so:
+ * auto when the client set SMB2_READFLAG_REQUEST_COMPRESSED, yes always
+ * (only ever where it shrinks), no never.  Compressed data passes
+ * through our hands, so such a reply is never zero-copy: compression
+ * and sendfile are alternatives, chosen here per request.
+ */
+static void read_decide_compress(struct smb2_request *req,
+				 const struct smbd_open *op, uint8_t flags,
+				 uint32_t length)
+{
+	int policy;
+
+	if (req->conn->compress.n == 0 || op->tcon == NULL ||
+	    length < READ_COMPRESS_MIN) {
+		return;
+	}
+	policy = op->tcon->compress_reads;
+	if (policy == LP_COMPRESS_YES ||
+	    (policy == LP_COMPRESS_AUTO &&
+	     (flags & SMB2_READFLAG_REQUEST_COMPRESSED))) {
+		/* the header and the READ response body stay plain */
+		smb2_reply_compress(req, SMB2_HDR_LEN + 16);
+	}
+}
+
 /* 3.3.5.2.5: a request moving more than 64 KiB must pay for it. */
 NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len)
 {
@@ -350,6 +381,7 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	read_decide_compress(req, op, flags, length);
 	if (read_send_file(req, op, offset, length, min_count, &status)) {
 		op->position = offset + length;
 		return status;

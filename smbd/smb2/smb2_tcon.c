@@ -42,6 +42,7 @@
 #define SMB2_SHAREFLAG_NO_CACHING 0x00000030
 #define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM 0x00000800
 #define SMB2_SHAREFLAG_ENCRYPT_DATA 0x00008000
+#define SMB2_SHAREFLAG_COMPRESS_DATA 0x00100000
 
 /* MS-SMB2 2.2.13.1.1 access masks for MaximalAccess. */
 #define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
@@ -209,6 +210,10 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 	}
 	if (lp_bool(lp, snum, LP_ACCESS_BASED_SHARE_ENUM)) {
 		f |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
+	}
+	/* 2.2.10: the client should compress what it sends here */
+	if (lp_int(lp, snum, LP_SMB3_COMPRESSION) == LP_COMPRESS_YES) {
+		f |= SMB2_SHAREFLAG_COMPRESS_DATA;
 	}
 	return f;
 }
@@ -523,6 +528,7 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 	sh->hide_files = lp_str_subst(t, lp, snum, LP_HIDE_FILES, sub);
 	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
 	t->use_sendfile = lp_bool(lp, snum, LP_USE_SENDFILE);
+	t->compress_reads = lp_int(lp, snum, LP_SMB3_COMPRESSION);
 	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
 	sh->directory_mask = (mode_t)lp_int(lp, snum, LP_DIRECTORY_MASK);
 	sh->force_create_mode = (mode_t)lp_int(lp, snum, LP_FORCE_CREATE_MODE);

@@ -409,11 +409,13 @@ static void test_samba_parameters(void **state)
 	assert_true(conf_samba_knows("include"));
 	assert_false(conf_samba_knows("frobnicate"));
 	assert_true(conf_num_samba_params > 500);
-	/* Every parameter of ours that is not our own is Samba's: 4.17's
-	 * list, or one of the few from later releases we implement. */
+	/* Every parameter of ours that is not our own ("smbd ...") is
+	 * Samba's: 4.17's list, or one of the few from later releases we
+	 * implement, or named as its SMB3 siblings are. */
 	{
 		static const char *const later[] = {
 			"smb3 directory leases", /* Samba 4.22 */
+			"smb3 compression",	 /* ours: Samba has none */
 		};
 		size_t i, j;
 
