@@ -310,6 +310,8 @@ static void usage(FILE *f)
 		"  -B, --byterange     Show byte-range locks too\n"
 		"  -W, --workers       Show the workers' connection counts "
 		"only\n"
+		"  -P, --profile       Show the request metrics (counts, "
+		"bytes, latency)\n"
 		"      --json          Everything as one JSON object (Samba's "
 		"schema)\n"
 		"  -s, --configfile=F  smb.conf to read (default %s)\n"
@@ -326,6 +328,7 @@ int main(int argc, char **argv)
 		{"locks", no_argument, NULL, 'L'},
 		{"byterange", no_argument, NULL, 'B'},
 		{"workers", no_argument, NULL, 'W'},
+		{"profile", no_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
 		{"configfile", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
@@ -333,7 +336,7 @@ int main(int argc, char **argv)
 	};
 	const char *config = LP_DEFAULT_CONFIG_FILE;
 	bool only_sessions = false, only_shares = false, only_locks = false;
-	bool brl = false, json = false, workers = false;
+	bool brl = false, json = false, workers = false, profile = false;
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct snapshot snap = {.mem = mem};
 	struct locks_ctx lc = {.s = &snap};
@@ -342,7 +345,7 @@ int main(int argc, char **argv)
 	const char *lockdir;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "pbSLBWs:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pbSLBWPs:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'b':
@@ -359,6 +362,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			workers = true;
+			break;
+		case 'P':
+			profile = true;
 			break;
 		case 'j':
 			json = true;
@@ -381,6 +387,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lockdir = lp_str(lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
+	if (profile) {
+		/* The metrics file only: no databases to open. */
+		c = smbstatus_profile(mem, lockdir, config, json);
+		talloc_free(mem);
+		return c;
+	}
 	if (!NT_STATUS_IS_OK(locking_db_open(mem, lockdir, false, &db))) {
 		fprintf(stderr, "smbstatus: cannot open the databases in %s\n",
 			lockdir);

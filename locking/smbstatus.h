@@ -62,4 +62,9 @@ bool smbstatus_json(struct snapshot *s, struct locking_db *db,
 		    const char *config, bool sessions, bool shares, bool locks,
 		    bool brl);
 
+/* smbstatus --profile (-P): the live request metrics, text or JSON
+ * (smbstatus_profile.c); the exit status. */
+int smbstatus_profile(TALLOC_CTX *mem, const char *lockdir,
+		      const char *config, bool json);
+
 #endif

@@ -20,6 +20,7 @@
 struct lp_ctx;
 struct ev_loop;
 struct locking_db;
+struct metrics_shm;
 
 struct smbd_listen_group {
 	char addr[64];	/* numeric address, for logs */
@@ -49,6 +50,9 @@ struct smbd_server {
 	 * is granted by any worker (oplock.h smbd_dirlease_arm). */
 	uint32_t *dirlease_armed;
 	int control_fd;		/* smbcontrol's socket (control.c), or -1 */
+	/* The live metrics table (lib/metrics.h), NULL when `smbd metrics =
+	 * no`; workers inherit the shared mapping. */
+	struct metrics_shm *metrics;
 };
 
 #endif

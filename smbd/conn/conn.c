@@ -13,6 +13,7 @@
 #include "smbd/conn/conn_limits.h"
 #include "smbd/conn/conn_log.h"
 #include "smbd/conn/smb2_server.h"
+#include "smbd/conn/smb2_metrics.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
 #include "lib/ev.h"
@@ -188,6 +189,7 @@ struct smbd_conn *smbd_conn_start(struct smbd_worker *w, int fd)
 	(void)getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming_cpu, &il);
 	w->accepted++;
 	w->accepted_local += incoming_cpu == w->cpu;
+	smbd_metrics_accepted(w, incoming_cpu == w->cpu);
 	smbd_conn_stats_publish(w);
 	smbd_conn_log_machine(conn, NULL);
 	prev_log = smbd_conn_log_enter(conn);

@@ -85,6 +85,8 @@ struct smbd_worker {
 	/* Connections this worker took, and of those how many the kernel
 	 * received on its CPU (SO_INCOMING_CPU): smbstatus --workers. */
 	uint64_t accepted, accepted_local;
+	/* Its block of the metrics table (smb2_metrics.h), NULL when off. */
+	struct metrics_worker *metrics;
 	uint64_t conn_seq;
 	uint16_t session_epoch;
 	uint64_t session_seq;

@@ -19,6 +19,7 @@
  */
 #include "smbd/conn/conn.h"
 #include "smbd/conn/smb2_server.h"
+#include "smbd/conn/smb2_metrics.h"
 #include "smbd/smbd.h"
 #include "smbd/msg/mailbox.h"
 #include "lib/ev.h"
@@ -228,6 +229,7 @@ bool smbd_conn_hand_over(struct smb2_request *req, int to)
 	handover_state_out(conn, &h->m);
 	conn->handover = h;
 	req->no_reply = true;
+	smbd_metrics_handed_over(conn->worker);
 	DBG_NOTICE("%s: moves to worker %d, which serves its client\n",
 		   conn->remote, to);
 	ev_stream_detach(conn->stream, handover_detached, h);

@@ -124,6 +124,7 @@ struct smbd_tcon {
 	struct smbd_session *session;
 	uint32_t id;
 	int snum;		/* share in the configuration, -1 for IPC$ */
+	unsigned metrics_slot;	/* metrics share slot + 1, 0: not looked up */
 	char *share_name;
 	char *section;		/* its smb.conf section ("homes" for a home) */
 	char *path;		/* resolved `path` (substitutions done) */

@@ -11,6 +11,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "smbd/conn/smb2_signing.h"
+#include "smbd/conn/smb2_metrics.h"
 #include "smbd/conn/smb2_transform.h"
 #include "lib/log.h"
 
@@ -207,6 +208,7 @@ struct smb2_frame {
 	uint8_t prev_fid[16];
 	NTSTATUS prev_status;
 	bool chain_broken;	/* its first request was marked related */
+	uint64_t t_start;	/* arrival, for smb2_metrics.h (0: off) */
 	struct smb2_request req;	/* the request being handled */
 	/* Its work in progress elsewhere, if any (a pool job, smb2_job.c),
 	 * told through work_abandon when the frame goes first. */
@@ -977,7 +979,7 @@ static void frame_send(struct smb2_frame *f)
 }
 
 /* Finish the reply of f->req; false when the connection must go. */
-static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
+static bool frame_reply_build(struct smb2_frame *f, NTSTATUS status)
 {
 	struct smb2_request *req = &f->req;
 	uint16_t grant;
@@ -1045,6 +1047,16 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	}
 	f->prev_hdr = req->out_hdr;
 	return !f->out.failed;
+}
+
+static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
+{
+	bool ok = frame_reply_build(f, status);
+
+	smbd_metrics_reply(&f->req, status,
+			   f->out.len - f->req.out_before + f->file_len,
+			   f->t_start);
+	return ok;
 }
 
 /* Keep a frame across an async wait: own the input, fix the pointers. */
@@ -1200,6 +1212,7 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 	f->file_fd = -1;
 	talloc_set_destructor(f, frame_destructor);
 	f->conn = conn;
+	f->t_start = smbd_metrics_clock(conn->worker->metrics);
 	f->buf = buf;
 	f->len = len;
 	if (owner != NULL) {

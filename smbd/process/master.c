@@ -15,6 +15,8 @@
 #include "smbd/msg/mailbox.h"
 #include "smbd/process/sdnotify.h"
 #include "smbd/process/control.h"
+#include "smbd/process/metrics_http.h"
+#include "smbd/conn/smb2_metrics.h"
 #include "smbd/objects/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
@@ -87,6 +89,10 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
 			}
 		}
 		if (i == srv->nworkers) {
+			if (!stopping) {
+				(void)smbd_metrics_http_reaped(srv, pid,
+							       status);
+			}
 			continue; /* e.g. a panic action's child */
 		}
 		slots[i].pid = 0;
@@ -199,7 +205,8 @@ int smbd_master_run(struct smbd_server *srv)
 		return 1;
 	}
 	if (!smbd_mailboxes_create(srv) || !smbd_spread_create(srv) ||
-	    !smbd_conn_limits_create(srv) || !smbd_dirlease_flag_create(srv)) {
+	    !smbd_conn_limits_create(srv) || !smbd_dirlease_flag_create(srv) ||
+	    !smbd_metrics_create(srv)) {
 		return 1;
 	}
 	/* smbcontrol's socket: without it the server still runs (the
@@ -211,6 +218,7 @@ int smbd_master_run(struct smbd_server *srv)
 	/* The NIC's queues onto the workers' CPUs, now that they are
 	 * pinned there (not fatal: see irq_affinity.c). */
 	smbd_irq_affinity_apply(srv);
+	smbd_metrics_http_start(srv);
 	DBG_NOTICE("master pid %d serving with %d workers\n", (int)getpid(),
 		   srv->nworkers);
 	/* The sockets were bound before the fork: from here on a client's
@@ -273,6 +281,7 @@ int smbd_master_run(struct smbd_server *srv)
 		case SIGINT:
 			smbd_notify_stopping();
 			DBG_NOTICE("got signal %d: shutting down\n", sig);
+			smbd_metrics_http_stop();
 			master_stop(srv, slots);
 			smbd_control_close(srv);
 			smbd_pidfile_remove(srv);

@@ -5,6 +5,7 @@
  * serves a connection.
  */
 #include "smbd/conn/conn_limits.h"
+#include "smbd/conn/smb2_metrics.h"
 #include "smbd/process/control.h"
 #include "smbd/smbd.h"
 #include "smbd/process/process.h"
@@ -182,6 +183,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		DBG_ERR("worker %d: no event loop\n", index);
 		_exit(1);
 	}
+	smbd_metrics_worker_init(w);
 	/* Four threads: enough to overlap a few slow disk calls per CPU
 	 * while the loop keeps serving.  The loop stays on its CPU (the
 	 * one the kernel steers its connections to); the pool may use any
