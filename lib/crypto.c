@@ -49,7 +49,8 @@ static struct {
 	EVP_CIPHER *rc4;
 	EVP_CIPHER *des;	/* DES-ECB, NTLMv1 only (may be NULL) */
 	EVP_CIPHER *aead[N_AEAD];
-	EVP_MAC *hmac, *cmac;
+	EVP_MAC *hmac;
+	EVP_CIPHER *aes128_cbc, *aes128_ecb; /* AES-CMAC, by hand */
 	pthread_key_t tls_key;
 } g;
 
@@ -57,7 +58,8 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 struct crypto_tls {
 	EVP_MD_CTX *md4, *md5, *sha256, *sha512;
-	EVP_MAC_CTX *hmac_md5, *hmac_sha256, *cmac;
+	EVP_MAC_CTX *hmac_md5, *hmac_sha256;
+	EVP_CIPHER_CTX *cmac_cbc, *cmac_ecb;
 	EVP_CIPHER_CTX *rc4;
 	EVP_CIPHER_CTX *aead[N_AEAD];
 };
@@ -106,7 +108,8 @@ static void tls_free(void *p)
 	EVP_MD_CTX_free(t->sha512);
 	EVP_MAC_CTX_free(t->hmac_md5);
 	EVP_MAC_CTX_free(t->hmac_sha256);
-	EVP_MAC_CTX_free(t->cmac);
+	EVP_CIPHER_CTX_free(t->cmac_cbc);
+	EVP_CIPHER_CTX_free(t->cmac_ecb);
 	EVP_CIPHER_CTX_free(t->rc4);
 	for (i = 0; i < N_AEAD; i++) {
 		EVP_CIPHER_CTX_free(t->aead[i]);
@@ -157,9 +160,10 @@ static bool fetch_core(void)
 	g.sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 	g.sha512 = EVP_MD_fetch(NULL, "SHA512", NULL);
 	g.hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-	g.cmac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	g.aes128_cbc = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
+	g.aes128_ecb = EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL);
 	if (g.md5 == NULL || g.sha256 == NULL || g.sha512 == NULL ||
-	    g.hmac == NULL || g.cmac == NULL) {
+	    g.hmac == NULL || g.aes128_cbc == NULL || g.aes128_ecb == NULL) {
 		log_openssl_errors("fetch digests/MACs");
 		return false;
 	}
@@ -375,14 +379,132 @@ void crypto_hmac_sha256(const uint8_t *key, size_t keylen,
 	mac_iov(ctx, key, keylen, iov, niov, out, 32);
 }
 
+/*
+ * AES-CMAC (RFC 4493; MS-SMB2 3.1.4.1 signs with it).  OpenSSL 3.0's CMAC
+ * feeds its cipher one 16-byte block per call, which made signing a
+ * 1 MiB READ reply cost twice what the AES does (perf: EVP_Cipher and
+ * its lookups per block).  CMAC is CBC-MAC with the last block changed,
+ * so here every block but the last goes through AES-128-CBC in bulk (IV
+ * zero, output into a scratch buffer, its last block the chaining
+ * value), and the last block, XORed with subkey K1 (whole) or K2
+ * (padded), is encrypted once more for the tag (RFC 4493 2.4).
+ */
+static EVP_CIPHER_CTX *cmac_cipher(EVP_CIPHER_CTX **slot,
+				   const EVP_CIPHER *c, const uint8_t key[16])
+{
+	static const uint8_t zero_iv[16];
+
+	if (*slot == NULL && (*slot = EVP_CIPHER_CTX_new()) == NULL) {
+		crypto_fatal("EVP_CIPHER_CTX_new");
+	}
+	if (EVP_EncryptInit_ex2(*slot, c, key, zero_iv, NULL) != 1 ||
+	    EVP_CIPHER_CTX_set_padding(*slot, 0) != 1) {
+		crypto_fatal("AES-CMAC init");
+	}
+	return *slot;
+}
+
+static void aes_block(EVP_CIPHER_CTX *ecb, const uint8_t in[16],
+		      uint8_t out[16])
+{
+	int outl;
+
+	if (EVP_EncryptUpdate(ecb, out, &outl, in, 16) != 1 || outl != 16) {
+		crypto_fatal("AES-CMAC block");
+	}
+}
+
+/* RFC 4493 2.3: a subkey is the previous one doubled in GF(2^128). */
+static void cmac_double(const uint8_t in[16], uint8_t out[16])
+{
+	uint8_t carry = in[0] >> 7;
+	int i;
+
+	for (i = 0; i < 15; i++) {
+		out[i] = (uint8_t)(in[i] << 1 | in[i + 1] >> 7);
+	}
+	out[15] = (uint8_t)(in[15] << 1) ^ (carry ? 0x87 : 0);
+}
+
+/* CBC over prefix bytes (a multiple of 16) of the iovs; x: the last
+ * ciphertext block (left as it is when prefix is 0).  Where the prefix
+ * ends, *iv_at and *off say where the last block starts. */
+static void cmac_prefix(EVP_CIPHER_CTX *cbc, const struct crypto_iov *iov,
+			size_t niov, size_t prefix, uint8_t x[16],
+			size_t *iv_at, size_t *off)
+{
+	uint8_t scratch[4096 + 16];
+	size_t i = 0, o = 0;
+
+	while (prefix > 0 && i < niov) {
+		size_t n = iov[i].len - o;
+		int outl;
+
+		if (n > prefix) {
+			n = prefix;
+		}
+		if (n > 4096) {
+			n = 4096;
+		}
+		if (EVP_EncryptUpdate(cbc, scratch, &outl, iov[i].data + o,
+				      (int)n) != 1) {
+			crypto_fatal("AES-CMAC update");
+		}
+		if (outl >= 16) {
+			memcpy(x, scratch + outl - 16, 16);
+		}
+		prefix -= n;
+		o += n;
+		if (o == iov[i].len) {
+			i++;
+			o = 0;
+		}
+	}
+	*iv_at = i;
+	*off = o;
+}
+
 void crypto_aes_cmac(const uint8_t key[16], const struct crypto_iov *iov,
 		     size_t niov, uint8_t out[16])
 {
 	struct crypto_tls *t = tls_get();
-	EVP_MAC_CTX *ctx =
-		mac_ctx(&t->cmac, g.cmac, OSSL_MAC_PARAM_CIPHER, "AES-128-CBC");
+	EVP_CIPHER_CTX *ecb = cmac_cipher(&t->cmac_ecb, g.aes128_ecb, key);
+	uint8_t l[16] = {0}, k[16], x[16] = {0}, last[16] = {0};
+	size_t total = 0, last_len, i, o, n = 0;
 
-	mac_iov(ctx, key, 16, iov, niov, out, 16);
+	for (i = 0; i < niov; i++) {
+		total += iov[i].len;
+	}
+	last_len = total == 0 ? 0 : (total % 16 == 0 ? 16 : total % 16);
+	if (total > last_len) {
+		cmac_prefix(cmac_cipher(&t->cmac_cbc, g.aes128_cbc, key), iov,
+			    niov, total - last_len, x, &i, &o);
+	} else {
+		i = 0;
+		o = 0;
+	}
+	for (; i < niov && n < last_len; i++, o = 0) {
+		size_t m = iov[i].len - o;
+
+		if (m > last_len - n) {
+			m = last_len - n;
+		}
+		memcpy(last + n, iov[i].data + o, m);
+		n += m;
+	}
+	/* subkeys: L = AES(K, 0); K1 = 2L; K2 = 2K1 */
+	aes_block(ecb, l, l);
+	cmac_double(l, k);
+	if (last_len < 16) {
+		last[last_len] = 0x80;
+		cmac_double(k, k);
+	}
+	for (i = 0; i < 16; i++) {
+		x[i] ^= last[i] ^ k[i];
+	}
+	aes_block(ecb, x, out);
+	explicit_bzero(l, sizeof(l));
+	explicit_bzero(k, sizeof(k));
 }
 
 /* ---- RC4 -------------------------------------------------------------- */

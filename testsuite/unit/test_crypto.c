@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 
@@ -343,6 +344,64 @@ static void test_ntlmv2_blog(void **state)
 }
 
 /* RFC 4493 section 4, all four examples, also fed in pieces. */
+/* OpenSSL's own CMAC, the reference for the bulk one in lib/crypto.c. */
+static void ref_cmac(const uint8_t key[16], const uint8_t *m, size_t len,
+		     uint8_t out[16])
+{
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(mac);
+	OSSL_PARAM params[2];
+	size_t outl = 0;
+
+	params[0] = OSSL_PARAM_construct_utf8_string("cipher", "AES-128-CBC",
+						     0);
+	params[1] = OSSL_PARAM_construct_end();
+	assert_int_equal(EVP_MAC_init(ctx, key, 16, params), 1);
+	assert_int_equal(EVP_MAC_update(ctx, m, len), 1);
+	assert_int_equal(EVP_MAC_final(ctx, out, &outl, 16), 1);
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+}
+
+/* Sizes around the 16-byte blocks and the 4096-byte chunks, whole and
+ * cut into iovs at odd places, against OpenSSL's CMAC. */
+static void test_aes_cmac_bulk(void **state)
+{
+	static const size_t sizes[] = {1,    15,   16,   17,   31,    32,
+				       33,   4095, 4096, 4097, 4111,  4112,
+				       4113, 8192, 8193, 65536, 1048576 + 5};
+	uint8_t key[16], want[16], got[16], *m;
+	struct crypto_iov iov[5];
+	size_t i, cut;
+
+	(void)state;
+	m = malloc(sizes[sizeof(sizes) / sizeof(sizes[0]) - 1]);
+	assert_non_null(m);
+	for (i = 0; i < 16; i++) {
+		key[i] = (uint8_t)(i * 7 + 1);
+	}
+	for (i = 0; i < sizes[sizeof(sizes) / sizeof(sizes[0]) - 1]; i++) {
+		m[i] = (uint8_t)(i * 2654435761u >> 24);
+	}
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i];
+
+		ref_cmac(key, m, n, want);
+		iov[0] = (struct crypto_iov){m, n};
+		crypto_aes_cmac(key, iov, 1, got);
+		assert_memory_equal(got, want, 16);
+		cut = n / 3;
+		iov[0] = (struct crypto_iov){m, cut};
+		iov[1] = (struct crypto_iov){m + cut, 0};
+		iov[2] = (struct crypto_iov){m + cut, n - cut - n / 7};
+		iov[3] = (struct crypto_iov){m + n - n / 7, n / 7};
+		iov[4] = (struct crypto_iov){m + n, 0};
+		crypto_aes_cmac(key, iov, 5, got);
+		assert_memory_equal(got, want, 16);
+	}
+	free(m);
+}
+
 static void test_aes_cmac(void **state)
 {
 	static const char *msg_hex =
@@ -738,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_memeq),
 		cmocka_unit_test(test_ntlmv2_blog),
 		cmocka_unit_test(test_aes_cmac),
+		cmocka_unit_test(test_aes_cmac_bulk),
 		cmocka_unit_test(test_kdf),
 		cmocka_unit_test(test_aead_vectors),
 		cmocka_unit_test(test_aead_tamper),
