@@ -35,7 +35,8 @@ EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
 	testsuite/bench/extras.py testsuite/bench/floods.py \
 	testsuite/bench/lockpairs.py testsuite/bench/logons.py \
 	testsuite/bench/bigdir.py
-EXTRA_DIST += testsuite/bench/opcost.py testsuite/bench/multichannel.py
+EXTRA_DIST += testsuite/bench/opcost.py testsuite/bench/multichannel.py \
+	testsuite/bench/compression.py testsuite/bench/metrics_cost.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
 BENCH_ARGS =
