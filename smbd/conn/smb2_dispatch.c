@@ -9,6 +9,7 @@
 #include "smbd/conn/smb2_compress.h"
 #include "smbd/conn/smb2_seal.h"
 #include "smbd/conn/conn.h"
+#include "smbd/conn/conn_limits.h"
 #include "smbd/conn/session.h"
 #include "smbd/conn/smb2_signing.h"
 #include "smbd/conn/smb2_metrics.h"
@@ -1245,15 +1246,19 @@ static void frame_decompress(struct smbd_conn *conn, const uint8_t *buf,
 {
 	uint8_t *msg = NULL;
 	size_t msg_len = 0;
+	size_t limit = smb2_decompress_limit(conn->max_read, conn->max_write,
+					     conn->max_trans);
 	NTSTATUS status = NT_STATUS_INVALID_PARAMETER;
 
+	if (!conn->logged_on && limit > SMBD_MAX_PRELOGON_PDU) {
+		/* what a frame may hold before a logon, it may not grow to
+		 * either (conn_limits.h) */
+		limit = SMBD_MAX_PRELOGON_PDU;
+	}
 	if (conn->negotiated && conn->dialect == SMB2_DIALECT_0311 &&
 	    conn->compress.n > 0) {
-		status = smb2_decompress(
-			conn, &conn->compress, buf, len,
-			smb2_decompress_limit(conn->max_read, conn->max_write,
-					      conn->max_trans),
-			&msg, &msg_len);
+		status = smb2_decompress(conn, &conn->compress, buf, len, limit,
+					 &msg, &msg_len);
 	}
 	talloc_free(owned);
 	if (!NT_STATUS_IS_OK(status)) {

@@ -296,6 +296,36 @@ class Compression(h.TestUser):
         self.server_alive()
         self.assertEqual(h.crash_lines(self.smbd), [])
 
+    def test_before_logon(self):
+        """Before a logon a compressed request is served (an ECHO), but
+        may not grow past what a frame may hold then (64 KiB)."""
+        if self.smbd.samba:
+            self.skipTest("Samba 4.17 does not compress")
+        since = self.smbd.log_size()
+        ctx = [h.preauth_context(),
+               c.compression_context((c.LZ77, c.PATTERN_V1), True)]
+        with h.RawConn(self.smbd.port) as conn:
+            r = conn.negotiate((h.DIALECT_311,), contexts=ctx)
+            self.assertEqual(r["status"], 0)
+            echo = h.echo_request(conn.mid()) + b"\0" * 200
+            frame = c.compress_chained((c.LZ77, c.PATTERN_V1), echo, 68)
+            self.assertIsNotNone(frame)
+            conn.send(frame)
+            reply = h.Smb2Response(conn.recv())
+            self.assertEqual(reply.command, h.SMB2_ECHO)
+            self.assertEqual(reply.status, 0)
+            # an ECHO padded to 100 KiB by Pattern_V1: over the limit
+            big = struct.pack("<4sI", c.COMP_MAGIC, 68 + 100 * 1024) + \
+                struct.pack("<HHI", c.NONE, c.FLAG_CHAINED, 68) + \
+                h.echo_request(conn.mid()) + \
+                struct.pack("<HHIBBHI", c.PATTERN_V1, 0, 8, 0, 0, 0,
+                            100 * 1024)
+            conn.send(big)
+            self.assertIs(conn.closed_by_peer(5), True)
+        self.assertTrue(self.smbd.wait_log(
+            r"compressed message of \d+ bytes refused", since=since))
+        self.server_alive()
+
     def test_compressed_before_negotiated(self):
         """A compressed message on a connection that did not negotiate
         compression is dropped."""
