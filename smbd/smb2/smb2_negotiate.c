@@ -39,6 +39,7 @@ struct neg_ctx_in {
 	uint16_t sign_algo;
 	bool sign_algo_set;
 	struct smb2_compress_caps comp;	/* have_comp: what we answer */
+	bool seen_comp;		/* the context came (answered or not) */
 };
 
 static bool dialect_allowed(const struct lp_ctx *lp, uint16_t d)
@@ -168,9 +169,10 @@ static NTSTATUS neg_ctx_compression(struct wire_cur *c, struct neg_ctx_in *nc,
 {
 	NTSTATUS status;
 
-	if (nc->have_comp) {
+	if (nc->seen_comp) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	nc->seen_comp = true;
 	status = smb2_compress_negotiate(wire_ptr(c), wire_remaining(c), true,
 					 &nc->comp);
 	nc->have_comp = NT_STATUS_IS_OK(status) &&
