@@ -39,22 +39,12 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import smbd_harness as h  # noqa: E402
 import smb3client as c  # noqa: E402
 
+sys.path.insert(0, HERE)
+from multichannel import cpu_seconds  # noqa: E402
+
 USER = "smbdtest"
 PASSWORD = "Test-Pass-1"
 CHUNK = 1 << 20
-
-
-def cpu_seconds(pids):
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
-    return total / tick
 
 
 class Counting(c.RawConn):
