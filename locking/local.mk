@@ -6,6 +6,7 @@ libsmbd_a_SOURCES += \
 	locking/locking_db.c locking/share_mode.c locking/oplock.c \
 	locking/status_db.c \
 	locking/brlock.c \
+	locking/ctdb/ctdb_proto.h locking/ctdb/ctdb_proto.c \
 	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
 
 check_PROGRAMS += testsuite/unit/test_locking
@@ -28,3 +29,10 @@ locking_smbstatus_SOURCES = locking/smbstatus.c locking/smbstatus.h \
 	locking/smbstatus_json.c
 locking_smbstatus_LDADD = $(SMBD_LIBS)
 dist_man_MANS += man/smbstatus.1
+
+# locking/ctdb/ctdb_proto.c: the ctdbd client protocol codec.
+check_PROGRAMS += testsuite/unit/test_ctdb_proto
+TESTS += testsuite/unit/test_ctdb_proto
+testsuite_unit_test_ctdb_proto_SOURCES = testsuite/unit/test_ctdb_proto.c
+testsuite_unit_test_ctdb_proto_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ctdb_proto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
