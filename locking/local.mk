@@ -6,7 +6,10 @@ libsmbd_a_SOURCES += \
 	locking/locking_db.c locking/share_mode.c locking/oplock.c \
 	locking/status_db.c \
 	locking/brlock.c \
+	locking/locking_table.c locking/locking_ctdb.c \
 	locking/ctdb/ctdb_proto.h locking/ctdb/ctdb_proto.c \
+	locking/ctdb/ctdb_conn.h locking/ctdb/ctdb_conn.c \
+	locking/ctdb/ctdb_db.h locking/ctdb/ctdb_db.c \
 	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
 
 check_PROGRAMS += testsuite/unit/test_locking

@@ -66,6 +66,48 @@ NTSTATUS locking_db_reopen(struct locking_db *db);
 /* Whether the chains are guarded by robust mutexes (else fcntl locks). */
 bool locking_db_uses_mutexes(const struct locking_db *db);
 
+/*
+ * `clustering = yes`: share modes and byte-range locks live in two
+ * volatile CTDB databases of the same names (smbd_share_modes.tdb,
+ * smbd_brlock.tdb), shared by every node; smbstatus's table stays local.
+ * Each process has its own connection to its node's ctdbd (socket; the
+ * master's is replaced by locking_db_reopen() in a worker).  timeout_ms:
+ * `ctdb timeout`; warn_ms: `ctdb locktime warn threshold`.
+ */
+#define SMBD_CTDBD_SOCKET_DEFAULT "/run/ctdb/ctdbd.socket"
+struct locking_cluster_opts {
+	const char *socket;
+	unsigned timeout_ms;
+	unsigned warn_ms;
+};
+NTSTATUS locking_db_open_clustered(TALLOC_CTX *mem_ctx, const char *lock_dir,
+				   const struct locking_cluster_opts *opts,
+				   struct locking_db **out);
+bool locking_db_clustered(const struct locking_db *db);
+/* The process's ctdbd connection (NULL unless clustered), for messages
+ * to other nodes. */
+struct ctdb_conn;
+struct ctdb_conn *locking_db_ctdb(struct locking_db *db);
+
+/*
+ * Owner pids as entries name them.  Clustered, a pid carries its node so
+ * that processes of different nodes never look alike: pid | (pnn + 1) <<
+ * LOCKING_PID_NODE_SHIFT (Linux pids stay below 2^22).  Alone, the pid
+ * as it is.
+ */
+#define LOCKING_PID_NODE_SHIFT 22
+#define LOCKING_PID_MASK ((1u << LOCKING_PID_NODE_SHIFT) - 1)
+uint32_t locking_db_owner_pid(const struct locking_db *db, uint32_t pid);
+/* The node an owner pid lives on: false for a pid without one. */
+static inline bool locking_pid_node(uint32_t pid, uint32_t *pnn)
+{
+	if ((pid >> LOCKING_PID_NODE_SHIFT) == 0) {
+		return false;
+	}
+	*pnn = (pid >> LOCKING_PID_NODE_SHIFT) - 1;
+	return true;
+}
+
 /* ---- share modes (MS-FSA 2.1.5.1.2) ---- */
 
 /*
@@ -429,5 +471,8 @@ int brl_walk(struct locking_db *db, brl_walk_fn fn, void *priv);
  * (nobody knows its path here); its record just goes.
  */
 void locking_cleanup_pid(struct locking_db *db, uint32_t pid);
+/* Clustered, at the master's start: the same for every entry of this
+ * node's processes (a previous run's), in the records held here. */
+void locking_cleanup_node(struct locking_db *db);
 
 #endif

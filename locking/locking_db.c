@@ -65,16 +65,17 @@ static void locking_tdb_log(struct tdb_context *tdb,
 	log_msg(LOG_CLASS_TDB, lvl, "tdb", "%s: %s", tdb_name(tdb), line);
 }
 
+static int locking_table_destructor(struct locking_table *t)
+{
+	if (t->tdb != NULL) {
+		tdb_close(t->tdb);
+		t->tdb = NULL;
+	}
+	return 0;
+}
+
 static int locking_db_destructor(struct locking_db *db)
 {
-	if (db->share != NULL) {
-		tdb_close(db->share);
-		db->share = NULL;
-	}
-	if (db->brl != NULL) {
-		tdb_close(db->brl);
-		db->brl = NULL;
-	}
 	if (db->status != NULL) {
 		tdb_close(db->status);
 		db->status = NULL;
@@ -96,8 +97,31 @@ static struct tdb_context *locking_tdb_open(const char *path, bool mutexes)
 			   O_RDWR | O_CREAT | O_CLOEXEC, 0644, &log_ctx, NULL);
 }
 
-NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
-			 bool master, struct locking_db **out)
+static const struct locking_backend local_backend;
+
+/* A table in a tdb of ours (NULL when the file cannot be opened). */
+static struct locking_table *local_table(struct locking_db *db,
+					 const char *path, bool mutexes)
+{
+	struct locking_table *t = talloc_zero(db, struct locking_table);
+
+	if (t == NULL) {
+		return NULL;
+	}
+	t->ops = &local_backend;
+	t->name = path;
+	t->tdb = locking_tdb_open(path, mutexes);
+	if (t->tdb == NULL) {
+		talloc_free(t);
+		return NULL;
+	}
+	talloc_set_destructor(t, locking_table_destructor);
+	return t;
+}
+
+/* The handle with its paths and smbstatus's (always local) table. */
+static NTSTATUS locking_db_new(TALLOC_CTX *mem_ctx, const char *lock_dir,
+			       struct locking_db **out)
 {
 	struct locking_db *db;
 
@@ -125,19 +149,33 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 	/* Cached by tdb after the first call (it forks a test child). */
 	db->mutexes = tdb_runtime_check_for_robust_mutexes();
 	talloc_set_destructor(db, locking_db_destructor);
-	db->share = locking_tdb_open(db->share_path, db->mutexes);
-	db->brl = locking_tdb_open(db->brl_path, db->mutexes);
-	if (db->share == NULL || db->brl == NULL) {
-		DBG_ERR("cannot open %s / %s: %s\n", db->share_path,
-			db->brl_path, strerror(errno));
-		talloc_free(db);
-		return LOCKING_STATUS_DB_ERROR;
-	}
 	/* smbstatus's view only: the server works without it. */
 	db->status = locking_tdb_open(db->status_path, db->mutexes);
 	if (db->status == NULL) {
 		DBG_WARNING("cannot open %s: %s (smbstatus will not list "
 			    "sessions)\n", db->status_path, strerror(errno));
+	}
+	*out = db;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
+			 bool master, struct locking_db **out)
+{
+	struct locking_db *db;
+	NTSTATUS status = locking_db_new(mem_ctx, lock_dir, &db);
+
+	*out = NULL;
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	db->share = local_table(db, db->share_path, db->mutexes);
+	db->brl = local_table(db, db->brl_path, db->mutexes);
+	if (db->share == NULL || db->brl == NULL) {
+		DBG_ERR("cannot open %s / %s: %s\n", db->share_path,
+			db->brl_path, strerror(errno));
+		talloc_free(db);
+		return LOCKING_STATUS_DB_ERROR;
 	}
 	DBG_INFO("%s locking database in %s (%s)\n",
 		 master ? "created" : "opened", lock_dir,
@@ -146,24 +184,47 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS locking_db_open_clustered(TALLOC_CTX *mem_ctx, const char *lock_dir,
+				   const struct locking_cluster_opts *opts,
+				   struct locking_db **out)
+{
+	struct locking_db *db;
+	NTSTATUS status = locking_db_new(mem_ctx, lock_dir, &db);
+
+	*out = NULL;
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = locking_ctdb_connect(db, opts);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(db);
+		return status;
+	}
+	*out = db;
+	return NT_STATUS_OK;
+}
+
 NTSTATUS locking_db_reopen(struct locking_db *db)
 {
-	/* tdb_reopen frees the context when it fails. */
-	if (db->share != NULL && tdb_reopen(db->share) != 0) {
-		db->share = NULL;
-	}
-	if (db->brl != NULL && tdb_reopen(db->brl) != 0) {
-		db->brl = NULL;
-	}
+	NTSTATUS status = NT_STATUS_OK;
+
 	if (db->status != NULL && tdb_reopen(db->status) != 0) {
 		db->status = NULL; /* optional: smbstatus loses sessions */
 	}
-	if (db->share == NULL || db->brl == NULL) {
-		DBG_ERR("cannot reopen the locking database: %s\n",
-			strerror(errno));
-		return LOCKING_STATUS_DB_ERROR;
+	if (db->ctdb != NULL) {
+		/* A socket of this process's own, then the tables. */
+		status = locking_ctdb_reopen(db);
 	}
-	return NT_STATUS_OK;
+	if (NT_STATUS_IS_OK(status) &&
+	    (!NT_STATUS_IS_OK(db->share->ops->reopen(db->share)) ||
+	     !NT_STATUS_IS_OK(db->brl->ops->reopen(db->brl)))) {
+		status = LOCKING_STATUS_DB_ERROR;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_ERR("cannot reopen the locking database: %s\n",
+			nt_errstr(status));
+	}
+	return status;
 }
 
 bool locking_db_uses_mutexes(const struct locking_db *db)
@@ -171,9 +232,9 @@ bool locking_db_uses_mutexes(const struct locking_db *db)
 	return db->mutexes;
 }
 
-/* ---- record access ---- */
+/* ---- the local backend ---- */
 
-struct locking_parse_state {
+struct local_parse_state {
 	locking_read_fn fn;
 	locking_modify_fn mfn;
 	void *priv;
@@ -182,60 +243,50 @@ struct locking_parse_state {
 	uint8_t *new_buf;
 	size_t new_len;
 	NTSTATUS status;
+	bool found;
 };
 
-static int locking_read_parser(TDB_DATA key, TDB_DATA data, void *private_data)
+static int local_read_parser(TDB_DATA key, TDB_DATA data, void *private_data)
 {
-	struct locking_parse_state *st = private_data;
+	struct local_parse_state *st = private_data;
 
 	st->status = st->fn(data.dptr, data.dsize, st->priv);
 	return 0;
 }
 
-NTSTATUS locking_read(struct tdb_context *tdb, const struct file_key *k,
-		      locking_read_fn fn, void *priv)
+static NTSTATUS local_read(struct locking_table *t, TDB_DATA key,
+			   locking_read_fn fn, void *priv)
 {
-	struct locking_parse_state st = {.fn = fn, .priv = priv};
-	uint8_t kbuf[LOCKING_KEY_LEN];
+	struct local_parse_state st = {.fn = fn, .priv = priv};
 
-	if (tdb == NULL) {
-		return LOCKING_STATUS_DB_ERROR;
-	}
-	if (tdb_parse_record(tdb, locking_key(k, kbuf), locking_read_parser,
-			     &st) != 0) {
-		if (tdb_error(tdb) == TDB_ERR_NOEXIST) {
+	if (tdb_parse_record(t->tdb, key, local_read_parser, &st) != 0) {
+		if (tdb_error(t->tdb) == TDB_ERR_NOEXIST) {
 			return NT_STATUS_NOT_FOUND;
 		}
-		DBG_ERR("%s: %s\n", tdb_name(tdb), tdb_errorstr(tdb));
+		DBG_ERR("%s: %s\n", t->name, tdb_errorstr(t->tdb));
 		return LOCKING_STATUS_DB_ERROR;
 	}
 	return st.status;
 }
 
-static int locking_modify_parser(TDB_DATA key, TDB_DATA data,
-				 void *private_data)
+static int local_modify_parser(TDB_DATA key, TDB_DATA data,
+			       void *private_data)
 {
-	struct locking_parse_state *st = private_data;
+	struct local_parse_state *st = private_data;
 
-	st->status = st->mfn(st->tmp, data.dptr, data.dsize, &st->action,
-			     &st->new_buf, &st->new_len, st->priv);
+	st->found = true;
+	st->status = locking_run_modify(st->mfn, st->priv, st->tmp,
+					data.dptr, data.dsize, &st->action,
+					&st->new_buf, &st->new_len);
 	return 0;
 }
 
-/* With the chain locked: run the callback on the record (or none). */
-static NTSTATUS locking_modify_locked(struct tdb_context *tdb, TDB_DATA key,
-				      struct locking_parse_state *st)
+/* What the callback decided, done to the locked record. */
+static NTSTATUS local_apply(struct tdb_context *tdb, const char *name,
+			    TDB_DATA key, struct local_parse_state *st)
 {
 	TDB_DATA data;
 
-	if (tdb_parse_record(tdb, key, locking_modify_parser, st) != 0) {
-		if (tdb_error(tdb) != TDB_ERR_NOEXIST) {
-			DBG_ERR("%s: %s\n", tdb_name(tdb), tdb_errorstr(tdb));
-			return LOCKING_STATUS_DB_ERROR;
-		}
-		st->status = st->mfn(st->tmp, NULL, 0, &st->action,
-				     &st->new_buf, &st->new_len, st->priv);
-	}
 	if (NT_STATUS_IS_ERR(st->status)) {
 		return st->status;
 	}
@@ -244,16 +295,14 @@ static NTSTATUS locking_modify_locked(struct tdb_context *tdb, TDB_DATA key,
 		data.dptr = st->new_buf;
 		data.dsize = st->new_len;
 		if (tdb_store(tdb, key, data, TDB_REPLACE) != 0) {
-			DBG_ERR("%s: store: %s\n", tdb_name(tdb),
-				tdb_errorstr(tdb));
+			DBG_ERR("%s: store: %s\n", name, tdb_errorstr(tdb));
 			return LOCKING_STATUS_DB_ERROR;
 		}
 		break;
 	case LOCKING_DELETE:
 		if (tdb_delete(tdb, key) != 0 &&
 		    tdb_error(tdb) != TDB_ERR_NOEXIST) {
-			DBG_ERR("%s: delete: %s\n", tdb_name(tdb),
-				tdb_errorstr(tdb));
+			DBG_ERR("%s: delete: %s\n", name, tdb_errorstr(tdb));
 			return LOCKING_STATUS_DB_ERROR;
 		}
 		break;
@@ -263,139 +312,223 @@ static NTSTATUS locking_modify_locked(struct tdb_context *tdb, TDB_DATA key,
 	return st->status;
 }
 
-NTSTATUS locking_modify(struct tdb_context *tdb, const struct file_key *k,
-			locking_modify_fn fn, void *priv)
+/* With the chain locked: run the callback on the record (or none). */
+static NTSTATUS local_modify_locked(struct locking_table *t, TDB_DATA key,
+				    struct local_parse_state *st)
 {
-	struct locking_parse_state st = {
-		.mfn = fn, .priv = priv, .action = LOCKING_KEEP,
-	};
-	uint8_t kbuf[LOCKING_KEY_LEN];
-	TDB_DATA key = locking_key(k, kbuf);
+	if (tdb_parse_record(t->tdb, key, local_modify_parser, st) != 0) {
+		if (tdb_error(t->tdb) != TDB_ERR_NOEXIST) {
+			DBG_ERR("%s: %s\n", t->name, tdb_errorstr(t->tdb));
+			return LOCKING_STATUS_DB_ERROR;
+		}
+		st->status = locking_run_modify(st->mfn, st->priv, st->tmp,
+						NULL, 0, &st->action,
+						&st->new_buf, &st->new_len);
+	}
+	return local_apply(t->tdb, t->name, key, st);
+}
+
+static NTSTATUS local_modify(struct locking_table *t, TDB_DATA key,
+			     locking_modify_fn fn, void *priv)
+{
+	struct local_parse_state st = {.mfn = fn, .priv = priv};
 	NTSTATUS status;
 
-	if (tdb == NULL) {
-		return LOCKING_STATUS_DB_ERROR;
-	}
 	st.tmp = talloc_new(NULL);
 	if (st.tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (tdb_chainlock(tdb, key) != 0) {
-		DBG_ERR("%s: chainlock: %s\n", tdb_name(tdb),
-			tdb_errorstr(tdb));
+	if (tdb_chainlock(t->tdb, key) != 0) {
+		DBG_ERR("%s: chainlock: %s\n", t->name,
+			tdb_errorstr(t->tdb));
 		talloc_free(st.tmp);
 		return LOCKING_STATUS_DB_ERROR;
 	}
-	status = locking_modify_locked(tdb, key, &st);
-	tdb_chainunlock(tdb, key);
+	status = local_modify_locked(t, key, &st);
+	tdb_chainunlock(t->tdb, key);
 	talloc_free(st.tmp);
 	return status;
 }
 
-/* ---- a dead worker's entries ---- */
-
-struct cleanup_state {
-	uint32_t pid;
-	unsigned dropped;
+struct local_walk_state {
+	struct locking_table *t;
+	locking_walk_fn fn;
+	locking_modify_fn mfn;
+	void *priv;
 };
 
-static int cleanup_share_fn(struct tdb_context *tdb, TDB_DATA key,
-			    TDB_DATA data, void *private_data)
+static int local_walk_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
+			 void *priv)
 {
-	struct cleanup_state *cs = private_data;
-	TALLOC_CTX *tmp = talloc_new(NULL);
-	struct share_mode_rec r;
-	uint32_t i, n = 0;
-	uint8_t *buf;
-	size_t len;
+	struct local_walk_state *ws = priv;
 
-	if (tmp == NULL) {
+	return ws->fn(key.dptr, key.dsize, data.dptr, data.dsize, ws->priv);
+}
+
+static int local_walk(struct locking_table *t, locking_walk_fn fn, void *priv)
+{
+	struct local_walk_state ws = {.t = t, .fn = fn, .priv = priv};
+
+	return tdb_traverse_read(t->tdb, local_walk_fn, &ws);
+}
+
+static int local_edit_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
+			 void *priv)
+{
+	struct local_walk_state *ws = priv;
+	struct local_parse_state st = {.mfn = ws->mfn, .priv = ws->priv};
+
+	st.tmp = talloc_new(NULL);
+	if (st.tmp == NULL) {
 		return 0;
 	}
-	if (!NT_STATUS_IS_OK(share_mode_rec_decode(tmp, data.dptr, data.dsize,
-						   &r))) {
-		DBG_ERR("dropping an unreadable share-mode record\n");
-		tdb_delete(tdb, key);
-		talloc_free(tmp);
-		return 0;
-	}
-	for (i = 0; i < r.num; i++) {
-		if (r.e[i].pid != cs->pid) {
-			r.e[n++] = r.e[i];
-		}
-	}
-	cs->dropped += r.num - n;
-	if (n == 0) {
-		tdb_delete(tdb, key);
-	} else if (n != r.num) {
-		r.num = n;
-		if (NT_STATUS_IS_OK(share_mode_rec_encode(tmp, &r, &buf,
-							  &len))) {
-			TDB_DATA d = {.dptr = buf, .dsize = len};
-
-			tdb_store(tdb, key, d, TDB_REPLACE);
-		}
-	}
-	talloc_free(tmp);
+	st.status = locking_run_modify(ws->mfn, ws->priv, st.tmp, data.dptr,
+				       data.dsize, &st.action, &st.new_buf,
+				       &st.new_len);
+	(void)local_apply(tdb, ws->t->name, key, &st);
+	talloc_free(st.tmp);
 	return 0;
 }
 
-static int cleanup_brl_fn(struct tdb_context *tdb, TDB_DATA key,
-			  TDB_DATA data, void *private_data)
+static int local_edit_all(struct locking_table *t, locking_modify_fn fn,
+			  void *priv)
 {
-	struct cleanup_state *cs = private_data;
-	TALLOC_CTX *tmp = talloc_new(NULL);
-	struct brl_rec r;
-	uint32_t i, n = 0;
-	uint8_t *buf;
-	size_t len;
+	struct local_walk_state ws = {.t = t, .mfn = fn, .priv = priv};
 
-	if (tmp == NULL) {
-		return 0;
+	/* A write traverse: each record's chain is locked while the
+	 * callback's store or delete runs. */
+	return tdb_traverse(t->tdb, local_edit_fn, &ws);
+}
+
+static NTSTATUS local_reopen(struct locking_table *t)
+{
+	/* tdb_reopen frees the context when it fails. */
+	if (t->tdb != NULL && tdb_reopen(t->tdb) != 0) {
+		t->tdb = NULL;
 	}
-	if (!NT_STATUS_IS_OK(brl_rec_decode(tmp, data.dptr, data.dsize,
-					    &r))) {
-		DBG_ERR("dropping an unreadable byte-range lock record\n");
-		tdb_delete(tdb, key);
-		talloc_free(tmp);
-		return 0;
+	return t->tdb != NULL ? NT_STATUS_OK : LOCKING_STATUS_DB_ERROR;
+}
+
+static const struct locking_backend local_backend = {
+	.read = local_read,
+	.modify = local_modify,
+	.walk = local_walk,
+	.edit_all = local_edit_all,
+	.reopen = local_reopen,
+};
+
+/* ---- a dead worker's entries ---- */
+
+/* Entries whose (pid & mask) == pid go. */
+struct cleanup_state {
+	uint32_t pid, mask;
+	unsigned dropped;
+};
+
+static NTSTATUS cleanup_share_fn(TALLOC_CTX *tmp, const uint8_t *old,
+				 size_t old_len, enum locking_action *action,
+				 uint8_t **new_buf, size_t *new_len,
+				 void *priv)
+{
+	struct cleanup_state *cs = priv;
+	struct share_mode_rec r;
+	uint32_t i, n = 0;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_decode(tmp, old, old_len, &r))) {
+		DBG_ERR("dropping an unreadable share-mode record\n");
+		*action = LOCKING_DELETE;
+		return NT_STATUS_OK;
 	}
 	for (i = 0; i < r.num; i++) {
-		if (r.e[i].pid != cs->pid) {
+		if ((r.e[i].pid & cs->mask) != cs->pid) {
 			r.e[n++] = r.e[i];
 		}
 	}
 	cs->dropped += r.num - n;
 	if (n == 0) {
-		tdb_delete(tdb, key);
+		*action = LOCKING_DELETE;
 	} else if (n != r.num) {
 		r.num = n;
-		if (NT_STATUS_IS_OK(brl_rec_encode(tmp, &r, &buf, &len))) {
-			TDB_DATA d = {.dptr = buf, .dsize = len};
+		*action = LOCKING_STORE;
+		return share_mode_rec_encode(tmp, &r, new_buf, new_len);
+	}
+	return NT_STATUS_OK;
+}
 
-			tdb_store(tdb, key, d, TDB_REPLACE);
+static NTSTATUS cleanup_brl_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			       size_t old_len, enum locking_action *action,
+			       uint8_t **new_buf, size_t *new_len, void *priv)
+{
+	struct cleanup_state *cs = priv;
+	struct brl_rec r;
+	uint32_t i, n = 0;
+
+	if (!NT_STATUS_IS_OK(brl_rec_decode(tmp, old, old_len, &r))) {
+		DBG_ERR("dropping an unreadable byte-range lock record\n");
+		*action = LOCKING_DELETE;
+		return NT_STATUS_OK;
+	}
+	for (i = 0; i < r.num; i++) {
+		if ((r.e[i].pid & cs->mask) != cs->pid) {
+			r.e[n++] = r.e[i];
 		}
 	}
-	talloc_free(tmp);
-	return 0;
+	cs->dropped += r.num - n;
+	if (n == 0) {
+		*action = LOCKING_DELETE;
+	} else if (n != r.num) {
+		r.num = n;
+		*action = LOCKING_STORE;
+		return brl_rec_encode(tmp, &r, new_buf, new_len);
+	}
+	return NT_STATUS_OK;
 }
 
 void locking_cleanup_pid(struct locking_db *db, uint32_t pid)
 {
-	struct cleanup_state cs = {.pid = pid};
+	struct cleanup_state cs = {.pid = locking_db_owner_pid(db, pid),
+				   .mask = UINT32_MAX};
 
-	/* A write traverse: each record's chain is locked while the
-	 * callback rewrites or deletes it. */
-	if (db->share != NULL &&
-	    tdb_traverse(db->share, cleanup_share_fn, &cs) < 0) {
-		DBG_ERR("traverse of %s failed\n", db->share_path);
+	if (locking_edit_all(db->share, cleanup_share_fn, &cs) < 0) {
+		DBG_ERR("traverse of %s failed\n", db->share->name);
 	}
-	if (db->brl != NULL && tdb_traverse(db->brl, cleanup_brl_fn, &cs) < 0) {
-		DBG_ERR("traverse of %s failed\n", db->brl_path);
+	if (locking_edit_all(db->brl, cleanup_brl_fn, &cs) < 0) {
+		DBG_ERR("traverse of %s failed\n", db->brl->name);
 	}
 	status_db_cleanup_pid(db, pid);
 	if (cs.dropped > 0) {
 		DBG_NOTICE("dropped %u share-mode and lock entries of dead "
 			   "process %u\n", cs.dropped, (unsigned)pid);
 	}
+}
+
+void locking_cleanup_node(struct locking_db *db)
+{
+	struct cleanup_state cs = {.pid = db->owner_tag,
+				   .mask = ~LOCKING_PID_MASK};
+
+	if (db->owner_tag == 0) {
+		return;
+	}
+	(void)locking_edit_all(db->share, cleanup_share_fn, &cs);
+	(void)locking_edit_all(db->brl, cleanup_brl_fn, &cs);
+	if (cs.dropped > 0) {
+		DBG_NOTICE("dropped %u share-mode and lock entries a previous "
+			   "run of this node left\n", cs.dropped);
+	}
+}
+
+uint32_t locking_db_owner_pid(const struct locking_db *db, uint32_t pid)
+{
+	return pid | db->owner_tag;
+}
+
+bool locking_db_clustered(const struct locking_db *db)
+{
+	return db->ctdb != NULL;
+}
+
+struct ctdb_conn *locking_db_ctdb(struct locking_db *db)
+{
+	return db->ctdb;
 }

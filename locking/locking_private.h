@@ -25,14 +25,37 @@
 #define LOCKING_STATUS_CORRUPT ((NTSTATUS)0xC0000104)
 #define LOCKING_STATUS_DB_ERROR ((NTSTATUS)0xC0000158)
 
+struct ctdb_conn;
+struct ctdb_db;
+struct locking_table;
+
+/*
+ * The two kinds of store a table of share modes or locks can live in
+ * (locking_db.c: a tdb of ours with robust mutexes; locking_ctdb.c: a
+ * volatile CTDB database, records migrating to the node that changes
+ * them).  The record format and every caller are the same for both.
+ */
+struct locking_backend;
+
+struct locking_table {
+	const struct locking_backend *ops;
+	struct tdb_context *tdb;	/* the local tdb (local backend) */
+	struct ctdb_db *cdb;		/* the CTDB database (clustered) */
+	const char *name;		/* for log lines */
+};
+
 struct locking_db {
-	struct tdb_context *share;	/* smbd_share_modes.tdb */
-	struct tdb_context *brl;	/* smbd_brlock.tdb */
-	struct tdb_context *status;	/* smbd_status.tdb (may be NULL) */
+	struct locking_table *share;	/* share modes */
+	struct locking_table *brl;	/* byte-range locks */
+	struct tdb_context *status;	/* smbd_status.tdb (may be NULL),
+					 * always local: one per node */
 	char *share_path;
 	char *brl_path;
 	char *status_path;
 	bool mutexes;
+	/* clustering = yes */
+	struct ctdb_conn *ctdb;
+	uint32_t owner_tag;		/* or-ed into owner pids */
 };
 
 #define LOCKING_KEY_LEN 16
@@ -65,7 +88,7 @@ bool share_conflict(const struct share_mode_entry *e, uint32_t access,
 typedef NTSTATUS (*locking_read_fn)(const uint8_t *buf, size_t len,
 				    void *priv);
 /* NT_STATUS_NOT_FOUND (fn not called) when the file has no record. */
-NTSTATUS locking_read(struct tdb_context *tdb, const struct file_key *k,
+NTSTATUS locking_read(struct locking_table *t, const struct file_key *k,
 		      locking_read_fn fn, void *priv);
 
 enum locking_action {
@@ -84,7 +107,50 @@ typedef NTSTATUS (*locking_modify_fn)(TALLOC_CTX *tmp, const uint8_t *old,
 				      enum locking_action *action,
 				      uint8_t **new_buf, size_t *new_len,
 				      void *priv);
-NTSTATUS locking_modify(struct tdb_context *tdb, const struct file_key *k,
+NTSTATUS locking_modify(struct locking_table *t, const struct file_key *k,
 			locking_modify_fn fn, void *priv);
+
+/* Every record, read-only (key: LOCKING_KEY_LEN bytes); fn returns
+ * non-zero to stop.  Clustered: the records whose current copy is on
+ * this node. */
+typedef int (*locking_walk_fn)(const uint8_t *key, size_t keylen,
+			       const uint8_t *buf, size_t len, void *priv);
+int locking_walk(struct locking_table *t, locking_walk_fn fn, void *priv);
+/* Every record through fn, each under its chain lock (the dead-worker
+ * cleanup). */
+int locking_edit_all(struct locking_table *t, locking_modify_fn fn,
+		     void *priv);
+
+/* ---- for the backends ---- */
+
+struct locking_backend {
+	NTSTATUS (*read)(struct locking_table *t, TDB_DATA key,
+			 locking_read_fn fn, void *priv);
+	NTSTATUS (*modify)(struct locking_table *t, TDB_DATA key,
+			   locking_modify_fn fn, void *priv);
+	int (*walk)(struct locking_table *t, locking_walk_fn fn, void *priv);
+	int (*edit_all)(struct locking_table *t, locking_modify_fn fn,
+			void *priv);
+	NTSTATUS (*reopen)(struct locking_table *t);
+};
+
+/* One modify callback run (both backends): old is the record or NULL;
+ * on success *action says what to do with *new_buf. */
+static inline NTSTATUS locking_run_modify(locking_modify_fn fn, void *priv,
+					  TALLOC_CTX *tmp, const uint8_t *old,
+					  size_t old_len,
+					  enum locking_action *action,
+					  uint8_t **new_buf, size_t *new_len)
+{
+	*action = LOCKING_KEEP;
+	*new_buf = NULL;
+	*new_len = 0;
+	return fn(tmp, old, old_len, action, new_buf, new_len, priv);
+}
+
+/* locking_ctdb.c: the clustered tables of `clustering = yes`. */
+NTSTATUS locking_ctdb_connect(struct locking_db *db,
+			      const struct locking_cluster_opts *opts);
+NTSTATUS locking_ctdb_reopen(struct locking_db *db);
 
 #endif

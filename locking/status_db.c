@@ -143,32 +143,31 @@ struct walk_state {
 	void *priv;
 };
 
-static bool walk_key(TDB_DATA key, struct file_key *k)
+static bool walk_key(const uint8_t *key, size_t keylen, struct file_key *k)
 {
 	int i;
 
-	if (key.dsize != LOCKING_KEY_LEN) {
+	if (keylen != LOCKING_KEY_LEN) {
 		return false;
 	}
 	k->dev = k->ino = 0;
 	for (i = 0; i < 8; i++) {
-		k->dev |= (uint64_t)key.dptr[i] << (8 * i);
-		k->ino |= (uint64_t)key.dptr[8 + i] << (8 * i);
+		k->dev |= (uint64_t)key[i] << (8 * i);
+		k->ino |= (uint64_t)key[8 + i] << (8 * i);
 	}
 	return true;
 }
 
-static int share_walk_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
-			 void *priv)
+static int share_walk_fn(const uint8_t *key, size_t keylen,
+			 const uint8_t *val, size_t vlen, void *priv)
 {
 	struct walk_state *ws = priv;
 	struct locking_rec_iter it;
 	struct share_mode_entry e;
 	struct file_key k;
 
-	if (!walk_key(key, &k) ||
-	    !NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, val.dptr,
-						      val.dsize))) {
+	if (!walk_key(key, keylen, &k) ||
+	    !NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, val, vlen))) {
 		return 0;
 	}
 	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
@@ -181,19 +180,19 @@ int share_mode_walk(struct locking_db *db, share_mode_walk_fn fn, void *priv)
 {
 	struct walk_state ws = {.sfn = fn, .priv = priv};
 
-	return tdb_traverse_read(db->share, share_walk_fn, &ws);
+	return locking_walk(db->share, share_walk_fn, &ws);
 }
 
-static int brl_walk_fn_tdb(struct tdb_context *tdb, TDB_DATA key, TDB_DATA val,
-			   void *priv)
+static int brl_walk_fn_tdb(const uint8_t *key, size_t keylen,
+			   const uint8_t *val, size_t vlen, void *priv)
 {
 	struct walk_state *ws = priv;
 	struct locking_rec_iter it;
 	struct brl_entry e;
 	struct file_key k;
 
-	if (!walk_key(key, &k) ||
-	    !NT_STATUS_IS_OK(brl_rec_iter_init(&it, val.dptr, val.dsize))) {
+	if (!walk_key(key, keylen, &k) ||
+	    !NT_STATUS_IS_OK(brl_rec_iter_init(&it, val, vlen))) {
 		return 0;
 	}
 	while (NT_STATUS_IS_OK(brl_rec_iter_next(&it, &e))) {
@@ -207,7 +206,7 @@ int brl_walk(struct locking_db *db, brl_walk_fn fn, void *priv)
 {
 	struct walk_state ws = {.bfn = fn, .priv = priv};
 
-	return tdb_traverse_read(db->brl, brl_walk_fn_tdb, &ws);
+	return locking_walk(db->brl, brl_walk_fn_tdb, &ws);
 }
 
 /* ---- the file of a lease, from any worker ---- */

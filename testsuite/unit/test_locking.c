@@ -1177,8 +1177,8 @@ static void test_killed_holder(void **state)
 		if (!NT_STATUS_IS_OK(locking_db_reopen(db)) ||
 		    share_mode_add(db, &k, &o, RD | WR, 0) != NT_STATUS_OK ||
 		    brl_lock(db, &k, &o, 0, 100, true) != NT_STATUS_OK ||
-		    tdb_chainlock(db->share, locking_key(&k, kbuf)) != 0 ||
-		    tdb_chainlock(db->brl, locking_key(&k, kbuf)) != 0) {
+		    tdb_chainlock(db->share->tdb, locking_key(&k, kbuf)) != 0 ||
+		    tdb_chainlock(db->brl->tdb, locking_key(&k, kbuf)) != 0) {
 			_exit(1);
 		}
 		c = 'x';
@@ -1250,7 +1250,7 @@ static void test_corrupt_record(void **state)
 	TDB_DATA d = {.dptr = junk, .dsize = sizeof(junk)};
 	bool last, del;
 
-	assert_int_equal(tdb_store(db->brl, locking_key(&k, kbuf), d,
+	assert_int_equal(tdb_store(db->brl->tdb, locking_key(&k, kbuf), d,
 				   TDB_REPLACE),
 			 0);
 	assert_int_equal(brl_lock(db, &k, &o, 0, 1, true),
@@ -1260,7 +1260,7 @@ static void test_corrupt_record(void **state)
 	assert_int_equal(brl_unlock(db, &k, &o, 0, 1),
 			 LOCKING_STATUS_CORRUPT);
 	junk[1] = 'S';
-	assert_int_equal(tdb_store(db->share, locking_key(&k, kbuf), d,
+	assert_int_equal(tdb_store(db->share->tdb, locking_key(&k, kbuf), d,
 				   TDB_REPLACE),
 			 0);
 	assert_int_equal(share_mode_add(db, &k, &o, RD, 7),
