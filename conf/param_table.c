@@ -219,9 +219,17 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  LOCALSTATEDIR "/cache/samba", NULL, 0),
 	P(LP_CASE_SENSITIVE, "case sensitive", E, S, "auto",
 	  case_sensitive_vals, 0),
+	/* Clustering on CTDB (locking/ctdb/): empty socket = ctdb's own
+	 * default; timeouts in milliseconds, 0 = Samba's "no limit". */
+	P(LP_CLUSTER_ADDRESSES, "cluster addresses", L, G, NULL, NULL, C),
+	P(LP_CLUSTERING, "clustering", B, G, "no", NULL, 0),
 	P(LP_COMMENT, "comment", STR, S, NULL, NULL, SUB),
 	P(LP_CREATE_MASK, "create mask", O, S, "0744", NULL, 0),
 	P(LP_CSC_POLICY, "csc policy", E, S, "manual", csc_policy_vals, 0),
+	P(LP_CTDB_LOCKTIME_WARN_THRESHOLD, "ctdb locktime warn threshold", I,
+	  G, "0", NULL, 0),
+	P(LP_CTDB_TIMEOUT, "ctdb timeout", I, G, "0", NULL, 0),
+	P(LP_CTDBD_SOCKET, "ctdbd socket", STR, G, NULL, NULL, 0),
 	P(LP_DEADTIME, "deadtime", I, G, "0", NULL, 0),
 	P(LP_DEFAULT_CASE, "default case", E, S, "lower", default_case_vals,
 	  0),

@@ -22,7 +22,7 @@ libsmbd_a_SOURCES += \
 	smbd/objects/ntacl.c smbd/objects/ntacl.h smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
 	smbd/objects/ntacl_nfs.c smbd/objects/ntacl_nfs.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
-	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/objects/dirwatch.c smbd/objects/dirwatch.h smbd/smb2/smb2_break.c \
+	smbd/smb2/smb2_lock.h smbd/objects/oplock.c smbd/objects/oplock.h smbd/objects/cluster.c smbd/objects/cluster.h smbd/objects/dirwatch.c smbd/objects/dirwatch.h smbd/smb2/smb2_break.c \
 	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c smbd/smb2/notify_wire.h \
 	smbd/objects/status.c smbd/objects/status.h \
 	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h smbd/smb2/smb2_fsctl_snap.c \

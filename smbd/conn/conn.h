@@ -44,6 +44,7 @@ struct smbd_user_map_cache;
 struct tpool;
 struct ev_loop;
 struct ev_stream;
+struct ev_deferred;
 struct smbd_waiter;
 struct durable_wait;
 struct smbd_barrier;
@@ -121,6 +122,7 @@ struct smbd_worker {
 	struct smbd_barrier *barriers;	/* accepts waiting (conn_barrier.c) */
 	uint64_t barrier_seq;
 	uint64_t wake_gen;
+	struct ev_deferred *cluster_deferred;	/* objects/cluster.c */
 };
 
 /* Bits of the message-id window bitmap (MS-SMB2 3.3.1.1): two full credit

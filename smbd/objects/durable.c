@@ -536,7 +536,7 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 static void durable_xfer_fill(struct smbd_durable_xfer *y,
 			      const struct smbd_open *op)
 {
-	y->old_pid = (uint32_t)proc_pid();
+	y->old_pid = smbd_locking_pid(op->worker);
 	y->old_open_id = op->fid_volatile;
 	y->fid_persistent = op->fid_persistent;
 	y->dev = op->dev;

@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lib/wire.h"
 #include "smbd/msg/mailbox.h"
+#include "smbd/objects/cluster.h"
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -101,11 +102,26 @@ static void send_lease_break(struct smbd_open *op,
 void smbd_breaks_deliver(struct smbd_worker *w, const struct file_key *k,
 			 const struct share_break *b, unsigned n)
 {
+	uint32_t mine = 0, node;
+	bool clustered = smbd_cluster_pnn(w, &mine);
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		struct smbd_open *op;
 
+		if (clustered && locking_pid_node(b[i].pid, &node) &&
+		    node != mine) {
+			/* An open on another node: its worker there. */
+			struct break_msg m = {.key = *k, .brk = b[i]};
+
+			if (!smbd_cluster_send(w, node, b[i].worker,
+					       SMBD_MSG_BREAK, &m,
+					       sizeof(m))) {
+				DBG_ERR("cannot send a break to node %u\n",
+					(unsigned)node);
+			}
+			continue;
+		}
 		if (b[i].worker != w->index) {
 			struct break_msg m = {.key = *k, .brk = b[i]};
 
@@ -239,6 +255,9 @@ static void waiters_wake(struct smbd_worker *w, const struct file_key *k)
 void smbd_breaks_wake(struct smbd_worker *w, const struct file_key *k)
 {
 	smbd_mailbox_broadcast(w->mbox, SMBD_MSG_WAKE, k, sizeof(*k));
+	/* Waiters on other nodes (nothing when not clustered); they also
+	 * look again every WAITER_POLL_MS. */
+	smbd_cluster_broadcast(w, SMBD_MSG_WAKE, k, sizeof(*k));
 }
 
 static void breaks_msg_wake(void *priv, int from, const void *body, int fd)

@@ -44,7 +44,16 @@ void smbd_open_locking_ids(const struct smbd_open *op, struct file_key *k,
 {
 	k->dev = op->dev;
 	k->ino = op->ino;
-	/* Volatile ids are unique in a worker, pids among workers. */
-	o->pid = (uint32_t)proc_pid();
+	/* Volatile ids are unique in a worker, pids among workers (and,
+	 * clustered, with their node among nodes). */
+	o->pid = smbd_locking_pid(op->worker);
 	o->open_id = op->fid_volatile;
+}
+
+uint32_t smbd_locking_pid(struct smbd_worker *w)
+{
+	struct locking_db *db = w != NULL ? smbd_locking(w) : NULL;
+	uint32_t pid = (uint32_t)proc_pid();
+
+	return db != NULL ? locking_db_owner_pid(db, pid) : pid;
 }

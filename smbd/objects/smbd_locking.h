@@ -10,6 +10,8 @@
 #ifndef LOCKING_SMBD_LOCKING_H
 #define LOCKING_SMBD_LOCKING_H
 
+#include <stdint.h>
+
 struct smbd_worker;
 struct smbd_open;
 struct locking_db;
@@ -22,6 +24,8 @@ struct locking_db *smbd_locking(struct smbd_worker *w);
 /* The file key (dev, ino) and the owner (this worker's pid, the open's
  * FileId.Volatile) every caller must use for an open: CREATE/CLOSE for
  * share modes, LOCK, READ/WRITE and CLOSE for byte-range locks. */
+/* This process's pid as the locking database's entries name it. */
+uint32_t smbd_locking_pid(struct smbd_worker *w);
 void smbd_open_locking_ids(const struct smbd_open *op, struct file_key *k,
 			   struct open_owner *o);
 

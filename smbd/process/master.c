@@ -175,6 +175,43 @@ static void master_stop(struct smbd_server *srv, struct smbd_slot *slots)
 	}
 }
 
+/*
+ * The locking database, created (and wiped of a previous run's entries)
+ * before any worker opens it; the master keeps it for the cleanup.
+ * `clustering = yes`: in CTDB through this node's ctdbd, and entries a
+ * previous run of this node left in records held here are dropped.
+ */
+static bool master_open_locking(struct smbd_server *srv)
+{
+	const char *dir = lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY);
+	struct locking_cluster_opts co;
+	NTSTATUS status;
+
+	if (!lp_bool(srv->lp, LP_GLOBAL, LP_CLUSTERING)) {
+		status = locking_db_open(srv, dir, true, &srv->locking);
+		if (!NT_STATUS_IS_OK(status)) {
+			DBG_ERR("cannot open the locking database in %s\n",
+				dir);
+		}
+		return NT_STATUS_IS_OK(status);
+	}
+	co.socket = lp_str(srv->lp, LP_GLOBAL, LP_CTDBD_SOCKET);
+	if (co.socket == NULL || *co.socket == '\0') {
+		co.socket = SMBD_CTDBD_SOCKET_DEFAULT;
+	}
+	co.timeout_ms = (unsigned)lp_int(srv->lp, LP_GLOBAL, LP_CTDB_TIMEOUT);
+	co.warn_ms = (unsigned)lp_int(srv->lp, LP_GLOBAL,
+				      LP_CTDB_LOCKTIME_WARN_THRESHOLD);
+	status = locking_db_open_clustered(srv, dir, &co, &srv->locking);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_ERR("clustering = yes: cannot use ctdbd at %s (ctdbd "
+			"socket): %s\n", co.socket, nt_errstr(status));
+		return false;
+	}
+	locking_cleanup_node(srv->locking);
+	return true;
+}
+
 int smbd_master_run(struct smbd_server *srv)
 {
 	struct smbd_slot *slots;
@@ -197,11 +234,7 @@ int smbd_master_run(struct smbd_server *srv)
 
 	/* Created (and wiped of a previous run's entries) before any
 	 * worker opens it; the master keeps it open for the cleanup. */
-	if (!NT_STATUS_IS_OK(locking_db_open(
-		    srv, lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY), true,
-		    &srv->locking))) {
-		DBG_ERR("cannot open the locking database in %s\n",
-			lp_str(srv->lp, LP_GLOBAL, LP_LOCK_DIRECTORY));
+	if (!master_open_locking(srv)) {
 		return 1;
 	}
 	if (!smbd_mailboxes_create(srv) || !smbd_spread_create(srv) ||

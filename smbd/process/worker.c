@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "lib/tpool.h"
 #include "locking/locking.h"
+#include "smbd/objects/cluster.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -184,6 +185,10 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		_exit(1);
 	}
 	smbd_metrics_worker_init(w);
+	if (!smbd_cluster_worker_init(w)) {
+		DBG_ERR("worker %d: no cluster messages\n", index);
+		_exit(1);
+	}
 	/* Four threads: enough to overlap a few slow disk calls per CPU
 	 * while the loop keeps serving.  The loop stays on its CPU (the
 	 * one the kernel steers its connections to); the pool may use any

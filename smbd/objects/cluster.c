@@ -1,0 +1,159 @@
+/*
+ * Messages between nodes through ctdbd (see cluster.h).
+ *
+ * On the wire (a CTDB message's data): le32 type, le32 the sender's
+ * node, then the mailbox body as the mailbox would carry it.
+ */
+#include "smbd/objects/cluster.h"
+#include "smbd/smbd.h"
+#include "smbd/conn/conn.h"
+#include "locking/locking.h"
+#include "locking/ctdb/ctdb_conn.h"
+#include "locking/ctdb/ctdb_proto.h"
+#include "lib/ev.h"
+#include "lib/log.h"
+#include "lib/wire.h"
+
+#include <string.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_LOCKING
+
+/* Our srvids: Samba's CIFS range, a sub-range of our own ("5D" in the
+ * second byte), the worker index in the low 16 bits. */
+#define SMBD_SRVID_BASE (CTDB_SRVID_SAMBA_RANGE | 0x005D000000000000ULL)
+#define SMBD_SRVID_ALL (SMBD_SRVID_BASE | 0x0000000100000000ULL)
+#define CLUSTER_MSG_HDR 8
+
+static struct ctdb_conn *worker_ctdb(struct smbd_worker *w)
+{
+	return w->locking != NULL ? locking_db_ctdb(w->locking) : NULL;
+}
+
+bool smbd_cluster_pnn(struct smbd_worker *w, uint32_t *pnn)
+{
+	struct ctdb_conn *c = worker_ctdb(w);
+
+	if (c == NULL) {
+		return false;
+	}
+	*pnn = ctdb_conn_pnn(c);
+	return true;
+}
+
+static void cluster_message(uint64_t srvid, const uint8_t *data, size_t len,
+			    void *priv)
+{
+	struct smbd_worker *w = priv;
+	uint32_t type;
+
+	if (len < CLUSTER_MSG_HDR || len - CLUSTER_MSG_HDR > SMBD_MSG_BODY_MAX) {
+		DBG_NOTICE("a cluster message of %zu bytes: dropped\n", len);
+		return;
+	}
+	type = le32(data);
+	if (type == 0 || type >= SMBD_MSG_MAX || type == SMBD_MSG_CONN ||
+	    type == SMBD_MSG_DURABLE_GIVE) {
+		/* Messages that carry a file descriptor stay on a node. */
+		DBG_NOTICE("cluster message of type %u from node %u: "
+			   "dropped\n", (unsigned)type, (unsigned)le32(data + 4));
+		return;
+	}
+	/* To ourselves: the mailbox runs the handler at once, with its
+	 * checks of the type's body length. */
+	(void)smbd_mailbox_send(w->mbox, w->index, (enum smbd_msg_type)type,
+				data + CLUSTER_MSG_HDR, len - CLUSTER_MSG_HDR,
+				-1);
+}
+
+static void cluster_readable(void *priv)
+{
+	struct smbd_worker *w = priv;
+	struct ctdb_conn *c = worker_ctdb(w);
+	static bool warned;
+
+	if (c == NULL) {
+		return;
+	}
+	if (!NT_STATUS_IS_OK(ctdb_conn_dispatch(c)) && !warned) {
+		/* Without ctdbd the node cannot lock anything: every
+		 * request that needs a record fails from here on. */
+		DBG_ERR("worker %d lost its connection to ctdbd\n",
+			w->index);
+		warned = true;
+	}
+}
+
+static void cluster_deferred(void *priv)
+{
+	struct smbd_worker *w = priv;
+
+	w->cluster_deferred = NULL;
+	cluster_readable(w);
+}
+
+/* A wait for a reply left messages queued: hand them out soon. */
+static void cluster_queued(void *priv)
+{
+	struct smbd_worker *w = priv;
+
+	if (w->cluster_deferred == NULL) {
+		w->cluster_deferred = ev_after_poll(w, w->loop,
+						    cluster_deferred, w);
+	}
+}
+
+bool smbd_cluster_worker_init(struct smbd_worker *w)
+{
+	struct ctdb_conn *c = worker_ctdb(w);
+
+	if (c == NULL) {
+		return true;
+	}
+	ctdb_conn_set_handlers(c, cluster_message, cluster_queued, w);
+	if (!NT_STATUS_IS_OK(ctdb_conn_register_srvid(
+		    c, SMBD_SRVID_BASE | (uint64_t)w->index)) ||
+	    !NT_STATUS_IS_OK(ctdb_conn_register_srvid(c, SMBD_SRVID_ALL))) {
+		DBG_ERR("worker %d: cannot register with ctdbd\n", w->index);
+		return false;
+	}
+	if (ev_watch_fd(w->loop, w, ctdb_conn_fd(c), cluster_readable, w) !=
+	    0) {
+		return false;
+	}
+	DBG_INFO("worker %d: node %u, cluster messages on\n", w->index,
+		 (unsigned)ctdb_conn_pnn(c));
+	return true;
+}
+
+static bool cluster_put(struct smbd_worker *w, uint32_t pnn, uint64_t srvid,
+			enum smbd_msg_type type, const void *body, size_t len)
+{
+	struct ctdb_conn *c = worker_ctdb(w);
+	uint8_t buf[CLUSTER_MSG_HDR + SMBD_MSG_BODY_MAX];
+
+	if (c == NULL || len > SMBD_MSG_BODY_MAX) {
+		return false;
+	}
+	put_le32(buf, (uint32_t)type);
+	put_le32(buf + 4, ctdb_conn_pnn(c));
+	memcpy(buf + CLUSTER_MSG_HDR, body, len);
+	return NT_STATUS_IS_OK(ctdb_conn_send_message(
+		c, pnn, srvid, buf, CLUSTER_MSG_HDR + len));
+}
+
+bool smbd_cluster_send(struct smbd_worker *w, uint32_t pnn, int worker,
+		       enum smbd_msg_type type, const void *body, size_t len)
+{
+	return cluster_put(w, pnn, SMBD_SRVID_BASE | (uint64_t)(uint16_t)worker,
+			   type, body, len);
+}
+
+void smbd_cluster_broadcast(struct smbd_worker *w, enum smbd_msg_type type,
+			    const void *body, size_t len)
+{
+	/* Every connected node, ours too: our workers get it twice (once by
+	 * the mailbox), which a wake-up allows. */
+	(void)cluster_put(w, CTDB_BROADCAST_CONNECTED, SMBD_SRVID_ALL, type,
+			  body, len);
+}
