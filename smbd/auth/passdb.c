@@ -10,6 +10,7 @@
 #include "lib/crypto.h"
 #include "lib/log.h"
 #include "lib/wire.h"
+#include "locking/ctdb/ctdb_db.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@
 #define DBGC_CLASS LOG_CLASS_PASSDB
 
 struct passdb {
-	struct tdb_context *tdb;
+	struct tdb_context *tdb;	/* the file, or */
+	struct ctdb_db *cdb;		/* its clustered database */
 	char *path;
 };
 
@@ -293,32 +295,171 @@ static int passdb_destructor(struct passdb *pdb)
 	return 0;
 }
 
-static bool fetch_u32(struct tdb_context *tdb, const char *key, uint32_t *v)
+/*
+ * Storage: the file itself, or (clustered) the persistent CTDB database
+ * of the same name, which Samba's clustered tdbsam uses: same keys and
+ * records, each behind CTDB's header, changed only by transactions that
+ * ctdbd applies on every node.
+ */
+
+/* A copy of key's value (talloc child of mem_ctx), NULL when absent. */
+struct fetch_state {
+	TALLOC_CTX *mem_ctx;
+	uint8_t *data;
+	size_t len;
+};
+
+static NTSTATUS fetch_copy(const uint8_t *data, size_t len, void *priv)
 {
-	TDB_DATA d = tdb_fetch(tdb, str_key(key));
-	bool ok = d.dptr != NULL && d.dsize == 4;
+	struct fetch_state *fs = priv;
+
+	fs->data = talloc_memdup(fs->mem_ctx, data, len);
+	fs->len = len;
+	return fs->data != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
+static uint8_t *pdb_fetch(struct passdb *pdb, TALLOC_CTX *mem_ctx,
+			  const char *key, size_t *len)
+{
+	struct fetch_state fs = {.mem_ctx = mem_ctx};
+	TDB_DATA d;
+
+	if (pdb->cdb != NULL) {
+		if (!NT_STATUS_IS_OK(ctdb_db_parse(pdb->cdb, str_key(key),
+						   fetch_copy, &fs))) {
+			return NULL;
+		}
+		*len = fs.len;
+		return fs.data;
+	}
+	d = tdb_fetch(pdb->tdb, str_key(key));
+	if (d.dptr == NULL) {
+		return NULL;
+	}
+	fs.data = talloc_memdup(mem_ctx, d.dptr, d.dsize);
+	*len = d.dsize;
+	free(d.dptr);
+	return fs.data;
+}
+
+static bool fetch_u32(struct passdb *pdb, const char *key, uint32_t *v)
+{
+	size_t len = 0;
+	uint8_t *d = pdb_fetch(pdb, NULL, key, &len);
+	bool ok = d != NULL && len == 4;
 
 	if (ok) {
-		*v = le32(d.dptr);
+		*v = le32(d);
 	}
-	free(d.dptr);
+	talloc_free(d);
 	return ok;
 }
 
-static bool store_u32(struct tdb_context *tdb, const char *key, uint32_t v)
-{
-	uint8_t buf[4];
-	TDB_DATA d = {buf, 4};
+/* One write of a batch: data NULL deletes; insert refuses an existing
+ * key (NT_STATUS_OBJECT_NAME_COLLISION), modify a missing one
+ * (NT_STATUS_NO_SUCH_USER). */
+struct pdb_change {
+	const char *key;
+	const uint8_t *data;
+	size_t len;
+	int flag;	/* TDB_REPLACE, TDB_INSERT or TDB_MODIFY */
+};
 
-	put_le32(buf, v);
-	return tdb_store(tdb, str_key(key), d, TDB_REPLACE) == 0;
+static NTSTATUS batch_check(struct passdb *pdb, const struct pdb_change *c,
+			    unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		size_t len;
+		uint8_t *d;
+
+		if (c[i].flag == TDB_REPLACE) {
+			continue;
+		}
+		d = pdb_fetch(pdb, NULL, c[i].key, &len);
+		talloc_free(d);
+		if (c[i].flag == TDB_INSERT && d != NULL) {
+			return NT_STATUS_OBJECT_NAME_COLLISION;
+		}
+		if (c[i].flag == TDB_MODIFY && d == NULL) {
+			return NT_STATUS_NO_SUCH_USER;
+		}
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS batch_ctdb(struct passdb *pdb, const struct pdb_change *c,
+			   unsigned n)
+{
+	struct ctdb_db_update u[8];
+	NTSTATUS status = batch_check(pdb, c, n);
+	unsigned i;
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (n > sizeof(u) / sizeof(u[0])) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		u[i].key = str_key(c[i].key);
+		u[i].data = c[i].data;
+		u[i].len = c[i].data != NULL ? c[i].len : 0;
+	}
+	return ctdb_db_commit(pdb->cdb, u, n);
+}
+
+/* All or nothing. */
+static NTSTATUS pdb_write(struct passdb *pdb, const struct pdb_change *c,
+			  unsigned n)
+{
+	NTSTATUS status = NT_STATUS_OK;
+	unsigned i;
+
+	if (pdb->cdb != NULL) {
+		return batch_ctdb(pdb, c, n);
+	}
+	if (tdb_transaction_start(pdb->tdb) != 0) {
+		return NT_STATUS_UNSUCCESSFUL;
+	}
+	for (i = 0; i < n && NT_STATUS_IS_OK(status); i++) {
+		TDB_DATA d = {(uint8_t *)c[i].data, c[i].len};
+
+		if (c[i].data == NULL) {
+			if (tdb_delete(pdb->tdb, str_key(c[i].key)) != 0 &&
+			    tdb_error(pdb->tdb) != TDB_ERR_NOEXIST) {
+				status = NT_STATUS_UNSUCCESSFUL;
+			}
+		} else if (tdb_store(pdb->tdb, str_key(c[i].key), d,
+				     c[i].flag) != 0) {
+			enum TDB_ERROR e = tdb_error(pdb->tdb);
+
+			status = e == TDB_ERR_EXISTS
+					 ? NT_STATUS_OBJECT_NAME_COLLISION
+				 : e == TDB_ERR_NOEXIST
+					 ? NT_STATUS_NO_SUCH_USER
+					 : NT_STATUS_UNSUCCESSFUL;
+		}
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		tdb_transaction_cancel(pdb->tdb);
+		return status;
+	}
+	return tdb_transaction_commit(pdb->tdb) == 0 ? NT_STATUS_OK
+						     : NT_STATUS_UNSUCCESSFUL;
 }
 
 static NTSTATUS init_version(struct passdb *pdb)
 {
+	uint8_t ver[4], minor[4];
+	struct pdb_change c[2] = {
+		{key_version, ver, 4, TDB_REPLACE},
+		{key_minor, minor, 4, TDB_REPLACE},
+	};
 	uint32_t v;
 
-	if (fetch_u32(pdb->tdb, key_version, &v)) {
+	if (fetch_u32(pdb, key_version, &v)) {
 		if (v != PASSDB_VERSION) {
 			DBG_ERR("%s: tdbsam version %u, only %u is "
 				"supported (let Samba's pdbedit upgrade it)\n",
@@ -328,16 +469,9 @@ static NTSTATUS init_version(struct passdb *pdb)
 		return NT_STATUS_OK;
 	}
 	/* A fresh database: write what Samba writes on creation. */
-	if (tdb_transaction_start(pdb->tdb) != 0) {
-		return NT_STATUS_UNSUCCESSFUL;
-	}
-	if (!store_u32(pdb->tdb, key_version, PASSDB_VERSION) ||
-	    !store_u32(pdb->tdb, key_minor, 0) ||
-	    tdb_transaction_commit(pdb->tdb) != 0) {
-		tdb_transaction_cancel(pdb->tdb);
-		return NT_STATUS_UNSUCCESSFUL;
-	}
-	return NT_STATUS_OK;
+	put_le32(ver, PASSDB_VERSION);
+	put_le32(minor, 0);
+	return pdb_write(pdb, c, 2);
 }
 
 NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
@@ -377,6 +511,42 @@ NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS passdb_open_ctdb(TALLOC_CTX *mem_ctx, struct ctdb_conn *conn,
+			  bool create, struct passdb **out)
+{
+	struct passdb *pdb = talloc_zero(mem_ctx, struct passdb);
+	NTSTATUS status;
+	uint32_t v;
+
+	if (pdb == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = ctdb_db_attach(pdb, conn, PASSDB_FILE, true, &pdb->cdb);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(pdb);
+		return status;
+	}
+	pdb->path = talloc_asprintf(pdb, "%s (clustered)",
+				    ctdb_db_path(pdb->cdb));
+	if (pdb->path == NULL) {
+		talloc_free(pdb);
+		return NT_STATUS_NO_MEMORY;
+	}
+	/* Attaching creates an empty database: only smbpasswd -a writes
+	 * the version records, as with a file. */
+	if (!create && !fetch_u32(pdb, key_version, &v)) {
+		talloc_free(pdb);
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	status = init_version(pdb);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(pdb);
+		return status;
+	}
+	*out = pdb;
+	return NT_STATUS_OK;
+}
+
 static char *user_key(TALLOC_CTX *mem_ctx, const char *name)
 {
 	char *lower = charset_strlower(mem_ctx, name);
@@ -394,19 +564,20 @@ NTSTATUS passdb_get(struct passdb *pdb, TALLOC_CTX *mem_ctx, const char *name,
 		    struct passdb_user **out)
 {
 	char *key = user_key(mem_ctx, name);
-	TDB_DATA d;
+	uint8_t *d;
+	size_t len = 0;
 	NTSTATUS status;
 
 	if (key == NULL) {
 		return NT_STATUS_NO_SUCH_USER; /* not valid UTF-8 */
 	}
-	d = tdb_fetch(pdb->tdb, str_key(key));
+	d = pdb_fetch(pdb, mem_ctx, key, &len);
 	talloc_free(key);
-	if (d.dptr == NULL) {
+	if (d == NULL) {
 		return NT_STATUS_NO_SUCH_USER;
 	}
-	status = passdb_user_unpack(mem_ctx, d.dptr, d.dsize, out);
-	free(d.dptr);
+	status = passdb_user_unpack(mem_ctx, d, len, out);
+	talloc_free(d);
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_ERR("%s: corrupt record for user %s\n", pdb->path, name);
 	}
@@ -420,18 +591,17 @@ struct list_state {
 	bool failed;
 };
 
-static int list_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
-		   void *private_data)
+static int list_one(const uint8_t *key, size_t keylen, const uint8_t *data,
+		    size_t len, struct list_state *st)
 {
-	struct list_state *st = private_data;
 	struct passdb_user *u;
 	char **n;
 
-	if (key.dsize < 6 || memcmp(key.dptr, "USER_", 5) != 0) {
+	if (keylen < 6 || memcmp(key, "USER_", 5) != 0) {
 		return 0;
 	}
-	if (!NT_STATUS_IS_OK(passdb_user_unpack(st->mem_ctx, data.dptr,
-						data.dsize, &u))) {
+	if (!NT_STATUS_IS_OK(passdb_user_unpack(st->mem_ctx, data, len,
+						&u))) {
 		return 0; /* skip corrupt records */
 	}
 	n = talloc_realloc(st->mem_ctx, st->names, char *, st->count + 1);
@@ -445,6 +615,19 @@ static int list_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
 	return 0;
 }
 
+static int list_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
+		   void *private_data)
+{
+	return list_one(key.dptr, key.dsize, data.dptr, data.dsize,
+			private_data);
+}
+
+static int list_ctdb_fn(TDB_DATA key, const struct ctdb_ltdb_hdr *h,
+			const uint8_t *data, size_t len, void *private_data)
+{
+	return list_one(key.dptr, key.dsize, data, len, private_data);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -454,8 +637,11 @@ NTSTATUS passdb_list(struct passdb *pdb, TALLOC_CTX *mem_ctx, char ***names,
 		     size_t *count)
 {
 	struct list_state st = {.mem_ctx = mem_ctx};
+	int r = pdb->cdb != NULL
+			? ctdb_db_walk(pdb->cdb, false, list_ctdb_fn, &st)
+			: tdb_traverse_read(pdb->tdb, list_fn, &st);
 
-	if (tdb_traverse_read(pdb->tdb, list_fn, &st) < 0 || st.failed) {
+	if (r < 0 || st.failed) {
 		TALLOC_FREE(st.names);
 		return st.failed ? NT_STATUS_NO_MEMORY : NT_STATUS_UNSUCCESSFUL;
 	}
@@ -467,16 +653,19 @@ NTSTATUS passdb_list(struct passdb *pdb, TALLOC_CTX *mem_ctx, char ***names,
 	return NT_STATUS_OK;
 }
 
-/* Store USER_ (and RID_ when rid_too) inside the caller's transaction. */
-static NTSTATUS store_user(struct passdb *pdb, TALLOC_CTX *tmp,
-			   const struct passdb_user *u, int flag, bool rid_too)
+/* The USER_ record (and, for a new account, RID_ and NEXT_RID). */
+static NTSTATUS write_user(struct passdb *pdb, TALLOC_CTX *tmp,
+			   const struct passdb_user *u, int flag,
+			   bool rid_too, const uint32_t *next_rid)
 {
 	char *key = user_key(tmp, u->username);
 	char *lower = charset_strlower(tmp, u->username);
 	char ridkey[16];
+	uint8_t next[4];
+	struct pdb_change c[3];
+	unsigned n = 0;
 	uint8_t *rec;
 	size_t len;
-	TDB_DATA d;
 	NTSTATUS status;
 
 	if (key == NULL || lower == NULL) {
@@ -486,57 +675,40 @@ static NTSTATUS store_user(struct passdb *pdb, TALLOC_CTX *tmp,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	d.dptr = rec;
-	d.dsize = len;
-	if (tdb_store(pdb->tdb, str_key(key), d, flag) != 0) {
-		return tdb_error(pdb->tdb) == TDB_ERR_EXISTS
-			       ? NT_STATUS_OBJECT_NAME_COLLISION
-			       : NT_STATUS_UNSUCCESSFUL;
-	}
+	c[n++] = (struct pdb_change){key, rec, len, flag};
 	if (rid_too) {
 		snprintf(ridkey, sizeof(ridkey), "RID_%08x", u->user_rid);
-		d.dptr = (uint8_t *)lower;
-		d.dsize = strlen(lower) + 1;
-		if (tdb_store(pdb->tdb, str_key(ridkey), d, TDB_REPLACE) != 0) {
-			return NT_STATUS_UNSUCCESSFUL;
-		}
+		c[n++] = (struct pdb_change){ridkey, (uint8_t *)lower,
+					     strlen(lower) + 1, TDB_REPLACE};
 	}
-	return NT_STATUS_OK;
+	if (next_rid != NULL) {
+		put_le32(next, *next_rid);
+		c[n++] = (struct pdb_change){key_next_rid, next, 4,
+					     TDB_REPLACE};
+	}
+	return pdb_write(pdb, c, n);
 }
 
 NTSTATUS passdb_add(struct passdb *pdb, struct passdb_user *u)
 {
 	TALLOC_CTX *tmp = talloc_new(NULL);
-	NTSTATUS status = NT_STATUS_UNSUCCESSFUL;
-	uint32_t next;
+	uint32_t next, after;
+	NTSTATUS status;
 
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (tdb_transaction_start(pdb->tdb) != 0) {
-		goto done;
-	}
 	if (u->user_rid == 0) {
-		if (!fetch_u32(pdb->tdb, key_next_rid, &next) ||
+		if (!fetch_u32(pdb, key_next_rid, &next) ||
 		    next < PASSDB_BASE_RID) {
 			next = PASSDB_BASE_RID;
 		}
 		u->user_rid = next;
-		if (!store_u32(pdb->tdb, key_next_rid, next + 1)) {
-			goto cancel;
-		}
+		after = next + 1;
+		status = write_user(pdb, tmp, u, TDB_INSERT, true, &after);
+	} else {
+		status = write_user(pdb, tmp, u, TDB_INSERT, true, NULL);
 	}
-	status = store_user(pdb, tmp, u, TDB_INSERT, true);
-	if (!NT_STATUS_IS_OK(status)) {
-		goto cancel;
-	}
-	if (tdb_transaction_commit(pdb->tdb) != 0) {
-		status = NT_STATUS_UNSUCCESSFUL;
-	}
-	goto done;
-cancel:
-	tdb_transaction_cancel(pdb->tdb);
-done:
 	talloc_free(tmp);
 	return status;
 }
@@ -549,11 +721,7 @@ NTSTATUS passdb_update(struct passdb *pdb, const struct passdb_user *u)
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = store_user(pdb, tmp, u, TDB_MODIFY, false);
-	if (status == NT_STATUS_UNSUCCESSFUL &&
-	    tdb_error(pdb->tdb) == TDB_ERR_NOEXIST) {
-		status = NT_STATUS_NO_SUCH_USER;
-	}
+	status = write_user(pdb, tmp, u, TDB_MODIFY, false, NULL);
 	talloc_free(tmp);
 	return status;
 }
@@ -563,6 +731,7 @@ NTSTATUS passdb_delete(struct passdb *pdb, const char *name)
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	struct passdb_user *u;
 	char ridkey[16], *key;
+	struct pdb_change c[2];
 	NTSTATUS status;
 
 	if (tmp == NULL) {
@@ -575,17 +744,9 @@ NTSTATUS passdb_delete(struct passdb *pdb, const char *name)
 		return NT_STATUS_IS_OK(status) ? NT_STATUS_NO_MEMORY : status;
 	}
 	snprintf(ridkey, sizeof(ridkey), "RID_%08x", u->user_rid);
-	status = NT_STATUS_UNSUCCESSFUL;
-	if (tdb_transaction_start(pdb->tdb) == 0) {
-		if (tdb_delete(pdb->tdb, str_key(key)) == 0) {
-			(void)tdb_delete(pdb->tdb, str_key(ridkey));
-			if (tdb_transaction_commit(pdb->tdb) == 0) {
-				status = NT_STATUS_OK;
-			}
-		} else {
-			tdb_transaction_cancel(pdb->tdb);
-		}
-	}
+	c[0] = (struct pdb_change){key, NULL, 0, TDB_REPLACE};
+	c[1] = (struct pdb_change){ridkey, NULL, 0, TDB_REPLACE};
+	status = pdb_write(pdb, c, 2);
 	talloc_free(tmp);
 	return status;
 }

@@ -89,6 +89,16 @@ NTSTATUS auth_nt_hash(const char *password, uint8_t out[16]);
 NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
 		     struct passdb **out);
 
+/*
+ * `clustering = yes`: the persistent CTDB database passdb.tdb, through
+ * conn (Samba's clustered tdbsam: what smbpasswd adds on any node logs
+ * on at every node).  Without create, NT_STATUS_OBJECT_NAME_NOT_FOUND
+ * while nobody has written its version records.
+ */
+struct ctdb_conn;
+NTSTATUS passdb_open_ctdb(TALLOC_CTX *mem_ctx, struct ctdb_conn *conn,
+			  bool create, struct passdb **out);
+
 /* By name, case-insensitively.  NT_STATUS_NO_SUCH_USER when absent. */
 NTSTATUS passdb_get(struct passdb *pdb, TALLOC_CTX *mem_ctx, const char *name,
 		    struct passdb_user **out);

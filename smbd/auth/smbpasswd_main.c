@@ -15,6 +15,8 @@
 #include "lib/log.h"
 #include "lib/charset.h"
 #include "smbd/auth/passdb.h"
+#include "locking/locking.h"
+#include "locking/ctdb/ctdb_conn.h"
 #include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
@@ -315,6 +317,29 @@ static int parse_args(int argc, char **argv, struct smbpasswd_opts *o)
 	return 0;
 }
 
+/* `clustering = yes`: the users live in CTDB's persistent passdb.tdb,
+ * reached through this node's ctdbd, as Samba's smbpasswd does. */
+static NTSTATUS open_clustered(TALLOC_CTX *mem_ctx, struct lp_ctx *lp,
+			       bool create, struct passdb **pdb)
+{
+	const char *sock = lp_str(lp, LP_GLOBAL, LP_CTDBD_SOCKET);
+	struct ctdb_conn *conn;
+	NTSTATUS status;
+
+	if (sock == NULL || *sock == '\0') {
+		sock = SMBD_CTDBD_SOCKET_DEFAULT;
+	}
+	status = ctdb_conn_open(mem_ctx, sock,
+				(unsigned)lp_int(lp, LP_GLOBAL, LP_CTDB_TIMEOUT),
+				&conn);
+	if (!NT_STATUS_IS_OK(status)) {
+		fprintf(stderr, "Cannot reach ctdbd at %s (ctdbd socket): "
+			"%s\n", sock, nt_errstr(status));
+		return status;
+	}
+	return passdb_open_ctdb(mem_ctx, conn, create, pdb);
+}
+
 static int run(TALLOC_CTX *mem_ctx, struct smbpasswd_opts *o)
 {
 	struct lp_ctx *lp = lp_new(mem_ctx);
@@ -328,8 +353,13 @@ static int run(TALLOC_CTX *mem_ctx, struct smbpasswd_opts *o)
 		return 1;
 	}
 	pdir = lp_str(lp, LP_GLOBAL, LP_PRIVATE_DIR);
-	status = passdb_open(mem_ctx, passdb_path(mem_ctx, pdir),
-			     o->op == OP_ADD, &pdb);
+	if (lp_bool(lp, LP_GLOBAL, LP_CLUSTERING)) {
+		status = open_clustered(mem_ctx, lp, o->op == OP_ADD, &pdb);
+		pdir = "CTDB";
+	} else {
+		status = passdb_open(mem_ctx, passdb_path(mem_ctx, pdir),
+				     o->op == OP_ADD, &pdb);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		fprintf(stderr, "Failed to open passdb in %s: %s\n", pdir,
 			nt_errstr(status));

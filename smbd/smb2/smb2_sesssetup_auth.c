@@ -12,6 +12,8 @@
 #include "smbd/auth/auth_audit.h"
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/passdb.h"
+#include "smbd/objects/smbd_locking.h"
+#include "locking/locking.h"
 #include "smbd/smb2/user_map.h"
 #include "conf/loadparm.h"
 #include "lib/crypto.h"
@@ -103,7 +105,13 @@ NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
 						   LP_PRIVATE_DIR));
 
-		st = passdb_open(w, path, false, &w->passdb);
+		struct locking_db *ldb = smbd_locking(w);
+
+		/* Clustered: the users every node shares, in CTDB. */
+		st = ldb != NULL && locking_db_clustered(ldb)
+			     ? passdb_open_ctdb(w, locking_db_ctdb(ldb), false,
+						&w->passdb)
+			     : passdb_open(w, path, false, &w->passdb);
 		talloc_free(path);
 		if (!NT_STATUS_IS_OK(st)) {
 			w->passdb = NULL;
