@@ -10,6 +10,7 @@
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
 #include "locking/smbstatus.h"
+#include "locking/ctdb/ctdb_conn.h"
 #include "lib/log.h"
 
 #include <getopt.h>
@@ -214,7 +215,26 @@ static void show_shares(struct snapshot *s)
 struct locks_ctx {
 	struct snapshot *s;
 	unsigned n;
+	bool clustered;
+	uint32_t pnn;		/* this node's, when clustered */
 };
+
+/* An entry's owner as Samba's smbstatus shows it: "node:pid" when
+ * clustered.  *local: the pid this node's status records know it by,
+ * or 0 for a process of another node. */
+static const char *owner_str(struct locks_ctx *lc, uint32_t pid,
+			     uint32_t *local)
+{
+	uint32_t node;
+
+	*local = pid;
+	if (!lc->clustered || !locking_pid_node(pid, &node)) {
+		return talloc_asprintf(lc->s->mem, "%u", (unsigned)pid);
+	}
+	*local = node == lc->pnn ? (pid & LOCKING_PID_MASK) : 0;
+	return talloc_asprintf(lc->s->mem, "%u:%u", (unsigned)node,
+			       (unsigned)(pid & LOCKING_PID_MASK));
+}
 
 
 static void caching_str(const struct share_mode_entry *e, char *buf,
@@ -243,7 +263,9 @@ static void show_open(const struct file_key *k, uint16_t flags,
 		      const struct share_mode_entry *e, void *priv)
 {
 	struct locks_ctx *lc = priv;
-	const struct rec *o = smbstatus_find_open(lc->s, e->pid, e->open_id);
+	uint32_t local;
+	const char *owner = owner_str(lc, e->pid, &local);
+	const struct rec *o = smbstatus_find_open(lc->s, local, e->open_id);
 	char cache[32];
 	const char *rw = (e->access_mask & 0x6) && (e->access_mask & 0x1)
 				 ? "RDWR"
@@ -261,8 +283,8 @@ static void show_open(const struct file_key *k, uint16_t flags,
 		       "--------------------------------------------------");
 	}
 	caching_str(e, cache, sizeof(cache));
-	printf("%-8u %-10s %-11s 0x%-8x %-6s %-20s %-24s %s%s%s   %s%s\n",
-	       (unsigned)e->pid,
+	printf("%-8s %-10s %-11s 0x%-8x %-6s %-20s %-24s %s%s%s   %s%s\n",
+	       owner,
 	       o ? smbstatus_field(lc->s->mem, o->text, "uid") : "-",
 	       smbstatus_deny_mode(e->share_access),
 	       (unsigned)e->access_mask, rw, cache,
@@ -283,7 +305,9 @@ static void show_brl(const struct file_key *k, uint32_t pid, uint64_t open_id,
 		     uint64_t off, uint64_t len, bool exclusive, void *priv)
 {
 	struct locks_ctx *lc = priv;
-	const struct rec *o = smbstatus_find_open(lc->s, pid, open_id);
+	uint32_t local;
+	const char *owner = owner_str(lc, pid, &local);
+	const struct rec *o = smbstatus_find_open(lc->s, local, open_id);
 
 	if (lc->n++ == 0) {
 		printf("\nByte range locks:\n%-8s %-6s %-20s %-20s %s\n", "Pid",
@@ -292,11 +316,39 @@ static void show_brl(const struct file_key *k, uint32_t pid, uint64_t open_id,
 		       "--------------------------------------------------"
 		       "------------------------------");
 	}
-	printf("%-8u %-6s %-20" PRIu64 " %-20" PRIu64 " %s\n", (unsigned)pid,
+	printf("%-8s %-6s %-20" PRIu64 " %-20" PRIu64 " %s\n", owner,
 	       exclusive ? "WRITE" : "READ", off, len,
 	       o ? smbstatus_field(lc->s->mem, o->text, "name")
 		 : talloc_asprintf(lc->s->mem, "%" PRIu64 ":%" PRIu64, k->dev,
 				   k->ino));
+}
+
+/* The databases; `clustering = yes`: through this node's ctdbd. */
+static bool open_db(TALLOC_CTX *mem, struct lp_ctx *lp, const char *lockdir,
+		    struct locking_db **db)
+{
+	struct locking_cluster_opts co = {
+		.socket = lp_str(lp, LP_GLOBAL, LP_CTDBD_SOCKET),
+		.timeout_ms = (unsigned)lp_int(lp, LP_GLOBAL, LP_CTDB_TIMEOUT),
+	};
+
+	if (!lp_bool(lp, LP_GLOBAL, LP_CLUSTERING)) {
+		if (NT_STATUS_IS_OK(locking_db_open(mem, lockdir, false, db))) {
+			return true;
+		}
+		fprintf(stderr, "smbstatus: cannot open the databases in %s\n",
+			lockdir);
+		return false;
+	}
+	if (co.socket == NULL || *co.socket == '\0') {
+		co.socket = SMBD_CTDBD_SOCKET_DEFAULT;
+	}
+	if (NT_STATUS_IS_OK(locking_db_open_clustered(mem, lockdir, &co, db))) {
+		return true;
+	}
+	fprintf(stderr, "smbstatus: cannot reach ctdbd at %s (ctdbd socket)\n",
+		co.socket);
+	return false;
 }
 
 static void usage(FILE *f)
@@ -393,10 +445,12 @@ int main(int argc, char **argv)
 		talloc_free(mem);
 		return c;
 	}
-	if (!NT_STATUS_IS_OK(locking_db_open(mem, lockdir, false, &db))) {
-		fprintf(stderr, "smbstatus: cannot open the databases in %s\n",
-			lockdir);
+	if (!open_db(mem, lp, lockdir, &db)) {
 		return 1;
+	}
+	if (locking_db_clustered(db)) {
+		lc.clustered = true;
+		lc.pnn = ctdb_conn_pnn(locking_db_ctdb(db));
 	}
 	(void)status_db_walk(db, smbstatus_collect, &snap);
 	if (json) {
