@@ -245,10 +245,29 @@ static void addrs_add(TALLOC_CTX *mem_ctx, char ***out, size_t *nout,
 	}
 }
 
+/* Whether addr/bits names one host of its network: neither the network
+ * address (host bits all zero) nor its broadcast (all one). */
+static bool host_address(const uint8_t *addr, int family, int bits)
+{
+	int len = family == AF_INET ? 32 : 128;
+	bool zero = true, one = true;
+	int i;
+
+	for (i = bits; i < len; i++) {
+		bool bit = (addr[i / 8] >> (7 - i % 8)) & 1;
+
+		zero &= !bit;
+		one &= bit;
+	}
+	return bits < len && !zero && !one;
+}
+
 /*
  * `interfaces` entries, as Samba reads them (lib/ifspec.h): an address;
- * an address or network with /len or /mask, meaning the local addresses
- * in that network (127.0.0.1/8 is lo's 127.0.0.1); or an interface name
+ * a network with /len or /mask, meaning the local addresses in that
+ * network (127.0.0.0/8 is lo's 127.0.0.1); an address of a network with
+ * /len, meaning that address when a local interface is in the network
+ * (127.0.0.2/8, as Samba binds it); or an interface name
  * (wildcards allowed), meaning its addresses.  Each address is listed
  * once.  Multichannel options after ';' do not change what is bound
  * (lp_check has reported a bad one).
@@ -278,6 +297,26 @@ static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 	}
 	if (getifaddrs(&ifa) != 0) {
 		return -errno;
+	}
+	if (family != 0 && host_address(want, family, bits)) {
+		/* 127.0.0.2/8: Samba binds that address itself when a
+		 * local interface is in its network (the other 127.x
+		 * addresses of lo, an alias a cluster moves in). */
+		for (p = ifa; p != NULL; p = p->ifa_next) {
+			if (p->ifa_addr != NULL &&
+			    ifspec_match(&spec, p->ifa_name, p->ifa_addr)) {
+				char *host = talloc_strndup(
+					mem_ctx, spec.what,
+					strcspn(spec.what, "/"));
+
+				if (host != NULL) {
+					addrs_add(mem_ctx, out, nout, host);
+				}
+				break;
+			}
+		}
+		freeifaddrs(ifa);
+		return 0;
 	}
 	for (p = ifa; p != NULL; p = p->ifa_next) {
 		char host[64];
