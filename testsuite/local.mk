@@ -100,6 +100,17 @@ torture-fruit-full: all
 		--builddir $(abs_top_builddir) --fruit-full $(TORTURE_ARGS)
 .PHONY: torture torture-workers torture-fruit torture-fruit-full
 
+# Issue 21: two nodes of a CTDB cluster on 127.0.0.1 and 127.0.0.2 (ctdbd
+# in test mode), one clustered smbd per node serving one directory; the
+# cross-node checks (share modes, locks, delete pending, breaks, users).
+# SMBD=/usr/sbin/smbd runs the same checks against Samba's.
+check-cluster: all
+	$(SHELL) $(top_srcdir)/testsuite/cluster/run.sh \
+		--builddir $(abs_top_builddir) -v
+.PHONY: check-cluster
+EXTRA_DIST += testsuite/cluster/run.sh testsuite/cluster/ctdb_cluster.py \
+	testsuite/cluster/test_cluster.py
+
 # The raw compression codecs for the compression test client
 # (testsuite/integration/smb3client.py, test_compression.py).
 check_PROGRAMS += testsuite/integration/xca_tool

@@ -3,6 +3,9 @@
 # ./build (VPATH) and run everything:
 #   autogen, configure, make -j2      (a failure here stops the run)
 #   make check                        unit (cmocka) + integration tests
+#   make check-cluster                a 2-node CTDB cluster on loopback
+#                                     and one clustered smbd per node
+#                                     (issue 21, testsuite/cluster/)
 #   make torture                      smbtorture vs known-failures.txt,
 #                                     then torture-workers, torture-fruit(-full)
 #   asan                              second build in ./build-asan with
@@ -21,7 +24,7 @@
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (per target, default
 # 20), SKIP (space-separated steps to leave out: check torture asan fuzz
-# bench), BUILD (build directory, default ./build), ASAN_BUILD (default
+# bench cluster), BUILD (build directory, default ./build), ASAN_BUILD (default
 # ./build-asan), CONFIGURE_FLAGS.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +95,10 @@ do_check() {
 		fi
 	done
 	return 1
+}
+
+do_cluster() {
+	(cd "$BUILD" && make check-cluster)
 }
 
 do_torture() {
@@ -175,6 +182,7 @@ do_bench() {
 
 step build do_build || finish
 step check do_check
+step cluster do_cluster
 step torture do_torture
 step asan do_asan
 step fuzz do_fuzz
