@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,16 +114,14 @@ static NTSTATUS conn_get_pnn(struct ctdb_conn *c)
 	return NT_STATUS_OK;
 }
 
-NTSTATUS ctdb_conn_open(TALLOC_CTX *mem_ctx, const char *path,
-			unsigned timeout_ms, struct ctdb_conn **out)
+/* Not connected yet. */
+static struct ctdb_conn *conn_new(TALLOC_CTX *mem_ctx, const char *path,
+				  unsigned timeout_ms)
 {
-	struct ctdb_conn *c;
-	NTSTATUS status;
+	struct ctdb_conn *c = talloc_zero(mem_ctx, struct ctdb_conn);
 
-	*out = NULL;
-	c = talloc_zero(mem_ctx, struct ctdb_conn);
 	if (c == NULL) {
-		return NT_STATUS_NO_MEMORY;
+		return NULL;
 	}
 	c->fd = -1;
 	c->next_reqid = 1;
@@ -130,9 +129,23 @@ NTSTATUS ctdb_conn_open(TALLOC_CTX *mem_ctx, const char *path,
 	c->path = talloc_strdup(c, path);
 	if (c->path == NULL) {
 		talloc_free(c);
-		return NT_STATUS_NO_MEMORY;
+		return NULL;
 	}
 	talloc_set_destructor(c, conn_destructor);
+	return c;
+}
+
+NTSTATUS ctdb_conn_open(TALLOC_CTX *mem_ctx, const char *path,
+			unsigned timeout_ms, struct ctdb_conn **out)
+{
+	struct ctdb_conn *c;
+	NTSTATUS status;
+
+	*out = NULL;
+	c = conn_new(mem_ctx, path, timeout_ms);
+	if (c == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
 	status = conn_connect(c);
 	if (NT_STATUS_IS_OK(status)) {
 		status = conn_get_pnn(c);
@@ -143,6 +156,59 @@ NTSTATUS ctdb_conn_open(TALLOC_CTX *mem_ctx, const char *path,
 	}
 	*out = c;
 	return NT_STATUS_OK;
+}
+
+/* ctdb_sock_addr: a union of sockaddr_in and sockaddr_in6, as is. */
+#define CTDB_SOCK_ADDR_LEN 28
+
+static bool put_sock_addr(uint8_t *p, const struct sockaddr *sa)
+{
+	size_t len = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+		     : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						 : 0;
+
+	if (len == 0 || len > CTDB_SOCK_ADDR_LEN) {
+		return false;
+	}
+	memcpy(p, sa, len);
+	return true;
+}
+
+struct ctdb_conn *ctdb_conn_tcp_client(TALLOC_CTX *mem_ctx, const char *path,
+				       unsigned timeout_ms,
+				       const struct sockaddr *client,
+				       const struct sockaddr *server)
+{
+	/* struct ctdb_connection: the client ("src"), then the address it
+	 * reached ("dst", the public address ctdbd looks up). */
+	uint8_t pair[2 * CTDB_SOCK_ADDR_LEN] = {0};
+	struct ctdb_conn *c;
+	int32_t cstatus = -1;
+	NTSTATUS status;
+
+	if (!put_sock_addr(pair, client) ||
+	    !put_sock_addr(pair + CTDB_SOCK_ADDR_LEN, server)) {
+		return NULL;
+	}
+	c = conn_new(mem_ctx, path, timeout_ms);
+	if (c == NULL) {
+		return NULL;
+	}
+	status = conn_connect(c);
+	if (NT_STATUS_IS_OK(status)) {
+		status = ctdb_conn_control(c, CTDB_CURRENT_NODE,
+					   CTDB_CONTROL_TCP_CLIENT, 0, 0, pair,
+					   sizeof(pair), NULL, &cstatus, NULL,
+					   NULL);
+	}
+	if (!NT_STATUS_IS_OK(status) || cstatus != 0) {
+		DBG_WARNING("cannot register a client connection with ctdbd "
+			    "(%s, %d): no tickle on failover\n",
+			    nt_errstr(status), (int)cstatus);
+		talloc_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 NTSTATUS ctdb_conn_reconnect(struct ctdb_conn *c)

@@ -78,6 +78,22 @@ NTSTATUS ctdb_conn_call(struct ctdb_conn *c, uint32_t db_id, uint32_t flags,
 NTSTATUS ctdb_conn_send_message(struct ctdb_conn *c, uint32_t pnn,
 				uint64_t srvid, const void *data, size_t len);
 
+/*
+ * IP failover (CTDB_CONTROL_TCP_CLIENT): a connection of its own to
+ * ctdbd at path that registers one client TCP connection (client's
+ * address, ours) in the node's tickle list, for as long as it stays
+ * open; ctdbd forgets it when it closes.  When CTDB moves our public
+ * address to another node, that node resets the client's connection with
+ * a tickle ACK so the client reconnects at once.  ctdbd ignores a server
+ * address that is not one of its public addresses.  NULL (logged) when
+ * ctdbd cannot be reached or refuses.
+ */
+struct sockaddr;
+struct ctdb_conn *ctdb_conn_tcp_client(TALLOC_CTX *mem_ctx, const char *path,
+				       unsigned timeout_ms,
+				       const struct sockaddr *client,
+				       const struct sockaddr *server);
+
 typedef void (*ctdb_message_fn)(uint64_t srvid, const uint8_t *data,
 				size_t len, void *priv);
 /* queued: called (once per wait) when a wait left messages queued, so

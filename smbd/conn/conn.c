@@ -22,6 +22,7 @@
 #include "lib/wire.h"
 #include "smbd/msg/mailbox.h"
 #include "locking/locking.h"
+#include "locking/ctdb/ctdb_conn.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -141,6 +142,29 @@ static struct smbd_conn *conn_start_admit(struct smbd_worker *w,
 					   struct smbd_conn *conn, int fd,
 					   int incoming_cpu);
 
+/*
+ * clustering = yes: the connection goes on ctdbd's tickle list for as
+ * long as it lives (its registration is a talloc child), so that when
+ * CTDB moves the address it reached to another node, the client is reset
+ * and reconnects there at once (Samba's smbd does the same).
+ */
+static void conn_cluster_register(struct smbd_worker *w,
+				  struct smbd_conn *conn,
+				  const struct sockaddr_storage *peer,
+				  const struct sockaddr_storage *local)
+{
+	struct ctdb_conn *c;
+
+	if (w->locking == NULL || !locking_db_clustered(w->locking)) {
+		return;
+	}
+	c = locking_db_ctdb(w->locking);
+	conn->ctdb_tcp = ctdb_conn_tcp_client(
+		conn, ctdb_conn_path(c),
+		(unsigned)lp_int(w->srv->lp, LP_GLOBAL, LP_CTDB_TIMEOUT),
+		(const struct sockaddr *)peer, (const struct sockaddr *)local);
+}
+
 static void conn_start(struct smbd_worker *w, int fd)
 {
 	(void)smbd_conn_start(w, fd);
@@ -148,7 +172,7 @@ static void conn_start(struct smbd_worker *w, int fd)
 
 struct smbd_conn *smbd_conn_start(struct smbd_worker *w, int fd)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, peer;
 	socklen_t sl = sizeof(ss);
 	struct smbd_conn *conn;
 	uint16_t rport = 0, lport = 0;
@@ -171,15 +195,17 @@ struct smbd_conn *smbd_conn_start(struct smbd_worker *w, int fd)
 	conn_link(conn);
 	talloc_set_destructor(conn, conn_destructor);
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
-		conn_addr_str(&ss, conn->remote_addr, sizeof(conn->remote_addr),
-			      &rport);
+	memset(&peer, 0, sizeof(peer));
+	if (getpeername(fd, (struct sockaddr *)&peer, &sl) == 0) {
+		conn_addr_str(&peer, conn->remote_addr,
+			      sizeof(conn->remote_addr), &rport);
 	}
 	snprintf(conn->remote, sizeof(conn->remote), "%s:%u",
 		 conn->remote_addr, rport);
 	sl = sizeof(ss);
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
 		conn_addr_str(&ss, laddr, sizeof(laddr), &lport);
+		conn_cluster_register(w, conn, &peer, &ss);
 	}
 	conn->local_port = lport;
 	conn->remote_port = rport;

@@ -45,6 +45,7 @@ struct tpool;
 struct ev_loop;
 struct ev_stream;
 struct ev_deferred;
+struct ctdb_conn;
 struct smbd_waiter;
 struct durable_wait;
 struct smbd_barrier;
@@ -133,6 +134,7 @@ struct smbd_conn {
 	struct smbd_worker *worker;
 	struct smbd_conn *wprev, *wnext;	/* worker->conns */
 	struct ev_stream *stream;
+	struct ctdb_conn *ctdb_tcp;	/* clustered: on ctdbd's tickle list */
 	uint64_t id;
 	char remote[64];	/* "addr:port" for logs */
 	char remote_addr[48];	/* numeric address, for hosts allow / %I */
