@@ -471,6 +471,10 @@ int brl_walk(struct locking_db *db, brl_walk_fn fn, void *priv);
  * (nobody knows its path here); its record just goes.
  */
 void locking_cleanup_pid(struct locking_db *db, uint32_t pid);
+/* The same by an owner pid as entries name it (locking_db_owner_pid()),
+ * in the records held on this node only, without smbstatus's records:
+ * a clustered node's share of another node's cleanup. */
+void locking_cleanup_owner(struct locking_db *db, uint32_t owner_pid);
 /* Clustered, at the master's start: the same for every entry of this
  * node's processes (a previous run's), in the records held here. */
 void locking_cleanup_node(struct locking_db *db);

@@ -484,10 +484,11 @@ static NTSTATUS cleanup_brl_fn(TALLOC_CTX *tmp, const uint8_t *old,
 	return NT_STATUS_OK;
 }
 
-void locking_cleanup_pid(struct locking_db *db, uint32_t pid)
+/* Entries whose (pid & mask) == pid, from every record held here. */
+static unsigned cleanup_entries(struct locking_db *db, uint32_t pid,
+				uint32_t mask)
 {
-	struct cleanup_state cs = {.pid = locking_db_owner_pid(db, pid),
-				   .mask = UINT32_MAX};
+	struct cleanup_state cs = {.pid = pid, .mask = mask};
 
 	if (locking_edit_all(db->share, cleanup_share_fn, &cs) < 0) {
 		DBG_ERR("traverse of %s failed\n", db->share->name);
@@ -495,26 +496,44 @@ void locking_cleanup_pid(struct locking_db *db, uint32_t pid)
 	if (locking_edit_all(db->brl, cleanup_brl_fn, &cs) < 0) {
 		DBG_ERR("traverse of %s failed\n", db->brl->name);
 	}
-	status_db_cleanup_pid(db, pid);
-	if (cs.dropped > 0) {
+	return cs.dropped;
+}
+
+void locking_cleanup_owner(struct locking_db *db, uint32_t owner_pid)
+{
+	unsigned n = cleanup_entries(db, owner_pid, UINT32_MAX);
+
+	if (n > 0) {
 		DBG_NOTICE("dropped %u share-mode and lock entries of dead "
-			   "process %u\n", cs.dropped, (unsigned)pid);
+			   "process %u:%u\n", n,
+			   (unsigned)(owner_pid >> LOCKING_PID_NODE_SHIFT) - 1,
+			   (unsigned)(owner_pid & LOCKING_PID_MASK));
+	}
+}
+
+void locking_cleanup_pid(struct locking_db *db, uint32_t pid)
+{
+	unsigned n = cleanup_entries(db, locking_db_owner_pid(db, pid),
+				     UINT32_MAX);
+
+	status_db_cleanup_pid(db, pid);
+	if (n > 0) {
+		DBG_NOTICE("dropped %u share-mode and lock entries of dead "
+			   "process %u\n", n, (unsigned)pid);
 	}
 }
 
 void locking_cleanup_node(struct locking_db *db)
 {
-	struct cleanup_state cs = {.pid = db->owner_tag,
-				   .mask = ~LOCKING_PID_MASK};
+	unsigned n;
 
 	if (db->owner_tag == 0) {
 		return;
 	}
-	(void)locking_edit_all(db->share, cleanup_share_fn, &cs);
-	(void)locking_edit_all(db->brl, cleanup_brl_fn, &cs);
-	if (cs.dropped > 0) {
+	n = cleanup_entries(db, db->owner_tag, ~LOCKING_PID_MASK);
+	if (n > 0) {
 		DBG_NOTICE("dropped %u share-mode and lock entries a previous "
-			   "run of this node left\n", cs.dropped);
+			   "run of this node left\n", n);
 	}
 }
 

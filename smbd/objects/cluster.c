@@ -24,6 +24,8 @@
 #define SMBD_SRVID_BASE (CTDB_SRVID_SAMBA_RANGE | 0x005D000000000000ULL)
 #define SMBD_SRVID_ALL (SMBD_SRVID_BASE | 0x0000000100000000ULL)
 #define CLUSTER_MSG_HDR 8
+/* Not a mailbox message: handled here (body: le32 owner pid). */
+#define CLUSTER_MSG_OWNER_GONE 0x100
 
 static struct ctdb_conn *worker_ctdb(struct smbd_worker *w)
 {
@@ -52,6 +54,10 @@ static void cluster_message(uint64_t srvid, const uint8_t *data, size_t len,
 		return;
 	}
 	type = le32(data);
+	if (type == CLUSTER_MSG_OWNER_GONE && len == CLUSTER_MSG_HDR + 4) {
+		locking_cleanup_owner(w->locking, le32(data + CLUSTER_MSG_HDR));
+		return;
+	}
 	if (type == 0 || type >= SMBD_MSG_MAX || type == SMBD_MSG_CONN ||
 	    type == SMBD_MSG_DURABLE_GIVE) {
 		/* Messages that carry a file descriptor stay on a node. */
@@ -156,4 +162,25 @@ void smbd_cluster_broadcast(struct smbd_worker *w, enum smbd_msg_type type,
 	 * the mailbox), which a wake-up allows. */
 	(void)cluster_put(w, CTDB_BROADCAST_CONNECTED, SMBD_SRVID_ALL, type,
 			  body, len);
+}
+
+void smbd_cluster_owner_gone(struct locking_db *db, uint32_t pid)
+{
+	struct ctdb_conn *c = locking_db_ctdb(db);
+	uint8_t buf[CLUSTER_MSG_HDR + 4];
+
+	if (c == NULL) {
+		return;
+	}
+	put_le32(buf, CLUSTER_MSG_OWNER_GONE);
+	put_le32(buf + 4, ctdb_conn_pnn(c));
+	put_le32(buf + CLUSTER_MSG_HDR, locking_db_owner_pid(db, pid));
+	/* Worker 0 of every node, ours too (its master already cleaned
+	 * what it holds: a second pass finds nothing). */
+	if (!NT_STATUS_IS_OK(ctdb_conn_send_message(
+		    c, CTDB_BROADCAST_CONNECTED, SMBD_SRVID_BASE, buf,
+		    sizeof(buf)))) {
+		DBG_ERR("cannot tell the other nodes that process %u "
+			"died\n", (unsigned)pid);
+	}
 }

@@ -34,4 +34,14 @@ bool smbd_cluster_send(struct smbd_worker *w, uint32_t pnn, int worker,
 void smbd_cluster_broadcast(struct smbd_worker *w, enum smbd_msg_type type,
 			    const void *body, size_t len);
 
+/*
+ * The master, after a worker of this node died and its entries in the
+ * records held here were dropped (locking_cleanup_pid()): worker 0 of
+ * every node drops its entries from the records held there, since the
+ * records the dead worker touched may have moved.  Nothing when not
+ * clustered.
+ */
+struct locking_db;
+void smbd_cluster_owner_gone(struct locking_db *db, uint32_t pid);
+
 #endif

@@ -22,6 +22,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "locking/locking.h"
+#include "smbd/objects/cluster.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -110,6 +111,9 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
 		 * (issue 6: "the master removes a dead worker's entries"). */
 		if (srv->locking != NULL) {
 			locking_cleanup_pid(srv->locking, (uint32_t)pid);
+			/* Clustered: the records it touched may be held by
+			 * other nodes now; each cleans its own. */
+			smbd_cluster_owner_gone(srv->locking, (uint32_t)pid);
 		}
 		slots[i].pending_restart = true;
 	}
