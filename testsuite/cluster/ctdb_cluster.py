@@ -250,8 +250,12 @@ class CtdbCluster(_Owned):
     nodes never settle (elections and cluster-lock contention forever)."""
 
     def __init__(self, nodes=2, base_dir=None, addresses=None,
-                 log_level="NOTICE", cluster_lock=True, leader_timeout=None):
+                 log_level="NOTICE", cluster_lock=True, leader_timeout=None,
+                 public_addresses=None):
         self.n = nodes
+        # CTDB public addresses ("127.0.0.11/8 lo"), moved between the
+        # nodes by failover; none: failover off
+        self.public_addresses = list(public_addresses or [])
         self.addresses = list(addresses or
                               ["127.0.0.%d" % (i + 1) for i in range(nodes)])
         assert len(self.addresses) == nodes
@@ -319,7 +323,8 @@ class CtdbCluster(_Owned):
                   "\tpersistent database directory = %s/db/persistent" % d,
                   "\tstate database directory = %s/db/state" % d,
                   "[failover]",
-                  "\tdisabled = true",
+                  "\tdisabled = %s" % ("false" if self.public_addresses
+                                       else "true"),
                   "[legacy]",
                   "\trealtime scheduling = false"]
         return "\n".join(lines) + "\n"
@@ -334,6 +339,10 @@ class CtdbCluster(_Owned):
                 f.write(self.conf_text(i))
             with open(os.path.join(d, "nodes"), "w") as f:
                 f.write("".join(a + "\n" for a in self.addresses))
+            if self.public_addresses:
+                with open(os.path.join(d, "public_addresses"), "w") as f:
+                    f.write("".join(a + "\n"
+                                    for a in self.public_addresses))
 
     # -- the ctdb tool --------------------------------------------------
     def ctdb(self, i, *args, timeout=TOOL_TIMEOUT):
@@ -451,7 +460,9 @@ class NodeSmbd:
              "\tnetbios name = %s" % o.netbios_name,
              "\tserver role = standalone server",
              "\tsmb ports = %d" % self.port,
-             "\tinterfaces = %s/8" % self.host,
+             "\tinterfaces = %s" % " ".join(
+                 ["%s/8" % self.host] +
+                 [a.split()[0] for a in o.cluster.public_addresses]),
              "\tbind interfaces only = yes",
              "\tdisable netbios = yes",
              "\tload printers = no",

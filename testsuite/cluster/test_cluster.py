@@ -261,6 +261,9 @@ def granted_lease(create_body):
         pos += nxt
 
 
+PUBLIC_IP = "127.0.0.11"
+
+
 class Cluster(unittest.TestCase):
 
     # Both heads run on one host and one local file system, so POSIX
@@ -279,7 +282,10 @@ class Cluster(unittest.TestCase):
         if os.geteuid() != 0:
             raise unittest.SkipTest("needs root (ctdbd, the test user)")
         t0 = time.monotonic()
-        cls.cluster = cc.CtdbCluster(nodes=2)
+        # one public address for CTDB to place on a node: connections to
+        # it go on that node's tickle list (IP failover)
+        cls.cluster = cc.CtdbCluster(nodes=2,
+                                     public_addresses=[PUBLIC_IP + "/8 lo"])
         cls.addClassCleanup(cls.cluster.cleanup)
         cls.cluster.start()
         cls.srv = cc.ClusterSmbd(cls.cluster,
@@ -473,6 +479,84 @@ class Cluster(unittest.TestCase):
             self.assertStatus(err_code(cm.exception), STATUS_LOGON_FAILURE,
                               "bad password on head %d" % (i + 1))
 
+
+    # -- a dead process's entries, wherever its records went -----------
+    def test_dead_worker_entries(self):
+        """Head 2's workers are killed while one holds an exclusive open
+        whose record head 1 has since pulled to node 1 (its refused open
+        changed it there): node 2's master cleans what node 2 holds and
+        tells every node, so node 1 drops the entry and head 1 opens."""
+        if self.srv.samba:
+            self.skipTest("ours: Samba checks the owner's serverid instead")
+        a, b = self.head(0), self.head(1)
+        st, _, _, _ = b.create(self.name, share=SHARE_NONE)
+        self.assertStatus(st, STATUS_SUCCESS, "exclusive open on head 2")
+        st, _, _, _ = a.create(self.name, share=SHARE_ALL)
+        self.assertStatus(st, STATUS_SHARING_VIOLATION, "open on head 1")
+        master = self.srv.servers[1].proc.pid
+        workers = h.child_pids(master)
+        self.assertTrue(workers)
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        b.drop()
+        deadline = time.monotonic() + 10
+        while True:
+            st, fid, _, _ = a.create(self.name, share=SHARE_ALL)
+            if st != STATUS_SHARING_VIOLATION or \
+                    time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertStatus(st, STATUS_SUCCESS, "open on head 1 after head "
+                          "2's workers died")
+        a.close(fid)
+        # head 2 serves again (its master restarted the workers)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                self.head(1)
+                break
+            except Exception:
+                time.sleep(0.3)
+        else:
+            self.fail("head 2 did not come back" + self.diag())
+
+    # -- IP failover: the tickle list ---------------------------------
+    def public_ip_node(self):
+        """The node CTDB placed PUBLIC_IP on (waits for the takeover)."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            r = self.cluster.ctdb(0, "ip")
+            for line in r.stdout.splitlines():
+                f = line.split()
+                if len(f) == 2 and f[0] == PUBLIC_IP and f[1].isdigit() \
+                        and int(f[1]) >= 0:
+                    return int(f[1])
+            time.sleep(0.5)
+        self.fail("no node holds %s:\n%s" % (PUBLIC_IP, r.stdout))
+
+    def tickles(self, node):
+        r = self.cluster.ctdb(node, "gettickles", PUBLIC_IP)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r.stdout
+
+    def test_tickle_list(self):
+        """A client connected to the public address is on its node's
+        tickle list while connected (Samba registers it too), and off
+        it once gone."""
+        k = self.public_ip_node()
+        port = self.srv.port(k)
+        dst = "%s:%d" % (PUBLIC_IP, port)
+        c = Head(PUBLIC_IP, port)
+        self.heads.append(c)
+        deadline = time.monotonic() + 10
+        while dst not in self.tickles(k) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertIn(dst, self.tickles(k))
+        c.drop()
+        deadline = time.monotonic() + 10
+        while dst in self.tickles(k) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertNotIn(dst, self.tickles(k))
 
     # -- our tools on a clustered config --------------------------------
     def our_tool(self, name):
