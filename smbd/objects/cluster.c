@@ -15,6 +15,7 @@
 #include "lib/wire.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_LOCKING
@@ -76,17 +77,18 @@ static void cluster_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
 	struct ctdb_conn *c = worker_ctdb(w);
-	static bool warned;
 
 	if (c == NULL) {
 		return;
 	}
-	if (!NT_STATUS_IS_OK(ctdb_conn_dispatch(c)) && !warned) {
-		/* Without ctdbd the node cannot lock anything: every
-		 * request that needs a record fails from here on. */
-		DBG_ERR("worker %d lost its connection to ctdbd\n",
-			w->index);
-		warned = true;
+	if (!NT_STATUS_IS_OK(ctdb_conn_dispatch(c)) && ctdb_conn_fd(c) < 0) {
+		/* Without ctdbd this node can lock nothing, and its
+		 * clients would only get errors: as Samba's smbd does, the
+		 * worker ends; the master starts a new one (at most one a
+		 * second), which serves again once ctdbd is back. */
+		DBG_ERR("worker %d lost its connection to ctdbd at %s: "
+			"exiting\n", w->index, ctdb_conn_path(c));
+		_exit(1);
 	}
 }
 
