@@ -620,22 +620,6 @@ NTSTATUS ctdb_conn_register_srvid(struct ctdb_conn *c, uint64_t srvid)
 	return status;
 }
 
-bool ctdb_conn_process_exists(struct ctdb_conn *c, uint32_t pnn,
-			      uint32_t pid)
-{
-	int32_t cstatus = -1;
-	int32_t p = (int32_t)pid;
-
-	if (!NT_STATUS_IS_OK(ctdb_conn_control(
-		    c, pnn, CTDB_CONTROL_PROCESS_EXISTS, 0, 0, &p, sizeof(p),
-		    NULL, &cstatus, NULL, NULL))) {
-		/* No answer: better to think it alive than to drop its
-		 * entries under a live client. */
-		return true;
-	}
-	return cstatus == 0;
-}
-
 NTSTATUS ctdb_conn_call(struct ctdb_conn *c, uint32_t db_id, uint32_t flags,
 			uint32_t callid, const uint8_t *key, size_t keylen,
 			TALLOC_CTX *mem_ctx, uint8_t **data, size_t *len)

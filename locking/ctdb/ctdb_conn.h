@@ -59,9 +59,6 @@ NTSTATUS ctdb_conn_db_open_flags(struct ctdb_conn *c, uint32_t db_id,
 				 int *tdb_flags);
 /* Messages to srvid on this node reach this connection from now on. */
 NTSTATUS ctdb_conn_register_srvid(struct ctdb_conn *c, uint64_t srvid);
-/* Whether process pid runs on node pnn. */
-bool ctdb_conn_process_exists(struct ctdb_conn *c, uint32_t pnn,
-			      uint32_t pid);
 
 /*
  * CTDB_REQ_CALL: callid CTDB_NULL_FUNC with CTDB_IMMEDIATE_MIGRATION
