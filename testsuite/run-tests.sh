@@ -14,6 +14,7 @@
 #                                     oplock, lease, durable, notify,
 #                                     compound); fails on any sanitizer report
 #   fuzz                              testsuite/fuzz/build.sh + run.sh N
+#                                     (N s in all, shared by every target)
 #   make bench-short                  only if the Makefile has that target;
 #   make bench-floods                 then issue 14's floods, ours and Samba
 #                                     side by side (testsuite/bench/floods.py,
@@ -22,15 +23,15 @@
 # Later steps run even when an earlier test step fails; the summary lists
 # each step and the exit status is non-zero if any step failed.
 #
-# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (per target, default
-# 20), SKIP (space-separated steps to leave out: check torture asan fuzz
+# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (the fuzz step's
+# whole budget, shared by all targets, default 300), SKIP (space-separated steps to leave out: check torture asan fuzz
 # bench cluster), BUILD (build directory, default ./build), ASAN_BUILD (default
 # ./build-asan), CONFIGURE_FLAGS.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 JOBS=${JOBS:-2}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-300}
 SKIP=${SKIP:-}
 BUILD=${BUILD:-$top/build}
 ASAN_BUILD=${ASAN_BUILD:-$top/build-asan}

@@ -4,7 +4,7 @@
 # conf/, smbd/, locking/, vfs/ that does not define main()).
 # Usage: testsuite/fuzz/build.sh [OUTDIR]   (default testsuite/fuzz/bin)
 # CI (testsuite/run-tests.sh step fuzz): build.sh, then run.sh FUZZ_SECONDS
-# (default 20 s per target); run.sh fuzzes a temporary copy of each target's
+# (default 300 s for all targets together); run.sh fuzzes a temporary copy of each target's
 # seed corpus testsuite/fuzz/corpus/TARGET/ so CI never writes into the
 # source tree.  A new target is a new fuzz_NAME.c here (build.sh and run.sh
 # pick up every one); give it a few small seeds in corpus/fuzz_NAME/,
