@@ -65,6 +65,7 @@ EXTRA_DIST += testsuite/layering/layers.py
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
 	testsuite/integration/mchan.py \
+	testsuite/integration/rawsmb.py \
 	testsuite/integration/smb3client.py \
 	testsuite/integration/run.sh \
 	testsuite/torture/run-torture.sh \
