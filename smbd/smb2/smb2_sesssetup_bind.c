@@ -27,8 +27,9 @@
 #define DBGC_CLASS LOG_CLASS_SMB2
 
 /*
- * 3.3.5.5.2: what a binding must match, in the order Samba checks it
- * (smbtorture's bind_negative tests pin the status of each case).
+ * 3.3.5.5: what a binding must match, in the order Samba checks it
+ * (smbtorture's bind_negative tests pin the status of each case).  The
+ * signature is checked after these (sesssetup_bind), as Samba does.
  */
 static NTSTATUS sessbind_check(const struct smb2_request *req,
 			       const struct smbd_session *s)
@@ -61,6 +62,25 @@ static NTSTATUS sessbind_check(const struct smb2_request *req,
 		return NT_STATUS_NOT_SUPPORTED;
 	}
 	return NT_STATUS_OK;
+}
+
+/*
+ * 3.3.5.2.4: a binding request is signed with Session.SigningKey, under
+ * the algorithm that key signs with: the session's, whatever this
+ * connection negotiated (Samba's and Windows' clients sign so, and Samba
+ * accepts nothing else).  Without it nothing of the binding goes on: the
+ * NTLMSSP exchange alone proves only the password, not that the client
+ * holds the session (issue 34 item 3: a forged signature was let through
+ * whenever the connection's algorithm differed from the session's).
+ */
+static bool sessbind_signed(const struct smb2_request *req,
+			    const struct smbd_session *s)
+{
+	if (!(req->flags & SMB2_FLAGS_SIGNED) || !s->has_keys) {
+		return false;
+	}
+	return smb2_check_signature(s->sign_algo, s->keys.signing, req->in,
+				    req->in_len);
 }
 
 /* The binding authenticated: the same user, and the channel's key from
@@ -164,8 +184,7 @@ NTSTATUS sesssetup_bind(struct smb2_request *req,
 	struct smbd_worker *w = conn->worker;
 	struct smbd_session *s;
 	struct smbd_channel *ch;
-	uint8_t key[16];
-	enum smb2_sign_algo algo;
+	bool signed_ok;
 	NTSTATUS st;
 
 	if (req->session_id == 0) {
@@ -185,9 +204,15 @@ NTSTATUS sesssetup_bind(struct smb2_request *req,
 			       : NT_STATUS_USER_SESSION_DELETED;
 	}
 	/* Errors too are signed with the session's key, so the client can
-	 * tell them from a forgery (3.3.4.1.1). */
-	req->session = s;
-	req->sign_reply = s->has_keys;
+	 * tell them from a forgery (3.3.4.1.1); but only the answers to a
+	 * request that was signed with that key: nobody else gets a
+	 * message signed with it.  (On a channel bound already the
+	 * dispatcher checked the channel's signature.) */
+	signed_ok = req->signed_in || sessbind_signed(req, s);
+	if (signed_ok) {
+		req->session = s;
+		req->sign_reply = true;
+	}
 	if (s->conn == conn) {
 		return NT_STATUS_REQUEST_NOT_ACCEPTED;	/* bound already */
 	}
@@ -195,20 +220,18 @@ NTSTATUS sesssetup_bind(struct smb2_request *req,
 	if (!NT_STATUS_IS_OK(st)) {
 		return st;
 	}
-	/* 3.3.5.2.4: signed with Session.SigningKey.  The client may sign
-	 * with its channel's algorithm where it differs from the session's
-	 * (AES-CMAC vs HMAC-SHA256, which may be mixed): then the
-	 * authentication below is what proves it. */
-	smbd_session_sign_key(s, conn, key, &algo);
-	if (!smb2_check_signature(algo, key, req->in, req->in_len) &&
-	    algo == (enum smb2_sign_algo)conn->signing_algo) {
-		explicit_bzero(key, sizeof(key));
+	ch = smbd_channel_find(s, conn);
+	if (!signed_ok) {
+		/* As if there were no such session, as Samba answers: the
+		 * client has not shown that it holds it.  A binding begun
+		 * on this connection ends here. */
 		DBG_NOTICE("%s: binding to session %llx: bad signature\n",
 			   conn->remote, (unsigned long long)s->id);
-		return NT_STATUS_ACCESS_DENIED;
+		if (ch != NULL && !ch->bound) {
+			talloc_free(ch);
+		}
+		return NT_STATUS_USER_SESSION_DELETED;
 	}
-	explicit_bzero(key, sizeof(key));
-	ch = smbd_channel_find(s, conn);
 	if (ch != NULL && ch->bound) {
 		return NT_STATUS_REQUEST_NOT_ACCEPTED;
 	}
