@@ -57,7 +57,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_share_encrypt.py \
 	testsuite/integration/test_compression.py \
 	testsuite/integration/test_multichannel.py \
-	testsuite/integration/test_binding.py
+	testsuite/integration/test_binding.py \
+	testsuite/integration/test_lifetimes.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

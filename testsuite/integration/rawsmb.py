@@ -399,14 +399,15 @@ class Conn:
         return s
 
     def bind(self, s, user=None, password=None, sign_with=None,
-             forge=False, forge_leg=None, signed=True, flags=None):
+             forge=False, forge_leg=None, signed=True, flags=None,
+             between=None):
         """Bind this connection to session s (3.2.4.1.7).  Each leg is
         signed with s's key and algorithm unless sign_with=(key, algo)
         says otherwise; forge: random signature bytes on every leg (or
         only on leg forge_leg, 1 or 2); signed=False: no signature.
         Returns the final Reply (its status says how it ended); on
         success this connection signs s's requests with the channel's
-        key from then on."""
+        key from then on.  between(), if given, runs between the legs."""
         user = user or s.user
         password = password if password is not None else s.password
         flags = SESSION_FLAG_BINDING if flags is None else flags
@@ -431,6 +432,8 @@ class Conn:
             h = hashlib.sha512(h + r.raw).digest()
             tok, key = self._ntlm_auth(auth, r, user, password)
             leg = 2
+            if between is not None:
+                between()
         if r.status == 0 and leg == 2:
             self.keys[s.id] = (signing_key(self.dialect, key, h), self.algo)
         return r
