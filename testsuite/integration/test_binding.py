@@ -19,7 +19,7 @@ The table (session -> new connection: status), ours and Samba's:
                                     USER_SESSION_DELETED)
   3.0.2 session, 3.1.1 connection (dialects differ) .. INVALID_PARAMETER
   ciphers differ (AES-128-GCM vs AES-128-CCM) ........ INVALID_PARAMETER
-  a 2.1 connection ................................... REQUEST_NOT_ACCEPTED
+  a 2.1 connection, or multichannel off .............. REQUEST_NOT_ACCEPTED
   GMAC session, CMAC connection ...................... REQUEST_OUT_OF_SEQUENCE
   CMAC session, GMAC connection ...................... NOT_SUPPORTED
   no such session .................................... USER_SESSION_DELETED
@@ -305,6 +305,31 @@ class Binding(h.SmbdTestCase):
                                "channel %d" % (i + 2))
         self.assert_status(self.attacker(v, C).bind(s),
                            r.STATUS_INSUFFICIENT_RESOURCES, "channel 33")
+
+
+class BindingOff(h.SmbdTestCase):
+    """`server multi channel support = no` (IsMultiChannelCapable FALSE):
+    a binding is not accepted."""
+    global_options = {"server multi channel support": "no",
+                      "server signing": "mandatory"}
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        super().setUpClass()
+        cls.smbd.create_user(USER, PASSWORD)
+
+    def test_multichannel_off(self):
+        v = r.Conn(self.smbd.port, sign_algos=(C,))
+        self.addCleanup(v.close)
+        s = v.logon(USER, PASSWORD)
+        a = r.Conn(self.smbd.port, sign_algos=(C,),
+                   client_guid=v.client_guid)
+        self.addCleanup(a.close)
+        rep = a.bind(s)
+        self.assertEqual(rep.status, r.STATUS_REQUEST_NOT_ACCEPTED,
+                         "0x%08x" % rep.status)
 
 
 if __name__ == "__main__":
