@@ -55,6 +55,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_fruit_copyfile.py \
 	testsuite/integration/test_smbd_irq.py \
 	testsuite/integration/test_share_encrypt.py \
+	testsuite/integration/test_tcon_access.py \
 	testsuite/integration/test_compression.py \
 	testsuite/integration/test_multichannel.py \
 	testsuite/integration/test_binding.py \

@@ -591,6 +591,19 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	int snum;
 	NTSTATUS st;
 
+	if (req->conn->dialect == SMB2_DIALECT_0311 && !s->guest &&
+	    !s->anonymous && !req->signed_in) {
+		/* 3.3.5.7: on 3.1.1 a user's TREE_CONNECT comes signed or
+		 * encrypted (3.2.4.1.1: clients sign it even where signing
+		 * is not required), so nobody in the middle can connect a
+		 * tree in the session.  The spec has the server drop the
+		 * connection; Samba 4.17 answers ACCESS_DENIED (unsigned)
+		 * and keeps it, and so do we: the tree is refused either
+		 * way, and the client learns why. */
+		DBG_NOTICE("%s: unsigned TREE_CONNECT in a 3.1.1 session: "
+			   "refused\n", req->conn->remote);
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	(void)wire_skip(b, 4);
 	(void)wire_pull_le16(b, &off);
 	(void)wire_pull_le16(b, &len);
