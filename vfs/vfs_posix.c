@@ -143,6 +143,48 @@ bool vfs_fs_is_local(int fd)
 	return true;
 }
 
+/* Why a share's root could not be had: the user's rights, the server's
+ * own state (descriptors, memory), or a path that leads to no directory
+ * (missing, not a directory, a symlink loop). */
+static NTSTATUS share_root_errno(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return NT_STATUS_ACCESS_DENIED;
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+		return vfs_map_errno(err);
+	default:
+		return NT_STATUS_OBJECT_PATH_NOT_FOUND;
+	}
+}
+
+NTSTATUS vfs_share_root_open(const char *path, int *fd, bool *local_fs)
+{
+	int root, dot, err;
+
+	*fd = -1;
+	*local_fs = false;
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root == -1) {
+		return share_root_errno(errno);
+	}
+	/* O_PATH itself asks nothing of the root; a lookup in it does
+	 * (search permission, as chdir(2) into it would). */
+	dot = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dot == -1) {
+		err = errno;
+		close(root);
+		return share_root_errno(err);
+	}
+	close(dot);
+	*local_fs = vfs_fs_is_local(root);
+	*fd = root;
+	return NT_STATUS_OK;
+}
+
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		       const char *path, int flags, mode_t mode)
 {

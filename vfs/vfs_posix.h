@@ -100,6 +100,18 @@ ssize_t vfs_xattr_get_at(int dirfd, const char *name, const char *attr,
  * fails. */
 bool vfs_fs_is_local(int fd);
 
+/*
+ * A share's root as the calling thread's user (a pool job with the
+ * tree's credentials), as Samba's smbd enters it with chdir: the path
+ * walk needs search permission on every directory above the root, and a
+ * lookup of "." in the root needs it there too.  *fd: an O_PATH
+ * directory descriptor; *local_fs: vfs_fs_is_local's answer.
+ * ACCESS_DENIED when the user may not enter; TOO_MANY_OPENED_FILES or
+ * NO_MEMORY for the server's own state; OBJECT_PATH_NOT_FOUND when the
+ * path leads to no directory (missing, not one, a symlink loop).
+ */
+NTSTATUS vfs_share_root_open(const char *path, int *fd, bool *local_fs);
+
 void vfs_fill_dos_attributes(const struct vfs_share *sh, int fd, bool opath,
 			     const char *path, struct vfs_file_info *fi);
 /* The same from the DOS attributes the caller has just stored

@@ -108,6 +108,9 @@ struct smbd_session {
 
 	struct smbd_tcon *tcons;
 	unsigned ntcons;	/* in tcons; at most SMBD_MAX_TCONS_PER_SESSION */
+	/* TREE_CONNECTs whose root is being entered in the pool (each
+	 * holds a descriptor there); counted against the same bound */
+	unsigned ntcons_entering;
 	uint32_t next_tid;
 
 	/* The other connections bound to it (multichannel). */

@@ -467,9 +467,13 @@ static void smb2_decide_signing(struct smb2_request *req,
 	if (s == NULL || !s->has_keys) {
 		return;
 	}
-	/* 3.3.4.1.4: the session's EncryptData, or the tree's share's. */
+	/* 3.3.4.1.4: the session's EncryptData, or the tree's share's.  A
+	 * TREE_CONNECT has no tree yet: the one it made (the dispatcher
+	 * finds it by the reply's TreeId after a pool job) tells the
+	 * client to encrypt from the next request on. */
 	if (!req->frame->encrypt_out &&
-	    (s->encrypt || (req->tcon != NULL && req->tcon->encrypt_data)) &&
+	    (s->encrypt || (req->tcon != NULL && req->tcon->encrypt_data &&
+			    req->opcode != SMB2_OP_TCON)) &&
 	    req->opcode != SMB2_OP_NEGPROT && req->opcode != SMB2_OP_SESSSETUP) {
 		smb2_frame_encrypt_with(req->frame, s);
 	}

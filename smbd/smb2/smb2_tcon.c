@@ -8,6 +8,7 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/auth/access.h"
 #include "smbd/conn/conn.h"
+#include "smbd/conn/conn_log.h"
 #include "smbd/objects/status.h"
 #include "smbd/objects/smbd_locking.h"
 #include "locking/locking.h"
@@ -489,30 +490,15 @@ static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
 	return NT_STATUS_OK;
 }
 
-/* The share's options for vfs/, read once at tree connect. */
+/* The share's options for vfs/, read once at tree connect, around the
+ * root the pool job entered as the user (tcon_enter_job). */
 static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 				 const struct lp_subst *sub)
 {
 	struct vfs_share *sh = &t->share;
 	int snum = t->snum;
 
-	sh->root_fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (sh->root_fd == -1) {
-		int err = errno;
-
-		DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name,
-			t->path, strerror(err));
-		/* Out of descriptors is the server's state, not the share's:
-		 * answer as an open would (TOO_MANY_OPENED_FILES), not
-		 * BAD_NETWORK_NAME, which MS-SMB2 3.3.5.7 keeps for a share
-		 * that does not exist and which a client does not retry. */
-		if (err == EMFILE || err == ENFILE) {
-			return vfs_map_errno(err);
-		}
-		return NT_STATUS_BAD_NETWORK_NAME;
-	}
 	sh->path = t->path;
-	sh->local_fs = vfs_fs_is_local(sh->root_fd);
 	/* `case sensitive = auto` means case-insensitive for SMB2 clients,
 	 * which do not tell us otherwise (Samba does the same). */
 	sh->case_sensitive = lp_int(lp, snum, LP_CASE_SENSITIVE) == LP_CASE_YES;
@@ -538,44 +524,298 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 	return tcon_setup_vfs(lp, t, sub);
 }
 
+/* The `%` substitutions of the tree's parameters; home is %H, looked up
+ * once (tcon_home_dir asks NSS). */
+static void tcon_subst(const struct smb2_request *req,
+		       const struct smbd_session *s, const struct smbd_tcon *t,
+		       const char *home, struct lp_subst *sub)
+{
+	memset(sub, 0, sizeof(*sub));
+	sub->user = s->account_name;
+	sub->share = t->share_name;
+	sub->client_ip = req->conn->remote_addr;
+	sub->unix_user = s->unix_name;
+	sub->home = home;
+}
+
+/* Who may connect, as whom, and to which directory: all that is decided
+ * before the share's root is entered (no file-system call here). */
 static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 				struct smbd_session *s, struct smbd_tcon *t,
-				bool homes, const char *name)
+				bool homes, const struct lp_subst *sub)
 {
 	const struct lp_ctx *lp = req->conn->worker->srv->lp;
-	struct lp_subst sub = {
-		.user = s->account_name,
-		.share = name,
-		.client_ip = req->conn->remote_addr,
-		.unix_user = s->unix_name,
-	};
-	struct stat st;
 	bool ro = true;
 	NTSTATUS status;
 
-	sub.home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
-	status = tcon_check_access(req, s, t->snum, &sub, &ro);
+	status = tcon_check_access(req, s, t->snum, sub, &ro);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	status = tcon_force_ids(lp, s, t, &sub);
+	status = tcon_force_ids(lp, s, t, sub);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
 	if (homes) {
-		t->path = sub.home ? talloc_strdup(t, sub.home) : NULL;
+		t->path = sub->home ? talloc_strdup(t, sub->home) : NULL;
 	} else {
-		t->path = lp_str_subst(t, lp, t->snum, LP_PATH, &sub);
+		t->path = lp_str_subst(t, lp, t->snum, LP_PATH, sub);
 	}
-	if (t->path == NULL || t->path[0] == '\0' || stat(t->path, &st) != 0 ||
-	    !S_ISDIR(st.st_mode)) {
-		DBG_ERR("share [%s]: path '%s' is not a directory: %s\n", name,
-			t->path ? t->path : "", strerror(errno));
+	if (t->path == NULL || t->path[0] == '\0') {
+		DBG_ERR("share [%s]: no path\n", t->share_name);
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	t->read_only = ro;
 	t->maximal_access = ro ? SMBD_ACCESS_READ_ONLY : SMBD_ACCESS_ALL;
-	return tcon_setup_share(lp, t, &sub);
+	return NT_STATUS_OK;
+}
+
+/* The tree is made: it joins the session and the status records, and
+ * the reply (2.2.10) goes. */
+static NTSTATUS tcon_finish(struct smb2_request *req, struct smbd_session *s,
+			    struct smbd_tcon *t)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+
+	t->id = s->next_tid++;
+	t->next = s->tcons;
+	if (t->next != NULL) {
+		t->next->prev = t;
+	}
+	s->tcons = t;
+	s->ntcons++;
+	smbd_status_tcon(t, true);
+	req->tree_id = t->id;
+	/* Samba's level for this line: 2, IPC$ 3 (what an admin reading
+	 * log.%m at `log level = 2` expects to see per client). */
+	LOG_AT(t->ipc ? LOG_NOTICE : 2, "%s: %s connected to [%s] (tid %u)\n",
+	       req->conn->remote, s->anonymous ? "anonymous" : s->account_name,
+	       t->share_name, t->id);
+
+	/* 2.2.10 TREE_CONNECT Response */
+	wire_push_le16(req->out, 16);
+	wire_push_u8(req->out,
+		     t->ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
+	wire_push_u8(req->out, 0);
+	wire_push_le32(req->out,
+		       t->ipc ? 0
+			      : tcon_share_flags(lp, t->snum) |
+					(t->encrypt_data
+						 ? SMB2_SHAREFLAG_ENCRYPT_DATA
+						 : 0));
+	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
+	wire_push_le32(req->out, t->maximal_access);
+	return NT_STATUS_OK;
+}
+
+/*
+ * Entering the share (issue 34 item 4).  The root is opened in the pool
+ * as the tree's user (its `force user`/`force group` ids), so the kernel
+ * checks search permission on every directory above it and on the root
+ * itself, as when Samba's smbd chdirs there as the user: a user who may
+ * not reach the directory gets no tree, whatever root could open.  Root
+ * (uid 0) passes, as it does locally.  Samba 4.17 connects the tree and
+ * then fails every request on it with ACCESS_DENIED; we answer
+ * ACCESS_DENIED at once.  Once entered, the tree works through its root
+ * descriptor, as a process whose working directory is inside: taking
+ * the rights away above it later does not stop a connected tree (Samba,
+ * which enters by path again, stops it; smbcontrol close-share does
+ * that here).
+ *
+ * Meanwhile the tree waits unlinked as the session's child.  If the
+ * session goes first (LOGOFF, a dropped connection), the tree goes with
+ * it and tcon_guard tells the job's state; a tree still attached when
+ * the state goes (the job could not run, its connection went) is freed
+ * with it.
+ */
+struct tcon_enter;
+
+struct tcon_guard {
+	struct tcon_enter *e;
+};
+
+struct tcon_enter {
+	struct smbd_tcon *t;		/* NULL once it is gone or taken */
+	struct tcon_guard *guard;	/* t's child while attached */
+	const char *home;		/* %H (t's or the session's) */
+	char *path;			/* the job's own copy */
+	/* set by the job */
+	int fd;
+	bool local_fs;
+	NTSTATUS status;
+};
+
+static int tcon_guard_destructor(struct tcon_guard *g)
+{
+	if (g->e != NULL) {
+		g->e->t = NULL;
+		g->e->guard = NULL;
+	}
+	return 0;
+}
+
+/* The state lets go of its tree: the caller has it now. */
+static struct smbd_tcon *tcon_enter_take(struct tcon_enter *e)
+{
+	struct smbd_tcon *t = e->t;
+
+	if (t != NULL) {
+		t->session->ntcons_entering--;
+	}
+	if (e->guard != NULL) {
+		e->guard->e = NULL;
+		TALLOC_FREE(e->guard);
+	}
+	e->t = NULL;
+	return t;
+}
+
+static int tcon_enter_destructor(struct tcon_enter *e)
+{
+	talloc_free(tcon_enter_take(e));
+	if (e->fd != -1) {
+		close(e->fd);
+	}
+	return 0;
+}
+
+/* Pool thread, as the tree's user. */
+static void tcon_enter_job(void *p)
+{
+	struct tcon_enter *e = p;
+
+	e->status = vfs_share_root_open(e->path, &e->fd, &e->local_fs);
+}
+
+/* What the client hears when the root could not be entered. */
+static NTSTATUS tcon_enter_refused(const struct smb2_request *req,
+				   const struct smbd_tcon *t, NTSTATUS st)
+{
+	if (st == NT_STATUS_ACCESS_DENIED) {
+		DBG_NOTICE("%s: share [%s]: %s may not enter %s\n",
+			   req->conn->remote, t->share_name,
+			   t->session->anonymous ? "anonymous"
+						 : t->session->account_name,
+			   t->path);
+		return st;
+	}
+	DBG_ERR("share [%s]: cannot open %s: %s\n", t->share_name, t->path,
+		nt_errstr(st));
+	/* Out of descriptors or memory is the server's state, not the
+	 * share's: answer as an open would, not BAD_NETWORK_NAME, which
+	 * MS-SMB2 3.3.5.7 keeps for a share that does not exist and which
+	 * a client does not retry. */
+	if (st == NT_STATUS_TOO_MANY_OPENED_FILES ||
+	    st == NT_STATUS_NO_MEMORY) {
+		return st;
+	}
+	return NT_STATUS_BAD_NETWORK_NAME;
+}
+
+/* Loop thread: the root is entered (or not); the tree is finished. */
+static NTSTATUS tcon_enter_finish(struct smb2_request *req,
+				  struct tcon_enter *e)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct smbd_tcon *t = tcon_enter_take(e);
+	struct smbd_session *s;
+	struct lp_subst sub;
+	NTSTATUS st;
+
+	if (t == NULL) {
+		/* The session went while the job ran (3.3.5.2.9). */
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	s = t->session;
+	st = e->status;
+	if (!NT_STATUS_IS_OK(st)) {
+		st = tcon_enter_refused(req, t, st);
+		talloc_free(t);
+		return st;
+	}
+	t->share.root_fd = e->fd;
+	e->fd = -1;
+	t->share.local_fs = e->local_fs;
+	/* A reload while the job ran renumbers the shares, or removes this
+	 * one (smbd_tcons_reloaded does the same for connected trees). */
+	t->snum = lp_find_share(lp, t->section);
+	if (t->snum < 0 || !lp_bool(lp, t->snum, LP_AVAILABLE)) {
+		talloc_free(t);
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	tcon_subst(req, s, t, e->home, &sub);
+	st = tcon_setup_share(lp, t, &sub);
+	if (NT_STATUS_IS_OK(st)) {
+		st = tcon_encryption(req, s, t, lp);
+	}
+	if (NT_STATUS_IS_OK(st) && s->ntcons >= SMBD_MAX_TCONS_PER_SESSION) {
+		/* others finished while this one was in the pool */
+		st = NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(t);
+		return st;
+	}
+	return tcon_finish(req, s, t);
+}
+
+static NTSTATUS tcon_enter_done(struct smb2_request *req, void *p)
+{
+	/* What it logs goes to the client's file (`log file = log.%m`),
+	 * as it would were the tree connect answered at once. */
+	int prev = smbd_conn_log_enter(req->conn);
+	NTSTATUS st = tcon_enter_finish(req, p);
+
+	smbd_conn_log_leave(prev);
+	return st;
+}
+
+/* A disk share's tree: decide who may connect, then enter the root in
+ * the pool (SMBD_STATUS_ASYNC).  t is freed on every other outcome. */
+static NTSTATUS tcon_enter_send(struct smb2_request *req,
+				struct smbd_session *s, struct smbd_tcon *t,
+				bool homes)
+{
+	struct tcon_enter *e = talloc_zero(NULL, struct tcon_enter);
+	struct lp_subst sub;
+	NTSTATUS st;
+
+	if (e == NULL) {
+		talloc_free(t);
+		return NT_STATUS_NO_MEMORY;
+	}
+	e->fd = -1;
+	talloc_set_destructor(e, tcon_enter_destructor);
+	e->t = t;
+	e->guard = talloc_zero(t, struct tcon_guard);
+	if (e->guard == NULL) {
+		e->t = NULL;
+		talloc_free(e);
+		talloc_free(t);
+		return NT_STATUS_NO_MEMORY;
+	}
+	e->guard->e = e;
+	talloc_set_destructor(e->guard, tcon_guard_destructor);
+	s->ntcons_entering++;
+	/* From here freeing e frees t. */
+	e->home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
+	tcon_subst(req, s, t, e->home, &sub);
+	st = tcon_setup_disk(req, s, t, homes, &sub);
+	if (NT_STATUS_IS_OK(st)) {
+		e->path = talloc_strdup(e, t->path);
+		st = e->path != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(e);
+		return st;
+	}
+	/* smbd_tree_cred takes the forced ids from the request's tree:
+	 * this one, for the job's credentials only (the dispatcher finds
+	 * the tree again by id when the reply goes). */
+	req->tcon = t;
+	st = smb2_job_run(req, e, tcon_enter_job, tcon_enter_done, NULL);
+	req->tcon = NULL;
+	return st;
 }
 
 NTSTATUS smb2_tcon(struct smb2_request *req)
@@ -640,12 +880,13 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 			    lp_int(lp, snum, LP_MAX_CONNECTIONS), name);
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
-	if (s->ntcons >= SMBD_MAX_TCONS_PER_SESSION) {
+	if (s->ntcons + s->ntcons_entering >= SMBD_MAX_TCONS_PER_SESSION) {
 		/* Each tree holds the share's directory open: an
 		 * unbounded number would spend the worker's descriptors
-		 * (issue 14 item 7). */
-		DBG_WARNING("%s: session has %u tree connects: refused\n",
-			    req->conn->remote, s->ntcons);
+		 * (issue 14 item 7); so does each being entered. */
+		DBG_WARNING("%s: session has %u tree connects (%u more "
+			    "under way): refused\n", req->conn->remote,
+			    s->ntcons, s->ntcons_entering);
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	t = talloc_zero(s, struct smbd_tcon);
@@ -665,45 +906,9 @@ NTSTATUS smb2_tcon(struct smb2_request *req)
 	}
 	if (t->ipc) {
 		t->maximal_access = SMBD_ACCESS_ALL;
-	} else {
-		st = tcon_setup_disk(req, s, t, homes, name);
-		if (NT_STATUS_IS_OK(st)) {
-			st = tcon_encryption(req, s, t, lp);
-		}
-		if (!NT_STATUS_IS_OK(st)) {
-			talloc_free(t);
-			return st;
-		}
+		return tcon_finish(req, s, t);
 	}
-	t->id = s->next_tid++;
-	t->next = s->tcons;
-	if (t->next != NULL) {
-		t->next->prev = t;
-	}
-	s->tcons = t;
-	s->ntcons++;
-	smbd_status_tcon(t, true);
-	req->tree_id = t->id;
-	/* Samba's level for this line: 2, IPC$ 3 (what an admin reading
-	 * log.%m at `log level = 2` expects to see per client). */
-	LOG_AT(t->ipc ? LOG_NOTICE : 2, "%s: %s connected to [%s] (tid %u)\n",
-	       req->conn->remote, s->anonymous ? "anonymous" : s->account_name,
-	       t->share_name, t->id);
-
-	/* 2.2.10 TREE_CONNECT Response */
-	wire_push_le16(req->out, 16);
-	wire_push_u8(req->out,
-		     t->ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
-	wire_push_u8(req->out, 0);
-	wire_push_le32(req->out,
-		       t->ipc ? 0
-			      : tcon_share_flags(lp, snum) |
-					(t->encrypt_data
-						 ? SMB2_SHAREFLAG_ENCRYPT_DATA
-						 : 0));
-	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
-	wire_push_le32(req->out, t->maximal_access);
-	return NT_STATUS_OK;
+	return tcon_enter_send(req, s, t, homes);
 }
 
 /*

@@ -193,6 +193,13 @@ struct testsrv *testsrv_new(void *mem_ctx, const char *const *options)
 		return NULL;
 	}
 	talloc_set_destructor(ts, testsrv_destructor);
+	/* users other than root (the fuzz targets' second session) must
+	 * reach the shares: mkdtemp makes it 0700 */
+	if (chmod(tmpl, 0755) != 0) {
+		rmdir(tmpl);
+		talloc_free(ts);
+		return NULL;
+	}
 	ts->dir = talloc_strdup(ts, tmpl);
 	ts->share_path = talloc_asprintf(ts, "%s/share", tmpl);
 	ts->ro_path = talloc_asprintf(ts, "%s/ro", tmpl);
@@ -251,26 +258,33 @@ struct testsrv *testsrv_new(void *mem_ctx, const char *const *options)
 	return ts;
 }
 
-static void testsrv_check(void *priv)
+static void worker_check(void *priv)
 {
-	struct testsrv *ts = priv;
+	struct smbd_worker *w = priv;
 
-	if (tpool_pending(ts->w->tpool) == 0) {
-		ev_loop_stop(ts->w->loop);
+	if (tpool_pending(w->tpool) == 0) {
+		ev_loop_stop(w->loop);
 		return;
 	}
 	/* Look again after the next poll, which takes the pool's wake-up
 	 * and runs the done callbacks (they may submit more). */
-	if (ev_after_poll(ts->w, ts->w->loop, testsrv_check, ts) == NULL) {
-		ev_loop_stop(ts->w->loop);
+	if (ev_after_poll(w, w->loop, worker_check, w) == NULL) {
+		ev_loop_stop(w->loop);
+	}
+}
+
+/* Run w's loop until its pool is idle (nothing to do without one). */
+static void worker_run(struct smbd_worker *w)
+{
+	if (w->loop != NULL && w->tpool != NULL &&
+	    ev_after_poll(w, w->loop, worker_check, w) != NULL) {
+		(void)ev_loop_run(w->loop);
 	}
 }
 
 void testsrv_run(struct testsrv *ts)
 {
-	if (ev_after_poll(ts->w, ts->w->loop, testsrv_check, ts) != NULL) {
-		(void)ev_loop_run(ts->w->loop);
-	}
+	worker_run(ts->w);
 }
 
 unsigned testsrv_count_fds(void)
@@ -467,6 +481,8 @@ uint32_t testconn_tcon(struct testconn *t, struct smbd_session *s,
 	testconn_sign(s, b.data, b.len);
 	testconn_frame(t, b.data, b.len);
 	talloc_free(b.data);
+	/* A disk share's root is entered in the pool (smb2_tcon.c). */
+	worker_run(t->w);
 	if (!NT_STATUS_IS_OK(last_status(t, before))) {
 		return 0;
 	}
