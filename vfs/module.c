@@ -48,8 +48,26 @@ static const struct vfs_module vfs_module_streams_xattr = {
 	.connect = streams_xattr_connect,
 };
 
+/* Samba's asynchronous I/O back-ends: every file-system call of this
+ * server already goes through the worker's io_uring or its thread pool
+ * (DESIGN.md "Worker"), so a Debian configuration naming them keeps
+ * working. */
+static const struct vfs_module vfs_module_io_uring = {
+	.name = "io_uring",
+	.builtin = "file I/O goes through the worker's io_uring and thread "
+		   "pool already",
+};
+
+static const struct vfs_module vfs_module_aio_pthread = {
+	.name = "aio_pthread",
+	.builtin = "file I/O goes through the worker's thread pool and "
+		   "io_uring already",
+};
+
 static const struct vfs_module *const registry[] = {
 	&vfs_module_acl_xattr,
+	&vfs_module_aio_pthread,
+	&vfs_module_io_uring,
 	&vfs_module_streams_xattr,
 	&vfs_module_catia,
 	&vfs_module_fruit,
@@ -133,7 +151,7 @@ NTSTATUS vfs_stack_build(TALLOC_CTX *mem_ctx, const char *const *names,
 		}
 		/* Samba loads a module named twice once, where it is
 		 * first listed. */
-		if (vfs_stack_has(s, m->name)) {
+		if (m->builtin != NULL || vfs_stack_has(s, m->name)) {
 			continue;
 		}
 		if (s->n == VFS_STACK_MAX) {

@@ -27,10 +27,13 @@
  * - Options come through struct vfs_module_params, which the caller
  *   (smbd/smb2/smb2_tcon.c) implements over conf/loadparm's parametric lookups
  *   ("recycle:repository"), so vfs/ does not depend on conf/.
- * - A name the registry does not know is reported to the caller (which
- *   logs it at tree connect; testparm warns about it) and skipped: Samba
- *   refuses such a tree connect, but the issue asks that a configuration
- *   written for Samba keep serving its files with the modules we have.
+ * - A name the registry does not know is reported to the caller, which
+ *   refuses the tree connect as Samba does when it cannot load a module
+ *   (issue 34 item 7: a share served without its `vfs objects`, say
+ *   ceph's, would serve the local directory instead); testparm reports
+ *   it as an error.  A few of Samba's modules do a job this server does
+ *   anyway (io_uring, aio_pthread: how the file I/O is issued): they are
+ *   in the registry with a `builtin` note, known, and never stacked.
  *
  * Adding an operation (the rest of vfs_fruit may want stat and open): a
  * pointer in struct vfs_module with the POSIX call's signature plus the
@@ -83,6 +86,9 @@ struct vfs_call {
 
 struct vfs_module {
 	const char *name;
+	/* Samba's module whose job is this server's own (why, for a log
+	 * line): accepted, never stacked, no hooks.  NULL for the rest. */
+	const char *builtin;
 	/* Read the options into a configuration on mem_ctx (*priv); NULL
 	 * for a module without options.  An error fails the tree connect. */
 	NTSTATUS (*connect)(TALLOC_CTX *mem_ctx,
@@ -112,8 +118,9 @@ const struct vfs_module *vfs_module_find(const char *name);
 /*
  * Build a share's stack from `vfs objects` (names in order).  Unknown
  * names are skipped and returned in *unknown (NULL-terminated, on
- * mem_ctx; NULL when none) for the caller to log.  The stack starts with
- * one reference.  Errors of a module's connect are returned as they are.
+ * mem_ctx; NULL when none) for the caller to refuse; builtin ones are
+ * skipped.  The stack starts with one reference.  Errors of a module's
+ * connect are returned as they are.
  */
 NTSTATUS vfs_stack_build(TALLOC_CTX *mem_ctx, const char *const *names,
 			 const struct vfs_module_params *p,

@@ -164,13 +164,23 @@ static void test_registry(void **state)
 	assert_ptr_equal(vfs_module_find("catia"), &vfs_module_catia);
 	assert_ptr_equal(vfs_module_find("fruit"), &vfs_module_fruit);
 	assert_null(vfs_module_find(""));
+	/* Samba's I/O back-ends: known, with why they load nothing */
+	assert_non_null(vfs_module_find("io_uring"));
+	assert_non_null(vfs_module_find("io_uring")->builtin);
+	assert_non_null(vfs_module_find("AIO_PTHREAD"));
+	assert_non_null(vfs_module_find("aio_pthread")->builtin);
+	assert_null(vfs_module_find("recycle")->builtin);
+	/* Samba 4.17 has no module called "default" either */
+	assert_null(vfs_module_find("default"));
+	assert_null(vfs_module_find("full_audit"));
 }
 
 static void test_build(void **state)
 {
 	struct scratch *s = *state;
 	static const char *const names[] = {"acl_xattr", "nosuch", "recycle",
-					    "ACL_XATTR", "other", NULL};
+					    "io_uring", "ACL_XATTR", "other",
+					    NULL};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct vfs_stack *st;
 	const char **unknown;
@@ -181,6 +191,7 @@ static void test_build(void **state)
 	assert_true(vfs_stack_has(st, "acl_xattr"));
 	assert_true(vfs_stack_has(st, "recycle"));
 	assert_false(vfs_stack_has(st, "nosuch"));
+	assert_false(vfs_stack_has(st, "io_uring"));	/* builtin */
 	assert_non_null(vfs_stack_priv(st, "recycle"));
 	assert_null(vfs_stack_priv(st, "acl_xattr"));
 	assert_non_null(unknown);
