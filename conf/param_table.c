@@ -209,7 +209,7 @@ static const struct conf_enum_val printing_vals[] = {
 
 const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_ACCESS_BASED_SHARE_ENUM, "access based share enum", B, S, "no",
-	  NULL, C),
+	  NULL, 0),
 	P(LP_ADMIN_USERS, "admin users", L, S, NULL, NULL, 0),
 	P(LP_ADMINISTRATIVE_SHARE, "administrative share", B, S, "no", NULL, 0),
 	P(LP_AVAILABLE, "available", B, S, "yes", NULL, 0),

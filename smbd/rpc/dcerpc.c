@@ -151,11 +151,23 @@ NTSTATUS rpc_pipe_open(TALLOC_CTX *mem_ctx, const char *name,
 		}                                                         \
 	} while (0)
 	RPC_DUP(account_name);
+	RPC_DUP(unix_name);
 	RPC_DUP(domain);
 	RPC_DUP(client_addr);
 	RPC_DUP(state_dir);
 	RPC_DUP(private_dir);
 #undef RPC_DUP
+	p->srv.groups = NULL;
+	if (ctx->ngroups > 0 && ctx->groups != NULL) {
+		p->srv.groups = talloc_memdup(p, ctx->groups,
+					      ctx->ngroups * sizeof(gid_t));
+		if (p->srv.groups == NULL) {
+			talloc_free(p);
+			return NT_STATUS_NO_MEMORY;
+		}
+	} else {
+		p->srv.ngroups = 0;
+	}
 	if (iface->init != NULL) {
 		p->iface_state = iface->init(p);
 		if (p->iface_state == NULL) {

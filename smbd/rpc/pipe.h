@@ -38,6 +38,15 @@ struct rpc_server_ctx {
 	 * share list (srvsvc), as Samba does.
 	 */
 	bool anonymous;
+	/*
+	 * Who the caller is to a share's user lists (`valid users`,
+	 * `invalid users`), for `access based share enum`: the Unix name
+	 * (the `guest account` for an anonymous session, as Samba's
+	 * anonymous token) and the Unix groups.
+	 */
+	const char *unix_name;
+	const gid_t *groups;
+	size_t ngroups;
 	const char *client_addr;
 	uint64_t server_start_nttime;
 	const char *state_dir, *private_dir;

@@ -12,6 +12,15 @@
  * Shares come from smb.conf; IPC$ is added last, as Samba does.  A share
  * with `browseable = no` is left out of the enumeration but NetrShareGetInfo
  * still finds it by name (3.1.4.10 has no such filter).
+ *
+ * `access based share enum = yes` leaves out, at every level, a share
+ * whose `invalid users` names the caller or whose `valid users` does not
+ * (issue 34 item 5), as Samba 4.17 does: the caller is its Unix name and
+ * groups, the `guest account` for an anonymous or guest session; `hosts
+ * allow`, `guest ok` and NetrShareGetInfo are not part of it there
+ * either.  Samba also asks the share's security descriptor
+ * (share_info.tdb); this server keeps none (none is checked at tree
+ * connect either), which Samba reads as everyone allowed.
  */
 #include "smbd/rpc/rpc_service.h"
 
@@ -21,6 +30,7 @@
 
 #include "conf/loadparm.h"
 #include "lib/log.h"
+#include "smbd/auth/access.h"
 
 #define STYPE_DISKTREE 0x00000000
 #define STYPE_PRINTQ 0x00000001
@@ -236,6 +246,59 @@ static bool srvsvc_anonymous_refused(const struct rpc_call *call)
 	       lp_int(call->srv->lp, LP_GLOBAL, LP_RESTRICT_ANONYMOUS) >= 1;
 }
 
+/* `access based share enum`: whether the caller passes the share's user
+ * lists (`valid users = %S` substituted as at tree connect). */
+static bool srvsvc_share_visible(const struct rpc_call *call, int snum)
+{
+	const struct rpc_server_ctx *srv = call->srv;
+	const struct lp_ctx *lp = srv->lp;
+	struct smbd_user_id u = {
+		.name = srv->account_name,
+		.unix_name = srv->unix_name,
+		.gid = srv->gid,
+		.groups = srv->groups,
+		.ngroups = srv->ngroups,
+	};
+	struct lp_subst sub = {
+		.user = srv->account_name,
+		.share = lp_share_name(lp, snum),
+		.client_ip = srv->client_addr,
+		.unix_user = srv->unix_name,
+	};
+	TALLOC_CTX *tmp;
+	const char **valid, **invalid;
+	bool ok = false;
+	size_t i, n;
+
+	if (!lp_bool(lp, snum, LP_ACCESS_BASED_SHARE_ENUM)) {
+		return true;
+	}
+	tmp = talloc_new(call->mem_ctx);
+	valid = lp_list(tmp, lp, snum, LP_VALID_USERS);
+	invalid = lp_list(tmp, lp, snum, LP_INVALID_USERS);
+	if (tmp == NULL || valid == NULL || invalid == NULL) {
+		goto out;	/* out of memory: shown to nobody */
+	}
+	/* Samba expands the list before it splits it: an entry that
+	 * expands to nothing (%U of an anonymous session) is no entry. */
+	for (i = 0, n = 0; valid[i] != NULL; i++) {
+		char *v = lp_substitute(tmp, lp, valid[i], &sub);
+
+		if (v == NULL) {
+			goto out;
+		}
+		if (v[0] != '\0') {
+			valid[n++] = v;
+		}
+	}
+	valid[n] = NULL;
+	ok = !smbd_user_in_list(invalid, &u) &&
+	     (valid[0] == NULL || smbd_user_in_list(valid, &u));
+out:
+	talloc_free(tmp);
+	return ok;
+}
+
 static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 				  struct ndr_push *out)
 {
@@ -284,7 +347,8 @@ static NTSTATUS srvsvc_share_enum(struct rpc_call *call, struct ndr_pull *in,
 		int snum = i < total - 1 ? i : -1;
 
 		if (snum >= 0 && (!lp_bool(lp, snum, LP_BROWSEABLE) ||
-				  !lp_bool(lp, snum, LP_AVAILABLE))) {
+				  !lp_bool(lp, snum, LP_AVAILABLE) ||
+				  !srvsvc_share_visible(call, snum))) {
 			continue;
 		}
 		srvsvc_fill(call->mem_ctx, call->srv, snum, &sh[n++]);

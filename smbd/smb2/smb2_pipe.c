@@ -62,6 +62,11 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	ctx.uid = s->uid;
 	ctx.gid = s->gid;
 	ctx.anonymous = s->anonymous || s->guest;
+	ctx.unix_name = s->unix_name != NULL
+				? s->unix_name
+				: lp_str(lp, LP_GLOBAL, LP_GUEST_ACCOUNT);
+	ctx.groups = s->groups;
+	ctx.ngroups = s->ngroups;
 	ctx.client_addr = conn->remote_addr;
 	ctx.server_start_nttime = conn->worker->srv->start_nttime;
 	ctx.state_dir = lp_str(lp, LP_GLOBAL, LP_STATE_DIRECTORY);

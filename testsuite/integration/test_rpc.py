@@ -8,6 +8,10 @@ lookupsids / lookupnames / wkssvc_wkstagetinfo / netremotetod work,
 impacket's listShares works, and malformed PDUs written to a pipe get a
 bind_nak, a fault or a broken pipe while the next client is still served.
 Every test runs once per event-loop backend (io_uring, epoll).
+
+`access based share enum` (ShareEnumAbse, ShareEnumNoAbse): the lists a
+user, an anonymous and a guest session get at every level, the same as
+Samba 4.17's on the same smb.conf (SMBD=/usr/sbin/smbd).
 """
 
 import os
@@ -328,6 +332,103 @@ class AnonShareEnumRestrict0(AnonShareEnum, h.SmbdTestCase):
 class AnonShareEnumRestrict1(AnonShareEnum, h.SmbdTestCase):
     restrict = 1
     expect = {0: 5, 1: 5, 2: 5, 502: 5}  # WERR_ACCESS_DENIED
+
+
+# `access based share enum` (issue 34 item 5): what Samba 4.17 lists to
+# each caller, measured with this smb.conf (SMBD=/usr/sbin/smbd), the
+# same at levels 0, 1, 2, 501 and 502.  A share is hidden when its
+# `invalid users` names the caller or its `valid users` does not, the
+# caller being the guest account (nobody) for an anonymous or guest
+# session; hosts deny and guest ok play no part; NetShareGetInfo still
+# answers for every share.
+ABSE_SHARES = [
+    ("vu", [("valid users", "root")]),
+    ("iu", [("invalid users", USER)]),
+    ("vg", [("valid users", "@" + USER)]),      # the user's own group
+    ("vself", [("valid users", "%U")]),
+    ("hid", [("browseable", "no")]),
+    ("gok", [("guest ok", "yes")]),
+    ("ho", [("hosts deny", "127.0.0.1")]),
+    ("guestonly", [("guest ok", "yes"), ("valid users", "nobody")]),
+]
+ABSE_ALL = ["IPC$", "gok", "guestonly", "ho", "iu", "share", "vg", "vself",
+            "vu"]
+ABSE_SEEN = {
+    "user": ["IPC$", "gok", "ho", "share", "vg", "vself"],
+    # %U is empty for an anonymous session: [vself] has no valid users
+    "anonymous": ["IPC$", "gok", "guestonly", "ho", "iu", "share", "vself"],
+    # and the name given for a guest one
+    "guest": ["IPC$", "gok", "guestonly", "ho", "iu", "share", "vself"],
+}
+ABSE_LEVELS = (0, 1, 2, 501, 502)
+ABSE_CALLERS = {"user": (USER, PASSWORD), "anonymous": ("", ""),
+                "guest": ("nosuchuser", "x")}
+
+
+class ShareEnumAccess:
+
+    abse = None
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        cls.global_options = [("restrict anonymous", "0"),
+                              ("map to guest", "bad user"),
+                              ("access based share enum", cls.abse)]
+        cls.extra_shares = ABSE_SHARES
+        super().setUpClass()
+        cls.smbd.create_user(USER, PASSWORD)
+
+    def lists(self, user, password):
+        """{level: sorted names} and {share: NetShareGetInfo level 2
+        WERROR (0 when answered)}."""
+        from impacket.smbconnection import SMBConnection
+        from impacket.dcerpc.v5 import transport, srvs
+        from impacket.dcerpc.v5.rpcrt import DCERPCException
+        c = SMBConnection("127.0.0.1", "127.0.0.1",
+                          sess_port=self.smbd.port, timeout=10)
+        try:
+            c.login(user, password)
+            t = transport.SMBTransport("127.0.0.1", self.smbd.port,
+                                       r"\srvsvc", smb_connection=c)
+            d = t.get_dce_rpc()
+            d.connect()
+            d.bind(srvs.MSRPC_UUID_SRVS)
+            got = {}
+            for level in ABSE_LEVELS:
+                r = srvs.hNetrShareEnum(d, level)
+                buf = r["InfoStruct"]["ShareInfo"]["Level%d" % level][
+                    "Buffer"]
+                got[level] = sorted(x["shi%d_netname" % level][:-1]
+                                    for x in buf)
+                self.assertEqual(r["TotalEntries"], len(buf))
+            info = {}
+            for name in ("vu", "iu", "hid", "vself"):
+                try:
+                    srvs.hNetrShareGetInfo(d, name + "\0", 2)
+                    info[name] = 0
+                except DCERPCException as e:
+                    info[name] = e.get_error_code()
+            return got, info
+        finally:
+            c.close()
+
+    def test_callers(self):
+        for caller, (user, password) in ABSE_CALLERS.items():
+            got, info = self.lists(user, password)
+            want = ABSE_SEEN[caller] if self.abse == "yes" else ABSE_ALL
+            self.assertEqual(got, {lv: want for lv in ABSE_LEVELS}, caller)
+            self.assertEqual(info, {"vu": 0, "iu": 0, "hid": 0,
+                                    "vself": 0}, caller)
+
+
+class ShareEnumAbse(ShareEnumAccess, h.SmbdTestCase):
+    abse = "yes"
+
+
+class ShareEnumNoAbse(ShareEnumAccess, h.SmbdTestCase):
+    abse = "no"
 
 
 h.backend_variants(globals(), Rpc)

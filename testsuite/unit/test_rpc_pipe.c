@@ -483,6 +483,40 @@ static void test_share_enum(void **state)
 	}
 }
 
+/* `access based share enum`: the shares whose user lists leave the
+ * caller out are not listed; IPC$ and shares without it always are. */
+static void test_share_enum_access_based(void **state)
+{
+	struct tctx *t = *state;
+	static const char conf[] =
+		"[global]\n"
+		"access based share enum = yes\n"
+		"[open]\npath = /tmp\n"
+		"[other]\npath = /tmp\nvalid users = bob\n"
+		"[banned]\npath = /tmp\ninvalid users = alice\n"
+		"[mine]\npath = /tmp\nvalid users = bob, %U\n"
+		"[unix]\npath = /tmp\nvalid users = ALICE_UNIX\n"
+		"[plain]\npath = /tmp\nvalid users = bob\n"
+		"access based share enum = no\n";
+	const char *want[] = {"open", "mine", "unix", "plain", "IPC$"};
+	struct share1 sh[8];
+	uint8_t *req, *r;
+	size_t rl, len, i;
+	uint32_t fault, n;
+
+	assert_true(lp_load_string(t->lp, "abse", conf));
+	t->srv.unix_name = "alice_unix";
+	open_bound(t, "srvsvc", &srvsvc_syntax);
+	req = share_enum_req(t, 1, &rl);
+	r = call(t, 15, req, rl, 4096, &len, &fault);
+	assert_non_null(r);
+	parse_enum1(t, r, len, sh, &n);
+	assert_int_equal(n, 5);
+	for (i = 0; i < 5; i++) {
+		assert_string_equal(sh[i].name, want[i]);
+	}
+}
+
 static void test_share_enum_fragmented_response(void **state)
 {
 	struct tctx *t = *state;
@@ -951,6 +985,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_tiny_frag_bind, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_share_enum_access_based,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_share_enum, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(
