@@ -40,10 +40,13 @@ void sesssetup_args(const struct smb2_request *req, struct sesssetup_args *a)
 NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
 			 const uint8_t *blob, size_t blob_len)
 {
-	/* 2.2.6: StructureSize 9, SessionFlags, SecurityBufferOffset/Len */
+	/* 2.2.6: StructureSize 9, SessionFlags, SecurityBufferOffset/Len.
+	 * The offset points where the buffer starts even when it is empty,
+	 * as Windows and Samba send it (0x48): a client may seek there
+	 * before it reads the length. */
 	wire_push_le16(req->out, 9);
 	wire_push_le16(req->out, flags);
-	wire_push_le16(req->out, blob_len ? SMB2_HDR_LEN + 8 : 0);
+	wire_push_le16(req->out, SMB2_HDR_LEN + 8);
 	wire_push_le16(req->out, (uint16_t)blob_len);
 	wire_push_bytes(req->out, blob, blob_len);
 	if (blob_len == 0) {
