@@ -388,8 +388,11 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 		}
 	}
 	/* 3.3.5.4: multichannel for 3.x, when `server multi channel
-	 * support` allows (session binding, smb2_sesssetup.c). */
+	 * support` allows (session binding, smb2_sesssetup.c) and only to
+	 * a client whose Capabilities ask for it, as Windows and Samba do:
+	 * strict clients refuse a capability they did not offer. */
 	if (dialect >= SMB2_DIALECT_0300 &&
+	    (conn->client_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL) &&
 	    lp_bool(lp, LP_GLOBAL, LP_SERVER_MULTI_CHANNEL_SUPPORT)) {
 		conn->server_caps |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
 	}
