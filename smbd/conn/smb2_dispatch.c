@@ -140,16 +140,50 @@ uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 
 /* ---- one request ---- */
 
+bool smb2_request_error_data(struct smb2_request *req, const void *data,
+			     size_t len, bool in_ctx)
+{
+	uint8_t *copy = NULL;
+
+	if (len > 0) {
+		copy = talloc_memdup(req->mem_ctx, data, len);
+		if (copy == NULL) {
+			return false;
+		}
+	}
+	req->err_data = copy;
+	req->err_data_len = (uint32_t)len;
+	req->err_in_ctx = in_ctx;
+	return true;
+}
+
 static void smb2_error_body(struct smb2_request *req)
 {
-	/* MS-SMB2 2.2.2 ERROR Response: StructureSize 9, no error data
-	 * but the one byte the size counts. */
+	bool ctx = req->err_in_ctx && req->conn->dialect == SMB2_DIALECT_0311;
+	uint32_t n = req->err_data_len;
+
+	/* MS-SMB2 2.2.2 ERROR Response: StructureSize 9, ErrorData as the
+	 * handler gave it (2.2.2.2), or just the one byte the size counts. */
 	req->out->len = req->out_hdr + SMB2_HDR_LEN;
 	wire_push_le16(req->out, 9);
-	wire_push_u8(req->out, 0); /* ErrorContextCount */
+	wire_push_u8(req->out, ctx ? 1 : 0); /* ErrorContextCount */
 	wire_push_u8(req->out, 0);
-	wire_push_le32(req->out, 0); /* ByteCount */
-	wire_push_u8(req->out, 0);
+	if (ctx) {
+		/* 2.2.2.1: ErrorDataLength, ErrorId (0: the default
+		 * context), the data; the only context, so no padding after
+		 * it (3.3.5.20.3: ByteCount 12 for a 4-byte datum). */
+		wire_push_le32(req->out, 8 + n); /* ByteCount */
+		wire_push_le32(req->out, n);
+		wire_push_le32(req->out, 0);
+		wire_push_bytes(req->out, req->err_data, n);
+		return;
+	}
+	wire_push_le32(req->out, n); /* ByteCount */
+	if (n == 0) {
+		wire_push_u8(req->out, 0);
+		return;
+	}
+	wire_push_bytes(req->out, req->err_data, n);
 }
 
 static void smb2_reply_header(struct smb2_request *req, NTSTATUS status,

@@ -71,6 +71,11 @@ struct smb2_request {
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
 	bool no_reply;		/* CANCEL: nothing goes back */
+	/* ErrorData of an error reply (2.2.2), set by the handler through
+	 * smb2_request_error_data(); none by default. */
+	const uint8_t *err_data;
+	uint32_t err_data_len;
+	bool err_in_ctx;	/* 3.1.1: as one SMB2 ERROR Context */
 	bool sign_reply;	/* sign even if the session does not require
 				 * it (final SESSION_SETUP) */
 	bool sign_after_free;	/* LOGOFF: sign with the copy below */
@@ -147,6 +152,16 @@ void smb2_reply_compress(struct smb2_request *req, size_t plain);
  * bytes of the file fd from off; the frame owns fd from now on. */
 void smb2_request_send_file(struct smb2_request *req, int fd, uint64_t off,
 			    size_t flen);
+/*
+ * The ErrorData the error reply to req carries (MS-SMB2 2.2.2.2: the
+ * required length for STATUS_BUFFER_TOO_SMALL, ...): len bytes of data,
+ * copied.  in_ctx: on a 3.1.1 connection they go as one SMB2 ERROR
+ * Context with ErrorId 0 (2.2.2.1), as 3.3.5.20.x spell it for 3.1.1;
+ * then len may be 0 (a context with no data).  False without memory (the
+ * reply goes without the data).
+ */
+bool smb2_request_error_data(struct smb2_request *req, const void *data,
+			     size_t len, bool in_ctx);
 /* Whether req is the last request of its frame (alone or compound). */
 bool smb2_request_is_last(const struct smb2_request *req);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */

@@ -471,8 +471,13 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	/* MS-FSA 2.1.5.12.27 FileStandardInformation (FileAllInformation
 	 * too): DeletePending once FileDispositionInformation set it, and
 	 * NumberOfLinks without the name about to go (Samba 4.17 answers
-	 * the same; smbtorture smb2.setinfo). */
+	 * the same; smbtorture smb2.setinfo).  A directory has one link,
+	 * as on NTFS and Samba, not its POSIX count of 2 plus one per
+	 * subdirectory. */
 	smbd_open_query_state(op, &st->fi);
+	if (st->fi.is_dir && st->fi.nlink > 1) {
+		st->fi.nlink = 1;
+	}
 	if (st->fi.delete_pending) {
 		if (st->fi.nlink > 0) {
 			st->fi.nlink--;
@@ -675,6 +680,12 @@ static NTSTATUS getinfo_done(struct smb2_request *req, void *p)
 	case SMB2_0_INFO_SECURITY:
 		status = getinfo_security(req, st, g);
 		if (NT_STATUS_IS_OK(status) && out->len - data > g->max_out) {
+			/* 3.3.5.20.3: never a partial descriptor; the
+			 * error says how much it needs. */
+			uint8_t need[4];
+
+			put_le32(need, (uint32_t)(out->len - data));
+			(void)smb2_request_error_data(req, need, 4, true);
 			status = NT_STATUS_BUFFER_TOO_SMALL;
 		}
 		break;
@@ -778,6 +789,11 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (getinfo_too_small(type, cls, max_out)) {
+		/* 3.3.5.20.2: on 3.1.1 a file-system class says so with an
+		 * empty error context (ByteCount 8). */
+		if (type == SMB2_0_INFO_FILESYSTEM) {
+			(void)smb2_request_error_data(req, NULL, 0, true);
+		}
 		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
 	g = talloc_zero(req->mem_ctx, struct getinfo_req);
