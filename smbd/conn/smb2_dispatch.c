@@ -1017,6 +1017,26 @@ static void frame_send(struct smb2_frame *f)
 	talloc_free(f);
 }
 
+/*
+ * The credits a reply may grant.  A logon leg that needs another one
+ * (MORE_PROCESSING_REQUIRED) grants back only what it cost, as Windows
+ * and Samba do: the window opens with the session, and a client that
+ * counts its credits through the logon sees the same numbers from us as
+ * from them (3.3.1.2 leaves the policy to the server).
+ */
+static uint16_t credits_asked(const struct smb2_request *req,
+			      NTSTATUS status)
+{
+	uint16_t charge = req->credit_charge ? req->credit_charge : 1;
+
+	if (req->opcode == SMB2_OP_SESSSETUP &&
+	    status == NT_STATUS_MORE_PROCESSING_REQUIRED &&
+	    req->credit_request > charge) {
+		return charge;
+	}
+	return req->credit_request;
+}
+
 /* Finish the reply of f->req; false when the connection must go. */
 static bool frame_reply_build(struct smb2_frame *f, NTSTATUS status)
 {
@@ -1054,7 +1074,7 @@ static bool frame_reply_build(struct smb2_frame *f, NTSTATUS status)
 	grant = f->async_id != 0 ? 0
 				 : smb2_credits_grant(f->conn,
 						      req->credit_charge,
-						      req->credit_request);
+						      credits_asked(req, status));
 	smb2_reply_header(req, status, grant);
 	if (f->async_id != 0) {
 		uint8_t *h = f->out.data + req->out_hdr;
