@@ -340,19 +340,27 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
+	static const uint8_t none[16];
+	bool have_prev = memcmp(req->prev_fid, none, 16) != 0;
 	const uint8_t *id = fid;
 	struct smbd_open *op;
 	uint64_t vid;
 
 	*out = NULL;
 	if (req->related && !req->first_in_chain &&
-	    memcmp(fid, chained, 16) == 0) {
+	    (memcmp(fid, chained, 16) == 0 || have_prev ||
+	     NT_STATUS_IS_ERR(req->prev_status))) {
 		/* 3.3.5.2.7.2: the FileId of the previous request; if that
-		 * one failed, this one fails the same way. */
+		 * one failed, this one fails the same way.  As Windows (and
+		 * Samba) do, a related request takes the chained open even
+		 * when it carries another FileId than all 0xFF: clients send
+		 * CREATE + NOTIFY with a stale FileId left in the buffer. */
 		if (NT_STATUS_IS_ERR(req->prev_status)) {
 			return req->prev_status;
 		}
-		id = req->prev_fid;
+		if (have_prev) {
+			id = req->prev_fid;
+		}
 	}
 	vid = le64(id + 8);
 	/* on the session's connection, whichever channel asks */
