@@ -772,6 +772,31 @@ static NTSTATUS setinfo_stream_target_free(struct smbd_open *op,
 	return busy ? NT_STATUS_SHARING_VIOLATION : NT_STATUS_OK;
 }
 
+/*
+ * MS-FSA 2.1.5.15.2 FileBasicInformation, its only refusals: a time
+ * below -2 (-1 and -2 freeze and unfreeze the automatic updates), no
+ * DIRECTORY on a file, no TEMPORARY on a directory.  Any other bit is
+ * fine: NORMAL with others, or bits the file system does not have, are
+ * ignored (only ValidSetAttributes are set, setinfo_basic()), as NTFS and
+ * Samba do: smbclient -Tx restores a tar by setting the attributes it
+ * builds from the Unix mode (0x81A4 for 0644) on every file.
+ */
+static NTSTATUS setinfo_basic_check(const struct fscc_set_info *in,
+				    bool is_dir)
+{
+	const typeof(in->basic) *b = &in->basic;
+
+	if ((int64_t)b->create_time < -2 || (int64_t)b->access_time < -2 ||
+	    (int64_t)b->write_time < -2 || (int64_t)b->change_time < -2) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (is_dir ? (b->attributes & FILE_ATTRIBUTE_TEMPORARY) != 0
+		   : (b->attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
 /* 3.3.5.21.1: the access each class needs, and what runs without I/O. */
 static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 			      struct setinfo_state *st, bool *sync_done)
@@ -784,16 +809,7 @@ static NTSTATUS setinfo_check(struct smb2_request *req, struct smbd_open *op,
 		if (!(a & SEC_FILE_WRITE_ATTRIBUTE)) {
 			return NT_STATUS_ACCESS_DENIED;
 		}
-		/* MS-FSA 2.1.5.14.2: no TEMPORARY on a directory, no
-		 * DIRECTORY on a file, nothing outside the known bits. */
-		if ((st->in.basic.attributes & ~0x00007fb7u) ||
-		    (op->is_dir && (st->in.basic.attributes &
-				    FILE_ATTRIBUTE_TEMPORARY)) ||
-		    (!op->is_dir && (st->in.basic.attributes &
-				     FILE_ATTRIBUTE_DIRECTORY))) {
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-		return NT_STATUS_OK;
+		return setinfo_basic_check(&st->in, op->is_dir);
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
 	case FSCC_FILE_ALLOCATION_INFORMATION:
 		if (op->is_dir) {
