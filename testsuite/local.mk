@@ -60,7 +60,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_multichannel.py \
 	testsuite/integration/test_binding.py \
 	testsuite/integration/test_lifetimes.py \
-	testsuite/integration/test_wire_strict.py
+	testsuite/integration/test_wire_strict.py \
+	testsuite/integration/test_setinfo_attrs.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
