@@ -571,19 +571,23 @@ void vfs_statx_to_info(const struct statx *stx, struct vfs_file_info *fi)
 	fi->access_time = ts_nttime(&stx->stx_atime);
 	fi->write_time = ts_nttime(&stx->stx_mtime);
 	fi->inode_ctime = ts_nttime(&stx->stx_ctime);
-	/* As Samba: without a create time stored in user.DOSATTRIB, the
-	 * oldest time we know; ChangeTime is the write time, since ctime
-	 * cannot be set and clients expect to read back what they set (a
-	 * ChangeTime a client set is kept by the locking DB while the file
-	 * is open: share_mode_file_state). */
-	fi->create_time = fi->inode_ctime < fi->write_time ? fi->inode_ctime
-							   : fi->write_time;
-	if (fi->access_time < fi->create_time) {
-		fi->create_time = fi->access_time;
-	}
-	if ((stx->stx_mask & STATX_BTIME) &&
-	    ts_nttime(&stx->stx_btime) < fi->create_time) {
+	/* Without a create time stored in user.DOSATTRIB (dosmode.c): the
+	 * birth time where the file system keeps one, else the oldest time
+	 * we know, as Samba.  Never the oldest of all where a birth time
+	 * exists: a client that sets an old write time must not move the
+	 * creation time with it (issue 35 item 5).  ChangeTime is the write
+	 * time, since ctime cannot be set and clients expect to read back
+	 * what they set (a ChangeTime a client set is kept by the locking DB
+	 * while the file is open: share_mode_file_state). */
+	if (stx->stx_mask & STATX_BTIME) {
 		fi->create_time = ts_nttime(&stx->stx_btime);
+	} else {
+		fi->create_time = fi->inode_ctime < fi->write_time
+					  ? fi->inode_ctime
+					  : fi->write_time;
+		if (fi->access_time < fi->create_time) {
+			fi->create_time = fi->access_time;
+		}
 	}
 	fi->change_time = fi->write_time;
 	fi->is_dir = S_ISDIR(stx->stx_mode);

@@ -198,12 +198,20 @@ static void create_new(struct create_state *st)
 		}
 	}
 	if (st->share.store_dos_attributes) {
+		struct vfs_file_info fi;
 		struct dos_info di;
 
 		memset(&di, 0, sizeof(di));
 		di.attrs = (st->attrs & FILE_ATTRIBUTE_SETTABLE) |
 			   (dir ? FILE_ATTRIBUTE_DIRECTORY
 				: FILE_ATTRIBUTE_ARCHIVE);
+		/* The creation time goes with the attributes, as Samba
+		 * 4.17 writes it (version 5, ATTRIB|CREATE_TIME): it then
+		 * stays whatever happens to the other times. */
+		if (NT_STATUS_IS_OK(vfs_fstat_info(st->fd, &fi))) {
+			di.has_create_time = true;
+			di.create_time = fi.create_time;
+		}
 		st->new_dos_stored = NT_STATUS_IS_OK(dosattrib_fset(st->fd,
 								    &di));
 		st->new_dos = di;
