@@ -61,7 +61,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_binding.py \
 	testsuite/integration/test_lifetimes.py \
 	testsuite/integration/test_wire_strict.py \
-	testsuite/integration/test_setinfo_attrs.py
+	testsuite/integration/test_setinfo_attrs.py \
+	testsuite/integration/test_create_time.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
