@@ -189,13 +189,18 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 				 const struct file_key *k,
 				 const struct open_owner *o);
 
-/* Rename of a file inside directory k: NT_STATUS_SHARING_VIOLATION when
- * any open of the directory with data or DELETE access holds DELETE
- * access or does not share FILE_SHARE_DELETE (what Windows answers,
- * smbtorture smb2.rename share_delete_and_delete_access,
- * no_share_delete_*); attribute-only opens do not count (msword). */
-NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
-					const struct file_key *k);
+/*
+ * Rename of a file inside directory k: NT_STATUS_SHARING_VIOLATION when
+ * an open of the directory with data or DELETE access does not share
+ * FILE_SHARE_WRITE, or holds DELETE access and own(its owner, priv) says
+ * it is the renaming client's (smbtorture smb2.rename
+ * share_delete_and_delete_access, no_share_delete_*,
+ * smb2.notify-inotify.inotify-rename); attribute-only opens do not
+ * count (msword).
+ */
+NTSTATUS share_mode_check_rename_parent(
+	struct locking_db *db, const struct file_key *k,
+	bool (*own)(const struct open_owner *o, void *priv), void *priv);
 
 /*
  * A rename of a stream (MS-FSA 2.1.5.14.11.1) changes the key its opens

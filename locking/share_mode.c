@@ -543,8 +543,14 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
 }
 
+struct rename_parent {
+	bool (*own)(const struct open_owner *o, void *priv);
+	void *priv;
+};
+
 static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 {
+	const struct rename_parent *rp = priv;
 	struct share_mode_entry e;
 	struct locking_rec_iter it;
 	NTSTATUS status;
@@ -553,14 +559,23 @@ static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 		return LOCKING_STATUS_CORRUPT;
 	}
 	while (NT_STATUS_IS_OK(status = share_mode_rec_iter_next(&it, &e))) {
+		struct open_owner o = {.pid = e.pid, .open_id = e.open_id};
+
 		/* An attribute-only open of the directory does not count
 		 * (smbtorture smb2.rename.msword: Word opens the folder
 		 * for READ_ATTRIBUTES sharing nothing, then renames). */
 		if ((e.access_mask & ACC_DATA) == 0) {
 			continue;
 		}
-		if ((e.access_mask & ACC_DELETE) ||
-		    !(e.share_access & FILE_SHARE_DELETE)) {
+		/* The rename opens the directory to change its entries, as
+		 * Windows does (write access, sharing read and write): an
+		 * open that does not share writing conflicts with it.  So
+		 * does DELETE access, but, as Samba 4.17 has it, only the
+		 * renaming client's own: a directory another client keeps
+		 * open with DELETE (a recursive watcher) does not stop
+		 * renames inside it. */
+		if (!(e.share_access & FILE_SHARE_WRITE) ||
+		    ((e.access_mask & ACC_DELETE) && rp->own(&o, rp->priv))) {
 			return NT_STATUS_SHARING_VIOLATION;
 		}
 	}
@@ -568,12 +583,14 @@ static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 						   : LOCKING_STATUS_CORRUPT;
 }
 
-NTSTATUS share_mode_check_rename_parent(struct locking_db *db,
-					const struct file_key *k)
+NTSTATUS share_mode_check_rename_parent(
+	struct locking_db *db, const struct file_key *k,
+	bool (*own)(const struct open_owner *o, void *priv), void *priv)
 {
+	struct rename_parent rp = {.own = own, .priv = priv};
 	NTSTATUS status;
 
-	status = locking_read(db->share, k, rename_parent_fn, NULL);
+	status = locking_read(db->share, k, rename_parent_fn, &rp);
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
 }
 

@@ -737,12 +737,30 @@ NTSTATUS smbd_open_check_delete(struct smbd_open *op)
 	return share_mode_check_delete(db, &k, &o);
 }
 
+/* An open of the parent is the renaming client's: an open of this
+ * worker on the same connection (Samba's "this smbd"). */
+static bool open_owner_same_conn(const struct open_owner *o, void *priv)
+{
+	const struct smbd_open *op = priv;
+	struct smbd_open *other;
+
+	if (o->pid != smbd_locking_pid(op->worker)) {
+		return false;
+	}
+	other = smbd_open_by_id(op->worker, o->open_id);
+	return other != NULL && other->conn == op->conn;
+}
+
 /*
  * Rename of op: Windows refuses it with SHARING_VIOLATION while the
- * parent directory is open with DELETE access or without
- * FILE_SHARE_DELETE (smbtorture smb2.rename share_delete_and_delete_access,
- * no_share_delete_*; the rename changes the directory's contents the way
- * a delete would).  A parent we cannot stat has no opens we know of.
+ * parent directory is open in a way that conflicts with the open a
+ * rename makes of it to change its entries (write access, sharing read
+ * and write): without FILE_SHARE_WRITE, or with DELETE access, the
+ * latter only when the renaming client holds it, as Samba 4.17 does
+ * (smbtorture smb2.rename share_delete_and_delete_access,
+ * no_share_delete_*, smb2.notify-inotify.inotify-rename: another
+ * client's watcher with DELETE does not stop it).  A parent we cannot
+ * stat has no opens we know of.
  */
 NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 {
@@ -780,7 +798,8 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	vfs_statx_to_info(&stx, &fi);
 	k.dev = fi.dev;
 	k.ino = fi.ino;
-	return share_mode_check_rename_parent(db, &k);
+	return share_mode_check_rename_parent(db, &k, open_owner_same_conn,
+					      op);
 }
 
 NTSTATUS smbd_open_check_open_below(struct smbd_open *op)

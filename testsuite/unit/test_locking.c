@@ -571,36 +571,59 @@ static void test_check_delete(void **state)
 	assert_true(last);
 }
 
+/* test_rename_parent's owners: o2 is the renaming client's, o3 not. */
+static bool renamer_owns(const struct open_owner *o, void *priv)
+{
+	(void)priv;
+	return o->open_id == 2;
+}
+
+static NTSTATUS rename_parent(const struct file_key *d)
+{
+	return share_mode_check_rename_parent(db, d, renamer_owns, NULL);
+}
+
 static void test_rename_parent(void **state)
 {
-	struct file_key d = new_key();
-	struct open_owner o1 = own(1), o2 = own(2);
+	struct file_key d = new_key(), d2 = new_key();
+	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
 	bool last, del;
 
-	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
+	assert_int_equal(rename_parent(&d), NT_STATUS_OK);
 	/* No DELETE access, sharing delete: renames inside go on. */
 	assert_int_equal(share_mode_add(db, &d, &o1, RD | WR | EX,
 					SR | SW | SD),
 			 NT_STATUS_OK);
-	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
-	/* DELETE access even with FILE_SHARE_DELETE stops them ... */
+	assert_int_equal(rename_parent(&d), NT_STATUS_OK);
+	/* The renaming client's DELETE access, even with
+	 * FILE_SHARE_DELETE, stops them ... */
 	assert_int_equal(share_mode_add(db, &d, &o2, RD | DE, SR | SW | SD),
 			 NT_STATUS_OK);
-	assert_int_equal(share_mode_check_rename_parent(db, &d),
-			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(rename_parent(&d), NT_STATUS_SHARING_VIOLATION);
 	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
 			 NT_STATUS_OK);
-	/* ... and so does not sharing delete with any data access ... */
-	assert_int_equal(share_mode_add(db, &d, &o2, RD, SR | SW),
+	/* ... another client's does not (inotify-rename) ... */
+	assert_int_equal(share_mode_add(db, &d, &o3, RD | DE, SR | SW | SD),
 			 NT_STATUS_OK);
-	assert_int_equal(share_mode_check_rename_parent(db, &d),
-			 NT_STATUS_SHARING_VIOLATION);
-	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
+	assert_int_equal(rename_parent(&d), NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &d, &o3, &last, &del),
 			 NT_STATUS_OK);
-	/* ... but an attribute-only open sharing nothing does not
+	/* ... not sharing write with any data access stops them, whoever
+	 * holds it (another directory: o1 writes here) ... */
+	assert_int_equal(share_mode_add(db, &d2, &o3, RD, SR), NT_STATUS_OK);
+	assert_int_equal(rename_parent(&d2), NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_remove(db, &d2, &o3, &last, &del),
+			 NT_STATUS_OK);
+	/* ... sharing write but not delete does not ... */
+	assert_int_equal(share_mode_add(db, &d, &o3, RD, SR | SW),
+			 NT_STATUS_OK);
+	assert_int_equal(rename_parent(&d), NT_STATUS_OK);
+	assert_int_equal(share_mode_remove(db, &d, &o3, &last, &del),
+			 NT_STATUS_OK);
+	/* ... nor an attribute-only open sharing nothing
 	 * (smb2.rename.msword). */
 	assert_int_equal(share_mode_add(db, &d, &o2, RA, 0), NT_STATUS_OK);
-	assert_int_equal(share_mode_check_rename_parent(db, &d), NT_STATUS_OK);
+	assert_int_equal(rename_parent(&d), NT_STATUS_OK);
 	assert_int_equal(share_mode_remove(db, &d, &o2, &last, &del),
 			 NT_STATUS_OK);
 	assert_int_equal(share_mode_remove(db, &d, &o1, &last, &del),
