@@ -219,6 +219,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  LOCALSTATEDIR "/cache/samba", NULL, 0),
 	P(LP_CASE_SENSITIVE, "case sensitive", E, S, "auto",
 	  case_sensitive_vals, 0),
+	/* no: CHANGE_NOTIFY is answered NOT_IMPLEMENTED (smb2_notify.c) */
+	P(LP_CHANGE_NOTIFY, "change notify", B, G, "yes", NULL, 0),
 	/* Clustering on CTDB (locking/ctdb/): empty socket = ctdb's own
 	 * default; timeouts in milliseconds, 0 = Samba's "no limit". */
 	P(LP_CLUSTER_ADDRESSES, "cluster addresses", L, G, NULL, NULL, C),

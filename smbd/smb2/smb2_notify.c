@@ -28,6 +28,7 @@
 #include "locking/locking.h"
 #include "lib/wire.h"
 #include "smbd/smb2/notify_wire.h"
+#include "conf/loadparm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -943,6 +944,11 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 	status = smbd_open_lookup(req, fid, &op);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	/* `change notify = no`: the server does not watch, and says so as
+	 * Samba does (smbtorture smb2.change_notify_disabled). */
+	if (!lp_bool(w->srv->lp, LP_GLOBAL, LP_CHANGE_NOTIFY)) {
+		return NT_STATUS_NOT_IMPLEMENTED;
 	}
 	/* 3.3.5.19: a directory, opened with FILE_LIST_DIRECTORY. */
 	if (!op->is_dir || op->pipe != NULL) {
