@@ -141,20 +141,38 @@ PSEUDO = (".TIMEOUT", ".SERVER-DIED")
 
 
 def read_suites(path):
-    """[(entry, limit_seconds)] from suites.txt ('name [seconds]')."""
+    """[(entry, limit_seconds, options)] from suites.txt ('name [seconds]
+    [| option; option...]').  An option is an smb.conf line for [global]
+    ('server signing = required'), which the entry gets a server of its
+    own for, or 'torture:NAME=VALUE' for smbtorture ({share} is the
+    share's directory)."""
     out = []
     with open(path) as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
+            line, _, tail = line.partition("|")
+            opts = tuple(o.strip() for o in tail.split(";") if o.strip())
             parts = line.split()
             limit = DEFAULT_LIMIT
             if len(parts) > 1 and parts[-1].isdigit():
                 limit = int(parts[-1])
                 parts = parts[:-1]
-            out.append((" ".join(parts), limit))
+            out.append((" ".join(parts), limit, opts))
     return out
+
+
+def split_options(opts):
+    """(smb.conf [(name, value)], smbtorture --option arguments)."""
+    conf, torture = [], []
+    for o in opts:
+        if o.startswith("torture:"):
+            torture.append(o)
+        else:
+            name, _, value = o.partition("=")
+            conf.append((name.strip(), value.strip()))
+    return conf, torture
 
 
 def read_known(path):
@@ -259,7 +277,7 @@ class Runner:
         self.details = {}          # regression -> what to print about it
         self.multichannel = True   # --cross-workers: see wants_multichannel
 
-    def start_server(self):
+    def start_server(self, entry_conf=()):
         opts = list(GLOBAL_OPTIONS)
         share_opts = None
         extra_shares = None
@@ -275,6 +293,9 @@ class Runner:
             opts += FRUIT_GLOBAL_OPTIONS
             share_opts = FRUIT_SHARE_OPTIONS
             extra_shares = [(FRUIT_SHARE2, None)]
+        # an entry's own options come last, so they override
+        opts += list(entry_conf)
+        self.entry_conf = tuple(entry_conf)
         self.srv = h.Smbd(global_options=opts, share_options=share_opts,
                           extra_shares=extra_shares,
                           io_backend=self.args.io_backend,
@@ -282,10 +303,10 @@ class Runner:
         self.srv.start()
         self.srv.create_user(USER, PASSWORD)
 
-    def run_entry(self, entry, limit):
+    def run_entry(self, entry, limit, torture_opts=()):
         if not self.srv.running():
             self.srv.cleanup()
-            self.start_server()
+            self.start_server(self.entry_conf)
         empty_dir(self.srv.share)
         log_start = self.srv.log_size()
         cmd = ["smbtorture", "//127.0.0.1/share", "-p", str(self.srv.port),
@@ -298,6 +319,8 @@ class Runner:
             cmd += ["--option=torture:share2=%s" % FRUIT_SHARE2,
                     "--option=torture:localdir=%s" % self.srv.share,
                     "--option=torture:delete_empty_adfiles=yes"]
+        cmd += ["--option=%s" % o.replace("{share}", self.srv.share)
+                for o in torture_opts]
         cmd.append(entry)
         t0 = time.monotonic()
         timed_out = False
@@ -390,13 +413,15 @@ class Runner:
         self.multichannel = not entries or wants_multichannel(entries[0][0])
         self.start_server()
         try:
-            for entry, limit in entries:
+            for entry, limit, opts in entries:
+                conf, torture_opts = split_options(opts)
                 mc = wants_multichannel(entry)
-                if self.args.cross_workers and mc != self.multichannel:
+                if (self.args.cross_workers and mc != self.multichannel) \
+                        or tuple(conf) != self.entry_conf:
                     self.srv.cleanup()
                     self.multichannel = mc
-                    self.start_server()
-                self.run_entry(entry, limit)
+                    self.start_server(conf)
+                self.run_entry(entry, limit, torture_opts)
         finally:
             if self.srv:
                 if self.args.keep_log:
@@ -535,12 +560,16 @@ def main():
         args.known_failures = os.path.join(HERE,
                                            "known-failures%s.txt" % sfx)
 
+    listed = read_suites(args.suites)
     if args.entries:
-        entries = [(e, args.limit or DEFAULT_LIMIT) for e in args.entries]
+        # an entry named on the command line keeps its suites.txt options
+        opts = {e: o for e, _, o in listed}
+        entries = [(e, args.limit or DEFAULT_LIMIT, opts.get(e, ()))
+                   for e in args.entries]
     else:
-        entries = read_suites(args.suites)
+        entries = listed
         if args.limit:
-            entries = [(e, args.limit) for e, _ in entries]
+            entries = [(e, args.limit, o) for e, _, o in entries]
     if args.logdir:
         os.makedirs(args.logdir, exist_ok=True)
     known = read_known(args.known_failures)
