@@ -8,7 +8,8 @@ libsmbd_a_SOURCES += \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
 	smbd/auth/auth_audit.c smbd/auth/auth_audit.h \
 	smbd/auth/passdb.c smbd/auth/passdb.h \
-	smbd/auth/usermap.c smbd/auth/usermap.h
+	smbd/auth/usermap.c smbd/auth/usermap.h \
+	smbd/auth/auth_pam.c smbd/auth/auth_pam.h
 
 check_PROGRAMS += testsuite/unit/test_ntlmssp
 TESTS += testsuite/unit/test_ntlmssp
@@ -46,3 +47,10 @@ testsuite_unit_test_usermap_SOURCES = testsuite/unit/test_usermap.c
 testsuite_unit_test_usermap_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_usermap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_usermap.c testsuite/fuzz/corpus/fuzz_usermap
+
+# smbd/auth/auth_pam: `obey pam restrictions`, on PAM stacks of its own.
+check_PROGRAMS += testsuite/unit/test_auth_pam
+TESTS += testsuite/unit/test_auth_pam
+testsuite_unit_test_auth_pam_SOURCES = testsuite/unit/test_auth_pam.c
+testsuite_unit_test_auth_pam_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_auth_pam_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
