@@ -129,3 +129,49 @@ NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
 {
 	return job_start(req, state, fn, done, orphan, true);
 }
+
+/* ---- work with no request to answer ------------------------------------ */
+
+struct smbd_detached {
+	struct tpool_job tj;
+	smb2_job_fn fn;
+	void *state;
+};
+
+static void detached_work(struct tpool_job *tj)
+{
+	struct smbd_detached *d = tj->priv;
+
+	d->fn(d->state);
+}
+
+static void detached_finished(struct tpool_job *tj)
+{
+	talloc_free(tj->priv);
+}
+
+bool smbd_job_detached(struct smbd_worker *w, void *state, smb2_job_fn fn)
+{
+	struct smbd_detached *d;
+
+	if (w->tpool == NULL) {
+		talloc_free(state);
+		return false;
+	}
+	/* Owned by the pool's side (NULL context) until finished. */
+	d = talloc_zero(NULL, struct smbd_detached);
+	if (d == NULL) {
+		talloc_free(state);
+		return false;
+	}
+	d->fn = fn;
+	d->state = talloc_steal(d, state);
+	d->tj.fn = detached_work;
+	d->tj.done = detached_finished;
+	d->tj.priv = d;
+	/* root, explicitly: a pool thread keeps its last job's identity */
+	d->tj.use_cred = true;
+	d->tj.cred = (struct tpool_cred){0};
+	tpool_submit(w->tpool, &d->tj);
+	return true;
+}

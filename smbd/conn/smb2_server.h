@@ -24,6 +24,7 @@ struct smb2_frame;
 struct smb2_job;
 struct smbd_session;
 struct smbd_tcon;
+struct smbd_worker;
 
 /* A handler that handed its work to the thread pool returns this; the
  * job's done callback produces the real status later. */
@@ -231,6 +232,11 @@ NTSTATUS smb2_ring_write(struct smb2_request *req, void *state, int fd,
 NTSTATUS smb2_job_run_daemon(struct smb2_request *req, void *state,
 			     smb2_job_fn fn, smb2_job_done_fn done,
 			     smb2_job_orphan_fn orphan);
+/* Run fn(state) with the daemon's credentials in w's pool when no
+ * request waits for it (closing a PAM session as its session ends);
+ * state, a talloc object, is freed on the loop thread afterwards.  False
+ * (state freed, fn not run) when there is no pool or no memory. */
+bool smbd_job_detached(struct smbd_worker *w, void *state, smb2_job_fn fn);
 
 
 #endif
