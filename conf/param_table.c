@@ -290,6 +290,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_NETBIOS_NAME, "netbios name", CONF_T_USTRING, G, NULL, NULL, 0),
 	P(LP_NT_ACL_SUPPORT, "nt acl support", B, S, "yes", NULL, 0),
 	P(LP_NTLM_AUTH, "ntlm auth", E, G, "ntlmv2-only", ntlm_auth_vals, 0),
+	P(LP_OBEY_PAM_RESTRICTIONS, "obey pam restrictions", B, G, "no", NULL,
+	  0),
 	P(LP_OPLOCKS, "oplocks", B, S, "yes", NULL, 0),
 	P(LP_PANIC_ACTION, "panic action", STR, G, NULL, NULL, 0),
 	P(LP_PASSDB_BACKEND, "passdb backend", STR, G, "tdbsam", NULL, 0),

@@ -72,6 +72,9 @@ struct smbd_session {
 	/* `username map script`'s answer for this logon (user_map.c):
 	 * for client name map_client, map_result (NULL: not mapped). */
 	char *map_client, *map_result;
+	/* `obey pam restrictions`: the PAM session opened for it, closed
+	 * when it ends (smbd/smb2/smb2_sesssetup_pam.c); NULL: none. */
+	struct sesssetup_pam *pam;
 	uint8_t preauth_hash[64];	/* 3.1.1, per session (3.3.5.5) */
 
 	/* Who is logged on. */

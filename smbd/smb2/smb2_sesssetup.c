@@ -40,6 +40,7 @@
 static int session_destructor(struct smbd_session *s)
 {
 	smbd_session_unlink(s);
+	sesssetup_pam_close(s);
 	if (s->state == SMBD_SESSION_VALID) {
 		smbd_status_session(s, false);
 		smbd_session_channel_status(s, s->conn, 0, false);
@@ -381,26 +382,23 @@ static void session_previous(struct smbd_worker *w, uint64_t id,
 }
 
 
-/* One leg of the exchange, once what it needs is at hand. */
-static NTSTATUS sesssetup_auth(struct smb2_request *req,
-			       struct smbd_session *s)
+/*
+ * The exchange is over: st is its verdict (after PAM's, when `obey pam
+ * restrictions` asked it; audit is then PAM's finer reason for a refusal,
+ * else NT_STATUS_OK), out the final leg's token (SPNEGO's accept-completed,
+ * on the request's frame).
+ */
+static NTSTATUS sesssetup_finish(struct smb2_request *req,
+				 struct smbd_session *s, NTSTATUS st,
+				 NTSTATUS audit, const uint8_t *out,
+				 size_t out_len)
 {
 	struct smbd_conn *conn = req->conn;
 	struct sesssetup_args a;
 	uint16_t out_flags = 0;
-	uint8_t *out = NULL;
-	size_t out_len = 0;
-	NTSTATUS st;
 
 	sesssetup_args(req, &a);
-	st = gensec_update(s->gensec, req->mem_ctx, a.blob, a.len, &out,
-			   &out_len);
-	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
-		req->keep_body = true;
-		(void)sesssetup_reply(req, 0, out, out_len);
-		return st;
-	}
-	sesssetup_audit(s, s->gensec, conn);
+	sesssetup_audit_refused(s, s->gensec, conn, audit);
 	if (NT_STATUS_IS_OK(st)) {
 		st = sesssetup_done(req, s, a.sec_mode, &out_flags);
 	}
@@ -420,6 +418,38 @@ static NTSTATUS sesssetup_auth(struct smb2_request *req,
 		session_previous(conn->worker, a.prev_id, s->account_name);
 	}
 	return sesssetup_reply(req, out_flags, out, out_len);
+}
+
+/* One leg of the exchange, once what it needs is at hand. */
+static NTSTATUS sesssetup_auth(struct smb2_request *req,
+			       struct smbd_session *s)
+{
+	struct sesssetup_args a;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS st;
+
+	sesssetup_args(req, &a);
+	st = gensec_update(s->gensec, req->mem_ctx, a.blob, a.len, &out,
+			   &out_len);
+	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {
+		req->keep_body = true;
+		(void)sesssetup_reply(req, 0, out, out_len);
+		return st;
+	}
+	if (NT_STATUS_IS_OK(st)) {
+		/* `obey pam restrictions`: PAM's account management (and
+		 * session) in the pool first; it goes on in
+		 * sesssetup_finish() */
+		NTSTATUS p = sesssetup_pam_start(req, s, out, out_len,
+						 sesssetup_finish);
+
+		if (p == SMBD_STATUS_ASYNC) {
+			return p;
+		}
+		st = p;
+	}
+	return sesssetup_finish(req, s, st, NT_STATUS_OK, out, out_len);
 }
 
 /* After `username map script` ran in the pool (smbd/smb2/user_map.c). */

@@ -184,6 +184,12 @@ void sesssetup_where(const struct smbd_conn *conn, struct auth_audit_where *w)
 void sesssetup_audit(struct smbd_session *s, struct gensec *g,
 		     const struct smbd_conn *conn)
 {
+	sesssetup_audit_refused(s, g, conn, NT_STATUS_OK);
+}
+
+void sesssetup_audit_refused(struct smbd_session *s, struct gensec *g,
+			     const struct smbd_conn *conn, NTSTATUS refused)
+{
 	const struct auth_audit *a = gensec_audit(g);
 	struct auth_audit copy;
 	struct auth_audit_where w;
@@ -193,6 +199,13 @@ void sesssetup_audit(struct smbd_session *s, struct gensec *g,
 		return;
 	}
 	copy = *a;
+	if (NT_STATUS_IS_OK(copy.status) && !NT_STATUS_IS_OK(refused)) {
+		/* NTLM said yes, PAM's account check no: as Samba, where
+		 * that check is part of the password check, the event is a
+		 * failure with PAM's reason */
+		copy.status = refused;
+		copy.became_user = NULL;
+	}
 	if (a->mapped_user != NULL) {
 		mapped = smbd_user_map_name(s, s, a->mapped_user);
 		if (mapped != NULL) {

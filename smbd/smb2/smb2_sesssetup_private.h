@@ -62,6 +62,30 @@ struct gensec;
 void sesssetup_where(const struct smbd_conn *conn, struct auth_audit_where *w);
 void sesssetup_audit(struct smbd_session *s, struct gensec *g,
 		     const struct smbd_conn *conn);
+/* The same when NTLM accepted but `obey pam restrictions` refused the
+ * account: the line says failed, with refused as its status. */
+void sesssetup_audit_refused(struct smbd_session *s, struct gensec *g,
+			     const struct smbd_conn *conn, NTSTATUS refused);
+/*
+ * smb2_sesssetup_pam.c, `obey pam restrictions`: after NTLM accepted a
+ * passdb user on session s, PAM's account check (and for a new session
+ * the opening of a PAM session) in the pool; then resume(req, s, status,
+ * audit, out, out_len) on the loop: status for the client, audit the
+ * finer reason for the auth audit line (NT_STATUS_OK: the authentication
+ * stands), out the final leg's token handed in (on req's frame, which
+ * outlives the job).  SMBD_STATUS_ASYNC when it runs; NT_STATUS_OK when
+ * PAM is not asked (the parameter is off, a guest or anonymous logon).
+ */
+typedef NTSTATUS (*sesssetup_pam_resume_fn)(struct smb2_request *req,
+					    struct smbd_session *s,
+					    NTSTATUS status, NTSTATUS audit,
+					    const uint8_t *out,
+					    size_t out_len);
+NTSTATUS sesssetup_pam_start(struct smb2_request *req,
+			     struct smbd_session *s, const uint8_t *out,
+			     size_t out_len, sesssetup_pam_resume_fn resume);
+/* s ends: close its PAM session, if it has one, in the pool. */
+void sesssetup_pam_close(struct smbd_session *s);
 /* smb2_sesssetup_bind.c: a SESSION_SETUP with SMB2_SESSION_FLAG_BINDING. */
 NTSTATUS sesssetup_bind(struct smb2_request *req,
 			const struct sesssetup_args *a);
