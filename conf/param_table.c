@@ -338,6 +338,11 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  smb3_compression_vals, 0),
 	P(LP_SMB3_DIRECTORY_LEASES, "smb3 directory leases", B, G, "yes", NULL,
 	  0),
+	/* smbd/conn/auth_limit.h */
+	P(LP_SMBD_AUTH_RATE_LIMITER_BUDGET, "smbd auth rate limiter budget",
+	  I, G, "50", NULL, 0),
+	P(LP_SMBD_AUTH_RATE_LIMITER_DELAY, "smbd auth rate limiter delay", I,
+	  G, "2000", NULL, 0),
 	P(LP_SMBD_IO_BACKEND, "smbd io backend", E, G, "io_uring",
 	  io_backend_vals, 0),
 	P(LP_SMBD_IRQ_AFFINITY, "smbd irq affinity", B, G, "no", NULL, 0),

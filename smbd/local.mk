@@ -5,7 +5,7 @@ libsmbd_a_SOURCES += \
 	smbd/process/process.h smbd/process/listen.c smbd/process/pidfile.c smbd/process/master.c \
 	smbd/process/irq_affinity.c \
 	smbd/process/reload.c smbd/process/worker.c \
-	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_handover.c smbd/conn/smb2_seal.c smbd/conn/smb2_seal.h smbd/conn/smb2_compress.c smbd/conn/smb2_compress.h smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
+	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_handover.c smbd/conn/smb2_seal.c smbd/conn/smb2_seal.h smbd/conn/smb2_compress.c smbd/conn/smb2_compress.h smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/auth_limit.c smbd/conn/auth_limit.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/conn/session.c smbd/smb2/smb2_sesssetup.c smbd/smb2/smb2_sesssetup_auth.c smbd/smb2/smb2_sesssetup_bind.c smbd/smb2/smb2_sesssetup_private.h \
 	smbd/smb2/smb2_sesssetup_pam.c \
 	smbd/auth/access.c smbd/auth/access.h smbd/smb2/smb2_tcon.c smbd/smb2/smb2_ioctl.c smbd/smb2/smb2_ioctl_reply.c \
@@ -54,6 +54,13 @@ TESTS += testsuite/unit/test_mailbox
 testsuite_unit_test_mailbox_SOURCES = testsuite/unit/test_mailbox.c
 testsuite_unit_test_mailbox_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_mailbox_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/conn/auth_limit.c: the rate limiter's per-address arithmetic.
+check_PROGRAMS += testsuite/unit/test_auth_limit
+TESTS += testsuite/unit/test_auth_limit
+testsuite_unit_test_auth_limit_SOURCES = testsuite/unit/test_auth_limit.c
+testsuite_unit_test_auth_limit_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_auth_limit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_session
 TESTS += testsuite/unit/test_session

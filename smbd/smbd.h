@@ -46,6 +46,9 @@ struct smbd_server {
 	 * (MAP_SHARED), NULL when off. */
 	uint64_t *spread_ctr;
 	void *conn_limits;	/* shared connection counts (conn_limits.c) */
+	/* The authentication rate limiter's per-address cells, shared by
+	 * the workers (auth_limit.c). */
+	struct auth_limit_cell *auth_limit;
 	/* Set (MAP_SHARED, never cleared) before the first directory lease
 	 * is granted by any worker (oplock.h smbd_dirlease_arm). */
 	uint32_t *dirlease_armed;

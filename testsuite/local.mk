@@ -40,6 +40,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_hosts.py \
 	testsuite/integration/test_usermap.py \
 	testsuite/integration/test_pam.py \
+	testsuite/integration/test_auth_limit.py \
 	testsuite/integration/test_smbcontrol.py \
 	testsuite/integration/test_auth_audit.py \
 	testsuite/integration/test_log_file.py \

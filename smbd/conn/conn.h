@@ -186,6 +186,9 @@ struct smbd_conn {
 	bool limits_counted;
 	unsigned limits_bucket;
 	struct ev_timer *logon_timer;
+	/* auth_limit.c: no credentials are checked on this connection
+	 * before this CLOCK_MONOTONIC ms (its last failure's answer). */
+	uint64_t auth_gate_ms;
 	/* Sessions by id (smbd_session_find), and how many: a client may
 	 * hold at most SMBD_MAX_SESSIONS, of which SMBD_MAX_PENDING_SESSIONS
 	 * still authenticating (issue 14 item 6). */

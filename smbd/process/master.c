@@ -11,6 +11,7 @@
 #include "smbd/smbd.h"
 #include "smbd/process/process.h"
 #include "smbd/conn/conn_limits.h"
+#include "smbd/conn/auth_limit.h"
 #include "smbd/conn/conn.h"
 #include "smbd/msg/mailbox.h"
 #include "smbd/process/sdnotify.h"
@@ -242,8 +243,8 @@ int smbd_master_run(struct smbd_server *srv)
 		return 1;
 	}
 	if (!smbd_mailboxes_create(srv) || !smbd_spread_create(srv) ||
-	    !smbd_conn_limits_create(srv) || !smbd_dirlease_flag_create(srv) ||
-	    !smbd_metrics_create(srv)) {
+	    !smbd_conn_limits_create(srv) || !smbd_auth_limit_create(srv) ||
+	    !smbd_dirlease_flag_create(srv) || !smbd_metrics_create(srv)) {
 		return 1;
 	}
 	/* smbcontrol's socket: without it the server still runs (the

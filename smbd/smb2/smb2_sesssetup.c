@@ -14,6 +14,7 @@
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/conn_limits.h"
+#include "smbd/conn/auth_limit.h"
 #include "smbd/conn/conn_log.h"
 #include "smbd/objects/status.h"
 #include "smbd/conn/session.h"
@@ -409,7 +410,8 @@ static NTSTATUS sesssetup_finish(struct smb2_request *req,
 		/* A failed (re)authentication ends the session (3.3.5.5). */
 		req->session = NULL;
 		talloc_free(s);
-		return st;
+		/* answered after `smbd auth rate limiter delay` */
+		return smbd_auth_limit_hold(req, st);
 	}
 	if (a.prev_id != 0 && a.prev_id != s->id && s->account_name != NULL) {
 		/* 3.3.5.5.3: PreviousSessionId logs off the old session of
@@ -473,9 +475,17 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 	struct sesssetup_args a;
 	NTSTATUS st;
 
+	if (req->session_id != 0) {
+		/* The leg with credentials: it may have to wait its turn
+		 * (smbd/conn/auth_limit.h), then runs from here again. */
+		st = smbd_auth_limit_wait(req, smb2_sesssetup);
+		if (!NT_STATUS_IS_OK(st)) {
+			return st;
+		}
+	}
 	sesssetup_args(req, &a);
 	if (a.flags & SMB2_SESSION_FLAG_BINDING) {
-		return sesssetup_bind(req, &a);
+		return smbd_auth_limit_hold(req, sesssetup_bind(req, &a));
 	}
 	if (req->session_id == 0) {
 		NTSTATUS may = session_may_start(conn);
