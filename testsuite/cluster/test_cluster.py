@@ -288,7 +288,9 @@ class Cluster(unittest.TestCase):
                                      public_addresses=[PUBLIC_IP + "/8 lo"])
         cls.addClassCleanup(cls.cluster.cleanup)
         cls.cluster.start()
+        # wrong passwords, not a test of the rate limiter: answered at once
         cls.srv = cc.ClusterSmbd(cls.cluster,
+                                 global_options=h.no_auth_delay(),
                                  share_options=cls.share_options)
         cls.addClassCleanup(cls.srv.cleanup)
         cls.srv.start()

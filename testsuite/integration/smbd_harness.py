@@ -82,6 +82,15 @@ def is_samba(binary=None):
     return b.startswith("/usr/sbin/") or b.startswith("/usr/bin/")
 
 
+def no_auth_delay():
+    """smb.conf options for a server whose tests try wrong passwords but
+    are not about the authentication rate limiter (test_auth_limit.py):
+    its failed logons are answered at once instead of 2 s late, so the
+    suite's many wrong passwords cost no time.  Nothing for Samba, which
+    has no limiter (and would warn about the unknown parameter)."""
+    return [] if is_samba() else [("smbd auth rate limiter delay", "0")]
+
+
 def free_port():
     """A loopback TCP port nobody uses right now, chosen at random below
     the kernel's ephemeral range, so that client connections (which get

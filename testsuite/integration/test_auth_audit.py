@@ -74,7 +74,8 @@ class AuditBase:
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise unittest.SkipTest("needs root to add the test user")
-        cls.smbd = h.Smbd(debug=cls.LEVEL)
+        cls.smbd = h.Smbd(debug=cls.LEVEL,
+                          global_options=h.no_auth_delay())
         cls.smbd.create_user(USER, PASSWORD)
         cls.smbd.start()
 
@@ -214,11 +215,13 @@ class AuditUsermap(AuditBase, unittest.TestCase):
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise unittest.SkipTest("needs root to add the test user")
-        cls.smbd = h.Smbd(debug=cls.LEVEL)
+        cls.smbd = h.Smbd(debug=cls.LEVEL,
+                          global_options=h.no_auth_delay())
         umap = os.path.join(cls.smbd.tmp, "usermap")
         with open(umap, "w") as f:
             f.write("%s = alias\n" % USER)
-        cls.smbd.global_options = [("username map", umap)]
+        cls.smbd.global_options = [("username map", umap)] + \
+            h.no_auth_delay()
         cls.smbd.write_conf()
         cls.smbd.create_user(USER, PASSWORD)
         cls.smbd.start()

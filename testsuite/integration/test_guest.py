@@ -28,7 +28,7 @@ class Base:
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise unittest.SkipTest("needs root to add the test user")
-        cls.smbd = h.Smbd(global_options=cls.GLOBAL,
+        cls.smbd = h.Smbd(global_options=cls.GLOBAL + h.no_auth_delay(),
                           share_options=cls.SHARE)
         cls.smbd.create_user(USER, PASSWORD)
         cls.smbd.start()

@@ -77,6 +77,8 @@ class _Base:
 
 
 class Impacket(_Base):
+    # wrong passwords, not a test of the rate limiter
+    global_options = h.no_auth_delay()
 
     def test_roundtrip_202(self):
         self.roundtrip(h.DIALECT_202)

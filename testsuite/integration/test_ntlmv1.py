@@ -27,7 +27,7 @@ class Ntlmv1Base:
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise unittest.SkipTest("needs root to add the test user")
-        cls.smbd = h.Smbd(global_options=cls.OPTIONS)
+        cls.smbd = h.Smbd(global_options=cls.OPTIONS + h.no_auth_delay())
         cls.smbd.create_user(USER, PASSWORD)
         cls.smbd.start()
 

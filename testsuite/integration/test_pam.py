@@ -100,6 +100,8 @@ class PamCase(h.SmbdTestCase):
             raise unittest.SkipTest("needs root to change a Unix account")
         if not os.path.exists(PAM_FILE) or not pam_module("pam_unix.so"):
             raise unittest.SkipTest("no Linux-PAM stack for service samba")
+        # not a test of the rate limiter: refusals are answered at once
+        cls.global_options = cls.global_options + h.no_auth_delay()
         super().setUpClass()
         cls.smbd.create_user(USER, PASSWORD)
         # a real Unix password, so that locking it means something

@@ -47,6 +47,8 @@ CLIENT_TIMEOUT = 30
 
 
 class SmbClient:
+    # a wrong password, not a test of the rate limiter
+    global_options = h.no_auth_delay()
 
     @classmethod
     def setUpClass(cls):

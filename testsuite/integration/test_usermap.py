@@ -73,7 +73,8 @@ class MapCase(h.SmbdTestCase):
         unix_user(MEMBER, GROUP)
 
     def server(self, options):
-        srv = self.new_server(global_options=options)
+        srv = self.new_server(global_options=h._as_pairs(options) +
+                              h.no_auth_delay())
         self.addCleanup(srv.cleanup)
         srv.create_user(U1, P1)
         srv.create_user(U2, P2)
