@@ -47,6 +47,8 @@ testsuite_unit_test_smb2_negotiate_SOURCES = \
 testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
 	$(UNIT_LIBS)
 testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_smb2_pdu.c \
+	testsuite/fuzz/corpus/fuzz_smb2_pdu
 
 # Sessions on a test server (testsrv_new): identity, keys, the harness.
 check_PROGRAMS += testsuite/unit/test_mailbox

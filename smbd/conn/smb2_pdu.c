@@ -113,6 +113,48 @@ NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len)
 	return NT_STATUS_OK;
 }
 
+size_t smb2_pdu_extent(uint16_t opcode, const uint8_t *pdu, size_t len)
+{
+	const struct smb2_pdu_rule *r;
+	const uint8_t *body = pdu + SMB2_HDR_LEN;
+	uint64_t end;
+	int i;
+
+	/* NEGOTIATE's contexts lie past the table's fields; the preauth
+	 * hash (3.3.5.5) covers a SESSION_SETUP whole. */
+	if (opcode >= SMB2_OP_MAX || opcode == SMB2_OP_NEGPROT ||
+	    opcode == SMB2_OP_SESSSETUP ||
+	    !NT_STATUS_IS_OK(smb2_pdu_check(opcode, pdu, len))) {
+		return len;
+	}
+	r = &smb2_pdu_rules[opcode];
+	/* The fixed part, and the one byte of an odd StructureSize. */
+	end = SMB2_HDR_LEN + (uint64_t)le16(body);
+	for (i = 0; i < 2; i++) {
+		const struct smb2_buf_rule *b = &r->buf[i];
+		uint64_t off, blen;
+
+		if (b->off_width == 0) {
+			continue;
+		}
+		off = smb2_field(body, b->off_pos, b->off_width);
+		blen = smb2_field(body, b->len_pos, b->len_width);
+		if (blen != 0 && off + blen > end) {
+			end = off + blen;
+		}
+	}
+	if (r->elem_size != 0) {
+		uint64_t count = le16(body + r->count_pos);
+		uint64_t elems = SMB2_HDR_LEN + (uint64_t)r->elem_start +
+				 count * r->elem_size;
+
+		if (elems > end) {
+			end = elems;
+		}
+	}
+	return end < len ? (size_t)end : len;
+}
+
 /*
  * MS-SMB2 3.3.5.2.7: NextCommand gives the offset of the next header; it
  * must be 8-byte aligned and inside the frame.  The last request has 0.

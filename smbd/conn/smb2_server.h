@@ -115,6 +115,17 @@ struct smb2_protocol {
 
 /* smb2_pdu.c: the table-driven bounds check of one request's body. */
 NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len);
+/*
+ * The bytes of a request a handler may read (issue 34): the header, the
+ * StructureSize, and the buffers and arrays the size table names, so at
+ * most len.  A request that waits keeps only these (smb2_dispatch.c's
+ * frame_keep): any field a handler reads after a wait must lie in the
+ * table.  len itself for NEGOTIATE (its contexts), SESSION_SETUP (the
+ * preauth hash covers it whole) and a request smb2_pdu_check refuses.
+ * smb2_pdu_check accepts the first smb2_pdu_extent() bytes as it accepts
+ * the whole.
+ */
+size_t smb2_pdu_extent(uint16_t opcode, const uint8_t *pdu, size_t len);
 /* Split a frame into requests: offsets of each header, count. */
 #define SMB2_MAX_COMPOUND 64
 NTSTATUS smb2_pdu_split(const uint8_t *frame, size_t len, size_t *offs,

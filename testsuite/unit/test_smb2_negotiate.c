@@ -508,6 +508,56 @@ static void test_split_and_check(void **state)
 			 NT_STATUS_INVALID_PARAMETER);
 }
 
+/* What a waiting request keeps of itself (issue 34): header, fixed
+ * part and the buffers the table names, never its padding. */
+static void test_pdu_extent(void **state)
+{
+	uint8_t f[400];
+
+	/* CHANGE_NOTIFY: 64 + 32, whatever follows */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 32);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_NOTIFY, f, 400), 96);
+	/* CREATE: an odd StructureSize keeps its one byte */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 57);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_CREATE, f, 400), 121);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_CREATE, f, 120), 120);
+	/* ... to the end of the name or of the contexts, the later one */
+	put_le16(f + 64 + 44, 120);
+	put_le16(f + 64 + 46, 20);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_CREATE, f, 400), 140);
+	put_le32(f + 64 + 48, 144);
+	put_le32(f + 64 + 52, 100);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_CREATE, f, 400), 244);
+	assert_int_equal(smb2_pdu_check(SMB2_OP_CREATE, f, 244), NT_STATUS_OK);
+	/* a zero length names no buffer, wherever its offset */
+	put_le32(f + 64 + 48, 390);
+	put_le32(f + 64 + 52, 0);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_CREATE, f, 400), 140);
+	/* LOCK: its elements */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 48);
+	put_le16(f + 64 + 2, 3);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_LOCK, f, 400),
+			 64 + 24 + 3 * 24);
+	/* WRITE: the data */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 49);
+	put_le16(f + 64 + 2, 112);
+	put_le32(f + 64 + 4, 200);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_WRITE, f, 400), 312);
+	/* whole: NEGOTIATE, SESSION_SETUP, a request the table refuses */
+	memset(f, 0, sizeof(f));
+	put_le16(f + 64, 36);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_NEGPROT, f, 400), 400);
+	put_le16(f + 64, 25);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_SESSSETUP, f, 400), 400);
+	put_le16(f + 64, 31);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_NOTIFY, f, 400), 400);
+	assert_int_equal(smb2_pdu_extent(SMB2_OP_MAX, f, 400), 400);
+}
+
 static void test_credits(void **state)
 {
 	struct testconn *t = testconn_new(NULL, NULL);
@@ -575,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_nbt_session_request),
 		cmocka_unit_test(test_echo_before_negotiate),
 		cmocka_unit_test(test_split_and_check),
+		cmocka_unit_test(test_pdu_extent),
 		cmocka_unit_test(test_credits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
