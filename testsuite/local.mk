@@ -64,7 +64,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_lifetimes.py \
 	testsuite/integration/test_wire_strict.py \
 	testsuite/integration/test_setinfo_attrs.py \
-	testsuite/integration/test_create_time.py
+	testsuite/integration/test_create_time.py \
+	testsuite/integration/test_compress_pending.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

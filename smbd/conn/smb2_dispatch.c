@@ -233,6 +233,7 @@ struct smb2_frame {
 	size_t len;
 	bool owned;		/* buf is our own copy */
 	uint8_t *owner;		/* the talloc buffer holding buf, once owned */
+	bool kept;		/* for a waiting request (frame_keep, once) */
 	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
 	struct wire_buf out;
 	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
@@ -1118,27 +1119,91 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	return ok;
 }
 
-/* Keep a frame across an async wait: own the input, fix the pointers. */
-static bool frame_keep(struct smb2_frame *f)
+/* A kept frame is copied when that frees at least this much. */
+#define FRAME_KEEP_SLACK 4096
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Copy what the waiting request f->req and the requests after it need
+ * into a buffer of need bytes of its own (frame_keep). */
+static bool frame_relocate(struct smb2_frame *f, size_t ext, size_t need)
 {
 	struct smb2_request *req = &f->req;
-	size_t body_off;
-	uint8_t *copy;
+	size_t cur = f->next - 1, pos = ext, j;
+	uint8_t *nb = talloc_size(f, need);
 
-	if (f->owned) {
-		return true;
-	}
-	copy = talloc_memdup(f, f->buf, f->len);
-	if (copy == NULL) {
+	if (nb == NULL) {
 		return false;
 	}
-	body_off = (size_t)(req->body.data - f->buf);
-	req->in = copy + (req->in - f->buf);
-	req->body.data = copy + body_off;
-	f->buf = copy;
+	memcpy(nb, req->in, ext);
+	for (j = cur + 1; j < f->n; j++) {
+		size_t at = align8(pos);
+
+		memset(nb + pos, 0, at - pos);
+		memcpy(nb + at, f->buf + f->offs[j], f->lens[j]);
+		f->offs[j] = at;
+		pos = at + f->lens[j];
+	}
+	if (req->body.data >= req->in && req->body.data <= req->in + ext) {
+		size_t body_off = (size_t)(req->body.data - req->in);
+		size_t room = ext - body_off;
+
+		req->body.data = nb + body_off;
+		if (req->body.len > room) {
+			req->body.len = room;
+		}
+		if (req->body.off > req->body.len) {
+			req->body.off = req->body.len;
+		}
+	}
+	f->offs[cur] = 0;
+	f->lens[cur] = ext;
+	req->in = nb;
+	req->in_len = ext;
+	if (f->owned) {
+		talloc_free(f->owner);
+	}
+	f->buf = nb;
+	f->len = need;
 	f->owned = true;
-	f->owner = copy;
+	f->owner = nb;
 	return true;
+}
+
+/*
+ * Keep a frame across an async wait (once: a later wait of the frame
+ * finds it kept).  The waiting request keeps only what a handler may
+ * read of it (smb2_pdu_extent); the requests after it in the compound
+ * stay whole, their signatures checked when their turn comes; the ones
+ * before it are answered and go.  A frame that is not ours (the receive
+ * buffer) is copied so; one of ours when that frees FRAME_KEEP_SLACK
+ * bytes or more, so the padding of a decompressed message is never
+ * kept.
+ */
+static NTSTATUS frame_keep(struct smb2_frame *f)
+{
+	struct smb2_request *req = &f->req;
+	size_t ext, need, j;
+	bool copy;
+
+	if (f->kept) {
+		return NT_STATUS_OK;
+	}
+	ext = smb2_pdu_extent(req->opcode, req->in, req->in_len);
+	need = ext;
+	for (j = f->next; j < f->n; j++) {
+		need = align8(need) + f->lens[j];
+	}
+	copy = !f->owned ||
+	       (f->len > need && f->len - need >= FRAME_KEEP_SLACK);
+	if (copy && !frame_relocate(f, ext, need)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	f->kept = true;
+	return NT_STATUS_OK;
 }
 
 static void frame_run(struct smb2_frame *f)
@@ -1171,7 +1236,7 @@ static void frame_run(struct smb2_frame *f)
 
 		status = smb2_dispatch_one(req);
 		if (status == SMBD_STATUS_ASYNC) {
-			if (!frame_keep(f)) {
+			if (!NT_STATUS_IS_OK(frame_keep(f))) {
 				smbd_conn_disconnect(f->conn, "out of memory");
 			}
 			return;
@@ -1239,7 +1304,7 @@ bool smb2_request_is_last(const struct smb2_request *req)
 
 bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder)
 {
-	if (!frame_keep(req->frame)) {
+	if (!NT_STATUS_IS_OK(frame_keep(req->frame))) {
 		return false;
 	}
 	/* A pool thread (or the ring) may still read the input when the

@@ -179,8 +179,11 @@ bool smb2_request_is_last(const struct smb2_request *req);
 /* owned: buf as a talloc buffer the frame may keep (NULL: borrowed). */
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 			size_t len, uint8_t *owned);
-/* Make req->in/req->body survive an async wait (copies a borrowed input
- * once); call before keeping pointers into the request in job state.
+/* Make req->in/req->body survive an async wait: once per frame, the
+ * request keeps its smb2_pdu_extent() bytes and the requests after it
+ * (copied out of the receive buffer, or out of a larger message of ours,
+ * so req->in moves); call before keeping pointers into the request in
+ * job state.
  * holder, when not NULL, keeps the input alive as long as it lives, even
  * past the request's frame (a job still reading it after a disconnect). */
 bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder);
