@@ -70,6 +70,13 @@ testsuite_unit_test_session_SOURCES = testsuite/unit/test_session.c
 testsuite_unit_test_session_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 testsuite_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# The bounds on decompressed bytes of waiting requests (issue 34).
+check_PROGRAMS += testsuite/unit/test_conn_limits
+TESTS += testsuite/unit/test_conn_limits
+testsuite_unit_test_conn_limits_SOURCES = testsuite/unit/test_conn_limits.c
+testsuite_unit_test_conn_limits_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
+testsuite_unit_test_conn_limits_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_create_ctx
 TESTS += testsuite/unit/test_create_ctx
 testsuite_unit_test_create_ctx_SOURCES = testsuite/unit/test_create_ctx.c

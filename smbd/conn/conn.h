@@ -94,6 +94,9 @@ struct smbd_worker {
 	uint64_t session_seq;
 	uint64_t open_seq;
 	uint64_t async_seq;		/* AsyncIds (3.3.4.2) */
+	/* Bytes of decompressed messages that waiting requests keep, on
+	 * all its connections (conn_limits.h, issue 34). */
+	size_t decomp_held;
 	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
 	uint32_t nonce_salt;
 	struct passdb *passdb;		/* opened on first logon */
@@ -198,6 +201,11 @@ struct smbd_conn {
 	/* Sessions of other connections this one is bound to (session.h). */
 	struct smbd_channel *channels;
 	struct smb2_frame *waiting_frames;	/* cancellable (dispatch) */
+	/* Bytes of decompressed messages its waiting requests keep, and
+	 * whether it is to be dropped for holding the most of a worker at
+	 * its bound (conn_limits.h, issue 34). */
+	size_t decomp_held;
+	bool decomp_doomed;
 
 	/* While a frame is handled: the bytes of the input after it (valid
 	 * only then), which go along if the connection moves. */

@@ -194,3 +194,81 @@ void smbd_conn_logged_on(struct smbd_conn *conn)
 	conn->logged_on = true;
 	TALLOC_FREE(conn->logon_timer);
 }
+
+/* ---- decompressed bytes of waiting requests (issue 34) ---- */
+
+/* A `smbd max decompressed ...` bound in bytes: MiB, at least one
+ * message. */
+static size_t decomp_bound(const struct smbd_worker *w, enum lp_param p,
+			   size_t msg_max)
+{
+	int mib = lp_int(w->srv->lp, LP_GLOBAL, p);
+	size_t b = mib > 0 ? (size_t)mib * 1024 * 1024 : 0;
+
+	return b > msg_max ? b : msg_max;
+}
+
+static void decomp_drop(void *priv)
+{
+	smbd_conn_disconnect(priv, "it held the most decompressed bytes of "
+				   "a worker at smbd max decompressed per "
+				   "worker");
+}
+
+bool smbd_conn_decomp_admit(struct smbd_conn *conn, size_t size,
+			    size_t msg_max)
+{
+	struct smbd_worker *w = conn->worker;
+	size_t conn_max = decomp_bound(
+		w, LP_SMBD_MAX_DECOMPRESSED_PER_CONNECTION, msg_max);
+	size_t worker_max = decomp_bound(
+		w, LP_SMBD_MAX_DECOMPRESSED_PER_WORKER, msg_max);
+	size_t mine = conn->decomp_held + size;
+	size_t total = w->decomp_held + size;
+
+	if (mine > conn_max) {
+		DBG_WARNING("%s: its waiting requests would hold %zu bytes of "
+			    "decompressed messages, over smbd max decompressed "
+			    "per connection = %zu MiB: dropping it\n",
+			    conn->remote, mine, conn_max >> 20);
+		return false;
+	}
+	while (total > worker_max) {
+		struct smbd_conn *c, *big = NULL;
+		size_t big_held = mine, doomed = 0;
+
+		/* Connections already to be dropped free theirs soon. */
+		for (c = w->conns; c != NULL; c = c->wnext) {
+			if (c->decomp_doomed) {
+				doomed += c->decomp_held;
+			} else if (c != conn && c->decomp_held > big_held) {
+				big = c;
+				big_held = c->decomp_held;
+			}
+		}
+		if (total - doomed <= worker_max) {
+			break;
+		}
+		if (big == NULL || w->loop == NULL) {
+			DBG_WARNING("%s: its waiting requests would hold %zu "
+				    "bytes of decompressed messages, the most "
+				    "on worker %d, which would hold %zu, over "
+				    "smbd max decompressed per worker = %zu "
+				    "MiB: dropping it\n", conn->remote, mine,
+				    w->index, total - doomed,
+				    worker_max >> 20);
+			return false;
+		}
+		DBG_WARNING("%s: its waiting requests hold %zu bytes of "
+			    "decompressed messages, the most on worker %d, "
+			    "which would hold %zu with a request of %s, over "
+			    "smbd max decompressed per worker = %zu MiB: "
+			    "dropping it\n", big->remote, big_held, w->index,
+			    total - doomed, conn->remote, worker_max >> 20);
+		big->decomp_doomed = true;
+		if (ev_after_poll(big, w->loop, decomp_drop, big) == NULL) {
+			return false;
+		}
+	}
+	return true;
+}

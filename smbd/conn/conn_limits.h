@@ -20,11 +20,44 @@
  * - `smbd logon timeout`: a connection with no logged-on session that
  *   long after it was accepted is dropped (slow or idle clients that
  *   never log on, slowloris).
+ *
+ * And after its logon (issue 34 item 1), the decompressed bytes its
+ * waiting requests keep.  A COMPRESSION_TRANSFORM message of 130 bytes
+ * may decompress to MaxWrite + 272 bytes (8 MiB), and a request that
+ * waits (CHANGE_NOTIFY, a blocking LOCK, a CREATE waiting for a break,
+ * work on the pool) used to keep it whole: 24 of them grew a worker by
+ * 192 MiB.  A waiting request now keeps only its declared bytes
+ * (smb2_pdu_extent) and the requests after it in its compound, whole,
+ * since their signatures are checked when their turn comes; what it
+ * keeps of a decompressed message is counted here, per connection and
+ * per worker, until it is freed (with the frame, or with a job still
+ * reading it):
+ *
+ * - `smbd max decompressed per connection` (MiB, default 64): a
+ *   connection whose waiting requests would keep more is dropped, as
+ *   Windows drops a connection that sends a bad compressed message
+ *   (MS-SMB2 3.3.5.2.x): no client needs it, and a reply cannot carry
+ *   the refusal of work already under way (the handler started it),
+ *   while a client that loses its connection reconnects and replays its
+ *   writes on its durable handles, which a failed WRITE would not.
+ * - `smbd max decompressed per worker` (MiB, default 256): when a
+ *   connection's request would take a worker past it, the worker's
+ *   connection holding the most is dropped (after the loop's next poll
+ *   if it is another one: its frames may be on the stack), so one client
+ *   filling the worker cannot get others dropped.
+ *
+ * Either counts as at least one decompressed message (MaxWrite + 272
+ * bytes), so legitimate compressed WRITEs always fit.  A worker then
+ * holds at most its bound plus the one message it is decompressing
+ * (the loop handles one frame at a time; a frame that does not wait is
+ * freed when answered): with N workers the server holds at most
+ * N x (256 MiB + 8 MiB) by default.
  */
 #ifndef SMBD_CONN_LIMITS_H
 #define SMBD_CONN_LIMITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct smbd_server;
@@ -56,5 +89,15 @@ void smbd_conn_limits_release(struct smbd_conn *conn);
  * (smbd_conn_logged_on) stops it. */
 void smbd_conn_logon_timer_start(struct smbd_conn *conn);
 void smbd_conn_logged_on(struct smbd_conn *conn);
+
+/*
+ * conn's waiting request would keep size more bytes of a decompressed
+ * message, msg_max the most one may decompress to: true when it may (the
+ * caller counts them in conn->decomp_held and the worker's); false, and
+ * logged, when conn must be dropped.  Another connection, holding the
+ * most at the worker's bound, may be dropped after the next poll.
+ */
+bool smbd_conn_decomp_admit(struct smbd_conn *conn, size_t size,
+			    size_t msg_max);
 
 #endif

@@ -22,6 +22,9 @@
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
 
+#define FRAME_OVER_BOUND "over smbd max decompressed per connection or " \
+			 "per worker"
+
 static const struct smb2_cmd *smb2_cmd_lookup(const struct smbd_conn *conn,
 					     uint16_t opcode)
 {
@@ -233,7 +236,12 @@ struct smb2_frame {
 	size_t len;
 	bool owned;		/* buf is our own copy */
 	uint8_t *owner;		/* the talloc buffer holding buf, once owned */
-	bool kept;		/* for a waiting request (frame_keep, once) */
+	/* It came in a COMPRESSION_TRANSFORM message (3.1.4.4). */
+	bool decompressed;
+	/* Kept for a waiting request (frame_keep, once), and how many of
+	 * the bytes it keeps count as decompressed (conn_limits.h). */
+	bool kept;
+	size_t held;
 	size_t offs[SMB2_MAX_COMPOUND], lens[SMB2_MAX_COMPOUND], n, next;
 	struct wire_buf out;
 	struct smb2_reply_sign rs[SMB2_MAX_COMPOUND];
@@ -421,6 +429,8 @@ void smb2_frames_conn_lost(struct smbd_conn *conn)
 		priv = f->cancel_priv;
 		frame_unwait(f);
 		(void)talloc_steal(s->conn, f);
+		conn->decomp_held -= f->held;
+		s->conn->decomp_held += f->held;
 		f->conn = s->conn;
 		f->req.conn = s->conn;
 		f->orphan = true;
@@ -734,6 +744,7 @@ static NTSTATUS smb2_dispatch_one(struct smb2_request *req)
 static int frame_destructor(struct smb2_frame *f)
 {
 	frame_unwait(f);
+	f->conn->decomp_held -= f->held;
 	if (f->file_fd != -1) {
 		close(f->file_fd);
 	}
@@ -1119,6 +1130,22 @@ static bool frame_reply(struct smb2_frame *f, NTSTATUS status)
 	return ok;
 }
 
+/*
+ * The worker's count of a kept buffer's decompressed bytes goes with the
+ * buffer: a job that still reads it past its frame (a WRITE after a
+ * disconnect, smb2_request_keep_input's holder) keeps it counted.
+ */
+struct frame_held {
+	struct smbd_worker *w;
+	size_t n;
+};
+
+static int frame_held_destructor(struct frame_held *h)
+{
+	h->w->decomp_held -= h->n;
+	return 0;
+}
+
 /* A kept frame is copied when that frees at least this much. */
 #define FRAME_KEEP_SLACK 4096
 
@@ -1181,12 +1208,16 @@ static bool frame_relocate(struct smb2_frame *f, size_t ext, size_t need)
  * before it are answered and go.  A frame that is not ours (the receive
  * buffer) is copied so; one of ours when that frees FRAME_KEEP_SLACK
  * bytes or more, so the padding of a decompressed message is never
- * kept.
+ * kept.  What is kept of a decompressed message counts against the
+ * connection's and the worker's bounds (conn_limits.h).
+ * NT_STATUS_INSUFFICIENT_RESOURCES: over a bound, the connection must go.
  */
 static NTSTATUS frame_keep(struct smb2_frame *f)
 {
 	struct smb2_request *req = &f->req;
-	size_t ext, need, j;
+	struct smbd_conn *conn = f->conn;
+	struct frame_held *h;
+	size_t ext, need, size, j;
 	bool copy;
 
 	if (f->kept) {
@@ -1199,11 +1230,41 @@ static NTSTATUS frame_keep(struct smb2_frame *f)
 	}
 	copy = !f->owned ||
 	       (f->len > need && f->len - need >= FRAME_KEEP_SLACK);
+	size = copy ? need : talloc_get_size(f->owner);
+	if (f->decompressed &&
+	    !smbd_conn_decomp_admit(conn, size,
+				    smb2_decompress_limit(conn->max_read,
+							  conn->max_write,
+							  conn->max_trans))) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
 	if (copy && !frame_relocate(f, ext, need)) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	f->kept = true;
+	if (!f->decompressed) {
+		return NT_STATUS_OK;
+	}
+	h = talloc(f->owner, struct frame_held);
+	if (h == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	h->w = conn->worker;
+	h->n = size;
+	talloc_set_destructor(h, frame_held_destructor);
+	conn->worker->decomp_held += size;
+	conn->decomp_held += size;
+	f->held = size;
 	return NT_STATUS_OK;
+}
+
+static const char *frame_drop_why(const struct smb2_request *req)
+{
+	if (!req->disconnect) {
+		return "out of memory";
+	}
+	return req->disconnect_why != NULL ? req->disconnect_why
+					    : "protocol violation";
 }
 
 static void frame_run(struct smb2_frame *f)
@@ -1236,15 +1297,16 @@ static void frame_run(struct smb2_frame *f)
 
 		status = smb2_dispatch_one(req);
 		if (status == SMBD_STATUS_ASYNC) {
-			if (!NT_STATUS_IS_OK(frame_keep(f))) {
-				smbd_conn_disconnect(f->conn, "out of memory");
+			status = frame_keep(f);
+			if (!NT_STATUS_IS_OK(status)) {
+				smbd_conn_disconnect(f->conn, status ==
+					NT_STATUS_NO_MEMORY ? "out of memory" :
+					FRAME_OVER_BOUND);
 			}
 			return;
 		}
 		if (!frame_reply(f, status)) {
-			smbd_conn_disconnect(f->conn, req->disconnect
-							      ? "protocol violation"
-							      : "out of memory");
+			smbd_conn_disconnect(f->conn, frame_drop_why(req));
 			return;
 		}
 	}
@@ -1282,9 +1344,7 @@ void smb2_frame_resume(struct smb2_request *req, NTSTATUS status)
 		memcpy(req->sign_key, f->wait_sign.key, 16);
 	}
 	if (!frame_reply(f, status)) {
-		smbd_conn_disconnect(f->conn, req->disconnect
-						      ? "protocol violation"
-						      : "out of memory");
+		smbd_conn_disconnect(f->conn, frame_drop_why(req));
 		return;
 	}
 	frame_run(f);
@@ -1304,7 +1364,16 @@ bool smb2_request_is_last(const struct smb2_request *req)
 
 bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder)
 {
-	if (!NT_STATUS_IS_OK(frame_keep(req->frame))) {
+	NTSTATUS status = frame_keep(req->frame);
+
+	if (status == NT_STATUS_INSUFFICIENT_RESOURCES) {
+		/* The connection goes when the handler returns: it may not
+		 * be freed under the handler's feet here. */
+		req->disconnect = true;
+		req->disconnect_why = FRAME_OVER_BOUND;
+		return false;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
 		return false;
 	}
 	/* A pool thread (or the ring) may still read the input when the
@@ -1317,7 +1386,8 @@ bool smb2_request_keep_input(struct smb2_request *req, TALLOC_CTX *holder)
 /* Cut a plain SMB2 message into a frame and run it.  owner, when not
  * NULL, is a talloc buffer holding buf that the frame may keep. */
 static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
-			uint8_t *owner, struct smbd_session *enc_session)
+			uint8_t *owner, struct smbd_session *enc_session,
+			bool decompressed)
 {
 	struct smb2_frame *f = talloc_zero(conn, struct smb2_frame);
 
@@ -1339,6 +1409,7 @@ static void frame_start(struct smbd_conn *conn, const uint8_t *buf, size_t len,
 	f->t_start = smbd_metrics_clock(conn->worker->metrics);
 	f->buf = buf;
 	f->len = len;
+	f->decompressed = decompressed;
 	if (owner != NULL) {
 		/* A reassembled or decrypted frame: ours already. */
 		talloc_steal(f, owner);
@@ -1396,7 +1467,7 @@ static void frame_decompress(struct smbd_conn *conn, const uint8_t *buf,
 					   "compressed one");
 		return;
 	}
-	frame_start(conn, msg, msg_len, msg, enc_session);
+	frame_start(conn, msg, msg_len, msg, enc_session, true);
 }
 
 /*
@@ -1441,7 +1512,7 @@ static void frame_decrypt(struct smbd_conn *conn, const uint8_t *buf,
 		return;
 	}
 	frame_start(conn, copy + SMB2_TRANSFORM_HDR_LEN,
-		    len - SMB2_TRANSFORM_HDR_LEN, copy, s);
+		    len - SMB2_TRANSFORM_HDR_LEN, copy, s, false);
 }
 
 void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
@@ -1467,5 +1538,5 @@ void smb2_process_frame(struct smbd_conn *conn, const uint8_t *buf,
 		smbd_conn_disconnect(conn, "not an SMB2 message");
 		return;
 	}
-	frame_start(conn, buf, len, owned, NULL);
+	frame_start(conn, buf, len, owned, NULL, false);
 }

@@ -71,6 +71,8 @@ struct smb2_request {
 	bool keep_body;		/* error status with a real body
 				 * (e.g. MORE_PROCESSING_REQUIRED) */
 	bool disconnect;	/* drop the connection, no reply */
+	const char *disconnect_why;	/* logged with it (NULL: "protocol
+					 * violation") */
 	bool no_reply;		/* CANCEL: nothing goes back */
 	/* ErrorData of an error reply (2.2.2), set by the handler through
 	 * smb2_request_error_data(); none by default. */

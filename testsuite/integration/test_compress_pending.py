@@ -12,6 +12,13 @@ worker by 136-192 MiB for 3 KiB sent.
   the buffers its offsets and lengths name): 24 padded NOTIFYs, 24 padded
   blocking LOCKs and padded CREATEs waiting for an oplock break grow the
   worker by a few MiB, not 192 (worker RSS from /proc, one worker).
+- The requests of a compound after a pending one stay whole (their
+  signatures are checked when their turn comes), so a blocking LOCK
+  followed by a padded ECHO does hold 8 MiB: those decompressed bytes are
+  bounded per connection (`smbd max decompressed per connection`) and per
+  worker (`smbd max decompressed per worker`).  The connection that goes
+  past its own bound is dropped with a log line naming the limit; at the
+  worker's bound the connection holding the most is dropped.
 - The same padded NOTIFYs sent uncompressed (8 MiB each on the wire), ours
   and Samba's side by side: Samba 4.17 does not negotiate compression at
   all, so the compressed attack cannot be sent to it.
@@ -260,8 +267,83 @@ class PendingMemoryPlain(h.TestUser):
             self.assertLess(g, 24 * 1024)
 
 
+class CompoundBound(h.TestUser):
+    """A compound whose first request waits keeps the rest whole: the
+    decompressed bytes a connection holds are bounded (here 24 MiB, three
+    8 MiB messages), then the connection is dropped and logged."""
+    workers = 1
+    global_options = [("smbd max decompressed per connection", "24"),
+                      ("smbd max decompressed per worker", "36")]
+
+    @classmethod
+    def setUpClass(cls):
+        if h.is_samba():
+            raise unittest.SkipTest("our parameters; Samba 4.17 does not "
+                                    "compress")
+        super().setUpClass()
+
+    def setUp(self):
+        super().setUp()
+        if not os.access(c.xca_tool(), os.X_OK):
+            self.skipTest("no xca_tool in BUILDDIR")
+
+    def pending_compounds(self, a, n, name):
+        holder = a.open(name, FILE_NON_DIRECTORY_FILE)
+        waiter = a.open(name, FILE_NON_DIRECTORY_FILE)
+        a.cl._request(LOCK, lock_body(holder, LOCKFLAG_EXCLUSIVE |
+                                      LOCKFLAG_FAIL_IMMEDIATELY))
+        for _ in range(n):
+            a.send_compound((LOCK, lock_body(waiter, LOCKFLAG_EXCLUSIVE)),
+                            (ECHO, struct.pack("<HH", 4, 0)))
+
+    def test_connection_bound(self):
+        since = self.smbd.log_size()
+        rss0 = server_rss(self.smbd)
+        a = Attacker(self)
+        self.pending_compounds(a, 2, "c1")
+        # two held: the connection lives
+        self.assertIs(a.cl.conn.closed_by_peer(0.5), False)
+        self.assertFalse(self.smbd.wait_log(
+            r"smbd max decompressed per connection", 0.1, since=since))
+        # the third fits (24 MiB), the fourth would make 32: dropped
+        self.pending_compounds(a, 2, "c2")
+        self.assertIs(a.cl.conn.closed_by_peer(5), True)
+        self.assertTrue(self.smbd.wait_log(
+            r"would hold \d+ bytes of decompressed messages, over smbd max "
+            r"decompressed per connection = 24 MiB", since=since))
+        g = server_rss(self.smbd) - rss0
+        print("ours: LOCK+padded ECHO compounds past the connection's "
+              "24 MiB: dropped, worker RSS +%d KiB" % g)
+        self.server_alive()
+        self.assert_negotiates()
+
+    def test_worker_bound(self):
+        """36 MiB per worker: a holds three messages (24 MiB), b one (8
+        MiB); b's second would make 40: a, holding the most, is dropped;
+        b goes on."""
+        since = self.smbd.log_size()
+        a = Attacker(self)
+        b = Attacker(self)
+        self.pending_compounds(a, 3, "w1")
+        self.assertIs(a.cl.conn.closed_by_peer(0.5), False)
+        self.pending_compounds(b, 1, "w2")
+        self.assertIs(b.cl.conn.closed_by_peer(0.5), False)
+        self.pending_compounds(b, 1, "w3")
+        self.assertIs(a.cl.conn.closed_by_peer(5), True)
+        self.assertTrue(self.smbd.wait_log(
+            r"smbd max decompressed per worker = 36 MiB", since=since))
+        # b lives: its ECHO after the waiting LOCKs' compounds... a plain
+        # one on its own answers
+        mid, m = b.msg(ECHO, struct.pack("<HH", 4, 0))
+        b.cl.send(m)
+        r = h.Smb2Response(b.cl.conn.recv())
+        self.assertEqual((r.message_id, r.status), (mid, 0))
+        self.server_alive()
+
+
 h.backend_variants(globals(), PendingMemory, backends=("io_uring",))
 h.backend_variants(globals(), PendingMemoryPlain, backends=("io_uring",))
+h.backend_variants(globals(), CompoundBound, backends=("io_uring",))
 
 if __name__ == "__main__":
     h.main()
