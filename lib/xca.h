@@ -45,4 +45,42 @@ size_t xca_lznt1_compress(const uint8_t *in, size_t in_len, uint8_t *out,
 bool xca_lznt1_decompress(const uint8_t *in, size_t in_len, uint8_t *out,
 			  size_t out_len);
 
+/*
+ * The decoders' cost (issue 34, "decompression cost"): a decoder's work
+ * is linear in its input and output, whatever the input, by
+ * construction:
+ *
+ * - every iteration of a symbol loop reads at least one input byte
+ *   (LZ77, LZNT1: a literal, a 2-byte match, a flag byte or word, a
+ *   chunk header) or writes at least one output byte (LZ77+Huffman,
+ *   whose codes may be 1 bit: a literal, or a match of 3 or more);
+ * - a match copy moves 8 bytes a step once its distance reaches 8, and
+ *   a shorter distance doubles to 8 in at most 3 steps (xca_private.h),
+ *   so a 2-byte match token costs at most 6 steps and 1 per 8 bytes out;
+ * - LZ77+Huffman builds a table per block: at most about 37,000 steps
+ *   (the fixed passes over 512 symbols, and table entries filled, at
+ *   most 2^15 as the code lengths' Kraft sum is at most 1), and every
+ *   block but the last writes at least 64 KiB: at most out_len / 65536
+ *   + 1 tables.
+ *
+ * So at most 3 steps per input byte, 2 per output byte and one table:
+ * XCA_STEPS_MAX allows 4, 4 and 65536.  Builds that define
+ * XCA_COUNT_STEPS (the fuzz targets, FUZZING, and the unit test
+ * test_xca_cost) count the work in xca_steps: one per loop iteration of
+ * a decoder, per table entry filled and per 64 bytes of a memcpy or
+ * memset; other builds count nothing, at no cost.  The fuzz targets
+ * assert the bound on every input they try, test_xca_cost on
+ * hand-built worst cases (testsuite/common/xca_adversary.c), and
+ * testsuite/bench/xca_cost measures those in time
+ * (testsuite/bench/README.md).
+ */
+#define XCA_STEPS_MAX(in_len, out_len) \
+	(4 * (uint64_t)(in_len) + 4 * (uint64_t)(out_len) + 65536)
+#if defined(FUZZING) && !defined(XCA_COUNT_STEPS)
+#define XCA_COUNT_STEPS 1
+#endif
+#ifdef XCA_COUNT_STEPS
+extern uint64_t xca_steps;
+#endif
+
 #endif

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "lib/xca.h"
+#include "lib/xca_private.h"
 
 #define XH_BLOCK 65536u		/* output bytes a block (2.1.4, 2.2.4) */
 #define XH_NSYM 512u
@@ -79,6 +80,7 @@ static uint32_t canon_codes(const uint8_t *len, uint16_t *code)
 	uint32_t c = 0, kraft = 0;
 	unsigned l, s;
 
+	XCA_STEP(2 * XH_NSYM + XH_MAXBITS);
 	for (s = 0; s < XH_NSYM; s++) {
 		count[len[s]]++;
 	}
@@ -143,6 +145,7 @@ static unsigned sort_symbols(const uint8_t *len, uint16_t *sorted)
 	uint32_t start[XH_MAXBITS + 2] = { 0 };
 	unsigned s, k;
 
+	XCA_STEP(3 * XH_NSYM + XH_MAXBITS);
 	for (s = 0; s < XH_NSYM; s++) {
 		start[len[s] + 1]++;
 	}
@@ -161,6 +164,7 @@ static inline void fill16(uint16_t *t, uint16_t e, uint32_t n)
 {
 	uint32_t i;
 
+	XCA_STEP(n);
 	for (i = 0; i < n; i++) {
 		t[i] = e;
 	}
@@ -180,10 +184,12 @@ static void dec_fill_long(struct xh_dec *d, const uint8_t *len,
 		unsigned sym = sorted[k], l = len[sym];
 		uint32_t c = code[sym];
 
+		XCA_STEP(1);
 		if (c >> (l - XH_ROOT) != prefix) {
 			prefix = c >> (l - XH_ROOT);
 			base = next;
 			next += 1u << XH_SUBBITS;
+			XCA_STEP_BYTES(sizeof(d->table[0]) << XH_SUBBITS);
 			memset(d->table + base, 0,
 			       sizeof(d->table[0]) << XH_SUBBITS);
 			d->table[prefix] = (uint16_t)(XH_SUB | base);
@@ -201,6 +207,7 @@ static bool dec_build_table(struct xh_dec *d, const uint8_t *t)
 	uint32_t pos = 0;
 	unsigned s, k, n;
 
+	XCA_STEP(XH_TABLE);
 	for (s = 0; s < XH_TABLE; s++) {
 		len[2 * s] = t[s] & 15;
 		len[2 * s + 1] = t[s] >> 4;
@@ -213,10 +220,12 @@ static bool dec_build_table(struct xh_dec *d, const uint8_t *t)
 	for (k = 0; k < n && len[sorted[k]] <= XH_ROOT; k++) {
 		unsigned sym = sorted[k], l = len[sym];
 
+		XCA_STEP(1);
 		fill16(d->table + pos, (uint16_t)(l << 9 | sym),
 		       1u << (XH_ROOT - l));
 		pos += 1u << (XH_ROOT - l);
 	}
+	XCA_STEP_BYTES(((1u << XH_ROOT) - pos) * sizeof(d->table[0]));
 	memset(d->table + pos, 0, ((1u << XH_ROOT) - pos) *
 	       sizeof(d->table[0]));
 	dec_fill_long(d, len, code, sorted, k, n);
@@ -297,6 +306,7 @@ static inline void dec_copy(uint8_t *dst, size_t off, size_t len)
 	const uint8_t *src = dst - off;
 
 	if (off == 1) {
+		XCA_STEP_BYTES(len);
 		memset(dst, *src, len);
 		return;
 	}
@@ -306,6 +316,7 @@ static inline void dec_copy(uint8_t *dst, size_t off, size_t len)
 		if (n > len) {
 			n = len;
 		}
+		XCA_STEP_BYTES(n);
 		memcpy(dst, src, n);
 		dst += n;
 		len -= n;
@@ -352,6 +363,7 @@ static enum dec_rc dec_symbols(const struct xh_dec *d, struct xh_pos *ps)
 		unsigned e = d->table[p.bits >> (32 - XH_ROOT)];
 		unsigned sym;
 
+		XCA_STEP(1);
 		if (e & XH_SUB) {
 			e = d->table[(e & ~XH_SUB) +
 				     ((p.bits >> (32 - XH_MAXBITS)) &
@@ -385,6 +397,7 @@ static enum dec_rc dec_block(struct xh_dec *d, struct xh_pos *p)
 {
 	uint32_t w0, w1;
 
+	XCA_STEP(1);
 	if (d->in_len - p->ipos < XH_TABLE) {
 		/* 2.2.4: no room for another table ends the stream. */
 		return p->opos == d->out_len ? DEC_DONE : DEC_FAIL;

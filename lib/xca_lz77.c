@@ -198,6 +198,7 @@ bool xca_lz77_decompress(const uint8_t *in, size_t in_len, uint8_t *out,
 		.out = out, .op = out, .out_end = out + out_len,
 	};
 	for (;;) {
+		XCA_STEP(1);
 		if (nflags == 0) {
 			/* A stream may end with or without the last flags. */
 			if (d.ip == d.in_end) {

@@ -37,6 +37,10 @@
 
 #include <string.h>
 
+#ifdef XCA_COUNT_STEPS
+uint64_t xca_steps;	/* xca.h: the decoders' work, counted */
+#endif
+
 #define LZNT1_CHUNK 4096
 #define LZNT1_MIN_MATCH 3
 #define LZNT1_HASH_BITS 12
@@ -84,6 +88,7 @@ static bool lznt1_dec_chunk(const uint8_t *ip, const uint8_t *end,
 	while (ip < end) {
 		unsigned flags = *ip++;
 
+		XCA_STEP(1);
 		/* Eight literals, the common case in text: one copy. */
 		if (flags == 0 && end - ip >= 8 && lim - op >= 8) {
 			memcpy(op, ip, 8);
@@ -95,6 +100,7 @@ static bool lznt1_dec_chunk(const uint8_t *ip, const uint8_t *end,
 			size_t u = (size_t)(op - start), dist, len;
 			unsigned tok, lb;
 
+			XCA_STEP(1);
 			if ((flags & 1) == 0) {
 				if (op == lim) {
 					return false;
@@ -142,6 +148,7 @@ bool xca_lznt1_decompress(const uint8_t *in, size_t in_len, uint8_t *out,
 		unsigned hdr;
 		size_t size, room;
 
+		XCA_STEP(1);
 		if (in_end - ip < 2) {
 			return false;
 		}
@@ -168,6 +175,7 @@ bool xca_lznt1_decompress(const uint8_t *in, size_t in_len, uint8_t *out,
 			if (size > room) {
 				return false;
 			}
+			XCA_STEP_BYTES(size);
 			memcpy(op, ip, size);
 			op += size;
 		}

@@ -5,10 +5,11 @@
  * next 2 bytes (at most 64 KiB, one block), else from the next 3 (at most
  * 256 KiB, so the decoder goes on to later blocks).  The bytes after that
  * are decompressed into a buffer of exactly that size, which must not
- * crash or touch anything outside it.  The same bytes are then compressed
- * with room to spare, which must succeed, and decompressed again, which
- * must give them back; one byte less room than that must make the
- * compressor give up without writing past it.
+ * crash or touch anything outside it, nor take more than XCA_STEPS_MAX
+ * steps of work (counted: XCA_COUNT_STEPS, lib/xca.h).  The same bytes
+ * are then compressed with room to spare, which must succeed, and
+ * decompressed again, which must give them back; one byte less room
+ * than that must make the compressor give up without writing past it.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +46,12 @@ static void decode_any(const uint8_t *data, size_t size)
 	if (out == NULL) {
 		abort();
 	}
+	/* Linear work whatever the input (lib/xca.h). */
+	xca_steps = 0;
 	(void)xca_huff_decompress(data + hdr, size - hdr, out, out_len);
+	if (xca_steps > XCA_STEPS_MAX(size - hdr, out_len)) {
+		abort();
+	}
 	free(out);
 }
 
