@@ -76,5 +76,16 @@ bench-bigdir: smbd/smbd
 		--builddir $(abs_top_builddir) --results $(BENCH_RESULTS) \
 		$(BIGDIR_ARGS)
 
-.PHONY: bench bench-short bench-floods bench-bigdir
+# Issue 34: the MS-XCA decoders' time on hand-built worst cases, and the
+# worst one message can cost (xca_cost.c, a few seconds; built with make
+# check so CI proves it compiles).  Pass its options in XCA_ARGS.
+check_PROGRAMS += testsuite/bench/xca_cost
+testsuite_bench_xca_cost_SOURCES = testsuite/bench/xca_cost.c \
+	testsuite/common/xca_adversary.c testsuite/common/xca_adversary.h
+testsuite_bench_xca_cost_LDADD = $(SMBD_LIBS)
+XCA_ARGS =
+bench-xca: testsuite/bench/xca_cost
+	testsuite/bench/xca_cost $(XCA_ARGS)
+
+.PHONY: bench bench-short bench-floods bench-bigdir bench-xca
 CLEANFILES += bench-smbd-build.log
