@@ -1,15 +1,38 @@
 /*
- * This process's id without a syscall.  glibc stopped caching getpid()
- * (2.25), and the locking DB names every open by its worker's pid: the
- * lookups of one SMB operation asked the kernel two or three times
- * (issue 18's syscall count).  The cache is cleared in every fork's
+ * Processes: this one's id, and whether another one still lives.
+ *
+ * proc_pid(): this process's id without a syscall.  glibc stopped caching
+ * getpid() (2.25), and the locking DB names every open by its worker's
+ * pid: the lookups of one SMB operation asked the kernel two or three
+ * times (issue 18's syscall count).  The cache is cleared in every fork's
  * child (pthread_atfork), so a worker never reports its master's pid.
+ *
+ * proc_stat()/proc_alive(): what /proc says of another process.  A pid
+ * alone names a process only while it lives: the pid of one that died may
+ * be given to a new one, so a record that must name one process across
+ * time keeps its start time too (boot-relative, so unique with the pid).
+ * A zombie (dead, not reaped yet: its parent is stopped, say) counts as
+ * dead, though kill(pid, 0) still succeeds on it.
  */
 #ifndef LIB_PROC_H
 #define LIB_PROC_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 pid_t proc_pid(void);
+
+/* What /proc/PID/stat says of pid: false when it has no such file. */
+struct proc_info {
+	char state;		/* 'R', 'S', 'T', 'Z'... */
+	unsigned long threads;	/* its thread count */
+	uint64_t start;		/* clock ticks after boot */
+};
+bool proc_stat(pid_t pid, struct proc_info *out);
+/* Whether pid runs: it exists (kill(pid, 0), EPERM included) and is no
+ * zombie, or a zombie leader whose other threads are still exiting (they
+ * hold its files).  Without /proc, what kill() says. */
+bool proc_alive(pid_t pid);
 
 #endif
