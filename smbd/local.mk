@@ -2,7 +2,7 @@
 # and fuzz targets link the same code.
 libsmbd_a_SOURCES += \
 	smbd/smbd.h smbd/smb2.h smbd/conn/conn.h smbd/conn/smb2_server.h \
-	smbd/process/process.h smbd/process/listen.c smbd/process/pidfile.c smbd/process/master.c \
+	smbd/process/process.h smbd/process/listen.c smbd/process/pidfile.c smbd/process/orphans.c smbd/process/master.c \
 	smbd/process/irq_affinity.c \
 	smbd/process/reload.c smbd/process/worker.c \
 	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_handover.c smbd/conn/smb2_seal.c smbd/conn/smb2_seal.h smbd/conn/smb2_compress.c smbd/conn/smb2_compress.h smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/auth_limit.c smbd/conn/auth_limit.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \

@@ -53,6 +53,17 @@ struct smbd_server {
 	 * is granted by any worker (oplock.h smbd_dirlease_arm). */
 	uint32_t *dirlease_armed;
 	int control_fd;		/* smbcontrol's socket (control.c), or -1 */
+	/* A pipe nobody writes to: the master keeps its write end, each
+	 * child closes it and watches the read end, which reads EOF once
+	 * the master is gone, however the child's credentials changed
+	 * (the parent-death signal does not survive that).  -1 before
+	 * the master runs. */
+	int alive_rd, alive_wr;
+	/* Processes of a previous run killed at start (orphans.c), and
+	 * whether that run ended without its master's clean stop. */
+	uint32_t *orphans;
+	size_t norphans;
+	bool unclean_stop;
 	/* The live metrics table (lib/metrics.h), NULL when `smbd metrics =
 	 * no`; workers inherit the shared mapping. */
 	struct metrics_shm *metrics;

@@ -31,6 +31,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_security.py \
 	testsuite/integration/test_vfs_modules.py \
 	testsuite/integration/test_faults.py \
+	testsuite/integration/test_orphans.py \
 	testsuite/integration/test_veto.py \
 	testsuite/integration/test_limits.py \
 	testsuite/integration/test_anonymous.py \

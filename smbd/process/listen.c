@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SO_ATTACH_REUSEPORT_CBPF
@@ -107,6 +108,9 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd)
 	return ret;
 }
 
+/* An attempt that may be repeated: a port in use is not logged. */
+static bool listen_retrying;
+
 /*
  * SO_REUSEPORT lets any process of the same user join a port's group, and
  * the kernel would then share our connections with it (another smbd, say).
@@ -183,8 +187,10 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 	g->port = port;
 	ret = smbd_port_free(ai->ai_addr, ai->ai_addrlen);
 	if (ret != 0) {
-		DBG_ERR("cannot listen on %s port %u: %s\n", addr, port,
-			strerror(-ret));
+		if (ret != -EADDRINUSE || !listen_retrying) {
+			DBG_ERR("cannot listen on %s port %u: %s\n", addr,
+				port, strerror(-ret));
+		}
 		freeaddrinfo(ai);
 		srv->ngroups--;
 		return ret;
@@ -342,7 +348,56 @@ static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 	return 0;
 }
 
-int smbd_open_listeners(struct smbd_server *srv)
+static void smbd_close_listeners(struct smbd_server *srv)
+{
+	size_t g;
+	int i;
+
+	for (g = 0; g < srv->ngroups; g++) {
+		for (i = 0; srv->groups[g].fds != NULL && i < srv->nworkers;
+		     i++) {
+			close(srv->groups[g].fds[i]);
+		}
+	}
+	TALLOC_FREE(srv->groups);
+	srv->ngroups = 0;
+}
+
+static int smbd_open_listeners_once(struct smbd_server *srv);
+
+/*
+ * wait_ms: after killing a previous run's workers (orphans.c).  The
+ * process is gone before its sockets are: an io_uring instance is torn
+ * down by a kernel worker after its process exited, and the listening
+ * sockets its accepts held go then (a few milliseconds), so a port in
+ * use is tried again until then.
+ */
+int smbd_open_listeners(struct smbd_server *srv, unsigned wait_ms)
+{
+	struct timespec ts;
+	uint64_t now, deadline;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	deadline = now + wait_ms;
+	for (;;) {
+		listen_retrying = now < deadline;
+		ret = smbd_open_listeners_once(srv);
+		if (ret != -EADDRINUSE || !listen_retrying) {
+			break;
+		}
+		smbd_close_listeners(srv);
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000 +
+		      (uint64_t)ts.tv_nsec / 1000000;
+	}
+	listen_retrying = false;
+	return ret;
+}
+
+static int smbd_open_listeners_once(struct smbd_server *srv)
 {
 	TALLOC_CTX *tmp = talloc_new(srv);
 	const char **ports = lp_list(tmp, srv->lp, LP_GLOBAL, LP_SMB_PORTS);

@@ -327,6 +327,7 @@ int main(int argc, char **argv)
 	clock_update();
 	srv = talloc_zero(NULL, struct smbd_server);
 	srv->control_fd = -1;
+	srv->alive_rd = srv->alive_wr = -1;
 	srv->lp = lp_new(srv);
 	srv->config_file = o.config ? o.config : LP_DEFAULT_CONFIG_FILE;
 	srv->foreground = o.foreground;
@@ -383,8 +384,14 @@ int main(int argc, char **argv)
 	raise_nofile(srv->lp);
 	/* The sockets are bound before we daemonize, so that a port in use
 	 * or a bad `interfaces` line reaches the terminal that started us. */
+	/* A previous run's workers that outlived their master hold the
+	 * port and the tables: they go first (orphans.c).  Those that
+	 * went on their own or were killed release their sockets a little
+	 * after they are gone: after a run that did not stop cleanly a
+	 * port in use is tried again for a while. */
+	smbd_orphans_recover(srv);
 	if (!smbd_choose_cpus(srv) || !smbd_load_server_guid(srv) ||
-	    smbd_open_listeners(srv) != 0) {
+	    smbd_open_listeners(srv, srv->unclean_stop ? 5000 : 0) != 0) {
 		return 1;
 	}
 	if (!o.foreground && !become_daemon(&o)) {

@@ -26,6 +26,7 @@
 #include "smbd/objects/cluster.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -38,6 +39,33 @@ struct smbd_slot {
 	uint64_t last_start_ms;
 	bool pending_restart;
 };
+
+/* The set of children changed since the lock directory's list was
+ * written (orphans.c). */
+static bool master_children_changed;
+
+static void master_record_children(struct smbd_server *srv,
+				   const struct smbd_slot *slots)
+{
+	pid_t *pids = talloc_array(srv, pid_t, srv->nworkers + 1);
+	size_t n = 0;
+	int i;
+
+	if (pids == NULL) {
+		return;
+	}
+	for (i = 0; i < srv->nworkers; i++) {
+		if (slots[i].pid > 0) {
+			pids[n++] = slots[i].pid;
+		}
+	}
+	if (smbd_metrics_http_pid() > 0) {
+		pids[n++] = smbd_metrics_http_pid();
+	}
+	smbd_children_record(srv, pids, n);
+	talloc_free(pids);
+	master_children_changed = false;
+}
 
 static uint64_t master_now_ms(void)
 {
@@ -73,6 +101,7 @@ static bool master_start_worker(struct smbd_server *srv,
 	slots[i].pid = pid;
 	slots[i].last_start_ms = master_now_ms();
 	slots[i].pending_restart = false;
+	master_children_changed = true;
 	DBG_NOTICE("started worker %d pid %d on cpu %d\n", i, (int)pid,
 		   srv->worker_cpus[i]);
 	return true;
@@ -91,13 +120,14 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
 			}
 		}
 		if (i == srv->nworkers) {
-			if (!stopping) {
-				(void)smbd_metrics_http_reaped(srv, pid,
-							       status);
+			if (!stopping &&
+			    smbd_metrics_http_reaped(srv, pid, status)) {
+				master_children_changed = true;
 			}
 			continue; /* e.g. a panic action's child */
 		}
 		slots[i].pid = 0;
+		master_children_changed = true;
 		if (stopping) {
 			continue;
 		}
@@ -181,6 +211,22 @@ static void master_stop(struct smbd_server *srv, struct smbd_slot *slots)
 }
 
 /*
+ * The entries of a previous run's processes killed at start: usually
+ * gone with TDB_CLEAR_IF_FIRST already, unless one of them still had the
+ * tables open (stuck in the kernel when we gave up waiting).
+ */
+static void master_clean_orphans(struct smbd_server *srv)
+{
+	size_t i;
+
+	for (i = 0; i < srv->norphans; i++) {
+		locking_cleanup_pid(srv->locking, srv->orphans[i]);
+	}
+	TALLOC_FREE(srv->orphans);
+	srv->norphans = 0;
+}
+
+/*
  * The locking database, created (and wiped of a previous run's entries)
  * before any worker opens it; the master keeps it for the cleanup.
  * `clustering = yes`: in CTDB through this node's ctdbd, and entries a
@@ -197,8 +243,10 @@ static bool master_open_locking(struct smbd_server *srv)
 		if (!NT_STATUS_IS_OK(status)) {
 			DBG_ERR("cannot open the locking database in %s\n",
 				dir);
+			return false;
 		}
-		return NT_STATUS_IS_OK(status);
+		master_clean_orphans(srv);
+		return true;
 	}
 	co.socket = lp_str(srv->lp, LP_GLOBAL, LP_CTDBD_SOCKET);
 	if (co.socket == NULL || *co.socket == '\0') {
@@ -214,6 +262,7 @@ static bool master_open_locking(struct smbd_server *srv)
 		return false;
 	}
 	locking_cleanup_node(srv->locking);
+	master_clean_orphans(srv);
 	return true;
 }
 
@@ -227,6 +276,20 @@ int smbd_master_run(struct smbd_server *srv)
 	slots = talloc_zero_array(srv, struct smbd_slot, srv->nworkers);
 	if (slots == NULL) {
 		return 1;
+	}
+	/* Before any child: each watches the read end for the master's
+	 * death (smbd.h).  Close-on-exec, so that no program a child runs
+	 * (a script, the panic action) keeps it open. */
+	{
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) != 0) {
+			DBG_ERR("cannot make the master's pipe: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		srv->alive_rd = p[0];
+		srv->alive_wr = p[1];
 	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -270,6 +333,9 @@ int smbd_master_run(struct smbd_server *srv)
 		int sig;
 
 		timeout = master_restart_due(srv, slots);
+		if (master_children_changed) {
+			master_record_children(srv, slots);
+		}
 		if (smbd_notify_enabled()) {
 			uint64_t now = master_now_ms();
 			int left = now >= status_due
@@ -321,6 +387,7 @@ int smbd_master_run(struct smbd_server *srv)
 			DBG_NOTICE("got signal %d: shutting down\n", sig);
 			smbd_metrics_http_stop();
 			master_stop(srv, slots);
+			smbd_children_forget(srv);
 			smbd_control_close(srv);
 			smbd_pidfile_remove(srv);
 			DBG_NOTICE("stopped\n");

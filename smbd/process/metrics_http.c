@@ -445,16 +445,16 @@ static void metrics_http_confine(struct metrics_shm *m)
 
 /* The endpoint's process: none of the master's signal handling, dies
  * with the master. */
-static void metrics_http_child(struct smbd_server *srv, int lfd)
+static void metrics_http_child(struct smbd_server *srv, int lfd,
+			       pid_t master)
 {
 	sigset_t none;
 	size_t g;
 	int i;
 
 	log_set_role("metrics");
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() == 1) {
-		_exit(0);
+	if (srv->alive_wr != -1) {
+		close(srv->alive_wr);
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -471,20 +471,28 @@ static void metrics_http_child(struct smbd_server *srv, int lfd)
 		}
 	}
 	metrics_http_confine(smbd_metrics_table(srv));
+	/* Die with the master.  Armed after the confinement: the kernel
+	 * clears the parent-death signal when the effective ids change,
+	 * and they do not change after this.  The master may have died
+	 * before: then our parent is someone else already. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != master) {
+		_exit(0);
+	}
 	metrics_http_loop(lfd, smbd_metrics_table(srv));
 	_exit(1);
 }
 
 static bool metrics_http_fork(struct smbd_server *srv)
 {
-	pid_t pid = fork();
+	pid_t master = getpid(), pid = fork();
 
 	if (pid == -1) {
 		DBG_ERR("metrics endpoint: cannot fork: %s\n", strerror(errno));
 		return false;
 	}
 	if (pid == 0) {
-		metrics_http_child(srv, metrics_http_fd);
+		metrics_http_child(srv, metrics_http_fd, master);
 	}
 	metrics_http_pid = pid;
 	metrics_http_started_ms = now_ms();
@@ -535,6 +543,11 @@ bool smbd_metrics_http_reaped(struct smbd_server *srv, pid_t pid,
 	}
 	(void)metrics_http_fork(srv);
 	return true;
+}
+
+pid_t smbd_metrics_http_pid(void)
+{
+	return metrics_http_pid;
 }
 
 void smbd_metrics_http_stop(void)

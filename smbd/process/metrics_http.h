@@ -44,5 +44,7 @@ bool smbd_metrics_http_reaped(struct smbd_server *srv, pid_t pid,
 			      int status);
 /* Master, stopping: end the endpoint's process. */
 void smbd_metrics_http_stop(void);
+/* The endpoint's process, or -1 (the master's list of its children). */
+pid_t smbd_metrics_http_pid(void);
 
 #endif

@@ -58,6 +58,30 @@ bool smbd_pidfile_create(struct smbd_server *srv)
 	return true;
 }
 
+/* The pid of a live master holding the pid file's lock, or 0. */
+pid_t smbd_pidfile_holder(struct smbd_server *srv)
+{
+	const char *dir = lp_str(srv->lp, LP_GLOBAL, LP_PID_DIRECTORY);
+	char *path = talloc_asprintf(srv, "%s/smbd.pid", dir);
+	struct flock fl;
+	pid_t holder = 0;
+	int fd;
+
+	fd = path != NULL ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	talloc_free(path);
+	if (fd == -1) {
+		return 0;
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
+		holder = fl.l_pid > 0 ? fl.l_pid : 1;
+	}
+	close(fd);
+	return holder;
+}
+
 void smbd_pidfile_remove(struct smbd_server *srv)
 {
 	if (pidfile_fd != -1 && srv->pidfile != NULL) {

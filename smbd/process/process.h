@@ -16,6 +16,8 @@
 #define SMBD_PROCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 struct smbd_server;
 
@@ -33,12 +35,28 @@ void smbd_worker_main(struct smbd_server *srv, int index) __attribute__((noretur
 bool smbd_reload_config(struct smbd_server *srv);
 
 /* listen.c */
-int smbd_open_listeners(struct smbd_server *srv);
+/* wait_ms > 0: a port in use is tried again for that long (after a run
+ * that did not stop cleanly: its workers' sockets go a little after
+ * them). */
+int smbd_open_listeners(struct smbd_server *srv, unsigned wait_ms);
 bool smbd_choose_cpus(struct smbd_server *srv);
 
 /* pidfile.c: the pid file, and the persistent server GUID. */
 bool smbd_load_server_guid(struct smbd_server *srv);
 bool smbd_pidfile_create(struct smbd_server *srv);
 void smbd_pidfile_remove(struct smbd_server *srv);
+pid_t smbd_pidfile_holder(struct smbd_server *srv);
+
+/*
+ * orphans.c: the master's children listed in the lock directory, and
+ * at start, before the listeners, the children a dead master of this
+ * configuration left running killed (their pids in srv->orphans, for
+ * the master to drop their entries once the tables are open;
+ * srv->unclean_stop when the last run's list was still there).
+ */
+void smbd_children_record(struct smbd_server *srv, const pid_t *pids,
+			  size_t n);
+void smbd_children_forget(struct smbd_server *srv);
+void smbd_orphans_recover(struct smbd_server *srv);
 
 #endif

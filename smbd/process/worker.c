@@ -27,12 +27,39 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 static void worker_on_accept(void *priv, int fd)
 {
 	smbd_spread_accept(priv, fd);
+}
+
+/* The master is gone (kill -9, a crash): nobody would clean up after
+ * us or restart us, and a new master needs the port.  Stop, leaving no
+ * entries behind (worker_main). */
+static bool worker_orphaned;
+
+static void worker_on_master_gone(void *priv)
+{
+	struct smbd_worker *w = priv;
+
+	if (worker_orphaned) {
+		return;	/* the watch stays readable until the loop ends */
+	}
+	worker_orphaned = true;
+	DBG_ERR("worker %d: the master is gone: stopping\n", w->index);
+	w->stopping = true;
+	ev_loop_stop(w->loop);
+}
+
+/* What the master would have done after our death: our share modes,
+ * locks and status records go (other nodes are told when clustered). */
+static void worker_clean_own(struct smbd_worker *w)
+{
+	uint32_t pid = (uint32_t)getpid();
+
+	locking_cleanup_pid(w->locking, pid);
+	smbd_cluster_owner_gone(w->locking, pid);
 }
 
 static void worker_on_signal(void *priv, int signo)
@@ -141,11 +168,13 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		srv->control_fd = -1;
 	}
 	crash_set_panic_action(lp_str(srv->lp, LP_GLOBAL, LP_PANIC_ACTION));
-	/* Die with the master: no orphaned workers holding the port. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() == 1) {
-		_exit(0);
-	}
+	/* Die with the master: no orphaned workers holding the port.  Not
+	 * PR_SET_PDEATHSIG: the kernel clears it when a thread's effective
+	 * ids change, as the loop thread's do for a ring personality
+	 * (smbd_tcon_personality).  The pipe's EOF cannot be lost: had the
+	 * master died already, the read end is readable at once. */
+	close(srv->alive_wr);
+	srv->alive_wr = -1;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 
@@ -220,6 +249,11 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		DBG_ERR("worker %d: cannot watch signals\n", index);
 		_exit(1);
 	}
+	if (ev_watch_fd(w->loop, w, srv->alive_rd, worker_on_master_gone,
+			w) != 0) {
+		DBG_ERR("worker %d: cannot watch the master\n", index);
+		_exit(1);
+	}
 	/* The master blocked these; the loop takes them via signalfd. */
 	sigemptyset(&none);
 	sigaddset(&none, SIGCHLD);
@@ -236,6 +270,9 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 	(void)ev_loop_run(w->loop);
 	DBG_INFO("worker %d stopping with %u connections\n", index,
 		 w->nconns);
+	if (worker_orphaned) {
+		worker_clean_own(w);
+	}
 	/* Connections go with the worker; the kernel closes the sockets. */
 	_exit(0);
 }

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Faults of the process model (issue 34): the master killed under its
+workers.
+
+- kill -9 of the master after a 1-byte WRITE through a tree (which
+  switches the worker's loop thread to the user once, and so used to
+  clear its parent-death signal), with an exclusive open and a byte-range
+  lock held: every worker exits within a second, and a new master on the
+  same smb.conf, port and directories starts, and another client opens
+  the file exclusively and takes the lock.
+- a worker that cannot notice (SIGSTOPped) when its master is killed:
+  the next master on the same configuration finds it by its record in
+  the lock directory, kills it, logs it, and starts.
+
+Each of these fails on the code before issue 34.  Samba has no workers
+(or a master that could be killed under them): skipped against it.
+"""
+
+import os
+import signal
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smbd_harness as h  # noqa: E402
+from test_lock import (lock_send, lock_recv, EXCLUSIVE,  # noqa: E402
+                       FAIL_IMMEDIATELY)
+from test_workers import wait_workers  # noqa: E402
+
+CONN = (r"worker (\d+) \(cpu (\d+)\): connection from "
+        r"127\.0\.0\.1:%d,")
+FILE_SHARE_NONE = 0
+GENERIC_ALL = 0x10000000
+FILE_OVERWRITE_IF = 5
+FILE_OPEN = 1
+
+
+def err_code(e):
+    get = getattr(e, "get_error_code", None) or getattr(e, "getErrorCode")
+    return get()
+
+
+def wait_gone(pids, timeout):
+    """Wait until none of pids runs (gone or a zombie); the seconds it
+    took, or None."""
+    t0 = time.monotonic()
+    if h.wait_until(lambda: not any(h.pid_alive(p) for p in pids),
+                    timeout, 0.01):
+        return time.monotonic() - t0
+    return None
+
+
+def cont_and_kill(pids):
+    """Leave nothing stopped behind (a failed test's orphans)."""
+    for p in pids:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+
+
+class Orphans(h.SmbdTestCase):
+    """One server per test: the tests kill its master."""
+
+    workers = 2
+    start_server = False
+    allow_worker_death = True
+
+    @classmethod
+    def setUpClass(cls):
+        if h.is_samba():
+            raise unittest.SkipTest("Samba's smbd has no workers")
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("needs root to add the test user")
+        if len(os.sched_getaffinity(0)) < 2:
+            raise unittest.SkipTest("needs 2 CPUs")
+        super().setUpClass()
+
+    def setUp(self):
+        super().setUp()
+        self.stray = []
+        self.srv = self.new_server()
+        self.addCleanup(self.srv.cleanup)
+        self.addCleanup(cont_and_kill, self.stray)
+        self.srv.create_user(h.TEST_USER, h.TEST_PASSWORD)
+        self.srv.start()
+        self.srv.port_fixed = True   # a restart must get the same port
+        wait_workers(self.srv)
+
+    def logon(self, srv, cpu=None):
+        """An impacket logon to srv (from cpu, so the kernel steers it to
+        that CPU's worker); (connection, worker index)."""
+        from impacket.smb3 import SMB3
+        from impacket.smbconnection import SMBConnection
+        saved = os.sched_getaffinity(0)
+        try:
+            if cpu is not None:
+                os.sched_setaffinity(0, {cpu})
+            raw = SMB3("127.0.0.1", "127.0.0.1", sess_port=srv.port,
+                       timeout=h.NET_TIMEOUT, preferredDialect=h.DIALECT_302)
+            conn = SMBConnection(existingConnection=raw)
+            conn.login(h.TEST_USER, h.TEST_PASSWORD)
+        finally:
+            os.sched_setaffinity(0, saved)
+        port = raw._NetBIOSSession.get_socket().getsockname()[1]
+        m = srv.wait_log(CONN % port, 5.0)
+        self.assertTrue(m, "no connection line")
+        return conn, int(m[-1].group(1))
+
+    def open_excl(self, conn, tid, name, disposition=FILE_OVERWRITE_IF):
+        return conn.createFile(tid, name, desiredAccess=GENERIC_ALL,
+                               shareMode=FILE_SHARE_NONE,
+                               creationDisposition=disposition)
+
+    def hold(self, conn, name):
+        """Through conn: the file opened sharing nothing, one byte written
+        (not write-through), bytes 0-9 locked exclusively."""
+        tid = conn.connectTree("share")
+        fid = self.open_excl(conn, tid, name)
+        conn.writeFile(tid, fid, b"x", 0)
+        smb = conn.getSMBServer()
+        self.assertEqual(lock_recv(smb, lock_send(
+            smb, tid, fid, [(0, 10, EXCLUSIVE | FAIL_IMMEDIATELY)])), 0)
+        return tid, fid
+
+    def take(self, conn, name):
+        """What another client must now get: the file sharing nothing,
+        and the lock on its bytes 0-9."""
+        tid = conn.connectTree("share")
+        try:
+            fid = self.open_excl(conn, tid, name, FILE_OPEN)
+        except Exception as e:
+            self.fail("exclusive open refused: 0x%08x" % err_code(e))
+        smb = conn.getSMBServer()
+        self.assertEqual(lock_recv(smb, lock_send(
+            smb, tid, fid, [(0, 10, EXCLUSIVE | FAIL_IMMEDIATELY)])), 0,
+            "the byte-range lock was not granted")
+        conn.closeFile(tid, fid)
+
+    def restart_same(self):
+        """A new master on the same smb.conf, port and directories."""
+        srv = self.srv
+        srv._close_log()
+        srv.proc = None
+        t0 = time.monotonic()
+        srv.start()
+        took = time.monotonic() - t0
+        wait_workers(srv)
+        return took
+
+    def test_master_kill9_workers_exit(self):
+        table = wait_workers(self.srv)
+        workers = [pid for pid, _ in table.values()]
+        conns = [self.logon(self.srv, cpu)[0] for _, cpu in table.values()]
+        for i, c in enumerate(conns):
+            self.hold(c, "held%d.dat" % i)
+        os.kill(self.srv.pid, signal.SIGKILL)
+        self.srv.proc.wait(5)
+        took = wait_gone(workers, 5.0)
+        self.stray.extend(workers)
+        self.assertIsNotNone(took, "workers outlived the master: %s" %
+                             [p for p in workers if h.pid_alive(p)])
+        self.assertLess(took, 1.0, "workers exited after %.2f s" % took)
+        start = self.restart_same()
+        c, _ = self.logon(self.srv)
+        for i in range(len(conns)):
+            self.take(c, "held%d.dat" % i)
+        print("workers gone %.3f s after the master's kill -9; restart "
+              "took %.2f s" % (took, start))
+
+    def test_orphan_killed_at_start(self):
+        table = wait_workers(self.srv)
+        (_, (vpid, vcpu)), (_, (opid, ocpu)) = sorted(table.items())
+        c, w = self.logon(self.srv, vcpu)
+        if table[w][0] != vpid:
+            self.skipTest("the connection was not steered to cpu %d" %
+                          vcpu)
+        self.hold(c, "orphan.dat")
+        self.stray.extend([vpid, opid])
+        os.kill(vpid, signal.SIGSTOP)
+        os.kill(self.srv.pid, signal.SIGKILL)
+        self.srv.proc.wait(5)
+        self.assertIsNotNone(wait_gone([opid], 5.0),
+                             "the running worker outlived the master")
+        self.assertTrue(h.pid_alive(vpid))
+        since = self.srv.log_size()
+        start = self.restart_same()
+        self.assertFalse(h.pid_alive(vpid), "the orphan still runs")
+        self.assertTrue(self.srv.wait_log(
+            r"pid %d .*previous run.*killed" % vpid, 2.0, since),
+            "no log line for the orphan\n" + self.srv.log_tail())
+        c2, _ = self.logon(self.srv)
+        self.take(c2, "orphan.dat")
+        print("a start with a stopped orphan took %.2f s" % start)
+
+
+if __name__ == "__main__":
+    h.main()
