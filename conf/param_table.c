@@ -361,6 +361,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  NULL, 0),
 	P(LP_SMBD_SPREAD_CONNECTIONS, "smbd spread connections", B, G, "no",
 	  NULL, 0),
+	P(LP_SMBD_WATCHDOG_TIMEOUT, "smbd watchdog timeout", I, G, "30", NULL,
+	  0),
 	P(LP_SMBD_WORKERS, "smbd workers", I, G, "0", NULL, 0),
 	P(LP_SOCKET_OPTIONS, "socket options", STR, G, "TCP_NODELAY", NULL, C),
 	P(LP_STATE_DIRECTORY, "state directory", STR, G,

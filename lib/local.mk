@@ -4,6 +4,7 @@ libsmbd_a_SOURCES += \
 	lib/wire.c lib/wire.h \
 	lib/log.c lib/log.h lib/json.c lib/json.h \
 	lib/clock.c lib/clock.h lib/proc.c lib/proc.h \
+	lib/heartbeat.c lib/heartbeat.h \
 	lib/charset.c lib/charset.h
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
@@ -34,6 +35,12 @@ testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c 
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
 testsuite_unit_test_ev_after_poll_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ev_after_poll_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_heartbeat
+TESTS += testsuite/unit/test_heartbeat
+testsuite_unit_test_heartbeat_SOURCES = testsuite/unit/test_heartbeat.c
+testsuite_unit_test_heartbeat_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_heartbeat_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_tpool
 TESTS += testsuite/unit/test_tpool

@@ -19,6 +19,7 @@
 
 struct lp_ctx;
 struct ev_loop;
+struct heartbeat_slot;
 struct locking_db;
 struct metrics_shm;
 
@@ -59,6 +60,9 @@ struct smbd_server {
 	 * (the parent-death signal does not survive that).  -1 before
 	 * the master runs. */
 	int alive_rd, alive_wr;
+	/* One per worker (MAP_SHARED, lib/heartbeat.h): its loop stamps
+	 * it, the master's watchdog reads it. */
+	struct heartbeat_slot *heartbeats;
 	/* Processes of a previous run killed at start (orphans.c), and
 	 * whether that run ended without its master's clean stop. */
 	uint32_t *orphans;

@@ -6,6 +6,7 @@
  */
 #include "locking/ctdb/ctdb_conn.h"
 #include "locking/ctdb/ctdb_proto.h"
+#include "lib/heartbeat.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -288,7 +289,7 @@ static NTSTATUS conn_write(struct ctdb_conn *c, const uint8_t *buf,
 			return NT_STATUS_CONNECTION_DISCONNECTED;
 		}
 		left = deadline - now_ms();
-		if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
+		if (left <= 0 || heartbeat_poll(&pfd, 1, (int)left) == 0) {
 			DBG_ERR("ctdbd at %s takes no data for %u ms\n",
 				c->path, c->timeout_ms);
 			return NT_STATUS_IO_TIMEOUT;
@@ -447,7 +448,9 @@ static NTSTATUS conn_request(struct ctdb_conn *c, uint32_t reqid,
 			status = NT_STATUS_IO_TIMEOUT;
 			break;
 		}
-		r = poll(&pfd, 1, (int)left);
+		/* Beating: a wait up to `ctdb timeout` is no hang for
+		 * the master's watchdog (lib/heartbeat.h). */
+		r = heartbeat_poll(&pfd, 1, (int)left);
 		if (r < 0 && errno != EINTR) {
 			status = NT_STATUS_UNSUCCESSFUL;
 		} else if (r > 0) {

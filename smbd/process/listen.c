@@ -72,17 +72,38 @@ bool smbd_choose_cpus(struct smbd_server *srv)
 	return true;
 }
 
+/* The index connections meant for worker i go to: i, or when the
+ * watchdog avoids it (late heartbeat, smbd_steer_avoid), the next one
+ * it does not avoid. */
+static uint32_t steer_target(const struct smbd_server *srv, const bool *avoid,
+			     int i)
+{
+	int k;
+
+	for (k = 0; avoid != NULL && k < srv->nworkers; k++) {
+		int j = (i + k) % srv->nworkers;
+
+		if (!avoid[j]) {
+			return (uint32_t)j;
+		}
+	}
+	return (uint32_t)i;	/* all avoided: nowhere better */
+}
+
 /*
- * BPF: A = receiving CPU; for each worker i on CPU c: if (A == c) return i;
- * otherwise return A % nworkers (a CPU without a worker still spreads).
+ * BPF: A = receiving CPU; for each worker i on CPU c: if (A == c) return
+ * i; otherwise A % nworkers (a CPU without a worker still spreads).
+ * Workers avoid[] marks get nothing: their CPUs' connections, and the
+ * spread ones, go to steer_target().
  */
-static int smbd_attach_steering(struct smbd_server *srv, int fd)
+static int smbd_attach_steering(struct smbd_server *srv, int fd,
+				const bool *avoid)
 {
 	struct sock_filter *code;
 	struct sock_fprog prog;
 	int n = srv->nworkers, i, k = 0, ret;
 
-	code = talloc_array(srv, struct sock_filter, 2 * n + 4);
+	code = talloc_array(srv, struct sock_filter, 4 * n + 4);
 	if (code == NULL) {
 		return -ENOMEM;
 	}
@@ -93,11 +114,21 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd)
 		code[k++] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K,
 			(uint32_t)srv->worker_cpus[i], 0, 1);
-		code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-							 (uint32_t)i);
+		code[k++] = (struct sock_filter)BPF_STMT(
+			BPF_RET | BPF_K, steer_target(srv, avoid, i));
 	}
 	code[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K,
 						 (uint32_t)n);
+	for (i = 0; avoid != NULL && i < n; i++) {
+		/* BPF_MAXINSNS: past it the spread may still hit one */
+		if (!avoid[i] || k + 3 > BPF_MAXINSNS) {
+			continue;
+		}
+		code[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)i, 0, 1);
+		code[k++] = (struct sock_filter)BPF_STMT(
+			BPF_RET | BPF_K, steer_target(srv, avoid, i));
+	}
 	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
 	prog.len = (unsigned short)k;
 	prog.filter = code;
@@ -106,6 +137,36 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd)
 	ret = ret == 0 ? 0 : -errno;
 	talloc_free(code);
 	return ret;
+}
+
+/* Whether the groups have our program (the master's; set at open). */
+static bool steering_attached;
+
+/*
+ * The master's watchdog: a worker whose heartbeat is late gets no new
+ * connections until it beats again or is replaced (avoid NULL or all
+ * false: the CPU mapping as at start).  The kernel swaps a group's
+ * program atomically; connections already queued on the late worker's
+ * socket stay there for it, or for its successor, which gets the same
+ * socket.  Without our program (`smbd reuseport steering = no`, or the
+ * kernel refused it) the kernel's hash spreads and nothing changes here.
+ */
+void smbd_steer_avoid(struct smbd_server *srv, const bool *avoid)
+{
+	size_t g;
+	int ret;
+
+	if (!steering_attached) {
+		return;
+	}
+	for (g = 0; g < srv->ngroups; g++) {
+		ret = smbd_attach_steering(srv, srv->groups[g].fds[0], avoid);
+		if (ret != 0) {
+			DBG_WARNING("cannot steer %s port %u: %s\n",
+				    srv->groups[g].addr, srv->groups[g].port,
+				    strerror(-ret));
+		}
+	}
 }
 
 /* An attempt that may be repeated: a port in use is not logged. */
@@ -215,11 +276,13 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 		return -ENOMEM;
 	}
 	if (steer && srv->nworkers > 1) {
-		ret = smbd_attach_steering(srv, g->fds[0]);
+		ret = smbd_attach_steering(srv, g->fds[0], NULL);
 		if (ret != 0) {
 			DBG_WARNING("no CPU steering on %s port %u (%s): the "
 				    "kernel's hash spreads connections\n",
 				    addr, port, strerror(-ret));
+		} else {
+			steering_attached = true;
 		}
 	}
 	DBG_NOTICE("listening on %s port %u with %d sockets\n", addr, port,

@@ -21,6 +21,7 @@
 #include "smbd/objects/oplock.h"
 #include "conf/loadparm.h"
 #include "lib/clock.h"
+#include "lib/heartbeat.h"
 #include "lib/log.h"
 #include "locking/locking.h"
 #include "smbd/objects/cluster.h"
@@ -38,6 +39,8 @@ struct smbd_slot {
 	pid_t pid;
 	uint64_t last_start_ms;
 	bool pending_restart;
+	bool late;		/* heartbeat late: no new connections */
+	bool watchdog_killed;	/* the watchdog sent SIGKILL */
 };
 
 /* The set of children changed since the lock directory's list was
@@ -78,7 +81,14 @@ static uint64_t master_now_ms(void)
 static bool master_start_worker(struct smbd_server *srv,
 				struct smbd_slot *slots, int i)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	/* Its start counts as a beat: the watchdog gives it the whole
+	 * timeout to reach its loop. */
+	if (srv->heartbeats != NULL) {
+		heartbeat_set(&srv->heartbeats[i], heartbeat_now_ms());
+	}
+	pid = fork();
 
 	if (pid == -1) {
 		DBG_ERR("cannot fork worker %d: %s\n", i, strerror(errno));
@@ -101,6 +111,7 @@ static bool master_start_worker(struct smbd_server *srv,
 	slots[i].pid = pid;
 	slots[i].last_start_ms = master_now_ms();
 	slots[i].pending_restart = false;
+	slots[i].watchdog_killed = false;
 	master_children_changed = true;
 	DBG_NOTICE("started worker %d pid %d on cpu %d\n", i, (int)pid,
 		   srv->worker_cpus[i]);
@@ -148,6 +159,87 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
 		}
 		slots[i].pending_restart = true;
 	}
+}
+
+/*
+ * The watchdog (issue 34 item 10).  A worker's loop stamps its heartbeat
+ * every HEARTBEAT_TICK_MS (lib/heartbeat.h); one whose last stamp is
+ * older than `smbd watchdog timeout` is hung (SIGSTOPped, stuck in the
+ * kernel, spinning): it is killed, and the reaper cleans its entries and
+ * restarts it as after a crash.  Before that, once it is a few ticks
+ * late, new connections of its CPU go to another worker
+ * (smbd_steer_avoid), and come back when it beats again or its successor
+ * starts, so a hang costs new clients about LATE_MS, not the timeout.
+ * The loop never blocks on purpose for longer than a tick, except in
+ * waits that beat (heartbeat_poll: ctdbd, bounded by `ctdb timeout`).
+ */
+#define WATCHDOG_LATE_MS (3 * HEARTBEAT_TICK_MS)
+
+static void master_steer(struct smbd_server *srv, struct smbd_slot *slots)
+{
+	bool *avoid = talloc_zero_array(srv, bool, srv->nworkers);
+	int i;
+
+	if (avoid == NULL) {
+		return;
+	}
+	for (i = 0; i < srv->nworkers; i++) {
+		avoid[i] = slots[i].late;
+	}
+	smbd_steer_avoid(srv, avoid);
+	talloc_free(avoid);
+}
+
+/* ms until the next look, or -1 when the watchdog is off. */
+static int master_watchdog(struct smbd_server *srv, struct smbd_slot *slots)
+{
+	int secs = lp_int(srv->lp, LP_GLOBAL, LP_SMBD_WATCHDOG_TIMEOUT);
+	uint64_t now = master_now_ms(), limit, late_after;
+	bool changed = false;
+	int i;
+
+	limit = secs > 0 ? (uint64_t)secs * 1000 : 0;
+	late_after = limit / 2 < WATCHDOG_LATE_MS ? limit / 2
+						  : WATCHDOG_LATE_MS;
+	for (i = 0; i < srv->nworkers; i++) {
+		struct smbd_slot *sl = &slots[i];
+		uint64_t last, age;
+		bool late;
+
+		if (sl->pid <= 0 || limit == 0 || srv->heartbeats == NULL) {
+			changed |= sl->late;
+			sl->late = false;
+			continue;
+		}
+		last = heartbeat_last(&srv->heartbeats[i]);
+		if (last < sl->last_start_ms) {
+			last = sl->last_start_ms;
+		}
+		age = now > last ? now - last : 0;
+		late = age >= late_after;
+		if (late != sl->late) {
+			DBG_NOTICE("worker %d (pid %d) %s: new connections "
+				   "%s\n", i, (int)sl->pid,
+				   late ? "is late" : "beats again",
+				   late ? "go to the other workers"
+					: "of its cpu are its own again");
+			sl->late = late;
+			changed = true;
+		}
+		if (age >= limit && !sl->watchdog_killed) {
+			DBG_ERR("worker %d (pid %d) missed its heartbeat for "
+				"%llu ms (smbd watchdog timeout = %d): killing "
+				"it\n", i, (int)sl->pid,
+				(unsigned long long)age, secs);
+			if (kill(sl->pid, SIGKILL) == 0) {
+				sl->watchdog_killed = true;
+			}
+		}
+	}
+	if (changed) {
+		master_steer(srv, slots);
+	}
+	return limit > 0 ? HEARTBEAT_TICK_MS : -1;
 }
 
 /* Restart due slots; returns ms until the next one is due, or -1. */
@@ -277,6 +369,10 @@ int smbd_master_run(struct smbd_server *srv)
 	if (slots == NULL) {
 		return 1;
 	}
+	srv->heartbeats = heartbeat_table_new((unsigned)srv->nworkers);
+	if (srv->heartbeats == NULL) {
+		DBG_ERR("no heartbeat table: the watchdog is off\n");
+	}
 	/* Before any child: each watches the read end for the master's
 	 * death (smbd.h).  Close-on-exec, so that no program a child runs
 	 * (a script, the panic action) keeps it open. */
@@ -335,6 +431,13 @@ int smbd_master_run(struct smbd_server *srv)
 		timeout = master_restart_due(srv, slots);
 		if (master_children_changed) {
 			master_record_children(srv, slots);
+		}
+		{
+			int wd = master_watchdog(srv, slots);
+
+			if (wd >= 0 && (timeout < 0 || wd < timeout)) {
+				timeout = wd;
+			}
 		}
 		if (smbd_notify_enabled()) {
 			uint64_t now = master_now_ms();

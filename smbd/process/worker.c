@@ -16,6 +16,7 @@
 #include "conf/loadparm.h"
 #include "lib/crash.h"
 #include "lib/ev.h"
+#include "lib/heartbeat.h"
 #include "lib/log.h"
 #include "lib/tpool.h"
 #include "locking/locking.h"
@@ -50,6 +51,19 @@ static void worker_on_master_gone(void *priv)
 	DBG_ERR("worker %d: the master is gone: stopping\n", w->index);
 	w->stopping = true;
 	ev_loop_stop(w->loop);
+}
+
+/* The master's watchdog sees the loop turn (lib/heartbeat.h). */
+static void worker_beat(void *priv)
+{
+	struct smbd_worker *w = priv;
+
+	heartbeat_beat();
+	if (ev_timer_add(w, w->loop, HEARTBEAT_TICK_MS, worker_beat, w) ==
+	    NULL) {
+		DBG_ERR("worker %d: no heartbeat timer: the watchdog will "
+			"take this worker for hung\n", w->index);
+	}
 }
 
 /* What the master would have done after our death: our share modes,
@@ -178,6 +192,8 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 
+	/* The first beat: the start counts from here. */
+	heartbeat_attach(srv->heartbeats ? &srv->heartbeats[index] : NULL);
 	w = talloc_zero(srv, struct smbd_worker);
 	if (w == NULL) {
 		_exit(1);
@@ -266,6 +282,7 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 			_exit(1);
 		}
 	}
+	worker_beat(w);
 	DBG_INFO("worker %d running on cpu %d\n", index, w->cpu);
 	(void)ev_loop_run(w->loop);
 	DBG_INFO("worker %d stopping with %u connections\n", index,

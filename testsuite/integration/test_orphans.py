@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Faults of the process model (issue 34): the master killed under its
-workers.
+"""Faults of the process model (issue 34 items 9 and 10): the master
+killed under its workers, a worker hung.
 
 - kill -9 of the master after a 1-byte WRITE through a tree (which
   switches the worker's loop thread to the user once, and so used to
@@ -11,6 +11,11 @@ workers.
 - a worker that cannot notice (SIGSTOPped) when its master is killed:
   the next master on the same configuration finds it by its record in
   the lock directory, kills it, logs it, and starts.
+- SIGSTOP of a worker (`smbd watchdog timeout = 3`): a logon from its CPU
+  at once waits in its accept queue until the watchdog kills it (level 0
+  line) and its successor serves it, within the timeout and a second;
+  one a little later (its heartbeat is late) is steered to the other
+  worker and completes at once.
 
 Each of these fails on the code before issue 34.  Samba has no workers
 (or a master that could be killed under them): skipped against it.
@@ -19,6 +24,7 @@ Each of these fails on the code before issue 34.  Samba has no workers
 import os
 import signal
 import sys
+import threading
 import time
 import unittest
 
@@ -26,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
 from test_lock import (lock_send, lock_recv, EXCLUSIVE,  # noqa: E402
                        FAIL_IMMEDIATELY)
-from test_workers import wait_workers  # noqa: E402
+from test_workers import wait_workers, worker_table  # noqa: E402
 
 CONN = (r"worker (\d+) \(cpu (\d+)\): connection from "
         r"127\.0\.0\.1:%d,")
@@ -34,6 +40,8 @@ FILE_SHARE_NONE = 0
 GENERIC_ALL = 0x10000000
 FILE_OVERWRITE_IF = 5
 FILE_OPEN = 1
+WATCHDOG = 3          # seconds: `smbd watchdog timeout` of these tests
+LATE = 1.5            # seconds: a worker this late gets no new connections
 
 
 def err_code(e):
@@ -81,7 +89,8 @@ class Orphans(h.SmbdTestCase):
     def setUp(self):
         super().setUp()
         self.stray = []
-        self.srv = self.new_server()
+        self.srv = self.new_server(global_options=[
+            ("smbd watchdog timeout", str(WATCHDOG))])
         self.addCleanup(self.srv.cleanup)
         self.addCleanup(cont_and_kill, self.stray)
         self.srv.create_user(h.TEST_USER, h.TEST_PASSWORD)
@@ -194,6 +203,67 @@ class Orphans(h.SmbdTestCase):
         c2, _ = self.logon(self.srv)
         self.take(c2, "orphan.dat")
         print("a start with a stopped orphan took %.2f s" % start)
+
+
+    def test_stopped_worker_watchdog(self):
+        table = wait_workers(self.srv)
+        (vi, (vpid, vcpu)), (oi, (opid, ocpu)) = sorted(table.items())
+        c, w = self.logon(self.srv, vcpu)
+        if w != vi:
+            self.skipTest("connections are not steered by CPU")
+        c.close()
+        self.stray.append(vpid)
+        since = self.srv.log_size()
+        os.kill(vpid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        # at once: queued on the stopped worker's socket
+        queued = {}
+
+        def first():
+            t0 = time.monotonic()
+            try:
+                queued["conn"], queued["worker"] = self.logon(self.srv,
+                                                              vcpu)
+            except Exception as e:
+                queued["error"] = repr(e)
+            queued["took"] = time.monotonic() - t0
+        t = threading.Thread(target=first, daemon=True)
+        t.start()
+        # once it is late: steered to the other worker
+        time.sleep(LATE + 0.5)
+        t0 = time.monotonic()
+        late, lw = self.logon(self.srv, vcpu)
+        steered = time.monotonic() - t0
+        self.assertEqual(lw, oi, "a late worker still got a connection")
+        self.assertLess(steered, 1.0)
+        late.logoff()
+        t.join(WATCHDOG + 5)
+        self.assertNotIn("error", queued)
+        self.assertIn("took", queued, "the queued logon never completed")
+        self.assertLess(queued["took"], WATCHDOG + 1.5,
+                        "queued logon took %.2f s" % queued["took"])
+        # the stopped worker was killed and replaced, at level 0
+        self.assertTrue(self.srv.wait_log(
+            r", 0\] master.*worker %d \(pid %d\) missed its heartbeat" %
+            (vi, vpid), 1.0, since), "no watchdog line\n" +
+            self.srv.log_tail())
+        self.assertIsNotNone(wait_gone([vpid], 1.0))
+        killed = time.monotonic() - stopped
+        self.assertEqual(queued["worker"], vi)
+        new = worker_table(self.srv)[vi][0]
+        self.assertNotEqual(new, vpid)
+        self.assertTrue(h.pid_alive(new))
+        # and its CPU's connections are its own again
+        t0 = time.monotonic()
+        c2, w2 = self.logon(self.srv, vcpu)
+        again = time.monotonic() - t0
+        self.assertEqual(w2, vi)
+        queued["conn"].logoff()
+        c2.logoff()
+        print("logons from a stopped worker's cpu: at once %.2f s, "
+              "after %.1f s %.3f s (steered); worker killed after %.2f s; "
+              "then %.3f s on its successor" %
+              (queued["took"], LATE + 0.5, steered, killed, again))
 
 
 if __name__ == "__main__":
