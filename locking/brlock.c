@@ -70,9 +70,41 @@ static bool io_conflicts(const struct brl_entry *e, const struct open_owner *o,
 	return write;
 }
 
+/* ---- owners that are gone (issue 34 item 11) ---- */
+
+NTSTATUS brl_purge_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		      enum locking_action *action, uint8_t **nb, size_t *nl,
+		      void *priv)
+{
+	struct locking_db *db = priv;
+	struct brl_rec r;
+	uint32_t i, n = 0;
+
+	if (old == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(brl_rec_decode(tmp, old, old_len, &r))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	for (i = 0; i < r.num; i++) {
+		if (!locking_owner_gone(db, r.e[i].pid)) {
+			r.e[n++] = r.e[i];
+		}
+	}
+	if (n == 0) {
+		*action = LOCKING_DELETE;
+	} else if (n != r.num) {
+		r.num = n;
+		*action = LOCKING_STORE;
+		return brl_rec_encode(tmp, &r, nb, nl);
+	}
+	return NT_STATUS_OK;
+}
+
 /* ---- lock ---- */
 
 struct lock_state {
+	struct locking_db *db;
 	const struct open_owner *o;
 	const struct brl_range *r;
 	unsigned n;
@@ -99,6 +131,9 @@ static bool range_refused(const struct lock_state *l, unsigned i,
 		while (NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e))) {
 			if (brl_overlap(e.off, e.len, r->off, r->len) &&
 			    lock_conflicts(&e, l->o, r->exclusive)) {
+				if (locking_owner_gone(l->db, e.pid)) {
+					*err = LOCKING_STATUS_STALE_OWNER;
+				}
 				return true;
 			}
 		}
@@ -182,7 +217,7 @@ NTSTATUS brl_lock_many(struct locking_db *db, const struct file_key *k,
 		       const struct open_owner *o, const struct brl_range *r,
 		       unsigned n, unsigned *failed)
 {
-	struct lock_state l = {.o = o, .r = r, .n = n};
+	struct lock_state l = {.db = db, .o = o, .r = r, .n = n};
 	NTSTATUS status;
 	unsigned i;
 
@@ -349,6 +384,7 @@ void brl_remove_owner(struct locking_db *db, const struct file_key *k,
 /* ---- I/O check ---- */
 
 struct io_state {
+	struct locking_db *db;
 	const struct open_owner *o;
 	uint64_t off, len;
 	bool write;
@@ -367,7 +403,9 @@ static NTSTATUS io_fn(const uint8_t *buf, size_t len, void *priv)
 	while (NT_STATUS_IS_OK(status = brl_rec_iter_next(&it, &e))) {
 		if (brl_overlap(e.off, e.len, io->off, io->len) &&
 		    io_conflicts(&e, io->o, io->write)) {
-			return NT_STATUS_FILE_LOCK_CONFLICT;
+			return locking_owner_gone(io->db, e.pid)
+				       ? LOCKING_STATUS_STALE_OWNER
+				       : NT_STATUS_FILE_LOCK_CONFLICT;
 		}
 	}
 	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
@@ -378,7 +416,7 @@ NTSTATUS brl_check_io(struct locking_db *db, const struct file_key *k,
 		      const struct open_owner *o, uint64_t off, uint64_t len,
 		      bool write)
 {
-	struct io_state io = {.o = o, .off = off, .write = write};
+	struct io_state io = {.db = db, .o = o, .off = off, .write = write};
 	NTSTATUS status;
 
 	if (len == 0) {

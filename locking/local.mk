@@ -3,7 +3,8 @@
 libsmbd_a_SOURCES += \
 	locking/locking.h locking/locking_private.h \
 	locking/locking_rec.h locking/locking_rec.c \
-	locking/locking_db.c locking/share_mode.c locking/oplock.c \
+	locking/locking_db.c locking/locking_owner.c locking/share_mode.c \
+	locking/oplock.c \
 	locking/status_db.c \
 	locking/brlock.c \
 	locking/locking_table.c locking/locking_ctdb.c \

@@ -16,8 +16,17 @@
  *   smbd_brlock.tdb: one record per file holding byte-range locks.
  *
  * Nothing here knows about SMB requests: callers pass the owner (worker
- * pid, open id) and get NTSTATUS back.  The names differ from Samba's
- * locking.tdb/brlock.tdb so Samba's tools never read our format.
+ * pid, open id) and get NTSTATUS back.
+ *
+ * An entry never outlives its owner: the master drops a dead worker's
+ * entries (locking_cleanup_pid), and whatever happened to the master, an
+ * entry that would refuse an open, a lock or an I/O, hold one up or be
+ * sent a break is checked first, and dropped with every other entry of
+ * a gone owner in its record when its process (of this node) no longer
+ * runs (locking_owner_gone in locking_private.h).
+ *
+ * The names differ from Samba's locking.tdb/brlock.tdb so Samba's tools
+ * never read our format.
  */
 #ifndef LOCKING_LOCKING_H
 #define LOCKING_LOCKING_H

@@ -177,6 +177,7 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 		talloc_free(db);
 		return LOCKING_STATUS_DB_ERROR;
 	}
+	locking_tables_ready(db);
 	DBG_INFO("%s locking database in %s (%s)\n",
 		 master ? "created" : "opened", lock_dir,
 		 db->mutexes ? "robust mutexes" : "fcntl locks");
@@ -200,6 +201,7 @@ NTSTATUS locking_db_open_clustered(TALLOC_CTX *mem_ctx, const char *lock_dir,
 		talloc_free(db);
 		return status;
 	}
+	locking_tables_ready(db);
 	*out = db;
 	return NT_STATUS_OK;
 }
@@ -535,6 +537,14 @@ void locking_cleanup_node(struct locking_db *db)
 		DBG_NOTICE("dropped %u share-mode and lock entries a previous "
 			   "run of this node left\n", n);
 	}
+}
+
+void locking_tables_ready(struct locking_db *db)
+{
+	db->share->db = db;
+	db->share->purge = share_mode_purge_fn;
+	db->brl->db = db;
+	db->brl->purge = brl_purge_fn;
 }
 
 uint32_t locking_db_owner_pid(const struct locking_db *db, uint32_t pid)

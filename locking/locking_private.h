@@ -24,10 +24,24 @@
 /* MS-ERREF 2.3.1: our record is unreadable / the tdb call failed. */
 #define LOCKING_STATUS_CORRUPT ((NTSTATUS)0xC0000104)
 #define LOCKING_STATUS_DB_ERROR ((NTSTATUS)0xC0000158)
+/*
+ * Internal, never returned by locking.h's functions (customer bit set):
+ * a callback found that an entry which would refuse, break or hold up
+ * the operation belongs to a process that is gone.  locking_read() and
+ * locking_modify() then drop the record's dead entries (the table's
+ * purge) and run the callback again (locking_table.c).
+ */
+#define LOCKING_STATUS_STALE_OWNER ((NTSTATUS)0xE0AC0001)
 
 struct ctdb_conn;
 struct ctdb_db;
 struct locking_table;
+
+enum locking_action {
+	LOCKING_KEEP,	/* leave the record as it is */
+	LOCKING_STORE,	/* replace it with *new_buf */
+	LOCKING_DELETE,	/* remove it */
+};
 
 /*
  * The two kinds of store a table of share modes or locks can live in
@@ -37,11 +51,22 @@ struct locking_table;
  */
 struct locking_backend;
 
+/* A modify callback (below) of the table's own record kind that drops
+ * the entries of owners locking_owner_gone() finds gone (priv: the
+ * database). */
+typedef NTSTATUS (*locking_modify_fn)(TALLOC_CTX *tmp, const uint8_t *old,
+				      size_t old_len,
+				      enum locking_action *action,
+				      uint8_t **new_buf, size_t *new_len,
+				      void *priv);
+
 struct locking_table {
 	const struct locking_backend *ops;
 	struct tdb_context *tdb;	/* the local tdb (local backend) */
 	struct ctdb_db *cdb;		/* the CTDB database (clustered) */
 	const char *name;		/* for log lines */
+	struct locking_db *db;		/* the database it is part of */
+	locking_modify_fn purge;	/* share_mode_purge_fn, brl_purge_fn */
 };
 
 struct locking_db {
@@ -91,22 +116,12 @@ typedef NTSTATUS (*locking_read_fn)(const uint8_t *buf, size_t len,
 NTSTATUS locking_read(struct locking_table *t, const struct file_key *k,
 		      locking_read_fn fn, void *priv);
 
-enum locking_action {
-	LOCKING_KEEP,	/* leave the record as it is */
-	LOCKING_STORE,	/* replace it with *new_buf */
-	LOCKING_DELETE,	/* remove it */
-};
-
 /*
- * Called under the chain lock with the old record in place (old == NULL
- * when there is none).  tmp is freed after the store.  An error status
- * leaves the record unchanged whatever *action says.
+ * locking_modify_fn (above) is called under the chain lock with the old
+ * record in place (old == NULL when there is none).  tmp is freed after
+ * the store.  An error status leaves the record unchanged whatever
+ * *action says.
  */
-typedef NTSTATUS (*locking_modify_fn)(TALLOC_CTX *tmp, const uint8_t *old,
-				      size_t old_len,
-				      enum locking_action *action,
-				      uint8_t **new_buf, size_t *new_len,
-				      void *priv);
 NTSTATUS locking_modify(struct locking_table *t, const struct file_key *k,
 			locking_modify_fn fn, void *priv);
 
@@ -147,6 +162,28 @@ static inline NTSTATUS locking_run_modify(locking_modify_fn fn, void *priv,
 	*new_len = 0;
 	return fn(tmp, old, old_len, action, new_buf, new_len, priv);
 }
+
+/*
+ * Whether the process that owns an entry is gone (issue 34 item 11): a
+ * process of this node (owner pids as locking_db_owner_pid() makes
+ * them) that does not run, a zombie included (lib/proc.h).  Called only
+ * where an entry would refuse, break or hold up an operation, as Samba
+ * checks its stale pids, so the common path makes no system call.
+ * Another node's owners are never taken for gone here: their node's
+ * master cleans their entries and tells the others
+ * (smbd_cluster_owner_gone), and a node that dies takes its records'
+ * copies with it in CTDB's recovery.
+ */
+bool locking_owner_gone(const struct locking_db *db, uint32_t owner);
+/* Both tables know their database and purge (both open paths). */
+void locking_tables_ready(struct locking_db *db);
+/* The purges: entries of gone owners out of a record (priv: the db). */
+NTSTATUS share_mode_purge_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			     size_t old_len, enum locking_action *action,
+			     uint8_t **new_buf, size_t *new_len, void *priv);
+NTSTATUS brl_purge_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
+		      enum locking_action *action, uint8_t **new_buf,
+		      size_t *new_len, void *priv);
 
 /* locking_ctdb.c: the clustered tables of `clustering = yes`. */
 NTSTATUS locking_ctdb_connect(struct locking_db *db,

@@ -78,6 +78,7 @@ static bool break_needs_ack(uint32_t from)
 }
 
 struct rec_edit {
+	struct locking_db *db;
 	TALLOC_CTX *mem_ctx;	/* for the breaks array */
 	struct share_mode_rec r;
 	struct share_break *breaks;
@@ -200,6 +201,15 @@ static NTSTATUS edit_decode(struct rec_edit *ed, TALLOC_CTX *tmp,
 		return LOCKING_STATUS_CORRUPT;
 	}
 	return NT_STATUS_OK;
+}
+
+/* Whether e's owner is gone while e would refuse, break or hold up the
+ * operation (`matters`): then the record is purged and the operation
+ * runs again (locking_table.c), before anything is decided or sent. */
+static bool gone_in_way(const struct rec_edit *ed,
+			const struct share_mode_entry *e, bool matters)
+{
+	return matters && locking_owner_gone(ed->db, e->pid);
 }
 
 static NTSTATUS edit_store(struct rec_edit *ed, TALLOC_CTX *tmp,
@@ -336,6 +346,23 @@ static NTSTATUS open_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 	status = edit_decode(&s->ed, tmp, old, old_len);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	/* An entry of a gone owner in the way: a sharing conflict, a
+	 * break it would be sent, a break it never answered, a delete it
+	 * left pending. */
+	for (i = 0; i < s->ed.r.num; i++) {
+		const struct share_mode_entry *e = &s->ed.r.e[i];
+
+		if (gone_in_way(&s->ed, e,
+				(s->ed.r.flags & SHARE_REC_DELETE_PENDING) ||
+				share_conflict(e, q->access_mask,
+					       q->share_access) ||
+				((e->state != 0 ||
+				  (e->flags & SHARE_ENTRY_BREAKING)) &&
+				 !same_lease(e, q->caching, q->client_guid,
+					     q->lease_key)))) {
+			return LOCKING_STATUS_STALE_OWNER;
+		}
 	}
 	if (s->ed.r.flags & SHARE_REC_DELETE_PENDING) {
 		return NT_STATUS_DELETE_PENDING;
@@ -494,6 +521,7 @@ NTSTATUS share_mode_open(struct locking_db *db, TALLOC_CTX *mem_ctx,
 	NTSTATUS status;
 
 	memset(res, 0, sizeof(*res));
+	s.ed.db = db;
 	s.ed.mem_ctx = mem_ctx;
 	s.ed.level2_ok = q->level2_ok;
 	status = locking_modify(db->share, k, open_fn, &s);
@@ -662,6 +690,7 @@ NTSTATUS share_mode_oplock_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
 {
 	struct ack_state a = {.o = o, .ack = ack};
 
+	a.ed.db = db;
 	a.ed.mem_ctx = mem_ctx;
 	a.ed.level2_ok = true;
 	return ack_run(db, k, &a, res);
@@ -674,6 +703,7 @@ NTSTATUS share_mode_lease_ack(struct locking_db *db, TALLOC_CTX *mem_ctx,
 {
 	struct ack_state a = {.guid = guid, .key = key, .ack = ack};
 
+	a.ed.db = db;
 	a.ed.mem_ctx = mem_ctx;
 	a.ed.level2_ok = true;
 	return ack_run(db, k, &a, res);
@@ -688,6 +718,7 @@ NTSTATUS share_mode_break_timeout(struct locking_db *db, TALLOC_CTX *mem_ctx,
 	struct ack_state a = {.o = o, .guid = guid, .key = key,
 			      .timeout = true};
 
+	a.ed.db = db;
 	a.ed.mem_ctx = mem_ctx;
 	a.ed.level2_ok = true;
 	return ack_run(db, k, &a, res);
@@ -731,6 +762,12 @@ static NTSTATUS contend_fn(TALLOC_CTX *tmp, const uint8_t *old,
 		return status;
 	}
 	for (i = 0; i < c->ed.r.num; i++) {
+		if (gone_in_way(&c->ed, &c->ed.r.e[i],
+				contend_breaks(c, &c->ed.r.e[i]))) {
+			return LOCKING_STATUS_STALE_OWNER;
+		}
+	}
+	for (i = 0; i < c->ed.r.num; i++) {
 		struct share_mode_entry *e = &c->ed.r.e[i];
 
 		/* The writer's own level II oplock goes too (smbtorture
@@ -760,6 +797,7 @@ NTSTATUS share_mode_break_readers(struct locking_db *db, TALLOC_CTX *mem_ctx,
 	struct contend_state c = {.o = o, .guid = guid, .key = key};
 	NTSTATUS status;
 
+	c.ed.db = db;
 	c.ed.mem_ctx = mem_ctx;
 	c.ed.level2_ok = true;
 	status = locking_modify(db->share, k, contend_fn, &c);
@@ -780,6 +818,7 @@ NTSTATUS share_mode_break_dir_leases(struct locking_db *db,
 				  .dir_change = true};
 	NTSTATUS status;
 
+	c.ed.db = db;
 	c.ed.mem_ctx = mem_ctx;
 	c.ed.level2_ok = true;
 	status = locking_modify(db->share, dir, contend_fn, &c);
@@ -842,6 +881,16 @@ static NTSTATUS handles_fn(TALLOC_CTX *tmp, const uint8_t *old,
 		return status;
 	}
 	for (i = 0; i < h->ed.r.num; i++) {
+		const struct share_mode_entry *e = &h->ed.r.e[i];
+
+		if (gone_in_way(&h->ed, e,
+				e->caching == CACHING_LEASE &&
+				(e->state & CACHE_H ||
+				 (e->flags & SHARE_ENTRY_BREAKING)))) {
+			return LOCKING_STATUS_STALE_OWNER;
+		}
+	}
+	for (i = 0; i < h->ed.r.num; i++) {
 		struct share_mode_entry *e = &h->ed.r.e[i];
 
 		if ((e->pid == h->o->pid && e->open_id == h->o->open_id) ||
@@ -882,6 +931,7 @@ NTSTATUS share_mode_break_handles(struct locking_db *db, TALLOC_CTX *mem_ctx,
 				  .retry = retry};
 	NTSTATUS status;
 
+	h.ed.db = db;
 	h.ed.mem_ctx = mem_ctx;
 	h.ed.level2_ok = true;
 	status = locking_modify(db->share, k, handles_fn, &h);

@@ -69,9 +69,60 @@ bool share_conflict(const struct share_mode_entry *e, uint32_t access,
 	return false;
 }
 
+/* ---- owners that are gone (issue 34 item 11) ---- */
+
+NTSTATUS share_mode_purge_fn(TALLOC_CTX *tmp, const uint8_t *old,
+			     size_t old_len, enum locking_action *action,
+			     uint8_t **nb, size_t *nl, void *priv)
+{
+	struct locking_db *db = priv;
+	struct share_mode_rec r;
+	uint32_t i, n = 0;
+
+	if (old == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(share_mode_rec_decode(tmp, old, old_len, &r))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	for (i = 0; i < r.num; i++) {
+		if (!locking_owner_gone(db, r.e[i].pid)) {
+			r.e[n++] = r.e[i];
+		}
+	}
+	if (n == 0) {
+		*action = LOCKING_DELETE;
+	} else if (n != r.num) {
+		r.num = n;
+		*action = LOCKING_STORE;
+		return share_mode_rec_encode(tmp, &r, nb, nl);
+	}
+	return NT_STATUS_OK;
+}
+
+/* A pending delete whose every open is gone is no longer pending: the
+ * purge drops the record (and the flag with it). */
+static NTSTATUS pending_or_stale(struct locking_db *db, const uint8_t *buf,
+				 size_t len)
+{
+	struct locking_rec_iter it;
+	struct share_mode_entry e;
+
+	if (!NT_STATUS_IS_OK(share_mode_rec_iter_init(&it, buf, len))) {
+		return LOCKING_STATUS_CORRUPT;
+	}
+	while (NT_STATUS_IS_OK(share_mode_rec_iter_next(&it, &e))) {
+		if (!locking_owner_gone(db, e.pid)) {
+			return NT_STATUS_DELETE_PENDING;
+		}
+	}
+	return LOCKING_STATUS_STALE_OWNER;
+}
+
 /* ---- add ---- */
 
 struct add_state {
+	struct locking_db *db;
 	const struct open_owner *o;
 	uint32_t access;
 	uint32_t share;
@@ -129,7 +180,7 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 		/* MS-FSA 2.1.5.1.2: a pending delete refuses new opens
 		 * before any sharing check. */
 		if (it.flags & SHARE_REC_DELETE_PENDING) {
-			return NT_STATUS_DELETE_PENDING;
+			return pending_or_stale(a->db, old, old_len);
 		}
 		count = it.left;
 		flags = it.flags;
@@ -142,7 +193,9 @@ static NTSTATUS add_fn(TALLOC_CTX *tmp, const uint8_t *old, size_t old_len,
 				return NT_STATUS_INTERNAL_ERROR;
 			}
 			if (share_conflict(&e, a->access, a->share)) {
-				return NT_STATUS_SHARING_VIOLATION;
+				return locking_owner_gone(a->db, e.pid)
+					       ? LOCKING_STATUS_STALE_OWNER
+					       : NT_STATUS_SHARING_VIOLATION;
 			}
 		}
 		if (status != NT_STATUS_NO_MORE_ENTRIES) {
@@ -164,7 +217,8 @@ NTSTATUS share_mode_add(struct locking_db *db, const struct file_key *k,
 			uint32_t share_access)
 {
 	struct add_state a = {
-		.o = o, .access = access_mask, .share = share_access,
+		.db = db, .o = o, .access = access_mask,
+		.share = share_access,
 	};
 
 	return locking_modify(db->share, k, add_fn, &a);
@@ -176,7 +230,8 @@ NTSTATUS share_mode_add_stream_ref(struct locking_db *db,
 				   uint32_t share_access)
 {
 	struct add_state a = {
-		.o = o, .share = share_access, .flags = SHARE_ENTRY_STREAM,
+		.db = db, .o = o, .share = share_access,
+		.flags = SHARE_ENTRY_STREAM,
 	};
 
 	return locking_modify(db->share, k, add_fn, &a);
@@ -508,9 +563,15 @@ NTSTATUS share_mode_delete_pending(struct locking_db *db,
 	return status;
 }
 
+struct check_delete_state {
+	struct locking_db *db;
+	const struct open_owner *o;
+};
+
 static NTSTATUS check_delete_fn(const uint8_t *buf, size_t len, void *priv)
 {
-	const struct open_owner *o = priv;
+	const struct check_delete_state *cd = priv;
+	const struct open_owner *o = cd->o;
 	struct share_mode_entry e;
 	struct locking_rec_iter it;
 	NTSTATUS status;
@@ -526,7 +587,9 @@ static NTSTATUS check_delete_fn(const uint8_t *buf, size_t len, void *priv)
 			continue;
 		}
 		if (!(e.share_access & FILE_SHARE_DELETE)) {
-			return NT_STATUS_SHARING_VIOLATION;
+			return locking_owner_gone(cd->db, e.pid)
+				       ? LOCKING_STATUS_STALE_OWNER
+				       : NT_STATUS_SHARING_VIOLATION;
 		}
 	}
 	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
@@ -537,13 +600,15 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 				 const struct file_key *k,
 				 const struct open_owner *o)
 {
+	struct check_delete_state cd = {.db = db, .o = o};
 	NTSTATUS status;
 
-	status = locking_read(db->share, k, check_delete_fn, (void *)o);
+	status = locking_read(db->share, k, check_delete_fn, &cd);
 	return status == NT_STATUS_NOT_FOUND ? NT_STATUS_OK : status;
 }
 
 struct rename_parent {
+	struct locking_db *db;
 	bool (*own)(const struct open_owner *o, void *priv);
 	void *priv;
 };
@@ -573,10 +638,13 @@ static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 		 * does DELETE access, but, as Samba 4.17 has it, only the
 		 * renaming client's own: a directory another client keeps
 		 * open with DELETE (a recursive watcher) does not stop
-		 * renames inside it. */
+		 * renames inside it.  A gone owner's entry is never in the
+		 * way (locking_table.c). */
 		if (!(e.share_access & FILE_SHARE_WRITE) ||
 		    ((e.access_mask & ACC_DELETE) && rp->own(&o, rp->priv))) {
-			return NT_STATUS_SHARING_VIOLATION;
+			return locking_owner_gone(rp->db, e.pid)
+				       ? LOCKING_STATUS_STALE_OWNER
+				       : NT_STATUS_SHARING_VIOLATION;
 		}
 	}
 	return status == NT_STATUS_NO_MORE_ENTRIES ? NT_STATUS_OK
@@ -587,7 +655,7 @@ NTSTATUS share_mode_check_rename_parent(
 	struct locking_db *db, const struct file_key *k,
 	bool (*own)(const struct open_owner *o, void *priv), void *priv)
 {
-	struct rename_parent rp = {.own = own, .priv = priv};
+	struct rename_parent rp = {.db = db, .own = own, .priv = priv};
 	NTSTATUS status;
 
 	status = locking_read(db->share, k, rename_parent_fn, &rp);

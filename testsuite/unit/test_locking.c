@@ -388,7 +388,7 @@ static void test_change_time(void **state)
 {
 	struct file_key k = new_key(), other = new_key();
 	struct open_owner o1 = own(1), o2 = own(2), o3 = own(3);
-	struct open_owner moved = {.pid = (uint32_t)getpid() + 1,
+	struct open_owner moved = {.pid = (uint32_t)getppid(),
 				   .open_id = 11};
 	struct share_mode_file_state fs;
 	bool last, del;
@@ -734,7 +734,7 @@ static void test_move_owner(void **state)
 {
 	struct file_key k = new_key();
 	struct open_owner a = own(7), b = own(8), other = own(9);
-	struct open_owner moved = {.pid = (uint32_t)getpid() + 1,
+	struct open_owner moved = {.pid = (uint32_t)getppid(),
 				   .open_id = 77};
 	bool last, del;
 
@@ -1176,8 +1176,8 @@ static void test_two_processes(void **state)
  * A child takes a share mode and a lock, then the chain lock of the same
  * key, and is killed with SIGKILL while holding it.  The parent must get
  * the chain (robust mutex: EOWNERDEAD, made consistent by tdb; fcntl
- * locks die with their process anyway), still see the dead child's
- * entries, and locking_cleanup_pid() must remove them.
+ * locks die with their process anyway), and the dead child's entries
+ * must not refuse its open and lock.
  */
 static void test_killed_holder(void **state)
 {
@@ -1219,20 +1219,18 @@ static void test_killed_holder(void **state)
 	st = wait_child(pid);
 	assert_true(WIFSIGNALED(st));
 
-	/* Both chains can be taken again (a hang here trips alarm()). */
+	/* Both chains can be taken again (a hang here trips alarm()).  The
+	 * dead child's entries are still there, and go as soon as they are
+	 * in the way (locking_owner_gone), cleanup or not. */
 	alarm(30);
-	assert_int_equal(share_mode_add(db, &k, &me, RD | WR, 0),
-			 NT_STATUS_SHARING_VIOLATION);
-	assert_int_equal(brl_lock(db, &k, &me, 50, 1, false),
-			 NT_STATUS_LOCK_NOT_GRANTED);
-	alarm(0);
 	assert_int_equal(brl_count(db, &k), 1);
-
-	locking_cleanup_pid(db, (uint32_t)pid);
-	assert_int_equal(brl_count(db, &k), 0);
+	assert_int_equal(share_mode_count(db, &k, false), 1);
 	assert_int_equal(share_mode_add(db, &k, &me, RD | WR, 0),
 			 NT_STATUS_OK);
 	assert_int_equal(brl_lock(db, &k, &me, 50, 1, true), NT_STATUS_OK);
+	alarm(0);
+	assert_int_equal(brl_count(db, &k), 1);
+	assert_int_equal(share_mode_count(db, &k, false), 1);
 	/* Our own entries survive a cleanup of someone else. */
 	locking_cleanup_pid(db, (uint32_t)pid);
 	assert_int_equal(brl_count(db, &k), 1);
@@ -1240,6 +1238,227 @@ static void test_killed_holder(void **state)
 	assert_int_equal(share_mode_remove(db, &k, &me, &last, &del),
 			 NT_STATUS_OK);
 	assert_true(last);
+}
+
+/*
+ * Issue 34 item 11: a record never outlives its owner, whatever happened
+ * to the master.  A child holds, on files of its own: an exclusive open
+ * and an exclusive lock (a), a batch oplock (b), a read-handle lease (c),
+ * an open with delete pending (d).  Killed, and left unreaped (a zombie:
+ * kill(pid, 0) still succeeds) or reaped, it blocks nothing: the open,
+ * the lock, the I/O, the rename and delete checks go through without a
+ * break to send, and its entries go then; nothing that does not meet
+ * them removes them.  Stopped but alive, it still blocks everything.
+ */
+struct gone_keys {
+	struct file_key a, b, c, d;
+};
+
+static struct share_open_req oreq(uint64_t id, uint32_t access,
+				  uint32_t share, uint8_t caching,
+				  uint32_t want);
+static struct share_open_req lreq(uint64_t id, uint8_t key, uint32_t want);
+
+static pid_t gone_child(const struct gone_keys *g)
+{
+	struct share_open_req qb = oreq(1, RD | WR, SR | SW, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_req qc = lreq(2, 0x3c, CACHE_R | CACHE_H);
+	struct open_owner oa = own(7), od = own(9);
+	struct share_open_res r;
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		TALLOC_CTX *tmp = talloc_new(NULL);
+
+		close(pfd[0]);
+		qb.o = own(1);
+		qc.o = own(2);
+		oa = own(7);
+		od = own(9);
+		if (!NT_STATUS_IS_OK(locking_db_reopen(db)) ||
+		    share_mode_add(db, &g->a, &oa, RD | WR | DE, 0) !=
+			    NT_STATUS_OK ||
+		    brl_lock(db, &g->a, &oa, 0, 100, true) != NT_STATUS_OK ||
+		    share_mode_open(db, tmp, &g->b, &qb, &r) != NT_STATUS_OK ||
+		    r.granted != CACHE_RWH ||
+		    share_mode_open(db, tmp, &g->c, &qc, &r) != NT_STATUS_OK ||
+		    r.granted != (CACHE_R | CACHE_H) ||
+		    share_mode_add(db, &g->d, &od, RD | DE, SR | SW | SD) !=
+			    NT_STATUS_OK ||
+		    share_mode_set_delete_on_close(db, &g->d, &od, true) !=
+			    NT_STATUS_OK) {
+			_exit(1);
+		}
+		c = 'x';
+		if (write(pfd[1], &c, 1) != 1) {
+			_exit(1);
+		}
+		for (;;) {
+			pause();
+		}
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	return pid;
+}
+
+static struct gone_keys gone_keys(void)
+{
+	struct gone_keys g = {new_key(), new_key(), new_key(), new_key()};
+
+	return g;
+}
+
+/* What a live owner's entries refuse, they refuse. */
+static void gone_assert_blocked(const struct gone_keys *g)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct share_open_req qb = oreq(11, RD | WR, SR | SW, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct open_owner me = own(10);
+	struct share_open_res r;
+	bool pending;
+
+	assert_int_equal(share_mode_add(db, &g->a, &me, RD, SR | SW | SD),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(brl_lock(db, &g->a, &me, 50, 1, false),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	assert_int_equal(brl_check_io(db, &g->a, &me, 10, 1, false),
+			 NT_STATUS_FILE_LOCK_CONFLICT);
+	assert_int_equal(share_mode_check_delete(db, &g->a, NULL),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(share_mode_open(db, tmp, &g->b, &qb, &r),
+			 NT_STATUS_OPLOCK_BREAK_IN_PROGRESS);
+	assert_int_equal(r.nbreaks, 1);
+	assert_int_equal(share_mode_delete_pending(db, &g->d, &pending),
+			 NT_STATUS_OK);
+	assert_true(pending);
+	assert_int_equal(share_mode_add(db, &g->d, &me, RD, SR | SW | SD),
+			 NT_STATUS_DELETE_PENDING);
+	talloc_free(tmp);
+}
+
+static void gone_assert_free(const struct gone_keys *g)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct share_open_req qb = oreq(11, RD | WR, SR | SW, CACHING_OPLOCK,
+					CACHE_RWH);
+	struct share_open_req qc = lreq(12, 0x5a, CACHE_R | CACHE_H);
+	struct open_owner me = own(10), mb = own(11), mc = own(12);
+	struct share_open_res r;
+	struct share_break *breaks;
+	unsigned nb;
+	bool last, del;
+
+	/* Nothing met the entries yet: they are all there. */
+	assert_int_equal(share_mode_count(db, &g->a, false), 1);
+	assert_int_equal(brl_count(db, &g->a), 1);
+	/* I/O first: the dead lock is ignored and dropped. */
+	assert_int_equal(brl_check_io(db, &g->a, &me, 10, 1, true),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_count(db, &g->a), 0);
+	assert_int_equal(share_mode_check_delete(db, &g->a, NULL),
+			 NT_STATUS_OK);
+	assert_int_equal(share_mode_count(db, &g->a, false), 0);
+	assert_int_equal(share_mode_add(db, &g->a, &me, RD | WR, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &g->a, &me, 0, 10, true),
+			 NT_STATUS_OK);
+	/* The batch oplock: no break to send, the open gets its own. */
+	assert_int_equal(share_mode_open(db, tmp, &g->b, &qb, &r),
+			 NT_STATUS_OK);
+	assert_int_equal(r.nbreaks, 0);
+	assert_int_equal(r.granted, CACHE_RWH);
+	/* A write of a file with the dead lease: nothing to break. */
+	assert_int_equal(share_mode_break_readers(db, tmp, &g->c, &me, NULL,
+						  NULL, &breaks, &nb),
+			 NT_STATUS_OK);
+	assert_int_equal(nb, 0);
+	assert_int_equal(share_mode_count(db, &g->c, false), 0);
+	assert_int_equal(share_mode_open(db, tmp, &g->c, &qc, &r),
+			 NT_STATUS_OK);
+	assert_int_equal(r.nbreaks, 0);
+	/* The delete it left pending is no longer pending. */
+	assert_int_equal(share_mode_add(db, &g->d, &me, RD, SR | SW | SD),
+			 NT_STATUS_OK);
+	brl_remove_owner(db, &g->a, &me);
+	assert_int_equal(share_mode_remove(db, &g->a, &me, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_int_equal(share_mode_remove(db, &g->b, &mb, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_int_equal(share_mode_remove(db, &g->c, &mc, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_int_equal(share_mode_remove(db, &g->d, &me, &last, &del),
+			 NT_STATUS_OK);
+	assert_true(last);
+	assert_false(del);
+	talloc_free(tmp);
+}
+
+static void test_gone_owner(void **state)
+{
+	struct gone_keys g = gone_keys(), z = gone_keys();
+	siginfo_t si;
+	pid_t pid;
+	int st;
+
+	/* Stopped: alive, in the way. */
+	pid = gone_child(&g);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+	gone_assert_blocked(&g);
+	/* Killed and reaped. */
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	st = wait_child(pid);
+	assert_true(WIFSIGNALED(st));
+	gone_assert_free(&g);
+
+	/* Killed, not reaped: a zombie is gone too. */
+	pid = gone_child(&z);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	alarm(30);
+	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT),
+			 0);
+	alarm(0);
+	gone_assert_free(&z);
+	st = wait_child(pid);
+	assert_true(WIFSIGNALED(st));
+}
+
+/* Entries of another node's processes are never taken for gone here
+ * (their node cleans them): an owner pid that names a node other than
+ * ours keeps its conflict even when no such local process runs. */
+static void test_gone_owner_remote(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner remote = {
+		.pid = (uint32_t)getpid() | (5u << LOCKING_PID_NODE_SHIFT),
+		.open_id = 1,
+	};
+	struct open_owner me = own(2);
+	bool last, del;
+
+	assert_int_equal(share_mode_add(db, &k, &remote, RD | WR, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(brl_lock(db, &k, &remote, 0, 1, true), NT_STATUS_OK);
+	assert_int_equal(share_mode_add(db, &k, &me, RD, SR | SW | SD),
+			 NT_STATUS_SHARING_VIOLATION);
+	assert_int_equal(brl_lock(db, &k, &me, 0, 1, true),
+			 NT_STATUS_LOCK_NOT_GRANTED);
+	locking_cleanup_owner(db, remote.pid);
+	assert_int_equal(brl_count(db, &k), 0);
+	assert_int_equal(share_mode_remove(db, &k, &remote, &last, &del),
+			 NT_STATUS_NOT_FOUND);
 }
 
 static void test_cleanup_mixed(void **state)
@@ -1585,6 +1804,8 @@ int main(void)
 		cmocka_unit_test(test_brl_many_ranges),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_killed_holder),
+		cmocka_unit_test(test_gone_owner),
+		cmocka_unit_test(test_gone_owner_remote),
 		cmocka_unit_test(test_cleanup_mixed),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_open_errors),
