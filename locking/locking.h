@@ -492,5 +492,13 @@ void locking_cleanup_owner(struct locking_db *db, uint32_t owner_pid);
 /* Clustered, at the master's start: the same for every entry of this
  * node's processes (a previous run's), in the records held here. */
 void locking_cleanup_node(struct locking_db *db);
+/*
+ * The master, every LOCKING_VACUUM_SECS: the dead records the share-mode
+ * and lock tables keep for reuse (TDB_VOLATILE) go back to the free list,
+ * so the files stop growing under churn (locking_db.c says why and how).
+ * One chain locked at a time; nothing for CTDB's tables.
+ */
+#define LOCKING_VACUUM_SECS 60
+void locking_vacuum(struct locking_db *db);
 
 #endif

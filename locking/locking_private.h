@@ -147,6 +147,9 @@ struct locking_backend {
 	int (*edit_all)(struct locking_table *t, locking_modify_fn fn,
 			void *priv);
 	NTSTATUS (*reopen)(struct locking_table *t);
+	/* Dead records back to the free list (NULL: the store does it
+	 * itself, as ctdbd vacuums its volatile databases). */
+	void (*vacuum)(struct locking_table *t);
 };
 
 /* One modify callback run (both backends): old is the record or NULL;

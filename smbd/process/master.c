@@ -302,6 +302,36 @@ static void master_stop(struct smbd_server *srv, struct smbd_slot *slots)
 	}
 }
 
+static int min_timeout(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/*
+ * What the master does between signals: restart due workers, list its
+ * children in the lock directory (orphans.c), the watchdog, the locking
+ * tables' vacuum (locking.h).  Returns ms until the next one is due, or
+ * -1.
+ */
+static int master_chores(struct smbd_server *srv, struct smbd_slot *slots,
+			 uint64_t *vacuum_due)
+{
+	int timeout = master_restart_due(srv, slots);
+	uint64_t now;
+
+	if (master_children_changed) {
+		master_record_children(srv, slots);
+	}
+	timeout = min_timeout(timeout, master_watchdog(srv, slots));
+	now = master_now_ms();
+	if (now >= *vacuum_due) {
+		locking_vacuum(srv->locking);
+		now = master_now_ms();
+		*vacuum_due = now + LOCKING_VACUUM_SECS * 1000;
+	}
+	return min_timeout(timeout, (int)(*vacuum_due - now));
+}
+
 /*
  * The entries of a previous run's processes killed at start: usually
  * gone with TDB_CLEAR_IF_FIRST already, unless one of them still had the
@@ -363,7 +393,7 @@ int smbd_master_run(struct smbd_server *srv)
 	struct smbd_slot *slots;
 	sigset_t set;
 	int i, timeout;
-	uint64_t status_due;
+	uint64_t status_due, vacuum_due;
 
 	slots = talloc_zero_array(srv, struct smbd_slot, srv->nworkers);
 	if (slots == NULL) {
@@ -418,6 +448,7 @@ int smbd_master_run(struct smbd_server *srv)
 	smbd_metrics_http_start(srv);
 	DBG_NOTICE("master pid %d serving with %d workers\n", (int)getpid(),
 		   srv->nworkers);
+	vacuum_due = master_now_ms() + LOCKING_VACUUM_SECS * 1000;
 	/* The sockets were bound before the fork: from here on a client's
 	 * connection is accepted by a worker, so the service is up. */
 	smbd_notify_ready(srv);
@@ -428,17 +459,7 @@ int smbd_master_run(struct smbd_server *srv)
 		siginfo_t si;
 		int sig;
 
-		timeout = master_restart_due(srv, slots);
-		if (master_children_changed) {
-			master_record_children(srv, slots);
-		}
-		{
-			int wd = master_watchdog(srv, slots);
-
-			if (wd >= 0 && (timeout < 0 || wd < timeout)) {
-				timeout = wd;
-			}
-		}
+		timeout = master_chores(srv, slots, &vacuum_due);
 		if (smbd_notify_enabled()) {
 			uint64_t now = master_now_ms();
 			int left = now >= status_due

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -1461,6 +1462,131 @@ static void test_gone_owner_remote(void **state)
 			 NT_STATUS_NOT_FOUND);
 }
 
+/* "Number of dead records: N" of tdb_summary(), or -1. */
+static long tdb_dead(struct tdb_context *tdb)
+{
+	char *sum = tdb_summary(tdb);
+	const char *p = sum ? strstr(sum, "Number of dead records: ") : NULL;
+	long n = p ? strtol(p + strlen("Number of dead records: "), NULL, 10)
+		   : -1;
+
+	free(sum);
+	return n;
+}
+
+static off_t file_size(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", lockdir, name);
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static int odd_key_fn(struct tdb_context *tdb, TDB_DATA key, TDB_DATA data,
+		      void *priv)
+{
+	*(int *)priv += key.dsize != LOCKING_KEY_LEN;
+	return 0;
+}
+
+/* Records whose key is not a file's (the vacuum's, left behind). */
+static int count_odd_keys(struct tdb_context *tdb)
+{
+	int n = 0;
+
+	assert_true(tdb_traverse_read(tdb, odd_key_fn, &n) >= 0);
+	return n;
+}
+
+/* One round of churn on files never seen before: an open and a lock,
+ * then their removal, per file. */
+static void churn_round(unsigned n)
+{
+	struct open_owner o = own(1);
+	unsigned i;
+	bool last, del;
+
+	for (i = 0; i < n; i++) {
+		struct file_key k = new_key();
+
+		assert_int_equal(share_mode_add(db, &k, &o, RD | WR, SR),
+				 NT_STATUS_OK);
+		assert_int_equal(brl_lock(db, &k, &o, 0, 1, true),
+				 NT_STATUS_OK);
+		brl_remove_owner(db, &k, &o);
+		assert_int_equal(share_mode_remove(db, &k, &o, &last, &del),
+				 NT_STATUS_OK);
+	}
+}
+
+/*
+ * Issue 34 item 12: smbstatus's table keeps no dead records, so churn of
+ * new keys (sessions, tree connects, opens come and go) leaves its file
+ * as it was; the share-mode and lock tables keep them (TDB_VOLATILE) for
+ * their keys that come back: the same file opened, locked, unlocked and
+ * closed again and again reuses its records, and the file stays as it
+ * was too.  Churn of new files leaves dead records there until the
+ * vacuum hands them all to the free list; vacuumed, the same churn again
+ * fits in the file as it is.
+ */
+static void test_dead_records(void **state)
+{
+	struct file_key k = new_key();
+	struct open_owner o = own(1);
+	off_t share_size, brl_size, status_size;
+	unsigned i;
+	bool last, del;
+
+	for (i = 0; i < 100; i++) {
+		status_db_put(db, STATUS_OPEN, 42, i, 0, "name=x\nshare=y\n");
+		status_db_del(db, STATUS_OPEN, 42, i, 0);
+	}
+	status_size = file_size("smbd_status.tdb");
+	for (i = 0; i < 20000; i++) {
+		status_db_put(db, STATUS_OPEN, 43, i, 0, "name=x\nshare=y\n");
+		status_db_del(db, STATUS_OPEN, 43, i, 0);
+	}
+	assert_int_equal(tdb_dead(db->status), 0);
+	assert_true(file_size("smbd_status.tdb") == status_size);
+
+	churn_round(100);
+	assert_true(tdb_dead(db->share->tdb) > 0);
+	assert_true(tdb_dead(db->brl->tdb) > 0);
+	share_size = file_size("smbd_share_modes.tdb");
+	brl_size = file_size("smbd_brlock.tdb");
+	for (i = 0; i < 20000; i++) {
+		assert_int_equal(share_mode_add(db, &k, &o, RD | WR, SR),
+				 NT_STATUS_OK);
+		assert_int_equal(brl_lock(db, &k, &o, 0, 1, true),
+				 NT_STATUS_OK);
+		assert_int_equal(brl_unlock(db, &k, &o, 0, 1), NT_STATUS_OK);
+		assert_int_equal(share_mode_remove(db, &k, &o, &last, &del),
+				 NT_STATUS_OK);
+	}
+	assert_true(file_size("smbd_share_modes.tdb") == share_size);
+	assert_true(file_size("smbd_brlock.tdb") == brl_size);
+
+	churn_round(20000);
+	assert_true(tdb_dead(db->share->tdb) > 1000);
+	assert_true(tdb_dead(db->brl->tdb) > 1000);
+	locking_vacuum(db);
+	assert_int_equal(tdb_dead(db->share->tdb), 0);
+	assert_int_equal(tdb_dead(db->brl->tdb), 0);
+	share_size = file_size("smbd_share_modes.tdb");
+	brl_size = file_size("smbd_brlock.tdb");
+	for (i = 0; i < 3; i++) {
+		churn_round(5000);
+		locking_vacuum(db);
+		assert_int_equal(tdb_dead(db->share->tdb), 0);
+	}
+	assert_true(file_size("smbd_share_modes.tdb") == share_size);
+	assert_true(file_size("smbd_brlock.tdb") == brl_size);
+	/* The vacuum's keys are gone with it: nothing for the walkers. */
+	assert_int_equal(count_odd_keys(db->share->tdb), 0);
+	assert_int_equal(count_odd_keys(db->brl->tdb), 0);
+}
+
 static void test_cleanup_mixed(void **state)
 {
 	struct file_key k = new_key();
@@ -1806,6 +1932,7 @@ int main(void)
 		cmocka_unit_test(test_killed_holder),
 		cmocka_unit_test(test_gone_owner),
 		cmocka_unit_test(test_gone_owner_remote),
+		cmocka_unit_test(test_dead_records),
 		cmocka_unit_test(test_cleanup_mixed),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_open_errors),
