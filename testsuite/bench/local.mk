@@ -37,7 +37,7 @@ EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
 	testsuite/bench/bigdir.py
 EXTRA_DIST += testsuite/bench/opcost.py testsuite/bench/multichannel.py \
 	testsuite/bench/compression.py testsuite/bench/metrics_cost.py \
-	testsuite/bench/cluster.py
+	testsuite/bench/cluster.py testsuite/bench/soak.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
 BENCH_ARGS =
@@ -87,5 +87,13 @@ XCA_ARGS =
 bench-xca: testsuite/bench/xca_cost
 	testsuite/bench/xca_cost $(XCA_ARGS)
 
-.PHONY: bench bench-short bench-floods bench-bigdir bench-xca
+# Issue 34's soak: churn against ours and Samba at once, the lock and
+# status databases' sizes (live, dead, free records) every minute
+# (soak.py, SOAK_ARGS; default 5 minutes).
+SOAK_ARGS = --time 300 --interval 60
+bench-soak: smbd/smbd testsuite/bench/nbench
+	/usr/bin/python3 $(abs_top_srcdir)/testsuite/bench/soak.py \
+		--builddir $(abs_top_builddir) $(SOAK_ARGS)
+
+.PHONY: bench bench-short bench-floods bench-bigdir bench-xca bench-soak
 CLEANFILES += bench-smbd-build.log
