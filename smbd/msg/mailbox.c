@@ -311,3 +311,10 @@ bool smbd_mailbox_post(struct smbd_server *srv, int to,
 {
 	return msg_send(srv, -1, to, type, body, len, -1);
 }
+
+bool smbd_mailbox_post_fd(struct smbd_server *srv, int to,
+			  enum smbd_msg_type type, const void *body,
+			  size_t len, int fd)
+{
+	return msg_send(srv, -1, to, type, body, len, fd);
+}

@@ -104,8 +104,12 @@ bool smbd_mailbox_dispatch(struct smbd_mailbox *mb, const void *msg,
  * it when the socket is readable); how many datagrams were read. */
 unsigned smbd_mailbox_receive(struct smbd_mailbox *mb);
 
-/* From the master (no mailbox of its own) to worker to. */
+/* From the master (no mailbox of its own) to worker to; _fd: with a
+ * copy of fd (the master keeps its own). */
 bool smbd_mailbox_post(struct smbd_server *srv, int to,
 		       enum smbd_msg_type type, const void *body, size_t len);
+bool smbd_mailbox_post_fd(struct smbd_server *srv, int to,
+			  enum smbd_msg_type type, const void *body,
+			  size_t len, int fd);
 
 #endif

@@ -12,6 +12,7 @@
  */
 #include "smbd/smbd.h"
 #include "smbd/process/process.h"
+#include "smbd/msg/mailbox.h"
 #include "conf/loadparm.h"
 #include "lib/ifspec.h"
 #include "lib/log.h"
@@ -137,6 +138,35 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd,
 	ret = ret == 0 ? 0 : -errno;
 	talloc_free(code);
 	return ret;
+}
+
+/*
+ * The master's watchdog, for worker `from` whose heartbeat is late: the
+ * connections already queued on its sockets (the kernel steered them
+ * there before it was avoided) are accepted here and handed to worker
+ * `to` as a spread connection (SMBD_MSG_CONN, smbd/conn/conn.c), rather
+ * than waiting for it or for its successor.  The sockets are
+ * non-blocking: this takes what is there and returns how many.  One the
+ * late worker's io_uring already accepted in the kernel is its own (and
+ * is reset if it is killed).
+ */
+unsigned smbd_take_queued(struct smbd_server *srv, int from, int to)
+{
+	unsigned n = 0;
+	size_t g;
+	int fd;
+
+	for (g = 0; g < srv->ngroups; g++) {
+		while ((fd = accept4(srv->groups[g].fds[from], NULL, NULL,
+				     SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1) {
+			if (smbd_mailbox_post_fd(srv, to, SMBD_MSG_CONN, NULL,
+						 0, fd)) {
+				n++;
+			}
+			close(fd);	/* the message took a copy */
+		}
+	}
+	return n;
 }
 
 /* Whether the groups have our program (the master's; set at open). */

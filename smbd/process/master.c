@@ -168,8 +168,10 @@ static void master_reap(struct smbd_server *srv, struct smbd_slot *slots,
  * kernel, spinning): it is killed, and the reaper cleans its entries and
  * restarts it as after a crash.  Before that, once it is a few ticks
  * late, new connections of its CPU go to another worker
- * (smbd_steer_avoid), and come back when it beats again or its successor
- * starts, so a hang costs new clients about LATE_MS, not the timeout.
+ * (smbd_steer_avoid), and those already queued for it are handed to that
+ * worker (smbd_take_queued), until it beats again or its successor
+ * starts: a hang costs new clients about WATCHDOG_LATE_MS, not the
+ * timeout.
  * The loop never blocks on purpose for longer than a tick, except in
  * waits that beat (heartbeat_poll: ctdbd, bounded by `ctdb timeout`).
  */
@@ -188,6 +190,36 @@ static void master_steer(struct smbd_server *srv, struct smbd_slot *slots)
 	}
 	smbd_steer_avoid(srv, avoid);
 	talloc_free(avoid);
+}
+
+/* What the kernel queued on a late worker's sockets goes to the next
+ * worker that is not late (smbd_take_queued). */
+static void master_take_queued(struct smbd_server *srv,
+			       const struct smbd_slot *slots)
+{
+	int i, k, to;
+	unsigned n;
+
+	for (i = 0; i < srv->nworkers; i++) {
+		if (!slots[i].late) {
+			continue;
+		}
+		for (to = -1, k = 1; to < 0 && k < srv->nworkers; k++) {
+			int j = (i + k) % srv->nworkers;
+
+			if (slots[j].pid > 0 && !slots[j].late) {
+				to = j;
+			}
+		}
+		if (to < 0) {
+			continue;
+		}
+		n = smbd_take_queued(srv, i, to);
+		if (n > 0) {
+			DBG_NOTICE("worker %d is late: %u connections waiting "
+				   "for it handed to worker %d\n", i, n, to);
+		}
+	}
 }
 
 /* ms until the next look, or -1 when the watchdog is off. */
@@ -239,6 +271,7 @@ static int master_watchdog(struct smbd_server *srv, struct smbd_slot *slots)
 	if (changed) {
 		master_steer(srv, slots);
 	}
+	master_take_queued(srv, slots);
 	return limit > 0 ? HEARTBEAT_TICK_MS : -1;
 }
 

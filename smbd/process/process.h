@@ -40,8 +40,10 @@ bool smbd_reload_config(struct smbd_server *srv);
  * them). */
 int smbd_open_listeners(struct smbd_server *srv, unsigned wait_ms);
 bool smbd_choose_cpus(struct smbd_server *srv);
-/* New connections away from the workers avoid[] marks (NULL: none). */
+/* New connections away from the workers avoid[] marks (NULL: none);
+ * those already queued on worker from's sockets handed to worker to. */
 void smbd_steer_avoid(struct smbd_server *srv, const bool *avoid);
+unsigned smbd_take_queued(struct smbd_server *srv, int from, int to);
 
 /* pidfile.c: the pid file, and the persistent server GUID. */
 bool smbd_load_server_guid(struct smbd_server *srv);
