@@ -76,8 +76,9 @@ def cont_and_kill(pids):
                 pass
 
 
-class Orphans(h.SmbdTestCase):
-    """One server per test: the tests kill its master."""
+class Orphans:
+    """One server per test: the tests kill its master.  Run under both
+    event loops (backend_variants)."""
 
     workers = 2
     start_server = False
@@ -309,6 +310,8 @@ class Orphans(h.SmbdTestCase):
         b.logoff()
         print("open and lock past a dead owner's entries: %.3f s" % took)
 
+
+h.backend_variants(globals(), Orphans)
 
 if __name__ == "__main__":
     h.main()
