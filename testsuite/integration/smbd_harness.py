@@ -197,16 +197,21 @@ class Smbd:
     extra_shares: more sections, [(name, options)], each on the same
     directory as [share] unless its options set a path (smbtorture's
     vfs.fruit wants a second share on the same files without fruit).
+    host: the loopback address it listens on (a test that needs port 445,
+    which a client following a DFS referral dials, takes a 127.x of its
+    own for it).
     """
 
     def __init__(self, global_options=None, share_options=None,
                  io_backend=None, workers=None, binary=None, debug=3,
-                 extra_args=None, port=None, extra_shares=None):
+                 extra_args=None, port=None, extra_shares=None,
+                 host="127.0.0.1"):
         self.binary = binary or smbd_binary()
         self.samba = is_samba(self.binary)
         self.tmp = tempfile.mkdtemp(prefix="smbd-test-")
         self.port = port or free_port()
         self.port_fixed = port is not None
+        self.host = host    # the loopback address it listens on
         self.global_options = global_options
         self.share_options = share_options
         self.extra_shares = list(extra_shares or [])
@@ -236,7 +241,10 @@ class Smbd:
         g = ["[global]",
              "\tserver role = standalone server",
              "\tsmb ports = %d" % self.port,
-             "\tinterfaces = 127.0.0.1",
+             # another 127.x is no interface's own address: written
+             # with lo's netmask, both servers bind it (Samba's rule)
+             "\tinterfaces = %s" % (self.host if self.host == "127.0.0.1"
+                                    else self.host + "/8"),
              "\tbind interfaces only = yes",
              "\tdisable netbios = yes",
              "\tpassdb backend = tdbsam",
@@ -329,7 +337,7 @@ class Smbd:
                 raise RuntimeError("smbd exited with %s during start\n%s" %
                                    (rc, self.log_tail()))
             try:
-                with socket.create_connection(("127.0.0.1", self.port),
+                with socket.create_connection((self.host, self.port),
                                               timeout=1.0):
                     pass
                 # still ours (not another server that owns the port)?
@@ -462,7 +470,7 @@ class Smbd:
         create_user(self.conf, name, password)
 
     def connect(self, timeout=NET_TIMEOUT):
-        return RawConn(self.port, timeout=timeout)
+        return RawConn(self.port, host=self.host, timeout=timeout)
 
 
 def create_user(conf, name, password):
