@@ -254,6 +254,7 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_GUEST_ONLY, "guest only", B, S, "no", NULL, 0),
 	P(LP_HIDE_DOT_FILES, "hide dot files", B, S, "yes", NULL, 0),
 	P(LP_HIDE_FILES, "hide files", STR, S, NULL, NULL, 0),
+	P(LP_HOST_MSDFS, "host msdfs", B, G, "yes", NULL, 0),
 	P(LP_HOSTS_ALLOW, "hosts allow", L, S, NULL, NULL, 0),
 	P(LP_HOSTS_DENY, "hosts deny", L, S, NULL, NULL, 0),
 	/* Read by conf/parse.c where it stands; the value is the last
@@ -286,7 +287,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_MAX_OPEN_FILES, "max open files", I, G, "16384", NULL, 0),
 	P(LP_MAX_SMBD_PROCESSES, "max smbd processes", I, G, "0", NULL, 0),
 	P(LP_MAX_XMIT, "max xmit", I, G, "16644", NULL, C),
-	P(LP_MSDFS_ROOT, "msdfs root", B, S, "no", NULL, C),
+	P(LP_MSDFS_PROXY, "msdfs proxy", STR, S, NULL, NULL, SUB),
+	P(LP_MSDFS_ROOT, "msdfs root", B, S, "no", NULL, 0),
 	P(LP_NETBIOS_NAME, "netbios name", CONF_T_USTRING, G, NULL, NULL, 0),
 	P(LP_NT_ACL_SUPPORT, "nt acl support", B, S, "yes", NULL, 0),
 	P(LP_NTLM_AUTH, "ntlm auth", E, G, "ntlmv2-only", ntlm_auth_vals, 0),

@@ -118,6 +118,11 @@ struct vfs_share {
 	 * streams module, a name with a stream part is
 	 * OBJECT_NAME_INVALID and only ::$DATA is listed. */
 	bool streams;
+	/* A DFS root (`msdfs root` with `host msdfs`): a symlink in it
+	 * whose target reads "msdfs:..." is a DFS link (vfs/msdfs.h),
+	 * which a CREATE does not enter and a listing shows as a DFS
+	 * reparse point. */
+	bool msdfs;
 };
 
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */

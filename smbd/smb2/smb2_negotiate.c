@@ -366,7 +366,10 @@ static void neg_set_conn(struct smbd_conn *conn, uint16_t dialect,
 	if (lp_int(lp, LP_GLOBAL, LP_SERVER_SIGNING) == LP_SIGNING_MANDATORY) {
 		conn->server_security_mode |= SMB2_NEGOTIATE_SIGNING_REQUIRED;
 	}
-	conn->server_caps = 0;
+	/* 2.2.4: DFS for every dialect when `host msdfs` (Samba too). */
+	conn->server_caps = lp_bool(lp, LP_GLOBAL, LP_HOST_MSDFS)
+				    ? SMB2_GLOBAL_CAP_DFS
+				    : 0;
 	if (dialect >= SMB2_DIALECT_0210) {
 		conn->server_caps |= SMB2_GLOBAL_CAP_LARGE_MTU;
 		/* 3.3.5.4: leases from 2.1 on, when `smb2 leases` allows. */
@@ -600,6 +603,9 @@ void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len)
 				SMB2_NEGOTIATE_SIGNING_REQUIRED;
 		}
 		conn->server_caps = SMB2_GLOBAL_CAP_LARGE_MTU;
+		if (lp_bool(lp, LP_GLOBAL, LP_HOST_MSDFS)) {
+			conn->server_caps |= SMB2_GLOBAL_CAP_DFS;
+		}
 	} else {
 		neg_set_conn(conn, dialect, NULL);
 	}

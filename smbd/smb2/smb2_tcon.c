@@ -37,6 +37,8 @@
 #define SMB2_SHARE_TYPE_DISK 0x01
 #define SMB2_SHARE_TYPE_PIPE 0x02
 
+#define SMB2_SHAREFLAG_DFS 0x00000001
+#define SMB2_SHAREFLAG_DFS_ROOT 0x00000002
 #define SMB2_SHAREFLAG_MANUAL_CACHING 0x00000000
 #define SMB2_SHAREFLAG_AUTO_CACHING 0x00000010
 #define SMB2_SHAREFLAG_VDO_CACHING 0x00000020
@@ -44,6 +46,7 @@
 #define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM 0x00000800
 #define SMB2_SHAREFLAG_ENCRYPT_DATA 0x00008000
 #define SMB2_SHAREFLAG_COMPRESS_DATA 0x00100000
+#define SMB2_SHARE_CAP_DFS 0x00000008
 
 /* MS-SMB2 2.2.13.1.1 access masks for MaximalAccess. */
 #define SMBD_ACCESS_READ_ONLY 0x001200a9  /* FILE_GENERIC_READ|EXECUTE */
@@ -192,6 +195,13 @@ static NTSTATUS tcon_find_share(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
+/* `msdfs root`, which `host msdfs = no` switches off as in Samba. */
+static bool tcon_is_dfs_root(const struct lp_ctx *lp, int snum)
+{
+	return lp_bool(lp, LP_GLOBAL, LP_HOST_MSDFS) &&
+	       lp_bool(lp, snum, LP_MSDFS_ROOT);
+}
+
 static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 {
 	uint32_t f = 0;
@@ -215,6 +225,11 @@ static uint32_t tcon_share_flags(const struct lp_ctx *lp, int snum)
 	/* 2.2.10: the client should compress what it sends here */
 	if (lp_int(lp, snum, LP_SMB3_COMPRESSION) == LP_COMPRESS_YES) {
 		f |= SMB2_SHAREFLAG_COMPRESS_DATA;
+	}
+	/* 2.2.10, 3.3.5.7: a DFS root says so; its paths may then be
+	 * referred elsewhere (PATH_NOT_COVERED, smb2_fsctl_dfs.c). */
+	if (tcon_is_dfs_root(lp, snum)) {
+		f |= SMB2_SHAREFLAG_DFS | SMB2_SHAREFLAG_DFS_ROOT;
 	}
 	return f;
 }
@@ -554,6 +569,7 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 	sh->veto_files = lp_str_subst(t, lp, snum, LP_VETO_FILES, sub);
 	sh->hide_files = lp_str_subst(t, lp, snum, LP_HIDE_FILES, sub);
 	sh->ea_support = lp_bool(lp, snum, LP_EA_SUPPORT);
+	sh->msdfs = tcon_is_dfs_root(lp, snum);
 	t->use_sendfile = lp_bool(lp, snum, LP_USE_SENDFILE);
 	t->compress_reads = lp_int(lp, snum, LP_SMB3_COMPRESSION);
 	sh->create_mask = (mode_t)lp_int(lp, snum, LP_CREATE_MASK);
@@ -592,6 +608,17 @@ static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 	status = tcon_check_access(req, s, t->snum, sub, &ro);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
+	}
+	if (lp_bool(lp, LP_GLOBAL, LP_HOST_MSDFS) &&
+	    lp_str(lp, t->snum, LP_MSDFS_PROXY)[0] != '\0') {
+		/* `msdfs proxy`: the share only stands for another one, to
+		 * which a referral for it sends the client
+		 * (smb2_fsctl_dfs.c); a client that connects without
+		 * asking gets what Samba 4.17 answers it. */
+		DBG_NOTICE("%s: [%s] is an msdfs proxy: the client should "
+			   "have followed its referral\n", req->conn->remote,
+			   t->share_name);
+		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	status = tcon_force_ids(lp, s, t, sub);
 	if (!NT_STATUS_IS_OK(status)) {
@@ -648,7 +675,10 @@ static NTSTATUS tcon_finish(struct smb2_request *req, struct smbd_session *s,
 					(t->encrypt_data
 						 ? SMB2_SHAREFLAG_ENCRYPT_DATA
 						 : 0));
-	wire_push_le32(req->out, 0); /* Capabilities: no DFS, no CA */
+	/* Capabilities: DFS on a DFS root (Samba's answer), no CA */
+	wire_push_le32(req->out, !t->ipc && tcon_is_dfs_root(lp, t->snum)
+					 ? SMB2_SHARE_CAP_DFS
+					 : 0);
 	wire_push_le32(req->out, t->maximal_access);
 	return NT_STATUS_OK;
 }

@@ -464,7 +464,7 @@ static void test_include_and_compat(void **state)
 			       "socket options = x\n"
 			       "[a]\npath = /a\ninclude = %s\n"
 			       "kernel oplocks = yes\n"
-			       "[b]\npath = /b\nmsdfs root = no\n",
+			       "[b]\npath = /b\ninherit acls = no\n",
 			       incg, inc);
 	assert_true(lp_load_string(lp, "inc.conf", conf));
 	assert_string_equal(lp_str(lp, 0, LP_COMMENT), "included");
@@ -488,7 +488,7 @@ static void test_include_and_compat(void **state)
 	assert_int_equal(count_lines(text, "no effect yet"), 3);
 	assert_int_equal(count_lines(text, "\"kernel oplocks\""), 1);
 	assert_int_equal(count_lines(text, "\"socket options\""), 1);
-	assert_int_equal(count_lines(text, "\"msdfs root\""), 1);
+	assert_int_equal(count_lines(text, "\"inherit acls\""), 1);
 	assert_false(lp_set_cmdline(lp, "include", inc));
 	assert_false(conf_params[LP_REALM].flags & CONF_F_COMPAT);
 	assert_false(conf_params[LP_PRINTABLE].flags & CONF_F_COMPAT);
