@@ -23,7 +23,14 @@ EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dirents.c vfs/dirents.h vfs/dosmode.c \
 	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h \
-	vfs/fault.c vfs/fault.h vfs/dircache.c vfs/dircache.h
+	vfs/fault.c vfs/fault.h vfs/dircache.c vfs/dircache.h \
+	vfs/msdfs.c vfs/msdfs.h
+
+check_PROGRAMS += testsuite/unit/test_msdfs
+TESTS += testsuite/unit/test_msdfs
+testsuite_unit_test_msdfs_SOURCES = testsuite/unit/test_msdfs.c
+testsuite_unit_test_msdfs_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_msdfs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_dircache
 TESTS += testsuite/unit/test_dircache

@@ -321,6 +321,14 @@ static NTSTATUS resolve_component(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS vfs_lookup_component(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			      int dirfd, const char *comp, bool last,
+			      char **real, bool *found, struct stat *stp)
+{
+	return resolve_component(mem_ctx, sh, dirfd, comp, last, false, real,
+				 found, stp);
+}
+
 /* Whether a component of path (share-relative, '/' separated) is in
  * the share's `veto files`. */
 bool vfs_path_vetoed(const struct vfs_share *sh, const char *path)

@@ -39,6 +39,18 @@ NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
  * share's `veto files`. */
 bool vfs_path_vetoed(const struct vfs_share *sh, const char *path);
 
+/*
+ * One name in the directory dirfd as the walk of vfs_resolve finds it:
+ * the exact name, else (case-insensitive shares) one that matches
+ * without case, else the 8.3 alias's long name.  *found says whether it
+ * is there, *real its on-disk name (talloc, mem_ctx), *stp its lstat
+ * when stp is given.  last: the final component (one in a directory the
+ * user may not list is taken as not found rather than ACCESS_DENIED).
+ */
+NTSTATUS vfs_lookup_component(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
+			      int dirfd, const char *comp, bool last,
+			      char **real, bool *found, struct stat *stp);
+
 /* openat2 under dirfd with the share's RESOLVE_* rules; -1 and errno. */
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		       const char *path, int flags, mode_t mode);
