@@ -27,6 +27,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c smbd/smb2/notify_wire.h \
 	smbd/objects/status.c smbd/objects/status.h \
 	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h smbd/smb2/smb2_fsctl_snap.c \
+	smbd/smb2/dfs_wire.c smbd/smb2/dfs_wire.h \
 	smbd/smb2/smb2_copychunk.c smbd/smb2/smb2_fsctl_fs.c smbd/smb2/smb2_fsctl_net.c \
 	smbd/process/sdnotify.c smbd/process/sdnotify.h smbd/process/control.c smbd/process/control.h \
 	smbd/msg/mailbox.c smbd/msg/mailbox.h
@@ -88,6 +89,13 @@ TESTS += testsuite/unit/test_fsctl_wire
 testsuite_unit_test_fsctl_wire_SOURCES = testsuite/unit/test_fsctl_wire.c
 testsuite_unit_test_fsctl_wire_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_fsctl_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_dfs_wire
+TESTS += testsuite/unit/test_dfs_wire
+testsuite_unit_test_dfs_wire_SOURCES = testsuite/unit/test_dfs_wire.c
+testsuite_unit_test_dfs_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dfs_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_dfs.c testsuite/fuzz/corpus/fuzz_dfs
 
 check_PROGRAMS += testsuite/unit/test_write_time
 TESTS += testsuite/unit/test_write_time
