@@ -289,6 +289,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_MAX_XMIT, "max xmit", I, G, "16644", NULL, C),
 	P(LP_MSDFS_PROXY, "msdfs proxy", STR, S, NULL, NULL, SUB),
 	P(LP_MSDFS_ROOT, "msdfs root", B, S, "no", NULL, 0),
+	P(LP_MSDFS_SHUFFLE_REFERRALS, "msdfs shuffle referrals", B, S, "no",
+	  NULL, 0),
 	P(LP_NETBIOS_NAME, "netbios name", CONF_T_USTRING, G, NULL, NULL, 0),
 	P(LP_NT_ACL_SUPPORT, "nt acl support", B, S, "yes", NULL, 0),
 	P(LP_NTLM_AUTH, "ntlm auth", E, G, "ntlmv2-only", ntlm_auth_vals, 0),

@@ -1,15 +1,16 @@
 /*
  * IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): a table of the FSCTLs we
  * implement, each handled in the file of its family (smb2_copychunk.c,
- * smb2_fsctl_fs.c, smb2_fsctl_net.c, smb2_pipe.c); an unknown code gets
- * STATUS_NOT_SUPPORTED.  Handlers write their output into a buffer of
- * their own and smb2_ioctl_reply() frames it, at once or when a pool
- * job finishes.
+ * smb2_fsctl_fs.c, smb2_fsctl_net.c, smb2_fsctl_dfs.c, smb2_pipe.c); an
+ * unknown code gets STATUS_NOT_SUPPORTED.  Handlers write their output
+ * into a buffer of their own and smb2_ioctl_reply() frames it, at once
+ * or when a pool job finishes.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/smb2/fsctl_wire.h"
+#include "smbd/smb2/dfs_wire.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"
@@ -25,8 +26,6 @@
 
 #define SMB2_0_IOCTL_IS_FSCTL 0x00000001
 
-#define FSCTL_DFS_GET_REFERRALS 0x00060194
-#define FSCTL_DFS_GET_REFERRALS_EX 0x000601B0
 #define FSCTL_VALIDATE_NEGOTIATE_INFO 0x00140204
 
 struct smb2_fsctl {
@@ -84,12 +83,6 @@ static NTSTATUS fsctl_validate_negotiate(struct smb2_ioctl_state *st)
 	return NT_STATUS_OK;
 }
 
-/* 3.3.5.15.2: a server without DFS answers referrals this way. */
-static NTSTATUS fsctl_dfs_referrals(struct smb2_ioctl_state *st)
-{
-	return NT_STATUS_FS_DRIVER_REQUIRED;
-}
-
 /* 3.3.5.15.1 / MS-FSCC 2.3.50: write a request, read the answer. */
 static NTSTATUS fsctl_pipe_transceive(struct smb2_ioctl_state *st)
 {
@@ -106,8 +99,8 @@ static NTSTATUS fsctl_pipe_wait(struct smb2_ioctl_state *st)
 }
 
 static const struct smb2_fsctl smb2_fsctls[] = {
-	{FSCTL_DFS_GET_REFERRALS, false, fsctl_dfs_referrals},
-	{FSCTL_DFS_GET_REFERRALS_EX, false, fsctl_dfs_referrals},
+	{FSCTL_DFS_GET_REFERRALS, false, smb2_fsctl_dfs_get_referrals},
+	{FSCTL_DFS_GET_REFERRALS_EX, false, smb2_fsctl_dfs_get_referrals_ex},
 	{FSCTL_VALIDATE_NEGOTIATE_INFO, false, fsctl_validate_negotiate},
 	{FSCTL_PIPE_TRANSCEIVE, true, fsctl_pipe_transceive},
 	{FSCTL_PIPE_WAIT, false, fsctl_pipe_wait},

@@ -59,6 +59,10 @@ NTSTATUS smb2_fsctl_object_id(struct smb2_ioctl_state *st);
 /* smb2_fsctl_snap.c: 3.3.5.15.1 previous versions */
 NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st);
 
+/* smb2_fsctl_dfs.c: 3.3.5.15.2 DFS referrals (MS-DFSC) */
+NTSTATUS smb2_fsctl_dfs_get_referrals(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_dfs_get_referrals_ex(struct smb2_ioctl_state *st);
+
 /* smb2_fsctl_net.c: 3.3.5.15.11 */
 NTSTATUS smb2_fsctl_network_interface_info(struct smb2_ioctl_state *st);
 
