@@ -34,6 +34,7 @@
 #include "smbd/objects/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"
+#include "smbd/smb2/dfs_wire.h"
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
@@ -48,6 +49,7 @@
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/module.h"
+#include "vfs/msdfs.h"
 #include "vfs/fault.h"
 #include "vfs/snapshot.h"
 #include "lib/log.h"
@@ -783,11 +785,37 @@ static void create_job_run(struct create_state *st)
 	}
 }
 
+/*
+ * A DFS root (`msdfs root`): a path that reaches or goes through an
+ * msdfs link is not ours to open but the link's targets' (MS-SMB2
+ * 3.3.5.9, MS-DFSC 3.1.4.1: the client then asks for a referral).
+ * Such an open always fails here, the link dangling, so only a failed
+ * one looks for a link on its path, as the user, and whatever it failed
+ * with becomes STATUS_PATH_NOT_COVERED, Samba's answer for any
+ * disposition.  (A link whose "msdfs:..." target happens to exist as a
+ * file in the same directory opens that file.)
+ */
+static void create_msdfs_check(struct create_state *st)
+{
+	size_t depth = 0;
+	char *text = NULL;
+
+	if (NT_STATUS_IS_OK(vfs_msdfs_find(st, &st->share, st->path, &depth,
+					   &text)) &&
+	    depth > 0) {
+		st->status = NT_STATUS_PATH_NOT_COVERED;
+	}
+	talloc_free(text);
+}
+
 static void create_job(void *p)
 {
 	struct create_state *st = p;
 
 	create_job_run(st);
+	if (st->share.msdfs && !NT_STATUS_IS_OK(st->status)) {
+		create_msdfs_check(st);
+	}
 	create_parent_fd_close(st);	/* in the pool, not the loop */
 }
 
@@ -1214,6 +1242,37 @@ static NTSTATUS create_snapshot_check(struct create_state *st,
 	return NT_STATUS_OK;
 }
 
+/*
+ * The name the request opens (UTF-16LE; NULL and 0 for the share
+ * root).  With SMB2_FLAGS_DFS_OPERATIONS it is "server\share\path"
+ * (MS-SMB2 3.3.5.9): the path is what follows the share, as Samba takes
+ * it on any share the client sets the flag on (dfs_wire.h).
+ */
+static NTSTATUS create_wire_name(struct smb2_request *req, uint16_t off,
+				 uint16_t len, const uint8_t **name,
+				 size_t *name_len)
+{
+	size_t skip;
+	NTSTATUS status;
+
+	*name = len > 0 ? req->in + off : NULL;
+	*name_len = len;
+	if (!(req->flags & SMB2_FLAGS_DFS_OPERATIONS) || len == 0) {
+		return NT_STATUS_OK;
+	}
+	status = dfs_create_name_strip(req->mem_ctx, *name, len,
+				       req->tcon->share_name, &skip);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	*name += skip;
+	*name_len -= skip;
+	if (*name_len == 0) {
+		*name = NULL;
+	}
+	return NT_STATUS_OK;
+}
+
 NTSTATUS smb2_create(struct smb2_request *req)
 {
 	struct wire_cur *b = &req->body;
@@ -1222,6 +1281,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	uint32_t imp, access, attrs, share_access, disposition, options;
 	uint32_t ctx_off, ctx_len;
 	uint16_t name_off, name_len;
+	const uint8_t *name;
+	size_t nlen;
 	char *path = NULL, *stream = NULL;
 	bool snapshot = false;
 	int64_t snap_time = 0;
@@ -1262,16 +1323,16 @@ NTSTATUS smb2_create(struct smb2_request *req)
 					name_len ? req->in + name_off : NULL,
 					name_len, ntacl_map_generic(access));
 	}
-	if (!t->share.streams &&
-	    vfs_name_wire_has_stream(name_len ? req->in + name_off : NULL,
-				     name_len)) {
+	status = create_wire_name(req, name_off, name_len, &name, &nlen);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!t->share.streams && vfs_name_wire_has_stream(name, nlen)) {
 		/* No streams on this share: even "f::$DATA" (Samba 4.17
 		 * without a streams module answers the same). */
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
-	status = vfs_name_from_wire(req->mem_ctx, name_len ? req->in + name_off
-							   : NULL,
-				    name_len, &path, &stream);
+	status = vfs_name_from_wire(req->mem_ctx, name, nlen, &path, &stream);
 	DBG_DEBUG("%s: CREATE '%s'%s%s: %s\n", req->conn->remote,
 		  path ? path : "?", stream ? " stream " : "",
 		  stream ? stream : "", nt_errstr(status));
@@ -1280,9 +1341,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 			char hex[129];
 			size_t i;
 
-			for (i = 0; i < name_len && i < 64; i++) {
-				snprintf(hex + 2 * i, 3, "%02x",
-					 req->in[name_off + i]);
+			for (i = 0; i < nlen && i < 64; i++) {
+				snprintf(hex + 2 * i, 3, "%02x", name[i]);
 			}
 			hex[2 * i] = '\0';
 			DBG_DEBUG("refused name bytes: %s\n", hex);
@@ -1308,7 +1368,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		}
 		path = rest;
 	}
-	if (name_has_stream_syntax(req->in + name_off, name_len) &&
+	if (name_has_stream_syntax(name, nlen) &&
 	    (options & FILE_DIRECTORY_FILE)) {
 		/* A data stream is never a directory (MS-FSA 2.1.5.1:
 		 * smbtorture smb2.streams.dir). */
@@ -1334,8 +1394,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	talloc_set_destructor(st, create_state_destructor);
 	st->path = talloc_steal(st, path);
 	st->stream = talloc_steal(st, stream);
-	st->data_stream = stream == NULL &&
-			  name_has_stream_syntax(req->in + name_off, name_len);
+	st->data_stream = stream == NULL && name_has_stream_syntax(name, nlen);
 	st->disposition = disposition;
 	st->options = options;
 	st->share_access = share_access;
