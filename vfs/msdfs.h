@@ -26,6 +26,11 @@
 #include "lib/ntstatus.h"
 #include "vfs/vfs.h"
 
+/* MS-FSCC 2.1.2.1: what a DFS link is, as a reparse point. */
+#ifndef IO_REPARSE_TAG_DFS
+#define IO_REPARSE_TAG_DFS 0x8000000A
+#endif
+
 /* A link's text past its "msdfs:" prefix (any case), or NULL when text
  * is no msdfs link. */
 const char *vfs_msdfs_link_text(const char *text);

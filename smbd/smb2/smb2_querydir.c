@@ -25,6 +25,9 @@
  * too), INDEX_SPECIFIED is ignored.  EaSize is FileEaInformation's.  Short
  * names go into the *Both* classes unless `mangled names = no`.
  *
+ * In a DFS root an msdfs link is listed as a DFS reparse point
+ * (qd_msdfs_entry), as Samba lists it.
+ *
  * A session granted AAPL's READ_DIR_ATTR (smb2_create_reply.c) listing
  * FileIdBothDirectoryInformation on a fruit share gets Apple's fields in
  * place of the NTFS ones, as Samba's fruit gives them (fscc.h struct
@@ -56,6 +59,7 @@
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
 #include "vfs/fruit.h"
+#include "vfs/msdfs.h"
 #include "smbd/smb2/max_access.h"
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
@@ -360,6 +364,32 @@ static void qd_attrs_plain(const struct qd_state *st, const char *name,
 }
 
 /*
+ * An msdfs link in a DFS root (vfs/msdfs.h): listed as Samba 4.17 and
+ * Windows list a DFS link, a directory that is a reparse point with the
+ * tag IO_REPARSE_TAG_DFS (MS-FSCC 2.1.2.1), which the encoder puts
+ * where the class has EaSize or a ReparsePointTag (2.4.17); no size;
+ * the times are the link's.  The tag travels in *ea_size (qd_job moves
+ * it).  Thread-safe (the stat-ahead threads call it).
+ */
+static bool qd_msdfs_entry(const struct qd_state *st, const char *what,
+			   const struct statx *stx, struct vfs_file_info *fi,
+			   uint32_t *ea_size)
+{
+	if (!st->share.msdfs || !S_ISLNK(stx->stx_mode) ||
+	    !vfs_msdfs_is_link_at(st->fd, what)) {
+		return false;
+	}
+	vfs_statx_to_info(stx, fi);
+	fi->attributes = FILE_ATTRIBUTE_DIRECTORY |
+			 FILE_ATTRIBUTE_REPARSE_POINT;
+	fi->is_dir = true;
+	fi->end_of_file = 0;
+	fi->allocation_size = 0;
+	*ea_size = IO_REPARSE_TAG_DFS;
+	return true;
+}
+
+/*
  * Stat one entry (not following a symlink) and read its DOS attributes
  * and, where the class has the field, its EaSize (0 otherwise).  false
  * when it vanished since the readdir (or cannot be looked at).
@@ -379,6 +409,12 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
 		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
 		return false;
+	}
+	if (qd_msdfs_entry(st, what, &stx, fi, ea_size)) {
+		if (aapl != NULL) {
+			qd_aapl_fill(st, -1, what, fi, aapl);
+		}
+		return true;
 	}
 	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
 		return qd_stat_link(st, name, fi, ea_size, aapl);
@@ -442,6 +478,10 @@ static void qd_stat_plain(const struct qd_state *st, const char *name,
 	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
 		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
 		r->state = QD_RES_GONE;
+		return;
+	}
+	if (qd_msdfs_entry(st, what, &stx, &r->fi, &r->ea_size)) {
+		r->state = QD_RES_OK;
 		return;
 	}
 	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
@@ -710,6 +750,11 @@ static void qd_job(void *p)
 		}
 		memset(&e, 0, sizeof(e));
 		e.ea_size = ea_size;
+		if (st->share.msdfs &&
+		    (fi.attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+			/* a DFS link's tag (qd_msdfs_entry) */
+			e.reparse_tag = ea_size;
+		}
 		e.aapl = st->aapl != NULL ? &aapl : NULL;
 		e.fi = &fi;
 		e.name = name;
