@@ -552,7 +552,10 @@ NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 			int nfd = vfs_openat_beneath(sh, dirfd, rc,
 						     O_PATH | O_DIRECTORY, 0);
 			if (nfd == -1) {
-				st = errno == ENOTDIR
+				/* a file, or a symlink that dangles (an
+				 * msdfs link where DFS is off): no
+				 * directory on the way, as Samba says */
+				st = errno == ENOTDIR || errno == ENOENT
 					     ? NT_STATUS_OBJECT_PATH_NOT_FOUND
 					     : vfs_map_errno(errno);
 				break;
