@@ -396,7 +396,7 @@ class Bench:
         self.password = secrets.token_hex(12)
         self.client_conf = self.write_client_conf()
         # libsmbclient 4.17 (nbench) encrypts only when the server asks
-        # (or on its DFS path, which ours never offers): with --encrypt on
+        # (or on its DFS path, which both offer: host msdfs): with --encrypt on
         # both servers ask, so both runs are encrypted (extras.py checks).
         both = ("  server smb encrypt = desired\n"
                 if self.a.encrypt == "on" else "")

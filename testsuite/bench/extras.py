@@ -499,8 +499,8 @@ def crypto(b, src):
     """Plain and signed on the servers of the run; encrypted on a twin of
     each started with `server smb encrypt = desired`, because libsmbclient
     4.17 with `client smb encrypt = required` encrypts only when the
-    server asks (SMB2_SESSION_FLAG_ENCRYPT_DATA) or on its DFS path,
-    which a server without SMB2_GLOBAL_CAP_DFS (ours) never takes."""
+    server asks (SMB2_SESSION_FLAG_ENCRYPT_DATA) or on its DFS path
+    (SMB2_GLOBAL_CAP_DFS, which both offer with `host msdfs`)."""
     res = {}
     for i, (mode, sign, enc) in enumerate(MODES):
         conf = b.write_client_conf(sign, enc)
@@ -583,4 +583,4 @@ def format_crypto(d, a, w):
                    ng.get("replies", 0)))
     w("  (encrypted: on a second server of each kind started with `server "
       "smb encrypt = desired`; libsmbclient 4.17 does not encrypt "
-      "otherwise unless the server offers DFS)")
+      "otherwise unless it takes its DFS path)")
