@@ -132,7 +132,7 @@ NTSTATUS vfs_unlink_anchored(const struct vfs_share *sh, int root_fd,
 			     const struct vfs_file_id *want)
 {
 	const char *base;
-	int fault = vfs_fault_hit(VFS_FAULT_UNLINK, path, -1);
+	int fault = vfs_fault_hit_at(VFS_FAULT_UNLINK, root_fd, path);
 	int dfd = fault ? -1 : vfs_open_parent(sh, root_fd, path, &base);
 	NTSTATUS status = NT_STATUS_OK;
 
@@ -152,7 +152,7 @@ NTSTATUS vfs_mkdir_anchored(const struct vfs_share *sh, int root_fd,
 			    const char *path, mode_t mode)
 {
 	const char *base;
-	int fault = vfs_fault_hit(VFS_FAULT_MKDIR, path, -1);
+	int fault = vfs_fault_hit_at(VFS_FAULT_MKDIR, root_fd, path);
 	int dfd = fault ? -1 : vfs_open_parent(sh, root_fd, path, &base);
 	NTSTATUS status = NT_STATUS_OK;
 
@@ -171,7 +171,7 @@ NTSTATUS vfs_rename_anchored(const struct vfs_share *sh, int root_fd,
 			     unsigned flags, const struct vfs_file_id *want)
 {
 	const char *fbase, *tbase;
-	int fault = vfs_fault_hit(VFS_FAULT_RENAME, from, -1);
+	int fault = vfs_fault_hit_at(VFS_FAULT_RENAME, root_fd, from);
 	int fdir = fault ? -1 : vfs_open_parent(sh, root_fd, from, &fbase);
 	int tdir;
 	NTSTATUS status = NT_STATUS_OK;

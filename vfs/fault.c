@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct vfs_fault_table armed_table;
@@ -59,6 +60,33 @@ static bool parse_err(const char *s, size_t n, int *err)
 	return false;
 }
 
+/* SLEEP=MS: 1 to VFS_FAULT_SLEEP_MAX_MS milliseconds. */
+static bool parse_sleep(const char *s, size_t n, unsigned *ms)
+{
+	static const char pre[] = "SLEEP=";
+	char num[16], *e;
+	long v;
+
+	if (n <= sizeof(pre) - 1 || strncmp(s, pre, sizeof(pre) - 1) != 0) {
+		return false;
+	}
+	s += sizeof(pre) - 1;
+	n -= sizeof(pre) - 1;
+	if (n >= sizeof(num) || s[0] < '0' || s[0] > '9') {
+		return false;
+	}
+	memcpy(num, s, n);
+	num[n] = '\0';
+	errno = 0;
+	v = strtol(num, &e, 10);
+	if (*e != '\0' || errno != 0 || v <= 0 ||
+	    v > VFS_FAULT_SLEEP_MAX_MS) {
+		return false;
+	}
+	*ms = (unsigned)v;
+	return true;
+}
+
 /* One OP:ERRNO:MATCH[:COUNT] of length len at s. */
 static bool parse_rule(const char *s, size_t len, struct vfs_fault_rule *r,
 		       char *err, size_t errlen)
@@ -89,9 +117,14 @@ static bool parse_rule(const char *s, size_t len, struct vfs_fault_rule *r,
 			 s, (int)flen[0], f[0]);
 		return false;
 	}
-	if (!parse_err(f[1], flen[1], &r->err)) {
-		snprintf(err, errlen, "'%.*s': unknown errno '%.*s'", (int)len,
-			 s, (int)flen[1], f[1]);
+	r->err = 0;
+	r->sleep_ms = 0;
+	if (!parse_err(f[1], flen[1], &r->err) &&
+	    !parse_sleep(f[1], flen[1], &r->sleep_ms)) {
+		snprintf(err, errlen,
+			 "'%.*s': unknown errno '%.*s' (or SLEEP=1-%d)",
+			 (int)len, s, (int)flen[1], f[1],
+			 VFS_FAULT_SLEEP_MAX_MS);
 		return false;
 	}
 	if (flen[2] == 0 || flen[2] >= sizeof(r->match)) {
@@ -205,10 +238,50 @@ static bool rule_take(struct vfs_fault_rule *r)
 	return true;
 }
 
+int vfs_fault_decide(enum vfs_fault_op op, const char *path,
+		     unsigned *sleep_ms)
+{
+	unsigned i;
+
+	*sleep_ms = 0;
+	if (!armed_any || !armed_op[op] || path == NULL) {
+		return 0;
+	}
+	for (i = 0; i < armed_table.nrules; i++) {
+		struct vfs_fault_rule *r = &armed_table.rules[i];
+
+		if (r->op != op || strstr(path, r->match) == NULL ||
+		    !rule_take(r)) {
+			continue;
+		}
+		if (r->sleep_ms == 0) {
+			return r->err;
+		}
+		/* at most 8 rules of 10 minutes: no overflow */
+		*sleep_ms += r->sleep_ms;
+	}
+	return 0;
+}
+
+static int fault_hit_path(enum vfs_fault_op op, const char *path)
+{
+	unsigned ms;
+	int err = vfs_fault_decide(op, path, &ms);
+
+	if (ms > 0) {
+		struct timespec ts = {.tv_sec = ms / 1000,
+				      .tv_nsec = (long)(ms % 1000) * 1000000};
+
+		/* the rest of it after a signal: the wait is the test's */
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+		}
+	}
+	return err;
+}
+
 int vfs_fault_hit(enum vfs_fault_op op, const char *path, int fd)
 {
 	char buf[PATH_MAX];
-	unsigned i;
 
 	if (!armed_any || !armed_op[op]) {
 		return 0;
@@ -225,16 +298,28 @@ int vfs_fault_hit(enum vfs_fault_op op, const char *path, int fd)
 		buf[n] = '\0';
 		path = buf;
 	}
-	if (path == NULL) {
+	return fault_hit_path(op, path);
+}
+
+int vfs_fault_hit_at(enum vfs_fault_op op, int dirfd, const char *path)
+{
+	char buf[PATH_MAX], link[64];
+	ssize_t n;
+
+	if (!armed_any || !armed_op[op]) {
 		return 0;
 	}
-	for (i = 0; i < armed_table.nrules; i++) {
-		struct vfs_fault_rule *r = &armed_table.rules[i];
-
-		if (r->op == op && strstr(path, r->match) != NULL &&
-		    rule_take(r)) {
-			return r->err;
-		}
+	if (path[0] == '/' || dirfd < 0) {
+		return fault_hit_path(op, path);
 	}
-	return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n < 0 ||
+	    (size_t)n + 1 + strlen(path) >= sizeof(buf)) {
+		/* the relative path still matches what it holds */
+		return fault_hit_path(op, path);
+	}
+	buf[n] = '/';
+	memcpy(buf + n + 1, path, strlen(path) + 1);
+	return fault_hit_path(op, buf);
 }

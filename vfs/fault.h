@@ -9,13 +9,21 @@
  *   SMBD_FAULT_INJECT="OP:ERRNO:MATCH[:COUNT],..."
  *
  * OP is one of open, read, write, fsync, unlink, mkdir, rename; ERRNO a
- * name (ENOSPC, EIO, EMFILE, EINTR, EACCES, ...); MATCH a substring of the
- * file's path (for fd-based calls the path the fd has now, from
- * /proc/self/fd), so only the test's own files fail; COUNT how many
- * matching calls fail before the rule stops (default: every one).  With
- * the variable unset nothing is armed and each hook costs one load of a
- * flag.  The hooks sit where the pool threads make the calls: vfs/
- * (open, anchored unlink/mkdir/rename) and the READ, WRITE and FLUSH jobs.
+ * name (ENOSPC, EIO, EMFILE, EINTR, EACCES, ...), or SLEEP=MS (issue 34:
+ * the call waits MS milliseconds, 1 to 600000, then goes on, so a test
+ * can hang calls on purpose as a dead NFS or FUSE mount would); MATCH a
+ * substring of the file's path (for fd-based calls the path the fd has
+ * now, from /proc/self/fd; for open, unlink, mkdir and rename the
+ * absolute path, the directory's from /proc/self/fd, so a share's
+ * directory name matches every such call on that share), so only the test's own files fail; COUNT how many
+ * matching calls fail (or wait) before the rule stops (default: every
+ * one).  Rules are tried in order: a SLEEP rule that matches waits and
+ * the next rules are still tried, an error rule that matches ends the
+ * call.  With the variable unset nothing is armed and each hook costs
+ * one load of a flag.  The hooks sit where the pool threads make the
+ * calls: vfs/ (open, anchored unlink/mkdir/rename) and the READ, WRITE
+ * and FLUSH jobs (a SLEEP on the loop thread would stop the worker: a
+ * test finding one has found a blocking call on the loop).
  */
 #ifndef VFS_FAULT_H
 #define VFS_FAULT_H
@@ -36,10 +44,13 @@ enum vfs_fault_op {
 
 #define VFS_FAULT_MAX_RULES 8
 #define VFS_FAULT_MATCH_MAX 64
+/* The longest SLEEP: ten minutes, past any client's patience. */
+#define VFS_FAULT_SLEEP_MAX_MS 600000
 
 struct vfs_fault_rule {
 	enum vfs_fault_op op;
-	int err;
+	int err;		/* 0 for a SLEEP rule */
+	unsigned sleep_ms;	/* SLEEP=MS; 0 for an error rule */
 	char match[VFS_FAULT_MATCH_MAX];
 	long left;		/* -1: forever */
 };
@@ -59,8 +70,17 @@ void vfs_fault_arm(const struct vfs_fault_table *t);
 bool vfs_fault_arm_from_env(char *err, size_t errlen);
 
 /* The errno a call of op on path (or fd's file, if path is NULL and fd
- * is not -1) is to fail with, 0 for none.  Thread-safe. */
+ * is not -1) is to fail with, 0 for none, after the SLEEP rules that
+ * match have waited.  Thread-safe. */
 int vfs_fault_hit(enum vfs_fault_op op, const char *path, int fd);
+/* The same for path relative to the directory dirfd (an openat): the
+ * rules see the absolute path. */
+int vfs_fault_hit_at(enum vfs_fault_op op, int dirfd, const char *path);
+/* What vfs_fault_hit decides for path, without waiting: the errno, and
+ * in *sleep_ms the milliseconds the SLEEP rules that match add up to
+ * (tests and the fuzz target).  Counts are taken as by vfs_fault_hit. */
+int vfs_fault_decide(enum vfs_fault_op op, const char *path,
+		     unsigned *sleep_ms);
 
 /* Whether any rule for op is armed (a fast path may then step aside so
  * the hooked path runs). */

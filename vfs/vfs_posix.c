@@ -190,7 +190,7 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 {
 	struct open_how how;
 	long fd;
-	int fault = vfs_fault_hit(VFS_FAULT_OPEN, path, -1);
+	int fault = vfs_fault_hit_at(VFS_FAULT_OPEN, dirfd, path);
 
 	if (fault != 0) {
 		errno = fault;
