@@ -173,6 +173,12 @@ testsuite_unit_test_dirwatch_SOURCES = testsuite/unit/test_dirwatch.c
 testsuite_unit_test_dirwatch_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_dirwatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+check_PROGRAMS += testsuite/unit/test_vfs_open
+TESTS += testsuite/unit/test_vfs_open
+testsuite_unit_test_vfs_open_SOURCES = testsuite/unit/test_vfs_open.c
+testsuite_unit_test_vfs_open_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_open_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
 check_PROGRAMS += testsuite/unit/test_vfs_resolve
 TESTS += testsuite/unit/test_vfs_resolve
 testsuite_unit_test_vfs_resolve_SOURCES = testsuite/unit/test_vfs_resolve.c

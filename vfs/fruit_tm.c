@@ -4,6 +4,7 @@
  */
 #include "vfs/fruit_tm.h"
 #include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,7 +109,11 @@ static uint64_t bundle_band_size(int bfd)
 	char *buf;
 	ssize_t n;
 	uint64_t band = 0;
-	int fd = openat(bfd, "Info.plist", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* a FIFO of that name must not hold the thread (vfs_posix.h) */
+	int fd = vfs_open_settle(openat(bfd, "Info.plist",
+					O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+						O_NONBLOCK),
+				 O_RDONLY);
 
 	if (fd == -1) {
 		return 0;

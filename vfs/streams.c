@@ -6,6 +6,7 @@
 #include "vfs/streams.h"
 #include "vfs/name.h"
 #include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -339,7 +340,9 @@ static int stream_writable_fd(int fd)
 	char proc[32];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return open(proc, O_RDWR | O_CLOEXEC);
+	/* fd may name a FIFO or a device: no waiting (vfs_posix.h) */
+	return vfs_open_settle(open(proc, O_RDWR | O_CLOEXEC | O_NONBLOCK),
+			       O_RDWR);
 }
 
 NTSTATUS vfs_stream_to_data(int fd, const char *from)

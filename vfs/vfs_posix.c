@@ -92,6 +92,12 @@ NTSTATUS vfs_map_errno(int err)
 	case EIO:
 		/* As Samba maps it: the device failed, not the request. */
 		return NT_STATUS_IO_DEVICE_ERROR;
+	case ENXIO:
+		/* A socket, or a FIFO opened for writing (vfs_openat_beneath),
+		 * and ESPIPE: a FIFO read or written at an offset.  Samba
+		 * 4.17 answers ACCESS_DENIED for both (its default). */
+	case ESPIPE:
+		return NT_STATUS_ACCESS_DENIED;
 	default:
 		return NT_STATUS_UNSUCCESSFUL;
 	}
@@ -185,8 +191,56 @@ NTSTATUS vfs_share_root_open(const char *path, int *fd, bool *local_fs)
 	return NT_STATUS_OK;
 }
 
-int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
-		       const char *path, int flags, mode_t mode)
+/*
+ * Whether an open with these flags may find a FIFO or a device and wait
+ * in the kernel for a peer (a FIFO's writer) or a line: any open of an
+ * existing name for its data.  O_PATH, O_DIRECTORY (O_TMPFILE holds it)
+ * and O_CREAT|O_EXCL (a new regular file) cannot.
+ */
+static bool open_may_wait(int flags)
+{
+	return (flags & (O_PATH | O_DIRECTORY)) == 0 &&
+	       (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+}
+
+/*
+ * After a data open made with O_NONBLOCK (issue 34 item 2): the type is
+ * the fd's, so no rename between a stat and the open can swap a FIFO in.
+ * A regular file gets its blocking mode back (io_uring and some file
+ * systems treat O_NONBLOCK on a regular file as "fail with EAGAIN"
+ * instead of waiting for the disk); F_SETFL sets only the status flags,
+ * which are the ones we opened with less O_NONBLOCK.  A FIFO opened for
+ * reading and a device keep O_NONBLOCK: a read finds no data rather than
+ * waiting for it, and a pread on a FIFO fails (ESPIPE) as in Samba.  A
+ * FIFO opened for writing is refused with ENXIO: smbd opens read-write,
+ * which on a FIFO never waits but would make smbd its own reader, where
+ * Samba's O_WRONLY|O_NONBLOCK open fails (ENXIO) while nobody reads.
+ * A socket never opens (ENXIO from the kernel).  false: fd closed,
+ * errno set.
+ */
+static bool open_settle(int fd, int flags, mode_t mode)
+{
+	int err;
+
+	if (S_ISREG(mode)) {
+		if (fcntl(fd, F_SETFL, flags & (O_APPEND | O_DIRECT |
+						O_NOATIME)) == 0) {
+			return true;
+		}
+		err = errno;
+	} else if (S_ISFIFO(mode) && (flags & O_ACCMODE) != O_RDONLY) {
+		err = ENXIO;
+	} else {
+		return true;
+	}
+	close(fd);
+	errno = err;
+	return false;
+}
+
+/* The open itself, under the fault rules (vfs/fault.h). */
+static int openat_beneath(const struct vfs_share *sh, int dirfd,
+			  const char *path, int flags, mode_t mode)
 {
 	struct open_how how;
 	long fd;
@@ -198,6 +252,9 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 	}
 	memset(&how, 0, sizeof(how));
 	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW_SAFE(flags));
+	if (open_may_wait(flags)) {
+		how.flags |= O_NONBLOCK;
+	}
 	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
 	how.resolve = resolve_flags(sh);
 	if (path[0] == '\0') {
@@ -207,6 +264,58 @@ int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	} while (fd == -1 && errno == EAGAIN);
 	return (int)fd;
+}
+
+int vfs_open_settle(int fd, int flags)
+{
+	struct stat sb;
+
+	if (fd == -1) {
+		return -1;
+	}
+	if (fstat(fd, &sb) != 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return open_settle(fd, flags, sb.st_mode) ? fd : -1;
+}
+
+int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
+		       const char *path, int flags, mode_t mode)
+{
+	int fd = openat_beneath(sh, dirfd, path, flags, mode);
+
+	if (fd == -1 || !open_may_wait(flags)) {
+		return fd;
+	}
+	return vfs_open_settle(fd, flags);
+}
+
+int vfs_openat_beneath_info(const struct vfs_share *sh, int dirfd,
+			    const char *path, int flags, mode_t mode,
+			    struct vfs_file_info *fi)
+{
+	int fd = openat_beneath(sh, dirfd, path, flags, mode);
+	NTSTATUS st;
+
+	if (fd == -1) {
+		return -1;
+	}
+	st = vfs_fstat_info(fd, fi);
+	if (!NT_STATUS_IS_OK(st)) {
+		int err = errno;	/* statx's: the mapping keeps it */
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (open_may_wait(flags) && !open_settle(fd, flags, fi->mode)) {
+		return -1;
+	}
+	return fd;
 }
 
 /* The lstat of a name found in another case, when the caller wants it:
@@ -630,7 +739,10 @@ int vfs_reopen_append(int fd)
 	char p[32];
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	return open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	/* a device opened for writing may be such an fd: no waiting */
+	return vfs_open_settle(open(p, O_WRONLY | O_APPEND | O_CLOEXEC |
+					       O_NONBLOCK),
+			       O_WRONLY | O_APPEND);
 }
 
 bool vfs_ea_is_ea(const char *xattr_name)

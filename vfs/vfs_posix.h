@@ -51,9 +51,30 @@ NTSTATUS vfs_lookup_component(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 			      int dirfd, const char *comp, bool last,
 			      char **real, bool *found, struct stat *stp);
 
-/* openat2 under dirfd with the share's RESOLVE_* rules; -1 and errno. */
+/*
+ * openat2 under dirfd with the share's RESOLVE_* rules; -1 and errno.
+ * An open of an existing name for its data (not O_PATH, O_DIRECTORY or
+ * O_CREAT|O_EXCL) never waits in the kernel: it is made with O_NONBLOCK,
+ * so a FIFO without a writer (or a device waiting for a line) cannot
+ * hold a pool thread (issue 34 item 2), and the type is then checked on
+ * the fd: a regular file gets its blocking mode back, a FIFO opened for
+ * reading and a device keep O_NONBLOCK, a FIFO opened for writing fails
+ * with ENXIO (as Samba's O_WRONLY|O_NONBLOCK open without a reader), a
+ * socket fails with ENXIO from the kernel; both map to ACCESS_DENIED, as
+ * in Samba.
+ */
 int vfs_openat_beneath(const struct vfs_share *sh, int dirfd,
 		       const char *path, int flags, mode_t mode);
+/* What vfs_openat_beneath does after such an open, for an fd opened
+ * another way (a /proc/self/fd reopen, a name beside another) with
+ * flags | O_NONBLOCK: the type checked, O_NONBLOCK cleared on a regular
+ * file.  fd, or -1 with errno and fd closed (also when fd is -1). */
+int vfs_open_settle(int fd, int flags);
+/* The same, and the open file's statx in fi: the one call serves both
+ * the type check and a caller that needs the file's information. */
+int vfs_openat_beneath_info(const struct vfs_share *sh, int dirfd,
+			    const char *path, int flags, mode_t mode,
+			    struct vfs_file_info *fi);
 
 /* A second fd on the same open file that writes at the end (O_APPEND). */
 int vfs_reopen_append(int fd);

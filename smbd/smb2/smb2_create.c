@@ -270,18 +270,35 @@ static void create_existing(struct create_state *st, bool is_dir)
 		 * when the permissions allow it, or a later SET_INFO EOF or
 		 * WRITE through it would fail (smb2.oplock.batch11's
 		 * setpathinfo). */
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path, O_RDWR, 0);
+		st->fd = vfs_openat_beneath_info(&st->share,
+						 st->share.root_fd,
+						 st->real_path, O_RDWR, 0,
+						 &st->fi);
 		if (st->fd != -1) {
+			st->fi_valid = true;
 			goto opened;
 		}
 	}
-	st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-				    st->real_path, flags, 0);
-	if (st->fd == -1 && errno == EACCES && !overwrite &&
+	if (overwrite) {
+		/* the information comes after the truncation */
+		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
+					    st->real_path, flags, 0);
+	} else {
+		/* The open's statx: the type check on the fd and st->fi,
+		 * as for create_open_exact. */
+		st->fd = vfs_openat_beneath_info(&st->share,
+						 st->share.root_fd,
+						 st->real_path, flags, 0,
+						 &st->fi);
+		st->fi_valid = st->fd != -1;
+	}
+	if (st->fd == -1 && (errno == EACCES || errno == ENXIO) &&
+	    !overwrite &&
 	    !(st->access & (SEC_FILE_READ_DATA | SEC_FILE_WRITE_DATA |
 			    SEC_FILE_APPEND_DATA | SEC_FILE_EXECUTE))) {
-		/* Attribute-only access needs no permission on the data. */
+		/* Attribute-only access needs no permission on the data,
+		 * nor data at all: a socket (ENXIO) opens so, as in Samba,
+		 * for its attributes or its delete. */
 		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
 					    st->real_path, O_PATH, 0);
 		st->opath = st->fd != -1;
@@ -296,6 +313,16 @@ opened:
 							 : FILE_OPENED;
 }
 
+/* A device has nothing to empty: its overwrite opens it, as Samba's
+ * O_TRUNC open does (ftruncate says EINVAL there). */
+static bool create_untruncatable(int fd, int err)
+{
+	struct stat sb;
+
+	return err == EINVAL && fstat(fd, &sb) == 0 &&
+	       (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
+}
+
 /* Overwrite/supersede, once share modes allowed it: empty the file, give
  * it the attributes asked for, reserve AlSi, stat again. */
 static void create_truncate_job(void *p)
@@ -303,7 +330,11 @@ static void create_truncate_job(void *p)
 	struct create_state *st = p;
 
 	if (ftruncate(st->fd, 0) != 0) {
-		st->status = vfs_map_errno(errno);
+		int err = errno;
+
+		if (!create_untruncatable(st->fd, err)) {
+			st->status = vfs_map_errno(err);
+		}
 	}
 	if (NT_STATUS_IS_OK(st->status) && st->share.streams) {
 		/* The file is replaced, its named streams with it (MS-FSA
@@ -597,16 +628,12 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 	    vfs_path_vetoed(&st->share, st->path)) {
 		return false;
 	}
-	fd = vfs_openat_beneath(&st->share, st->share.root_fd, st->path,
-				flags | O_NOFOLLOW, 0);
+	/* The open's statx is the type check on the fd (a FIFO, vfs_posix.h)
+	 * and st->fi at once. */
+	fd = vfs_openat_beneath_info(&st->share, st->share.root_fd, st->path,
+				     flags | O_NOFOLLOW, 0, &st->fi);
 	if (fd == -1) {
 		*absent = errno == ENOENT;
-		return false;
-	}
-	st->status = vfs_fstat_info(fd, &st->fi);
-	if (!NT_STATUS_IS_OK(st->status)) {
-		close(fd);
-		st->status = NT_STATUS_OK;
 		return false;
 	}
 	st->real_path = talloc_strdup(st, st->path);
