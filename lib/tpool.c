@@ -1,16 +1,27 @@
 /*
- * Thread pool: see tpool.h.  One queue, a mutex and a condition variable
- * for the pool threads; finished jobs go on a lock-free stack and an
- * eventfd wakes the loop, which runs their done callbacks.
+ * Thread pool: see tpool.h.  One mutex and condition variable for the
+ * pool threads, jobs queued in lanes and the lanes with runnable work on
+ * a ring; finished jobs go on a lock-free stack and an eventfd wakes the
+ * loop, which runs their done callbacks.
  *
  * The hand-off is on every pooled request's path, so it is kept to the
  * system calls it cannot do without (measured under nbench: about 3.7
  * futex calls per job before).  The condition variable is signalled
- * after the mutex is dropped, so the woken thread does not at once block
- * on the mutex its waker still holds (a futex wait and wake more); the
- * finished stack takes no lock, so a pool thread never contends with the
- * loop's submit for it; and the eventfd is written only by the first
- * completion after the loop last looked, not by each one.
+ * after the mutex is dropped, and only while a thread waits on it, so
+ * the woken thread does not at once block on the mutex its waker still
+ * holds (a futex wait and wake more); the finished stack takes no lock,
+ * so a pool thread never contends with the loop's submit for it; the
+ * eventfd is written only by the first completion after the loop last
+ * looked, not by each one; and a thread gives back its lane's running
+ * slot when it comes back for its next job, under the lock it takes for
+ * that anyway.  The lanes add a few pointer moves under that lock; a
+ * thread reads the coarse monotonic clock (vDSO, no system call) when
+ * it starts a job, for the stall check.
+ *
+ * What the threads share lives in a core allocated apart from the
+ * pool's talloc object and counted (the pool, each thread, each named
+ * lane), so a thread stuck in its call past the pool's end, or a lane a
+ * tree gives back after it, never touches freed memory.
  */
 #include "lib/tpool.h"
 #include "lib/ev.h"
@@ -18,28 +29,83 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-struct tpool {
+#define TPOOL_STUCK_MS 100
+#define TPOOL_IDLE_MS 2000
+/* How long freeing the pool waits for calls still running. */
+#define TPOOL_STOP_WAIT_MS 1000
+/* Growth and stuck lanes are logged at most this often. */
+#define TPOOL_LOG_EVERY_MS 10000
+
+struct tpool_core;
+
+struct tpool_lane {
+	struct tpool_lane *next;	/* core->lanes: the named ones */
+	struct tpool_lane *rnext;	/* the ready ring */
+	struct tpool_core *core;
+	struct tpool_job *head, *tail;	/* queued, oldest first */
+	unsigned queued;
+	unsigned running;
+	unsigned cap;
+	unsigned refs;			/* tpool_lane_get holders */
+	bool ready;			/* on the ready ring */
+	char *name;			/* NULL: the default lane */
+};
+
+struct tpool_thread {
+	struct tpool_thread *prev, *next;
+	struct tpool_core *core;
+	pthread_t tid;
+	uint64_t busy_since;		/* coarse ms; 0 while idle */
+};
+
+struct tpool_core {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct tpool_job *queue, *queue_tail;
+	pthread_cond_t cond;		/* work for an idle thread */
+	pthread_cond_t gone;		/* a thread exited (stop) */
+	/* Lanes with a queued job and a free slot, taken in turn. */
+	struct tpool_lane *ready_head, *ready_tail;
+	struct tpool_lane *lanes;
+	struct tpool_lane dflt;
+	struct tpool_thread *threads;
+	unsigned nthreads, idle, base, max;
+	unsigned queued;
+	unsigned stuck_ms, idle_ms;
+	unsigned peak;
+	unsigned long grown;
+	bool stop;
+	/* A stall check is on its way (the loop's timer, or asked of the
+	 * loop through arm_req by a thread that saw work wait). */
+	bool timer_armed;
+	atomic_bool arm_req;
+	unsigned refs;
+	sigset_t sigmask;		/* every pool thread's */
+	cpu_set_t cpus;
+	bool have_cpus;
 	/* Done jobs, newest first: pushed by pool threads, taken whole by
 	 * the loop (one consumer that takes everything: no ABA). */
 	_Atomic(struct tpool_job *) finished;
 	/* An eventfd write is on its way and the loop has not yet looked. */
 	atomic_bool notified;
 	int efd;
+};
+
+struct tpool {
+	struct tpool_core *c;
+	struct ev_loop *loop;
+	TALLOC_CTX *watch;		/* the eventfd's watch */
+	struct ev_timer *stall_timer;
 	unsigned pending;
-	unsigned nthreads;
-	pthread_t *threads;
-	bool stop;
+	uint64_t logged_ms;
 };
 
 /* Per-thread credentials currently in force, to skip needless switches. */
@@ -147,55 +213,398 @@ int tpool_run_as(const struct tpool_cred *c, int (*fn)(void *arg), void *arg)
 	return ret;
 }
 
-static void tpool_finish(struct tpool *p, struct tpool_job *job)
+/* Coarse monotonic milliseconds, at least 1 (0 means idle). */
+static uint64_t now_ms(void)
 {
-	struct tpool_job *head = atomic_load(&p->finished);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 +
+	       1;
+}
+
+/* ---- the core and its lanes (all under core->lock) ------------------ */
+
+static void core_unref_locked(struct tpool_core *c)
+{
+	if (--c->refs > 0) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->gone);
+	if (c->efd != -1) {
+		close(c->efd);
+	}
+	free(c);
+}
+
+static void ready_push(struct tpool_core *c, struct tpool_lane *l)
+{
+	l->ready = true;
+	l->rnext = NULL;
+	if (c->ready_tail != NULL) {
+		c->ready_tail->rnext = l;
+	} else {
+		c->ready_head = l;
+	}
+	c->ready_tail = l;
+}
+
+/* A named lane nobody holds, with nothing queued or running, goes. */
+static bool lane_idle_unused(const struct tpool_lane *l)
+{
+	return l->name != NULL && l->refs == 0 && l->queued == 0 &&
+	       l->running == 0;
+}
+
+/* Free l (unused); the core's reference it held is dropped by the
+ * caller, who holds the lock and drops it with core_unref_locked. */
+static void lane_free_locked(struct tpool_core *c, struct tpool_lane *l)
+{
+	struct tpool_lane **pp;
+
+	for (pp = &c->lanes; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	free(l->name);
+	free(l);
+}
+
+/* The first job of the first ready lane, which then goes to the back
+ * of the ring if it may run one more. */
+static struct tpool_job *lane_take(struct tpool_core *c)
+{
+	struct tpool_lane *l = c->ready_head;
+	struct tpool_job *job = l->head;
+
+	c->ready_head = l->rnext;
+	if (c->ready_head == NULL) {
+		c->ready_tail = NULL;
+	}
+	l->ready = false;
+	l->head = job->next;
+	if (l->head == NULL) {
+		l->tail = NULL;
+	}
+	l->queued--;
+	c->queued--;
+	l->running++;
+	if (l->queued > 0 && l->running < l->cap) {
+		ready_push(c, l);
+	}
+	return job;
+}
+
+/* A job of l ended: its slot is free.  True when l is to be freed. */
+static bool lane_end(struct tpool_core *c, struct tpool_lane *l)
+{
+	l->running--;
+	if (l->queued > 0 && !l->ready && l->running < l->cap) {
+		ready_push(c, l);
+	}
+	return lane_idle_unused(l);
+}
+
+/* Jobs a lane on the ready ring may start now. */
+static unsigned runnable_locked(const struct tpool_core *c)
+{
+	const struct tpool_lane *l;
+	unsigned n = 0;
+
+	for (l = c->ready_head; l != NULL; l = l->rnext) {
+		/* a cap lowered since (tpool_lane_get) leaves no room */
+		unsigned room = l->cap > l->running ? l->cap - l->running : 0;
+
+		n += l->queued < room ? l->queued : room;
+	}
+	return n;
+}
+
+/*
+ * Whether a stall check is due: work a lane would run, no idle thread,
+ * room to grow, and no check on its way yet (then it is, from now).
+ */
+static bool stall_due_locked(struct tpool_core *c)
+{
+	if (c->timer_armed || c->stop || c->idle > 0 ||
+	    c->ready_head == NULL || c->max <= c->base) {
+		return false;
+	}
+	c->timer_armed = true;
+	return true;
+}
+
+/* ---- the threads ---------------------------------------------------- */
+
+/* Wake the loop (once until it looks). */
+static void loop_poke(struct tpool_core *c)
+{
+	uint64_t one = 1;
+
+	if (!atomic_exchange(&c->notified, true)) {
+		(void)!write(c->efd, &one, sizeof(one));
+	}
+}
+
+static void tpool_finish(struct tpool_core *c, struct tpool_job *job)
+{
+	struct tpool_job *head = atomic_load(&c->finished);
 
 	do {
 		job->next = head;
-	} while (!atomic_compare_exchange_weak(&p->finished, &head, job));
+	} while (!atomic_compare_exchange_weak(&c->finished, &head, job));
+	loop_poke(c);
+}
+
+static void run_job(struct tpool_job *job, bool am_root)
+{
+	job->cred_error = 0;
+	if (job->use_cred && am_root) {
+		job->cred_error = cred_switch(&job->cred);
+	}
+	if (job->cred_error == 0) {
+		job->fn(job);
+	} else {
+		DBG_ERR("cannot switch to uid %u: %s\n",
+			(unsigned)job->cred.uid, strerror(-job->cred_error));
+	}
+}
+
+/*
+ * Wait for work.  A thread beyond the base count waits at most idle_ms
+ * and then leaves (false); the base threads wait for ever.
+ */
+static bool thread_wait(struct tpool_core *c)
+{
+	struct timespec end;
+	int rc;
+
+	c->idle++;
+	if (c->nthreads <= c->base) {
+		pthread_cond_wait(&c->cond, &c->lock);
+		c->idle--;
+		return true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += c->idle_ms / 1000;
+	end.tv_nsec += (long)(c->idle_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	rc = pthread_cond_timedwait(&c->cond, &c->lock, &end);
+	c->idle--;
+	/* the caller waits again (a new deadline) after a wakeup that
+	 * brought nothing, or when the others left first */
+	return rc != ETIMEDOUT || c->ready_head != NULL || c->stop ||
+	       c->nthreads <= c->base;
 }
 
 static void *tpool_thread(void *arg)
 {
-	struct tpool *p = arg;
+	struct tpool_thread *self = arg;
+	struct tpool_core *c = self->core;
+	struct tpool_lane *ended = NULL;
 	bool am_root = geteuid() == 0;
 
+	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		struct tpool_job *job;
-		uint64_t one = 1;
+		bool more, due;
 
-		pthread_mutex_lock(&p->lock);
-		while (p->queue == NULL && !p->stop) {
-			pthread_cond_wait(&p->cond, &p->lock);
+		if (ended != NULL && lane_end(c, ended)) {
+			lane_free_locked(c, ended);
+			c->refs--;	/* the lane's; ours keeps it alive */
 		}
-		if (p->stop) {
-			pthread_mutex_unlock(&p->lock);
-			return NULL;
+		ended = NULL;
+		self->busy_since = 0;
+		while (c->ready_head == NULL && !c->stop) {
+			if (!thread_wait(c)) {
+				goto leave;
+			}
 		}
-		job = p->queue;
-		p->queue = job->next;
-		if (p->queue == NULL) {
-			p->queue_tail = NULL;
+		if (c->stop) {
+			break;
 		}
-		pthread_mutex_unlock(&p->lock);
+		job = lane_take(c);
+		self->busy_since = now_ms();
+		/* a lane freed by a job's end has work for an idle one, or,
+		 * none idle, the loop is to look at it (this very job may
+		 * be one that hangs) */
+		more = c->ready_head != NULL && c->idle > 0;
+		due = stall_due_locked(c);
+		pthread_mutex_unlock(&c->lock);
+		if (more) {
+			pthread_cond_signal(&c->cond);
+		} else if (due) {
+			atomic_store(&c->arm_req, true);
+			loop_poke(c);
+		}
 
-		job->cred_error = 0;
-		if (job->use_cred && am_root) {
-			job->cred_error = cred_switch(&job->cred);
-		}
-		if (job->cred_error == 0) {
-			job->fn(job);
-		} else {
-			DBG_ERR("cannot switch to uid %u: %s\n",
-				(unsigned)job->cred.uid,
-				strerror(-job->cred_error));
-		}
+		ended = job->lane;	/* job is the loop's once finished */
+		run_job(job, am_root);
+		tpool_finish(c, job);
+		pthread_mutex_lock(&c->lock);
+	}
+leave:
+	if (self->prev != NULL) {
+		self->prev->next = self->next;
+	} else {
+		c->threads = self->next;
+	}
+	if (self->next != NULL) {
+		self->next->prev = self->prev;
+	}
+	c->nthreads--;
+	pthread_cond_broadcast(&c->gone);
+	free(self);
+	core_unref_locked(c);
+	return NULL;
+}
 
-		tpool_finish(p, job);
-		if (!atomic_exchange(&p->notified, true)) {
-			(void)!write(p->efd, &one, sizeof(one));
+/* One more thread (under the lock), detached, with the pool's signal
+ * mask and CPUs.  False when it could not be made. */
+static bool thread_start_locked(struct tpool_core *c)
+{
+	struct tpool_thread *t = calloc(1, sizeof(*t));
+	pthread_attr_t attr;
+	int rc;
+
+	if (t == NULL || pthread_attr_init(&attr) != 0) {
+		free(t);
+		return false;
+	}
+	t->core = c;
+	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	(void)pthread_attr_setsigmask_np(&attr, &c->sigmask);
+	if (c->have_cpus) {
+		(void)pthread_attr_setaffinity_np(&attr, sizeof(c->cpus),
+						  &c->cpus);
+	}
+	rc = pthread_create(&t->tid, &attr, tpool_thread, t);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		free(t);
+		return false;
+	}
+	t->next = c->threads;
+	if (t->next != NULL) {
+		t->next->prev = t;
+	}
+	c->threads = t;
+	c->nthreads++;
+	c->refs++;
+	if (c->nthreads > c->peak) {
+		c->peak = c->nthreads;
+	}
+	return true;
+}
+
+static unsigned stuck_locked(const struct tpool_core *c, uint64_t now)
+{
+	const struct tpool_thread *t;
+	unsigned n = 0;
+
+	for (t = c->threads; t != NULL; t = t->next) {
+		if (t->busy_since != 0 && now - t->busy_since > c->stuck_ms) {
+			n++;
 		}
+	}
+	return n;
+}
+
+/* ---- the loop's side ------------------------------------------------ */
+
+static void stall_arm(struct tpool *p);
+
+/* Lanes whose jobs wait behind their cap, for the log. */
+static void log_stall_locked(struct tpool *p, unsigned stuck, unsigned added)
+{
+	struct tpool_core *c = p->c;
+	const struct tpool_lane *l;
+	uint64_t now = now_ms();
+
+	if (p->logged_ms != 0 && now - p->logged_ms < TPOOL_LOG_EVERY_MS) {
+		return;
+	}
+	p->logged_ms = now;
+	if (added > 0 || c->nthreads >= c->max) {
+		LOG_AT(c->nthreads >= c->max ? LOG_WARNING : LOG_NOTICE,
+		       "thread pool: %u of %u threads in calls longer than "
+		       "%u ms; %u started (at most %u)\n",
+		       stuck, c->nthreads - added, c->stuck_ms, added,
+		       c->max);
+	}
+	for (l = c->lanes; l != NULL; l = l->next) {
+		if (l->queued > 0 && l->running >= l->cap) {
+			DBG_WARNING("thread pool: [%s] has %u calls running, "
+				    "its cap, and %u waiting\n",
+				    l->name, l->running, l->queued);
+		}
+	}
+}
+
+/*
+ * The timer: jobs wait that a lane would run and no thread is idle.
+ * Threads stuck in their calls are made up for, so that base threads
+ * are free to work again (never more than there is work for, never past
+ * the maximum).
+ */
+static void stall_check(void *priv)
+{
+	struct tpool *p = priv;
+	struct tpool_core *c = p->c;
+	unsigned stuck = 0, added = 0, healthy, want, runnable, room;
+	bool again;
+
+	p->stall_timer = NULL;	/* freed by the loop after this */
+	pthread_mutex_lock(&c->lock);
+	c->timer_armed = false;
+	if (!c->stop && c->idle == 0 && c->ready_head != NULL) {
+		stuck = stuck_locked(c, now_ms());
+		healthy = c->nthreads - stuck;
+		runnable = runnable_locked(c);
+		want = healthy < c->base ? c->base - healthy : 0;
+		if (want > runnable) {
+			want = runnable;
+		}
+		room = c->max > c->nthreads ? c->max - c->nthreads : 0;
+		if (want > room) {
+			want = room;
+		}
+		while (added < want && thread_start_locked(c)) {
+			added++;
+		}
+		c->grown += added;
+		if (stuck > 0) {
+			log_stall_locked(p, stuck, added);
+		}
+	}
+	again = stall_due_locked(c);
+	pthread_mutex_unlock(&c->lock);
+	if (again) {
+		stall_arm(p);
+	}
+}
+
+/* The timer, once stall_due_locked said a check is due. */
+static void stall_arm(struct tpool *p)
+{
+	if (p->stall_timer == NULL) {
+		p->stall_timer = ev_timer_add(p, p->loop, p->c->stuck_ms,
+					      stall_check, p);
+	}
+	if (p->stall_timer == NULL) {
+		/* no memory for it: the next submit tries again */
+		pthread_mutex_lock(&p->c->lock);
+		p->c->timer_armed = false;
+		pthread_mutex_unlock(&p->c->lock);
 	}
 }
 
@@ -207,8 +616,11 @@ static void tpool_completions(void *priv)
 	/* The loop read the eventfd already (ev_watch_eventfd).  The flag
 	 * is cleared before the stack is taken: a job pushed after the take
 	 * finds it clear and writes the eventfd again. */
-	atomic_store(&p->notified, false);
-	list = atomic_exchange(&p->finished, NULL);
+	atomic_store(&p->c->notified, false);
+	if (atomic_exchange(&p->c->arm_req, false)) {
+		stall_arm(p);
+	}
+	list = atomic_exchange(&p->c->finished, NULL);
 	/* Oldest first, so replies keep the order jobs finished in. */
 	while (list != NULL) {
 		struct tpool_job *next = list->next;
@@ -227,18 +639,42 @@ static void tpool_completions(void *priv)
 
 static int tpool_destructor(struct tpool *p)
 {
-	unsigned i;
+	struct tpool_core *c = p->c;
+	struct tpool_lane *l, *next;
+	struct timespec end;
 
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	for (i = 0; i < p->nthreads; i++) {
-		pthread_join(p->threads[i], NULL);
+	TALLOC_FREE(p->stall_timer);
+	/* before the eventfd may be closed (the core's last reference) */
+	TALLOC_FREE(p->watch);
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	/* Jobs not started never run; lanes nobody holds go now. */
+	c->ready_head = c->ready_tail = NULL;
+	c->queued = 0;
+	c->dflt.head = c->dflt.tail = NULL;
+	c->dflt.queued = 0;
+	c->dflt.ready = false;
+	for (l = c->lanes; l != NULL; l = next) {
+		next = l->next;
+		l->head = l->tail = NULL;
+		l->queued = 0;
+		l->ready = false;
+		if (lane_idle_unused(l)) {
+			lane_free_locked(c, l);
+			c->refs--;
+		}
 	}
-	if (p->efd != -1) {
-		close(p->efd);
+	pthread_cond_broadcast(&c->cond);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += TPOOL_STOP_WAIT_MS / 1000;
+	while (c->nthreads > 0 &&
+	       pthread_cond_timedwait(&c->gone, &c->lock, &end) == 0) {
 	}
+	if (c->nthreads > 0) {
+		DBG_WARNING("thread pool: %u threads still in their calls are "
+			    "left to finish them\n", c->nthreads);
+	}
+	core_unref_locked(c);
 	return 0;
 }
 
@@ -257,6 +693,36 @@ static bool tpool_null_tracked(void)
 	return tracked;
 }
 
+static struct tpool_core *core_new(unsigned nthreads)
+{
+	struct tpool_core *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
+
+	if (c == NULL) {
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_cond_init(&c->gone, &ca);
+	pthread_condattr_destroy(&ca);
+	c->base = nthreads;
+	c->max = nthreads;
+	c->stuck_ms = TPOOL_STUCK_MS;
+	c->idle_ms = TPOOL_IDLE_MS;
+	c->dflt.core = c;
+	c->dflt.cap = nthreads;
+	c->refs = 1;
+	/* Every thread runs with the mask the first ones inherit from
+	 * their creator, whichever thread starts it later (a job's child,
+	 * the username map script, inherits it as before). */
+	pthread_sigmask(SIG_SETMASK, NULL, &c->sigmask);
+	/* blocking: the ring waits on it with a read (ev_watch_eventfd) */
+	c->efd = eventfd(0, EFD_CLOEXEC);
+	return c;
+}
+
 struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			unsigned nthreads)
 {
@@ -268,65 +734,195 @@ struct tpool *tpool_new(TALLOC_CTX *mem_ctx, struct ev_loop *loop,
 			"which is not thread-safe\n");
 		return NULL;
 	}
+	if (nthreads == 0) {
+		return NULL;
+	}
 	p = talloc_zero(mem_ctx, struct tpool);
 	if (p == NULL) {
 		return NULL;
 	}
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	/* blocking: the ring waits on it with a read (ev_watch_eventfd) */
-	p->efd = eventfd(0, EFD_CLOEXEC);
-	p->threads = talloc_array(p, pthread_t, nthreads);
-	if (p->efd == -1 || p->threads == NULL ||
-	    ev_watch_eventfd(loop, p, p->efd, tpool_completions, p) != 0) {
+	p->loop = loop;
+	p->c = core_new(nthreads);
+	if (p->c == NULL) {
 		talloc_free(p);
 		return NULL;
 	}
 	talloc_set_destructor(p, tpool_destructor);
+	p->watch = talloc_new(p);
+	if (p->c->efd == -1 || p->watch == NULL ||
+	    ev_watch_eventfd(loop, p->watch, p->c->efd, tpool_completions,
+			     p) != 0) {
+		talloc_free(p);
+		return NULL;
+	}
+	pthread_mutex_lock(&p->c->lock);
 	for (i = 0; i < nthreads; i++) {
-		if (pthread_create(&p->threads[i], NULL, tpool_thread, p) !=
-		    0) {
+		if (!thread_start_locked(p->c)) {
 			break;
 		}
-		p->nthreads++;
 	}
-	if (p->nthreads == 0) {
+	i = p->c->nthreads;
+	pthread_mutex_unlock(&p->c->lock);
+	if (i == 0) {
 		talloc_free(p);
 		return NULL;
 	}
 	return p;
 }
 
+void tpool_set_limits(struct tpool *p, const struct tpool_limits *l)
+{
+	struct tpool_core *c = p->c;
+	bool due;
+
+	pthread_mutex_lock(&c->lock);
+	if (l->max_threads != 0) {
+		c->max = l->max_threads < c->base ? c->base : l->max_threads;
+		c->dflt.cap = c->max;
+	}
+	if (l->stuck_ms != 0) {
+		c->stuck_ms = l->stuck_ms;
+	}
+	if (l->idle_ms != 0) {
+		c->idle_ms = l->idle_ms;
+	}
+	if (c->dflt.queued > 0 && !c->dflt.ready &&
+	    c->dflt.running < c->dflt.cap) {
+		ready_push(c, &c->dflt);
+		pthread_cond_signal(&c->cond);
+	}
+	due = stall_due_locked(c);
+	pthread_mutex_unlock(&c->lock);
+	if (due) {
+		stall_arm(p);
+	}
+}
+
 bool tpool_set_affinity(struct tpool *p, const cpu_set_t *set)
 {
-	unsigned i;
+	struct tpool_core *c = p->c;
+	struct tpool_thread *t;
 	bool ok = true;
 
-	for (i = 0; i < p->nthreads; i++) {
-		if (pthread_setaffinity_np(p->threads[i], sizeof(*set), set) !=
-		    0) {
+	pthread_mutex_lock(&c->lock);
+	c->cpus = *set;
+	c->have_cpus = true;
+	/* Listed threads have not left yet: their ids are valid. */
+	for (t = c->threads; t != NULL; t = t->next) {
+		if (pthread_setaffinity_np(t->tid, sizeof(*set), set) != 0) {
 			ok = false;
 		}
 	}
+	pthread_mutex_unlock(&c->lock);
 	return ok;
 }
 
 void tpool_submit(struct tpool *p, struct tpool_job *job)
 {
+	struct tpool_core *c = p->c;
+	struct tpool_lane *l = job->lane != NULL ? job->lane : &c->dflt;
+	bool wake, stalled;
+
 	job->next = NULL;
-	pthread_mutex_lock(&p->lock);
-	if (p->queue_tail != NULL) {
-		p->queue_tail->next = job;
+	job->lane = l;
+	pthread_mutex_lock(&c->lock);
+	if (l->tail != NULL) {
+		l->tail->next = job;
 	} else {
-		p->queue = job;
+		l->head = job;
 	}
-	p->queue_tail = job;
+	l->tail = job;
+	l->queued++;
+	c->queued++;
+	if (!l->ready && l->running < l->cap) {
+		ready_push(c, l);
+	}
+	wake = c->idle > 0 && c->ready_head != NULL;
+	stalled = stall_due_locked(c);
+	pthread_mutex_unlock(&c->lock);
 	p->pending++;
-	pthread_mutex_unlock(&p->lock);
-	pthread_cond_signal(&p->cond);
+	if (wake) {
+		pthread_cond_signal(&c->cond);
+	} else if (stalled) {
+		stall_arm(p);
+	}
+}
+
+struct tpool_lane *tpool_lane_get(struct tpool *p, const char *name,
+				  unsigned cap)
+{
+	struct tpool_core *c = p->c;
+	struct tpool_lane *l;
+	bool due;
+
+	if (cap == 0) {
+		cap = 1;
+	}
+	pthread_mutex_lock(&c->lock);
+	for (l = c->lanes; l != NULL; l = l->next) {
+		if (strcmp(l->name, name) == 0) {
+			break;
+		}
+	}
+	if (l == NULL) {
+		l = calloc(1, sizeof(*l));
+		if (l == NULL || (l->name = strdup(name)) == NULL) {
+			free(l);
+			pthread_mutex_unlock(&c->lock);
+			return NULL;
+		}
+		l->core = c;
+		l->next = c->lanes;
+		c->lanes = l;
+		c->refs++;
+	}
+	l->refs++;
+	l->cap = cap;
+	if (l->queued > 0 && !l->ready && l->running < l->cap) {
+		ready_push(c, l);
+		pthread_cond_signal(&c->cond);
+	}
+	due = stall_due_locked(c);
+	pthread_mutex_unlock(&c->lock);
+	if (due) {
+		stall_arm(p);
+	}
+	return l;
+}
+
+void tpool_lane_put(struct tpool_lane *l)
+{
+	struct tpool_core *c;
+
+	if (l == NULL) {
+		return;
+	}
+	c = l->core;
+	pthread_mutex_lock(&c->lock);
+	l->refs--;
+	if (!lane_idle_unused(l)) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	lane_free_locked(c, l);
+	core_unref_locked(c);
 }
 
 unsigned tpool_pending(const struct tpool *p)
 {
 	return p->pending;
+}
+
+void tpool_get_stats(struct tpool *p, struct tpool_stats *out)
+{
+	struct tpool_core *c = p->c;
+
+	pthread_mutex_lock(&c->lock);
+	out->threads = c->nthreads;
+	out->idle = c->idle;
+	out->stuck = stuck_locked(c, now_ms());
+	out->queued = c->queued;
+	out->peak = c->peak;
+	out->grown = c->grown;
+	pthread_mutex_unlock(&c->lock);
 }
