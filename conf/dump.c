@@ -106,6 +106,34 @@ void lp_dump_section(const struct lp_ctx *lp, int snum, FILE *f,
 	}
 }
 
+/* The worker's thread pool (lib/tpool.h): at most 1024 threads, and a
+ * share's lane at least one. */
+static bool check_pool(const struct lp_ctx *lp, const char *cf)
+{
+	int max = lp_int(lp, LP_GLOBAL, LP_SMBD_POOL_MAX_THREADS);
+	bool ok = true;
+	int snum;
+
+	if (max < 1 || max > SMBD_POOL_THREADS_LIMIT) {
+		DBG_ERR("%s: smbd pool max threads must be 1 to %d\n", cf,
+			SMBD_POOL_THREADS_LIMIT);
+		ok = false;
+	}
+	for (snum = LP_GLOBAL; snum < lp_num_shares(lp); snum++) {
+		int n = lp_int(lp, snum, LP_SMBD_POOL_THREADS_PER_SHARE);
+
+		if (n < 1 || n > SMBD_POOL_THREADS_LIMIT) {
+			DBG_ERR("%s: [%s]: smbd pool threads per share must "
+				"be 1 to %d\n",
+				cf, snum == LP_GLOBAL ? "global"
+						      : lp_share_name(lp, snum),
+				SMBD_POOL_THREADS_LIMIT);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 /* Each `interfaces` entry with its multichannel options (lib/ifspec.h):
  * a bad option would advertise something else than the admin wrote. */
 static bool check_interfaces(const struct lp_ctx *lp, const char *cf)
@@ -165,6 +193,9 @@ static bool check_global(const struct lp_ctx *lp)
 	}
 	if (lp_int(lp, LP_GLOBAL, LP_SMBD_WORKERS) < 0) {
 		DBG_ERR("%s: smbd workers must not be negative\n", cf);
+		ok = false;
+	}
+	if (!check_pool(lp, cf)) {
 		ok = false;
 	}
 	/* Samba takes these; a negative value means "off" to the daemon. */

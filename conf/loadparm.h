@@ -39,6 +39,10 @@ struct lp_ctx;
 /* snum meaning the [global] section */
 #define LP_GLOBAL (-1)
 
+/* `smbd pool max threads` and `smbd pool threads per share` go up to
+ * this (testparm refuses more; lib/tpool.h). */
+#define SMBD_POOL_THREADS_LIMIT 1024
+
 /*
  * One id per parameter, in the (alphabetical) order of the parameter table
  * in conf/param_table.c; synonyms map onto these ids.
@@ -157,6 +161,8 @@ enum lp_param {
 	LP_SMBD_MAX_DECOMPRESSED_PER_WORKER,
 	LP_SMBD_METRICS,
 	LP_SMBD_METRICS_LISTEN,
+	LP_SMBD_POOL_MAX_THREADS,
+	LP_SMBD_POOL_THREADS_PER_SHARE,
 	LP_SMBD_REUSEPORT_STEERING,
 	LP_SMBD_SPREAD_CONNECTIONS,
 	LP_SMBD_WATCHDOG_TIMEOUT,

@@ -42,6 +42,7 @@ struct smb2_frame;
 struct passdb;
 struct smbd_user_map_cache;
 struct tpool;
+struct tpool_lane;
 struct ev_loop;
 struct ev_stream;
 struct ev_deferred;
@@ -102,6 +103,10 @@ struct smbd_worker {
 	struct passdb *passdb;		/* opened on first logon */
 	struct smbd_user_map_cache *user_map;	/* smbd/smb2/user_map.c */
 	struct tpool *tpool;		/* file-system calls */
+	/* The pool's lane for logon work (`username map script`, PAM):
+	 * its own cap, so no share's hung calls hold a logon and no slow
+	 * script holds a share's work (lib/tpool.h). */
+	struct tpool_lane *logon_lane;
 	struct locking_db *locking;	/* shared DB: smbd/objects/smbd_locking.h */
 	bool stopping;
 	/* Opens by FileId.Volatile across connections: breaks name them. */

@@ -18,6 +18,8 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "locking/locking.h"
+#include "conf/loadparm.h"
+#include "smbd/smbd.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -292,6 +294,51 @@ void smbd_tcon_root_release(struct smbd_tcon *t)
 {
 	fd_share_release(&t->root_share, t->share.root_fd);
 	t->share.root_fd = -1;
+}
+
+/* The tree's hold on its lane, a talloc child of the tree: given back
+ * with the tree's children, which its destructor frees first (jobs
+ * still queued or running keep the lane themselves); an open freed
+ * after it sends its delete-on-close to the default lane. */
+struct tcon_lane_ref {
+	struct smbd_tcon *t;
+	struct tpool_lane *lane;
+};
+
+static int tcon_lane_ref_destructor(struct tcon_lane_ref *r)
+{
+	r->t->lane = NULL;
+	tpool_lane_put(r->lane);
+	return 0;
+}
+
+struct tpool_lane *smbd_tcon_lane(struct smbd_worker *w, struct smbd_tcon *t)
+{
+	struct tcon_lane_ref *r;
+	char *key;
+	int cap;
+
+	if (t->lane != NULL || w->tpool == NULL || t->section == NULL) {
+		return t->lane;
+	}
+	r = talloc_zero(t, struct tcon_lane_ref);
+	key = talloc_asprintf(r, "[%s]", t->section);
+	if (r == NULL || key == NULL) {
+		talloc_free(r);
+		return NULL;
+	}
+	cap = lp_int(w->srv->lp, t->snum, LP_SMBD_POOL_THREADS_PER_SHARE);
+	r->lane = tpool_lane_get(w->tpool, key,
+				 cap < 1 ? 1 : (unsigned)cap);
+	talloc_free(key);
+	if (r->lane == NULL) {
+		talloc_free(r);
+		return NULL;
+	}
+	r->t = t;
+	talloc_set_destructor(r, tcon_lane_ref_destructor);
+	t->lane = r->lane;
+	return t->lane;
 }
 
 static int personality_register(void *loop)

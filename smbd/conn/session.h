@@ -23,6 +23,7 @@ struct gensec;
 struct smbd_tcon;
 struct auth_result;
 struct tpool_cred;
+struct tpool_lane;
 
 enum smbd_session_state {
 	SMBD_SESSION_IN_PROGRESS,
@@ -162,6 +163,8 @@ struct smbd_tcon {
 	/* `vfs objects` (vfs/module.h): one reference is the tree's; a job
 	 * that calls through it takes its own. */
 	struct vfs_stack *vfs;
+	/* The share's lane in the worker's pool (smbd_tcon_lane). */
+	struct tpool_lane *lane;
 };
 
 /* Tree connects one session may hold (no client maps more than a few
@@ -224,6 +227,16 @@ bool smbd_tree_cred(TALLOC_CTX *mem_ctx, const struct smbd_session *s,
 /* The share root's descriptor, held for a job's state (holder) even if
  * the tree goes first, without a dup (lib/fd_share.h); -1 and errno. */
 int smbd_tcon_root_borrow(struct smbd_tcon *t, TALLOC_CTX *holder);
+/*
+ * The lane of the worker's pool the tree's file-system jobs run in: one
+ * per share (its smb.conf section) per worker, shared by every tree of
+ * that share, at most `smbd pool threads per share` jobs at once, so a
+ * share whose storage hangs holds no more threads than that (issue 34).
+ * Taken on the tree's first job and given back with the tree; NULL (the
+ * pool's default lane) without a pool or memory, and for the stand-in
+ * tree of a disconnected durable open (no section, no session).
+ */
+struct tpool_lane *smbd_tcon_lane(struct smbd_worker *w, struct smbd_tcon *t);
 /* The tree lets go of its root (its destructor). */
 void smbd_tcon_root_release(struct smbd_tcon *t);
 /* The ring personality of the tree's credentials on loop, registered on

@@ -99,6 +99,11 @@ static NTSTATUS job_start(struct smb2_request *req, void *state,
 	job->tj.fn = smb2_job_work;
 	job->tj.done = smb2_job_finished;
 	job->tj.priv = job;
+	/* Its lane (lib/tpool.h): logon work has its own, a tree's work
+	 * its share's, so neither can take the threads of the other. */
+	job->tj.lane = daemon		   ? w->logon_lane
+		       : req->tcon != NULL ? smbd_tcon_lane(w, req->tcon)
+					   : NULL;
 	if (daemon) {
 		/* A pool thread keeps the credentials of its last job:
 		 * take root's explicitly. */

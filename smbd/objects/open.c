@@ -208,6 +208,7 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	d->tj.fn = open_delete_work;
 	d->tj.done = open_delete_done;
 	d->tj.priv = d;
+	d->tj.lane = smbd_tcon_lane(op->worker, op->tcon); /* the share's */
 	d->tj.use_cred = true;
 	d->tj.cred = op->owner_cred;
 	if (op->owner_cred.ngroups > 0) {

@@ -76,6 +76,24 @@ static void worker_clean_own(struct smbd_worker *w)
 	smbd_cluster_owner_gone(w->locking, pid);
 }
 
+/* Logon work's lane in the pool: `username map script` (which has its
+ * own time limit) and PAM may be slow, and eight at once per worker is
+ * plenty for logons while they cannot hold what file work needs. */
+#define WORKER_LOGON_LANE_CAP 8
+
+/* `smbd pool max threads` (lib/tpool.h): at start and at each reload. */
+static void worker_pool_limits(struct smbd_worker *w)
+{
+	int max = lp_int(w->srv->lp, LP_GLOBAL, LP_SMBD_POOL_MAX_THREADS);
+	struct tpool_limits lim = {0};
+
+	if (max > SMBD_POOL_THREADS_LIMIT) {
+		max = SMBD_POOL_THREADS_LIMIT;
+	}
+	lim.max_threads = max < 1 ? 1 : (unsigned)max;
+	tpool_set_limits(w->tpool, &lim);
+}
+
 static void worker_on_signal(void *priv, int signo)
 {
 	struct smbd_worker *w = priv;
@@ -88,6 +106,7 @@ static void worker_on_signal(void *priv, int signo)
 		break;
 	case SIGHUP:
 		if (smbd_reload_config(w->srv)) {
+			worker_pool_limits(w);
 			smbd_tcons_reloaded(w);
 			DBG_NOTICE("worker %d reloaded the configuration\n",
 				   w->index);
@@ -246,6 +265,11 @@ void smbd_worker_main(struct smbd_server *srv, int index)
 		DBG_ERR("worker %d: no thread pool\n", index);
 		_exit(1);
 	}
+	/* It grows past its four while calls are stuck, up to `smbd pool
+	 * max threads`; shares and logons run in lanes of their own. */
+	worker_pool_limits(w);
+	w->logon_lane = tpool_lane_get(w->tpool, "logon",
+				       WORKER_LOGON_LANE_CAP);
 	if (CPU_COUNT(&worker_allowed) > 1 &&
 	    !tpool_set_affinity(w->tpool, &worker_allowed)) {
 		DBG_WARNING("worker %d: its pool stays on cpu %d\n", index,

@@ -575,6 +575,7 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 	wk->tj.fn = notify_walk_fn;
 	wk->tj.done = notify_walk_done;
 	wk->tj.priv = wk;
+	wk->tj.lane = smbd_tcon_lane(ns->w, ns->op->tcon); /* the share's */
 	wk->tj.use_cred = true;
 	if (!smbd_tree_cred(wk, s, ns->op->tcon, &wk->tj.cred)) {
 		close(wk->start);

@@ -44,6 +44,16 @@ rc=$?
 [ $rc -eq 1 ] || fail "bad value: exit $rc, expected 1"
 grep -q "bad.conf:3.*max log size" "$tmp/err" || fail "bad value: line not named"
 
+# the thread pool's bounds (lib/tpool.h): refused, naming the parameter
+printf '[global]\n\tsmbd pool max threads = 5000\n' >"$tmp/pool.conf"
+$tp -s "$tmp/pool.conf" >"$tmp/out" 2>"$tmp/err" && fail "pool max 5000: exit 0"
+grep -q "smbd pool max threads must be 1 to 1024" "$tmp/err" || fail "pool max: not named"
+printf '[global]\n[d]\n\tpath = /tmp\n\tsmbd pool threads per share = 0\n' >"$tmp/pool.conf"
+$tp -s "$tmp/pool.conf" >"$tmp/out" 2>"$tmp/err" && fail "share lane 0: exit 0"
+grep -q "\[d\]: smbd pool threads per share must be 1 to 1024" "$tmp/err" || fail "share lane: not named"
+printf '[global]\n\tsmbd pool max threads = 8\n[d]\n\tpath = /tmp\n\tsmbd pool threads per share = 2\n' >"$tmp/pool.conf"
+$tp -s "$tmp/pool.conf" >"$tmp/out" 2>"$tmp/err" || fail "pool numbers in range: exit $?"
+
 printf '[global]\nthis is not valid\n' >"$tmp/bad2.conf"
 $tp -s "$tmp/bad2.conf" >"$tmp/out" 2>"$tmp/err" && fail "bad line: exit 0"
 grep -q "bad2.conf:2" "$tmp/err" || fail "bad line: line not named"
