@@ -57,6 +57,7 @@ struct tpool_lane {
 	unsigned running;
 	unsigned cap;
 	unsigned refs;			/* tpool_lane_get holders */
+	uint64_t logged_ms;		/* its last "at its cap" line */
 	bool ready;			/* on the ready ring */
 	char *name;			/* NULL: the default lane */
 };
@@ -311,6 +312,31 @@ static bool lane_end(struct tpool_core *c, struct tpool_lane *l)
 	return lane_idle_unused(l);
 }
 
+/* A job queued behind its lane's cap: the admin hears of it (at most
+ * every TPOOL_LOG_EVERY_MS per lane), since a share whose calls all
+ * wait there is one whose storage may hang. */
+static bool lane_capped_log_due(struct tpool_lane *l)
+{
+	uint64_t now;
+
+	if (l->name == NULL || l->running < l->cap) {
+		return false;
+	}
+	now = now_ms();
+	if (l->logged_ms != 0 && now - l->logged_ms < TPOOL_LOG_EVERY_MS) {
+		return false;
+	}
+	l->logged_ms = now;
+	return true;
+}
+
+static void lane_capped_log(const struct tpool_lane *l, unsigned running,
+			    unsigned queued)
+{
+	DBG_WARNING("thread pool: %s has %u calls running, its cap, and %u "
+		    "waiting\n", l->name, running, queued);
+}
+
 /* Jobs a lane on the ready ring may start now. */
 static unsigned runnable_locked(const struct tpool_core *c)
 {
@@ -416,7 +442,8 @@ static void *tpool_thread(void *arg)
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		struct tpool_job *job;
-		bool more, due;
+		unsigned running = 0, queued = 0;
+		bool more, due, capped;
 
 		if (ended != NULL && lane_end(c, ended)) {
 			lane_free_locked(c, ended);
@@ -439,12 +466,23 @@ static void *tpool_thread(void *arg)
 		 * be one that hangs) */
 		more = c->ready_head != NULL && c->idle > 0;
 		due = stall_due_locked(c);
+		/* this job filled its lane, and more wait behind it */
+		capped = job->lane->queued > 0 &&
+			 lane_capped_log_due(job->lane);
+		if (capped) {
+			running = job->lane->running;
+			queued = job->lane->queued;
+		}
 		pthread_mutex_unlock(&c->lock);
 		if (more) {
 			pthread_cond_signal(&c->cond);
 		} else if (due) {
 			atomic_store(&c->arm_req, true);
 			loop_poke(c);
+		}
+		if (capped) {
+			/* the lane lives while this job runs */
+			lane_capped_log(job->lane, running, queued);
 		}
 
 		ended = job->lane;	/* job is the loop's once finished */
@@ -523,32 +561,23 @@ static unsigned stuck_locked(const struct tpool_core *c, uint64_t now)
 
 static void stall_arm(struct tpool *p);
 
-/* Lanes whose jobs wait behind their cap, for the log. */
+/* Growth, for the log (at most every TPOOL_LOG_EVERY_MS). */
 static void log_stall_locked(struct tpool *p, unsigned stuck, unsigned added)
 {
 	struct tpool_core *c = p->c;
-	const struct tpool_lane *l;
 	uint64_t now = now_ms();
 
-	if (p->logged_ms != 0 && now - p->logged_ms < TPOOL_LOG_EVERY_MS) {
-		return;
-	}
-	p->logged_ms = now;
-	if (added > 0 || c->nthreads >= c->max) {
+	if ((added > 0 || c->nthreads >= c->max) &&
+	    (p->logged_ms == 0 || now - p->logged_ms >= TPOOL_LOG_EVERY_MS)) {
+		p->logged_ms = now;
 		LOG_AT(c->nthreads >= c->max ? LOG_WARNING : LOG_NOTICE,
 		       "thread pool: %u of %u threads in calls longer than "
 		       "%u ms; %u started (at most %u)\n",
 		       stuck, c->nthreads - added, c->stuck_ms, added,
 		       c->max);
 	}
-	for (l = c->lanes; l != NULL; l = l->next) {
-		if (l->queued > 0 && l->running >= l->cap) {
-			DBG_WARNING("thread pool: [%s] has %u calls running, "
-				    "its cap, and %u waiting\n",
-				    l->name, l->running, l->queued);
-		}
-	}
 }
+
 
 /*
  * The timer: jobs wait that a lane would run and no thread is idle.
@@ -821,7 +850,8 @@ void tpool_submit(struct tpool *p, struct tpool_job *job)
 {
 	struct tpool_core *c = p->c;
 	struct tpool_lane *l = job->lane != NULL ? job->lane : &c->dflt;
-	bool wake, stalled;
+	unsigned running = 0, queued = 0;
+	bool wake, stalled, capped;
 
 	job->next = NULL;
 	job->lane = l;
@@ -839,8 +869,17 @@ void tpool_submit(struct tpool *p, struct tpool_job *job)
 	}
 	wake = c->idle > 0 && c->ready_head != NULL;
 	stalled = stall_due_locked(c);
+	capped = lane_capped_log_due(l);
+	if (capped) {
+		running = l->running;
+		queued = l->queued;
+	}
 	pthread_mutex_unlock(&c->lock);
 	p->pending++;
+	if (capped) {
+		/* the lane lives while the job is queued */
+		lane_capped_log(l, running, queued);
+	}
 	if (wake) {
 		pthread_cond_signal(&c->cond);
 	} else if (stalled) {
