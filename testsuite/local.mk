@@ -67,7 +67,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_wire_strict.py \
 	testsuite/integration/test_setinfo_attrs.py \
 	testsuite/integration/test_create_time.py \
-	testsuite/integration/test_compress_pending.py
+	testsuite/integration/test_compress_pending.py \
+	testsuite/integration/test_pool.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
@@ -78,6 +79,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/mchan.py \
 	testsuite/integration/rawsmb.py \
 	testsuite/integration/smb3client.py \
+	testsuite/integration/hangfs.c \
 	testsuite/integration/run.sh \
 	testsuite/torture/run-torture.sh \
 	testsuite/torture/run_torture.py \
