@@ -580,41 +580,51 @@ static void log_stall_locked(struct tpool *p, unsigned stuck, unsigned added)
 
 
 /*
- * The timer: jobs wait that a lane would run and no thread is idle.
- * Threads stuck in their calls are made up for, so that base threads
- * are free to work again (never more than there is work for, never past
- * the maximum).
+ * Jobs wait that a lane would run and no thread is idle: threads stuck
+ * in their calls are made up for, so that base threads are free to work
+ * again (never more than there is work for, never past the maximum).
+ * Under the lock; the threads started.
  */
+static unsigned grow_locked(struct tpool *p)
+{
+	struct tpool_core *c = p->c;
+	unsigned stuck, added = 0, healthy, want, runnable, room;
+
+	if (c->stop || c->idle > 0 || c->ready_head == NULL) {
+		return 0;
+	}
+	stuck = stuck_locked(c, now_ms());
+	healthy = c->nthreads - stuck;
+	runnable = runnable_locked(c);
+	want = healthy < c->base ? c->base - healthy : 0;
+	if (want > runnable) {
+		want = runnable;
+	}
+	room = c->max > c->nthreads ? c->max - c->nthreads : 0;
+	if (want > room) {
+		want = room;
+	}
+	while (added < want && thread_start_locked(c)) {
+		added++;
+	}
+	c->grown += added;
+	if (stuck > 0) {
+		log_stall_locked(p, stuck, added);
+	}
+	return added;
+}
+
+/* The timer: threads may have got stuck since work began to wait. */
 static void stall_check(void *priv)
 {
 	struct tpool *p = priv;
 	struct tpool_core *c = p->c;
-	unsigned stuck = 0, added = 0, healthy, want, runnable, room;
 	bool again;
 
 	p->stall_timer = NULL;	/* freed by the loop after this */
 	pthread_mutex_lock(&c->lock);
 	c->timer_armed = false;
-	if (!c->stop && c->idle == 0 && c->ready_head != NULL) {
-		stuck = stuck_locked(c, now_ms());
-		healthy = c->nthreads - stuck;
-		runnable = runnable_locked(c);
-		want = healthy < c->base ? c->base - healthy : 0;
-		if (want > runnable) {
-			want = runnable;
-		}
-		room = c->max > c->nthreads ? c->max - c->nthreads : 0;
-		if (want > room) {
-			want = room;
-		}
-		while (added < want && thread_start_locked(c)) {
-			added++;
-		}
-		c->grown += added;
-		if (stuck > 0) {
-			log_stall_locked(p, stuck, added);
-		}
-	}
+	(void)grow_locked(p);
 	again = stall_due_locked(c);
 	pthread_mutex_unlock(&c->lock);
 	if (again) {
@@ -869,6 +879,13 @@ void tpool_submit(struct tpool *p, struct tpool_job *job)
 	}
 	wake = c->idle > 0 && c->ready_head != NULL;
 	stalled = stall_due_locked(c);
+	if (stalled && grow_locked(p) > 0) {
+		/* Its threads were stuck already (a hung mount, the second
+		 * client on it): the job gets a new thread now rather than
+		 * after a timer's stuck_ms. */
+		c->timer_armed = false;
+		stalled = false;
+	}
 	capped = lane_capped_log_due(l);
 	if (capped) {
 		running = l->running;

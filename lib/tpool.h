@@ -30,14 +30,15 @@
  *    (one mutex, a condition variable, a lock-free stack of finished jobs
  *    and an eventfd; measured with perf, 3.0 futex calls per job handed
  *    to a sleeping thread and under 1 with 64 jobs in flight, as before
- *    the lanes).  A thread
- *    whose call has run longer than stuck_ms (100) no longer counts as
- *    one of the nthreads: when jobs wait that a lane would run and no
- *    thread is idle, a timer on the loop (armed only then) starts threads
- *    until nthreads are not stuck again, up to max_threads (`smbd pool
- *    max threads`, default 64).  A thread beyond nthreads that finds
- *    nothing to do for idle_ms (2000) exits, so a burst of hung calls
- *    leaves no threads behind once they return.
+ *    the lanes).  A thread whose call has run longer than stuck_ms (100)
+ *    no longer counts as one of the nthreads: when jobs wait that a lane
+ *    would run and no thread is idle, threads are started until nthreads
+ *    are not stuck again, up to max_threads (`smbd pool max threads`,
+ *    default 64): at once when a job comes in to find them stuck
+ *    already, else by a timer on the loop (armed only then) that looks
+ *    again after stuck_ms.  A thread beyond nthreads that finds nothing
+ *    to do for idle_ms (2000) exits, so a burst of hung calls leaves no
+ *    threads behind once they return.
  *
  * Freeing the pool stops it: jobs not started never run, idle threads
  * exit, and it waits up to a second for running calls; a thread still in

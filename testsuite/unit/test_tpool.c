@@ -333,6 +333,36 @@ static void stuck_lane_does_not_stop_others(void **state)
 	talloc_free(fx);
 }
 
+/* A job that finds every thread stuck already gets a new thread at
+ * once, not after a timer's stuck_ms: the second client on a hung mount
+ * waits no more than the first did. */
+static void grows_at_once_when_all_stuck(void **state)
+{
+	struct lanes_fx *fx = lanes_fx_new(2, 8);
+	struct tpool_limits lim = {.stuck_ms = 400};
+	struct timespec t0, t1;
+	int i;
+
+	(void)state;
+	tpool_set_limits(fx->pool, &lim);
+	for (i = 0; i < 2; i++) {
+		submit(fx, NULL, true);
+	}
+	run_for(fx, 700);	/* both threads stuck past stuck_ms */
+	assert_int_equal(atomic_load(&fx->running), 2);
+	fx->quick_want = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	submit(fx, NULL, false);
+	run_for(fx, 5000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_false(fx->timed_out);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 +
+			    (t1.tv_nsec - t0.tv_nsec) / 1000000 <
+		    200);
+	lanes_fx_drain(fx);
+	talloc_free(fx);
+}
+
 /* Growth stops at the maximum; the added threads leave once idle. */
 static void grows_to_max_then_shrinks(void **state)
 {
@@ -430,6 +460,7 @@ int main(void)
 		cmocka_unit_test(jobs_run_and_finish_on_ring),
 		cmocka_unit_test(lane_caps_its_jobs),
 		cmocka_unit_test(stuck_lane_does_not_stop_others),
+		cmocka_unit_test(grows_at_once_when_all_stuck),
 		cmocka_unit_test(grows_to_max_then_shrinks),
 		cmocka_unit_test(fast_jobs_do_not_grow),
 		cmocka_unit_test(free_with_stuck_thread),
