@@ -203,9 +203,11 @@ class FreshClient:
 
 
 class FifoAttack(FreshClient):
-    """Runs against Samba too: SMBD=/usr/sbin/smbd."""
+    """Runs against Samba too: SMBD=/usr/sbin/smbd.  [mac] is the same
+    directory with fruit, whose AppleDouble conversion opens "._NAME"."""
 
     ATTACKERS = 32
+    extra_shares = [("mac", [("vfs objects", "catia fruit streams_xattr")])]
 
     def setUp(self):
         super().setUp()
@@ -216,9 +218,13 @@ class FifoAttack(FreshClient):
         os.chmod(self.share_path("p"), 0o666)
 
     def release_fifo(self):
-        """Whoever is still waiting in an open of p gets a writer."""
+        self.release_fifo_named("p")
+
+    def release_fifo_named(self, name):
+        """Whoever is still waiting in an open of the FIFO gets a
+        writer."""
         try:
-            fd = os.open(self.share_path("p"), os.O_WRONLY | os.O_NONBLOCK)
+            fd = os.open(self.share_path(name), os.O_WRONLY | os.O_NONBLOCK)
             time.sleep(0.5)
             os.close(fd)
         except OSError:
@@ -297,6 +303,34 @@ class FifoAttack(FreshClient):
                          ("ok", 0))
         self.assertEqual(S(conn, tid, "sock", DELETE), ("ok", 0))
         self.assertTrue(stat.S_ISFIFO(os.stat(self.share_path("p")).st_mode))
+        self.server_alive()
+
+    def test_appledouble_fifo(self):
+        """fruit converts "._f" when f is opened: a FIFO of that name is
+        no AppleDouble file (f opens at once, its AFP_Resource is
+        INVALID_PARAMETER, as in Samba 4.17); before, the conversion's
+        open waited for a writer."""
+        with open(self.share_path("f"), "wb") as f:
+            f.write(b"x")
+        os.mkfifo(self.share_path("._f"))
+        os.chmod(self.share_path("._f"), 0o666)
+        self.addCleanup(self.release_fifo_named, "._f")
+        conn = logon(self.smbd.port, timeout=FRESH_TIMEOUT)
+        self.addCleanup(quiet_close, conn)
+        tid = conn.connectTree("mac")
+        t = time.monotonic()
+        try:
+            fid = conn.createFile(tid, "f", desiredAccess=FILE_READ_DATA,
+                                  creationDisposition=FILE_OPEN)
+        except Exception as e:
+            self.fail("open of f beside a FIFO ._f: %r" % e)
+        conn.closeFile(tid, fid)
+        self.assertLess(time.monotonic() - t, FRESH_LIMIT)
+        self.assertEqual(self.status_of(conn, tid, "f:AFP_Resource",
+                                        FILE_READ_DATA),
+                         ("open", 0xC000000D))
+        self.assertTrue(stat.S_ISFIFO(os.stat(
+            self.share_path("._f")).st_mode))
         self.server_alive()
 
 
