@@ -177,6 +177,8 @@ bool smbd_job_detached(struct smbd_worker *w, void *state, smb2_job_fn fn)
 	/* root, explicitly: a pool thread keeps its last job's identity */
 	d->tj.use_cred = true;
 	d->tj.cred = (struct tpool_cred){0};
+	/* logon work (a PAM session's close): the logons' lane */
+	d->tj.lane = w->logon_lane;
 	tpool_submit(w->tpool, &d->tj);
 	return true;
 }
