@@ -192,3 +192,14 @@ testsuite_unit_test_smb2_compress_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_smb2_compress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_smb2_compress.c \
 	testsuite/fuzz/corpus/fuzz_smb2_compress
+
+# Reparse points (issue 35): the wire side (reparse_wire.c) and the
+# FSCTLs (smb2_fsctl_reparse.c).
+libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h
+
+check_PROGRAMS += testsuite/unit/test_reparse_wire
+TESTS += testsuite/unit/test_reparse_wire
+testsuite_unit_test_reparse_wire_SOURCES = testsuite/unit/test_reparse_wire.c
+testsuite_unit_test_reparse_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_reparse_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_reparse.c testsuite/fuzz/corpus/fuzz_reparse

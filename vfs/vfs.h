@@ -50,6 +50,13 @@
 #define FILE_ATTRIBUTE_ENCRYPTED 0x00004000
 #define FILE_ATTRIBUTE_INTEGRITY_STREAM 0x00008000
 #define FILE_ATTRIBUTE_NO_SCRUB_DATA 0x00020000
+/*
+ * Reparse tags (MS-FSCC 2.1.2.1) this file system shows: a symbolic link
+ * as IO_REPARSE_TAG_SYMLINK, a FIFO, socket or device as an NFS reparse
+ * point (2.1.2.6), the way Windows' NFS server and Samba 4.21+ do.
+ */
+#define IO_REPARSE_TAG_SYMLINK 0xA000000C
+#define IO_REPARSE_TAG_NFS 0x80000014
 /* What a client may set through CREATE/SET_INFO (MS-FSA 2.1.5.1.2). */
 #define FILE_ATTRIBUTE_SETTABLE                                               \
 	(FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN |                    \
