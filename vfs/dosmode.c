@@ -123,6 +123,13 @@ static void fill_attributes(const struct vfs_share *sh,
 	if (fi->is_dir) {
 		a |= FILE_ATTRIBUTE_DIRECTORY;
 	}
+	/* A symbolic link or special file is a reparse point (MS-FSCC
+	 * 2.1.2.1), whatever DOSATTRIB says: the attribute follows the
+	 * type, as Samba 4.21+ sets it. */
+	a &= ~(uint32_t)FILE_ATTRIBUTE_REPARSE_POINT;
+	if (fi->reparse_tag != 0) {
+		a |= FILE_ATTRIBUTE_REPARSE_POINT;
+	}
 	if (a == 0) {
 		a = FILE_ATTRIBUTE_NORMAL;
 	}

@@ -129,3 +129,12 @@ testsuite_unit_test_vfs_fruit_copy_SOURCES = \
 	testsuite/unit/test_vfs_fruit_copy.c
 testsuite_unit_test_vfs_fruit_copy_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_fruit_copy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# vfs/symlink: symbolic links as reparse points (issue 35).
+libsmbd_a_SOURCES += vfs/symlink.c vfs/symlink.h
+
+check_PROGRAMS += testsuite/unit/test_vfs_symlink
+TESTS += testsuite/unit/test_vfs_symlink
+testsuite_unit_test_vfs_symlink_SOURCES = testsuite/unit/test_vfs_symlink.c
+testsuite_unit_test_vfs_symlink_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_symlink_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

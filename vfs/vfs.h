@@ -78,6 +78,11 @@ struct vfs_file_info {
 	uint64_t allocation_size;	/* st_blocks * 512 */
 	uint64_t end_of_file;		/* 0 for directories */
 	uint32_t attributes;		/* FILE_ATTRIBUTE_*; NORMAL if none */
+	/* The object is a reparse point (with FILE_ATTRIBUTE_REPARSE_POINT
+	 * in attributes): IO_REPARSE_TAG_SYMLINK for a symbolic link looked
+	 * at itself, IO_REPARSE_TAG_NFS for a FIFO, socket or device; else
+	 * 0.  From the file type alone (vfs_reparse_tag_of_mode). */
+	uint32_t reparse_tag;
 	uint32_t nlink;
 	uint64_t file_id;		/* the inode number (FileInternal) */
 	uint64_t dev;
@@ -131,6 +136,9 @@ struct vfs_share {
 	 * reparse point. */
 	bool msdfs;
 };
+
+/* The reparse tag a file of this st_mode shows (see reparse_tag). */
+uint32_t vfs_reparse_tag_of_mode(uint32_t mode);
 
 /* errno -> NTSTATUS, the one mapping (MS-ERREF names). */
 NTSTATUS vfs_map_errno(int err);

@@ -579,6 +579,36 @@ static bool resolve_in_exact_parent(TALLOC_CTX *mem_ctx,
 	return true;
 }
 
+/*
+ * Why the walk could not enter real (its last component rc, under
+ * dirfd): a symbolic link the share's rules do not follow (RESOLVE_
+ * NO_SYMLINKS says ELOOP, RESOLVE_BENEATH EXDEV for a way out) is
+ * STOPPED_ON_SYMLINK with out->link_comp and out->link_path (issue 35:
+ * the CREATE answers with the link); a name that is no directory is
+ * OBJECT_PATH_NOT_FOUND.
+ */
+static NTSTATUS walk_dir_error(TALLOC_CTX *mem_ctx, int dirfd,
+			       const char *rc, const char *real, size_t idx,
+			       struct vfs_resolved *out)
+{
+	int err = errno;
+	struct stat sb;
+
+	if ((err == ELOOP || err == EXDEV) &&
+	    fstatat(dirfd, rc, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(sb.st_mode)) {
+		out->link_path = talloc_strdup(mem_ctx, real);
+		out->link_comp = idx;
+		return out->link_path != NULL ? NT_STATUS_STOPPED_ON_SYMLINK
+					      : NT_STATUS_NO_MEMORY;
+	}
+	/* a file, or a symlink that dangles (an msdfs link where DFS is
+	 * off): no directory on the way, as Samba says */
+	return err == ENOTDIR || err == ENOENT
+		       ? NT_STATUS_OBJECT_PATH_NOT_FOUND
+		       : vfs_map_errno(err);
+}
+
 NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		     const char *path, struct vfs_resolved *out)
 {
@@ -593,6 +623,7 @@ NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 	char *real = talloc_strdup(mem_ctx, "");
 	char *save = NULL, *comp, *next;
 	int dirfd = -1;
+	size_t idx = 0;
 	NTSTATUS st = NT_STATUS_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -658,25 +689,40 @@ NTSTATUS vfs_resolve_known(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 			break;
 		}
 		{
-			int nfd = vfs_openat_beneath(sh, dirfd, rc,
+			/* From the root, as resolve_exact: a relative link
+			 * to a sibling ("../x") is inside the share even
+			 * where it is outside dirfd. */
+			int nfd = vfs_openat_beneath(sh, sh->root_fd, real,
 						     O_PATH | O_DIRECTORY, 0);
 			if (nfd == -1) {
-				/* a file, or a symlink that dangles (an
-				 * msdfs link where DFS is off): no
-				 * directory on the way, as Samba says */
-				st = errno == ENOTDIR || errno == ENOENT
-					     ? NT_STATUS_OBJECT_PATH_NOT_FOUND
-					     : vfs_map_errno(errno);
+				st = walk_dir_error(mem_ctx, dirfd, rc, real,
+						    idx, out);
 				break;
 			}
 			close(dirfd);
 			dirfd = nfd;
 		}
 		comp = next;
+		idx++;
 	}
 	close(dirfd);
 	out->path = real;
 	return st;
+}
+
+uint32_t vfs_reparse_tag_of_mode(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFLNK:
+		return IO_REPARSE_TAG_SYMLINK;
+	case S_IFIFO:
+	case S_IFSOCK:
+	case S_IFCHR:
+	case S_IFBLK:
+		return IO_REPARSE_TAG_NFS;
+	default:
+		return 0;
+	}
 }
 
 static uint64_t ts_nttime(const struct statx_timestamp *t)
@@ -711,8 +757,15 @@ void vfs_statx_to_info(const struct statx *stx, struct vfs_file_info *fi)
 	}
 	fi->change_time = fi->write_time;
 	fi->is_dir = S_ISDIR(stx->stx_mode);
-	fi->end_of_file = fi->is_dir ? 0 : stx->stx_size;
-	fi->allocation_size = fi->is_dir ? 0 : stx->stx_blocks * 512;
+	fi->reparse_tag = vfs_reparse_tag_of_mode(stx->stx_mode);
+	/* A symbolic link holds no data, as an NTFS one (its size is its
+	 * target's length, which FSCTL_GET_REPARSE_POINT gives). */
+	fi->end_of_file = fi->is_dir || S_ISLNK(stx->stx_mode)
+				  ? 0
+				  : stx->stx_size;
+	fi->allocation_size = fi->is_dir || S_ISLNK(stx->stx_mode)
+				      ? 0
+				      : stx->stx_blocks * 512;
 	fi->nlink = stx->stx_nlink;
 	fi->ino = stx->stx_ino;
 	fi->dev = ((uint64_t)stx->stx_dev_major << 32) | stx->stx_dev_minor;

@@ -21,11 +21,19 @@ struct vfs_resolved {
 	 * that lstat, when have_stat. */
 	bool have_stat;
 	struct stat stat;
+	/* STOPPED_ON_SYMLINK: the component on the way (counting from 0)
+	 * that is a symbolic link the share's rules do not follow (`follow
+	 * symlinks = no`, or one leaving the share without `wide links`),
+	 * and its on-disk share-relative path. */
+	size_t link_comp;
+	char *link_path;
 };
 
 /* Resolve a share-relative path (case-insensitively where the share says
  * so, and 8.3 aliases).  OBJECT_PATH_NOT_FOUND when a directory on the
- * way is missing. */
+ * way is missing, STOPPED_ON_SYMLINK (link_comp, link_path) when a link
+ * on the way may not be followed; the last component is not followed
+ * (its lstat says whether it is a link). */
 NTSTATUS vfs_resolve(TALLOC_CTX *mem_ctx, const struct vfs_share *sh,
 		     const char *path, struct vfs_resolved *out);
 /* The same when the caller has just found that path, spelled exactly,
