@@ -1074,7 +1074,11 @@ static bool frame_reply_build(struct smb2_frame *f, NTSTATUS status)
 		f->out.len = req->out_before;
 		return true;
 	}
-	if (NT_STATUS_IS_ERR(status) && !req->keep_body) {
+	/* An error, or a warning its handler gave ErrorData for (MS-SMB2
+	 * 2.2.2.2: STATUS_STOPPED_ON_SYMLINK's Symbolic Link Error
+	 * Response), goes as an ERROR Response. */
+	if ((NT_STATUS_IS_ERR(status) || req->err_data != NULL) &&
+	    !req->keep_body) {
 		smb2_error_body(req);
 	}
 	DBG_DEBUG("%s: reply to mid %llu (%s): %s\n", f->conn->remote,

@@ -348,15 +348,19 @@ NTSTATUS smbd_open_lookup(struct smb2_request *req, const uint8_t fid[16],
 	uint64_t vid;
 
 	*out = NULL;
+	/* A CREATE that made no open: an error, or STOPPED_ON_SYMLINK
+	 * (a warning by its severity). */
+	bool prev_failed = NT_STATUS_IS_ERR(req->prev_status) ||
+			   req->prev_status == NT_STATUS_STOPPED_ON_SYMLINK;
+
 	if (req->related && !req->first_in_chain &&
-	    (memcmp(fid, chained, 16) == 0 || have_prev ||
-	     NT_STATUS_IS_ERR(req->prev_status))) {
+	    (memcmp(fid, chained, 16) == 0 || have_prev || prev_failed)) {
 		/* 3.3.5.2.7.2: the FileId of the previous request; if that
 		 * one failed, this one fails the same way.  As Windows (and
 		 * Samba) do, a related request takes the chained open even
 		 * when it carries another FileId than all 0xFF: clients send
 		 * CREATE + NOTIFY with a stale FileId left in the buffer. */
-		if (NT_STATUS_IS_ERR(req->prev_status)) {
+		if (prev_failed) {
 			return req->prev_status;
 		}
 		if (have_prev) {

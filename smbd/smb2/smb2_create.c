@@ -611,7 +611,8 @@ static void create_stream(struct create_state *st, bool base_exists)
  * for the lookup's open, stat and close (issue 18's syscall count); its
  * fstat is the one the open needs anyway (st->fi, st->fi_valid).  Returns
  * false, with nothing open, for anything else (no such name, another
- * case, a symlink, a directory opened for writing, EACCES): the general
+ * case, a symlink, a directory opened for writing, EACCES, an open of a
+ * reparse point itself: smb2_create_link.c): the general
  * path then says what it is, and *absent says the name was not there.
  */
 static bool create_open_exact(struct create_state *st, bool *absent)
@@ -621,6 +622,7 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 
 	*absent = false;
 	if (st->stream != NULL || st->fruit || st->path[0] == '\0' ||
+	    (st->options & FILE_OPEN_REPARSE_POINT) ||
 	    (st->disposition != FILE_OPEN &&
 	     st->disposition != FILE_OPEN_IF) ||
 	    (st->access & SEC_FLAG_MAXIMUM_ALLOWED) ||
@@ -680,10 +682,17 @@ static bool create_lookup_open(struct create_state *st)
 		return false;
 	}
 	st->status = vfs_resolve_known(st, &st->share, st->path, absent, &r);
+	if (st->status == NT_STATUS_STOPPED_ON_SYMLINK) {
+		create_link_stopped(st, r.link_comp, r.link_path);
+		return false;
+	}
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return false;
 	}
 	st->real_path = r.path;
+	if (create_link_open(st, &r)) {
+		return false;
+	}
 	if (r.exists && st->fruit && !st->read_only_share) {
 		/* fruit: a "._" AppleDouble file next to it becomes its
 		 * streams before anything looks at them (vfs/fruit.h);
@@ -804,6 +813,9 @@ static void create_job_run(struct create_state *st)
 	} else if (NT_STATUS_IS_OK(st->status)) {
 		vfs_fill_dos_attributes(&st->share, st->fd, st->opath,
 					st->real_path, &st->fi);
+		if (st->link_dir) {
+			st->fi.attributes |= FILE_ATTRIBUTE_DIRECTORY;
+		}
 	}
 	/* Always: the desired access is checked against it (until NT ACLs
 	 * are stored, the Unix permissions decide, MS-FSA 2.1.5.1.2.1). */
@@ -1097,7 +1109,9 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		create_orphan(st);
-		return status;
+		return status == NT_STATUS_STOPPED_ON_SYMLINK
+			       ? create_link_error(req, st)
+			       : status;
 	}
 	op = smbd_open_new(req->conn, req->session, req->tcon, st->fd);
 	if (op == NULL) {

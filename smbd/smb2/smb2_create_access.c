@@ -200,8 +200,32 @@ static bool create_ntacl_access(struct create_state *st)
 	return true;
 }
 
+/*
+ * A symbolic link opened itself (FILE_OPEN_REPARSE_POINT): a link is
+ * readable by all (its mode is 0777 and holds nothing), and changing or
+ * deleting it (FSCTL_SET/DELETE_REPARSE_POINT, a delete) replaces its
+ * entry, which its directory's write permission allows.
+ */
+static uint32_t create_link_max_access(struct create_state *st)
+{
+	uint32_t a = SEC_FILE_READ_DATA | SEC_FILE_READ_EA |
+		     SEC_FILE_EXECUTE | SEC_FILE_READ_ATTRIBUTE |
+		     SEC_STD_READ_CONTROL | SEC_STD_SYNCHRONIZE;
+
+	if (!st->read_only_share && create_parent_writable(st)) {
+		a |= SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
+		     SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE |
+		     SEC_STD_DELETE;
+	}
+	return a;
+}
+
 void create_access(struct create_state *st, const char *name)
 {
+	if (st->link_open) {
+		st->max_access = create_link_max_access(st);
+		return;
+	}
 	if (!create_ntacl_access(st)) {
 		st->max_access = create_max_access(st, st->share.root_fd,
 						   name);

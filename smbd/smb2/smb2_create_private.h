@@ -139,6 +139,16 @@ struct create_state {
 	struct smb2_request *req;
 	uint64_t wait_open_id;
 	struct smbd_waiter *waiter;
+	/* Symbolic links (smb2_create_link.c).  link_open: fd is a reparse
+	 * point itself (FILE_OPEN_REPARSE_POINT: a link, FIFO, socket or
+	 * device, O_PATH), link_dir: a link that leads to a directory.
+	 * STOPPED_ON_SYMLINK: the link at component link_comp of path, its
+	 * target as shown (vfs/symlink.h). */
+	bool link_open;
+	bool link_dir;
+	size_t link_comp;
+	char *link_target;
+	bool link_relative;
 	/* out */
 	NTSTATUS status;
 	int fd;
@@ -165,6 +175,19 @@ void create_access(struct create_state *st, const char *name);
 bool create_parent_allows(struct create_state *st, bool dir);
 void create_set_ntacl(struct create_state *st, bool dir);
 NTSTATUS create_grant(struct create_state *st, uint32_t *granted);
+
+/* smb2_create_link.c */
+struct vfs_resolved;
+/* In the job, after the lookup: a link as the last component of r is
+ * opened itself (FILE_OPEN_REPARSE_POINT) or, where the share's rules do
+ * not follow it, answered STOPPED_ON_SYMLINK; true when it was (st->
+ * status says how), false for everything else. */
+bool create_link_open(struct create_state *st, const struct vfs_resolved *r);
+/* In the job: the walk stopped on the link link_path, component comp. */
+void create_link_stopped(struct create_state *st, size_t comp,
+			 const char *link_path);
+/* On the loop: STOPPED_ON_SYMLINK's reply with its error data. */
+NTSTATUS create_link_error(struct smb2_request *req, struct create_state *st);
 
 /* smb2_create_ctx_apply.c */
 NTSTATUS create_contexts(struct smb2_request *req, struct create_state *st,
