@@ -212,6 +212,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  NULL, 0),
 	P(LP_ADMIN_USERS, "admin users", L, S, NULL, NULL, 0),
 	P(LP_ADMINISTRATIVE_SHARE, "administrative share", B, S, "no", NULL, 0),
+	/* Clients may make links leading out of a `wide links` share
+	 * (FSCTL_SET_REPARSE_POINT, smb2_fsctl_reparse.c) */
+	P(LP_ALLOW_INSECURE_WIDE_LINKS, "allow insecure wide links", B, G,
+	  "no", NULL, 0),
 	P(LP_AVAILABLE, "available", B, S, "yes", NULL, 0),
 	P(LP_BIND_INTERFACES_ONLY, "bind interfaces only", B, G, "no", NULL, 0),
 	P(LP_BROWSEABLE, "browseable", B, S, "yes", NULL, 0),

@@ -196,7 +196,7 @@ EXTRA_DIST += testsuite/fuzz/fuzz_smb2_compress.c \
 # Reparse points (issue 35): the wire side (reparse_wire.c) and the
 # FSCTLs (smb2_fsctl_reparse.c).
 libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h \
-	smbd/smb2/smb2_create_link.c
+	smbd/smb2/smb2_create_link.c smbd/smb2/smb2_fsctl_reparse.c
 
 check_PROGRAMS += testsuite/unit/test_reparse_wire
 TESTS += testsuite/unit/test_reparse_wire

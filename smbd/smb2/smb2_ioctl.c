@@ -1,16 +1,18 @@
 /*
  * IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): a table of the FSCTLs we
  * implement, each handled in the file of its family (smb2_copychunk.c,
- * smb2_fsctl_fs.c, smb2_fsctl_net.c, smb2_fsctl_dfs.c, smb2_pipe.c); an
- * unknown code gets STATUS_NOT_SUPPORTED.  Handlers write their output
- * into a buffer of their own and smb2_ioctl_reply() frames it, at once
- * or when a pool job finishes.
+ * smb2_fsctl_fs.c, smb2_fsctl_net.c, smb2_fsctl_dfs.c,
+ * smb2_fsctl_reparse.c, smb2_pipe.c); an unknown code gets
+ * STATUS_NOT_SUPPORTED.  Handlers write their output into a buffer of
+ * their own and smb2_ioctl_reply() frames it, at once or when a pool job
+ * finishes.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/smb2/fsctl_wire.h"
 #include "smbd/smb2/dfs_wire.h"
+#include "smbd/smb2/reparse_wire.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"
@@ -118,6 +120,9 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_CREATE_OR_GET_OBJECT_ID, true, smb2_fsctl_object_id},
 	{FSCTL_GET_OBJECT_ID, true, smb2_fsctl_object_id},
 	{FSCTL_SRV_ENUMERATE_SNAPSHOTS, true, smb2_fsctl_enumerate_snapshots},
+	{FSCTL_GET_REPARSE_POINT, true, smb2_fsctl_get_reparse_point},
+	{FSCTL_SET_REPARSE_POINT, true, smb2_fsctl_set_reparse_point},
+	{FSCTL_DELETE_REPARSE_POINT, true, smb2_fsctl_delete_reparse_point},
 };
 
 #define SMB2_NUM_FSCTLS (sizeof(smb2_fsctls) / sizeof(smb2_fsctls[0]))

@@ -56,6 +56,11 @@ NTSTATUS smb2_fsctl_get_compression(struct smb2_ioctl_state *st);
 NTSTATUS smb2_fsctl_set_compression(struct smb2_ioctl_state *st);
 NTSTATUS smb2_fsctl_object_id(struct smb2_ioctl_state *st);
 
+/* smb2_fsctl_reparse.c: reparse points (MS-FSA 2.1.5.10.14/.37/.6). */
+NTSTATUS smb2_fsctl_get_reparse_point(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_set_reparse_point(struct smb2_ioctl_state *st);
+NTSTATUS smb2_fsctl_delete_reparse_point(struct smb2_ioctl_state *st);
+
 /* smb2_fsctl_snap.c: 3.3.5.15.1 previous versions */
 NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st);
 
