@@ -527,6 +527,7 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 	c.position = op->position;
 	c.mode = op->mode;
 	c.ea_size = st->ea_size;
+	c.reparse_tag = st->fi.reparse_tag;
 	c.volume_serial = 0;
 	if (st->nstreams > 0) {
 		getinfo_streams_to_wire(st, req->tcon->share.name_map);

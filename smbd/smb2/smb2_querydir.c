@@ -19,10 +19,13 @@
  * stats however many queries list it: no quadratic cost.
  *
  * Entries are stat-ed without following symlinks; on a share that
- * follows symlinks a symlink is listed as its target, resolved from the
- * share root under the share's rules, and one that dangles or leaves the
- * share is not listed (Samba's answers).  FileIndex is 0 (as NTFS; Samba
- * too), INDEX_SPECIFIED is ignored.  EaSize is FileEaInformation's.  Short
+ * follows symlinks a symlink the server follows inside the share is
+ * listed as a reparse point, one it follows out of it (`wide links`) as
+ * its target, and one that dangles or that it does not follow is not
+ * listed (qd_stat_link).  FIFOs, sockets and devices are NFS reparse
+ * points (vfs.h).  FileIndex is 0 (as NTFS; Samba too), INDEX_SPECIFIED
+ * is ignored.  EaSize is FileEaInformation's, or a reparse point's tag
+ * (MS-FSCC 2.4.x).  Short
  * names go into the *Both* classes unless `mangled names = no`.
  *
  * In a DFS root an msdfs link is listed as a DFS reparse point
@@ -309,10 +312,34 @@ static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
 			 const struct vfs_file_info *fi,
 			 struct fscc_aapl_dir_attr *a);
 
+/* Whether path (a link) leads somewhere inside the share, under the
+ * share's rules without `wide links`. */
+static bool qd_link_inside(const struct qd_state *st, const char *path)
+{
+	struct vfs_share beneath = st->share;
+	int fd;
+
+	beneath.wide_links = false;
+	fd = vfs_openat_beneath(&beneath, st->share.root_fd, path, O_PATH, 0);
+	if (fd == -1) {
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
 /*
- * A symlink on a share that follows them is listed as what it points to,
- * as Samba does; one that dangles or leaves the share (the share's
- * RESOLVE_* rules, from the share root) is not listed.
+ * A symbolic link, on a share that follows them (issue 35).  One the
+ * server follows to somewhere inside the share is listed as the link:
+ * a reparse point (FILE_ATTRIBUTE_REPARSE_POINT, IO_REPARSE_TAG_SYMLINK
+ * in EaSize's place, MS-FSCC 2.4), with DIRECTORY where it leads to a
+ * directory, as Windows lists a directory link; a client that follows
+ * it itself (FSCTL_GET_REPARSE_POINT) reaches what the server's own
+ * following reaches.  One that leads out of the share with `wide links`
+ * is listed as what it points to, as before (and as Samba): no client
+ * could follow it through the share.  One that dangles or that the
+ * share's rules do not follow (out of the share without `wide links`)
+ * is not listed, as Samba does not list it.
  */
 static bool qd_stat_link(struct qd_state *st, const char *name,
 			 struct vfs_file_info *fi, uint32_t *ea_size,
@@ -321,6 +348,7 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 	char *path = st->dirpath[0] == '\0'
 			     ? talloc_strdup(st, name)
 			     : talloc_asprintf(st, "%s/%s", st->dirpath, name);
+	struct statx stx;
 	bool ok = false;
 	int fd;
 
@@ -330,6 +358,25 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 	fd = vfs_openat_beneath(&st->share, st->share.root_fd, path, O_PATH,
 				0);
 	if (fd != -1 && NT_STATUS_IS_OK(vfs_fstat_info(fd, fi))) {
+		ok = true;
+	}
+	if (ok && (!st->share.wide_links || qd_link_inside(st, path))) {
+		bool dir = fi->is_dir;
+
+		/* the link itself */
+		ok = statx(st->fd, name,
+			   AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+			   STATX_BASIC_STATS | STATX_BTIME, &stx) == 0 &&
+		     S_ISLNK(stx.stx_mode);
+		if (ok) {
+			vfs_statx_to_info(&stx, fi);
+			vfs_fill_dos_attributes(&st->share, -1, true, name, fi);
+			if (dir) {
+				fi->attributes |= FILE_ATTRIBUTE_DIRECTORY;
+			}
+		}
+		*ea_size = 0;
+	} else if (ok) {
 		bool special = !S_ISREG(fi->mode) && !S_ISDIR(fi->mode);
 
 		vfs_fill_dos_attributes(&st->share, fd, special, name, fi);
@@ -339,7 +386,6 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 		if (aapl != NULL) {
 			qd_aapl_fill(st, special ? -1 : fd, name, fi, aapl);
 		}
-		ok = true;
 	}
 	if (fd != -1) {
 		close(fd);
@@ -385,6 +431,7 @@ static bool qd_msdfs_entry(const struct qd_state *st, const char *what,
 	fi->is_dir = true;
 	fi->end_of_file = 0;
 	fi->allocation_size = 0;
+	fi->reparse_tag = IO_REPARSE_TAG_DFS;
 	*ea_size = IO_REPARSE_TAG_DFS;
 	return true;
 }
@@ -416,8 +463,10 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 		}
 		return true;
 	}
-	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
-		return qd_stat_link(st, name, fi, ea_size, aapl);
+	if (S_ISLNK(stx.stx_mode)) {
+		/* not followed at all: not listed (Samba) */
+		return st->share.follow_symlinks &&
+		       qd_stat_link(st, name, fi, ea_size, aapl);
 	}
 	vfs_statx_to_info(&stx, fi);
 	special = !S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode);
@@ -484,8 +533,9 @@ static void qd_stat_plain(const struct qd_state *st, const char *name,
 		r->state = QD_RES_OK;
 		return;
 	}
-	if (S_ISLNK(stx.stx_mode) && st->share.follow_symlinks) {
-		r->state = QD_RES_LINK;
+	if (S_ISLNK(stx.stx_mode)) {
+		r->state = st->share.follow_symlinks ? QD_RES_LINK
+						     : QD_RES_GONE;
 		return;
 	}
 	vfs_statx_to_info(&stx, &r->fi);
@@ -750,11 +800,7 @@ static void qd_job(void *p)
 		}
 		memset(&e, 0, sizeof(e));
 		e.ea_size = ea_size;
-		if (st->share.msdfs &&
-		    (fi.attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
-			/* a DFS link's tag (qd_msdfs_entry) */
-			e.reparse_tag = ea_size;
-		}
+		e.reparse_tag = fi.reparse_tag;
 		e.aapl = st->aapl != NULL ? &aapl : NULL;
 		e.fi = &fi;
 		e.name = name;
