@@ -26,6 +26,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_crash.py \
 	testsuite/integration/test_fsctl.py \
 	testsuite/integration/test_dfs.py \
+	testsuite/integration/test_reparse.py \
 	testsuite/integration/test_zerocopy.py \
 	testsuite/integration/test_access.py \
 	testsuite/integration/test_ntacl.py \
