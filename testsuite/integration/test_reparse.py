@@ -44,6 +44,7 @@ and mknod over reparse points are not tried here.
 """
 
 import os
+import pwd
 import socket
 import stat
 import struct
@@ -57,6 +58,7 @@ import smb3client as c3  # noqa: E402
 from impacket import smb3structs as s3  # noqa: E402
 
 CREATE, CLOSE, IOCTL, QUERY_DIRECTORY, QUERY_INFO = 5, 6, 0xB, 0xE, 0x10
+SET_INFO = 0x11
 
 STATUS_SUCCESS = 0
 STATUS_BUFFER_OVERFLOW = 0x80000005
@@ -157,6 +159,12 @@ class Client(c3.Client):
             "<HBBIHHIII16s", 41, 1, cls, out_len, 0, 0, 0, 0, 0, fid))
         off, n = struct.unpack_from("<HI", r, 64 + 2)
         return r[off:off + n]
+
+    def set_write_time(self, fid, nttime):
+        """SET_INFO FileBasicInformation: LastWriteTime only."""
+        info = struct.pack("<qqqqII", 0, 0, nttime, 0, 0, 0)
+        self._request(SET_INFO, struct.pack(
+            "<HBBIHHI16s", 33, 1, 4, len(info), 64 + 32, 0, 0, fid) + info)
 
     def list_dir(self, fid, cls=FILE_ID_BOTH_DIRECTORY_INFORMATION):
         """{name: (attributes, EaSize, EndOfFile)} of the whole
@@ -303,6 +311,25 @@ class Reparse(ReparseBase, h.SmbdTestCase):
             st, out = c.ioctl(fid, FSCTL_GET_REPARSE_POINT)
             tag, sub, _, flags = parse_symlink(out)
             self.assertEqual((sub, flags), want, name)
+
+    def test_link_handle_acts_on_the_link(self):
+        """Calls on a link opened itself reach the link, never what it
+        points to (its descriptor is O_PATH; /proc/self/fd does not
+        follow it): a write time set lands on the link."""
+        if self.smbd.samba:
+            self.skipTest("Samba 4.17 opens the target")
+        os.symlink("file.txt", self.share_path("lnk_times"))
+        pw = pwd.getpwnam(h.TEST_USER)     # times are the owner's to set
+        os.lchown(self.share_path("lnk_times"), pw.pw_uid, pw.pw_gid)
+        before = os.stat(self.share_path("file.txt")).st_mtime
+        c = self.client()
+        fid, _ = self.link_open(c, "lnk_times", access=WRITE_ATTRS)
+        # 2001-09-09 01:46:40 UTC: 1000000000 s after 1970
+        c.set_write_time(fid, (1000000000 + 11644473600) * 10000000)
+        self.assertEqual(os.lstat(self.share_path("lnk_times")).st_mtime,
+                         1000000000)
+        self.assertEqual(os.stat(self.share_path("file.txt")).st_mtime,
+                         before)
 
     def test_get_reparse_output_too_small(self):
         if self.smbd.samba:
