@@ -127,6 +127,34 @@ static bool anchor_is(int dirfd, const char *base,
 	return got.dev == want->dev && got.ino == want->ino;
 }
 
+/*
+ * The same, or a symbolic link there that leads to that file under the
+ * share's rules (path: dirfd/base from the share's root): an open made
+ * through a link names the link, and its delete or rename removes or
+ * renames the link, never its target, as Samba does (issue 35: clients
+ * see links as reparse points and delete them).  *is_link says which.
+ */
+static bool anchor_is_or_leads(const struct vfs_share *sh, int root_fd,
+			       const char *path, int dirfd, const char *base,
+			       const struct vfs_file_id *want, bool *is_link)
+{
+	struct vfs_file_id got;
+	struct stat st;
+
+	*is_link = false;
+	if (anchor_is(dirfd, base, want)) {
+		return true;
+	}
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISLNK(st.st_mode) ||
+	    vfs_stat_beneath(sh, root_fd, path, &st) != 0) {
+		return false;
+	}
+	got = anchor_id_of(&st);
+	*is_link = got.dev == want->dev && got.ino == want->ino;
+	return *is_link;
+}
+
 NTSTATUS vfs_unlink_anchored(const struct vfs_share *sh, int root_fd,
 			     const char *path, bool is_dir,
 			     const struct vfs_file_id *want)
@@ -135,13 +163,16 @@ NTSTATUS vfs_unlink_anchored(const struct vfs_share *sh, int root_fd,
 	int fault = vfs_fault_hit_at(VFS_FAULT_UNLINK, root_fd, path);
 	int dfd = fault ? -1 : vfs_open_parent(sh, root_fd, path, &base);
 	NTSTATUS status = NT_STATUS_OK;
+	bool is_link;
 
 	if (dfd == -1) {
 		return vfs_map_errno(fault ? fault : errno);
 	}
-	if (!anchor_is(dfd, base, want)) {
+	if (!anchor_is_or_leads(sh, root_fd, path, dfd, base, want,
+				&is_link)) {
 		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
-	} else if (unlinkat(dfd, base, is_dir ? AT_REMOVEDIR : 0) != 0) {
+	} else if (unlinkat(dfd, base,
+			    is_dir && !is_link ? AT_REMOVEDIR : 0) != 0) {
 		status = vfs_map_errno(errno);
 	}
 	close(dfd);
@@ -175,6 +206,7 @@ NTSTATUS vfs_rename_anchored(const struct vfs_share *sh, int root_fd,
 	int fdir = fault ? -1 : vfs_open_parent(sh, root_fd, from, &fbase);
 	int tdir;
 	NTSTATUS status = NT_STATUS_OK;
+	bool is_link;
 	int rc;
 
 	if (fdir == -1) {
@@ -186,7 +218,8 @@ NTSTATUS vfs_rename_anchored(const struct vfs_share *sh, int root_fd,
 		close(fdir);
 		return status;
 	}
-	if (!anchor_is(fdir, fbase, want)) {
+	if (!anchor_is_or_leads(sh, root_fd, from, fdir, fbase, want,
+				&is_link)) {
 		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	} else {
 		rc = link ? linkat(fdir, fbase, tdir, tbase, 0)

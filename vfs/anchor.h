@@ -58,7 +58,9 @@ int vfs_stat_beneath(const struct vfs_share *sh, int root_fd,
 		     const char *path, struct stat *st);
 
 /* Remove path (a directory when is_dir); if want names a file, only
- * when the entry still is that file (else OBJECT_NAME_NOT_FOUND). */
+ * when the entry still is that file, or a symbolic link leading to it
+ * under the share's rules (an open through a link: the link goes, never
+ * what it leads to, as in Samba); else OBJECT_NAME_NOT_FOUND. */
 NTSTATUS vfs_unlink_anchored(const struct vfs_share *sh, int root_fd,
 			     const char *path, bool is_dir,
 			     const struct vfs_file_id *want);
@@ -68,7 +70,8 @@ NTSTATUS vfs_mkdir_anchored(const struct vfs_share *sh, int root_fd,
 			    const char *path, mode_t mode);
 
 /* renameat2 (flags: RENAME_NOREPLACE or 0) or, with link, linkat; each
- * name's directory opened as above, the source checked against want. */
+ * name's directory opened as above, the source checked against want as
+ * vfs_unlink_anchored checks it (a link to want is renamed itself). */
 NTSTATUS vfs_rename_anchored(const struct vfs_share *sh, int root_fd,
 			     const char *from, const char *to, bool link,
 			     unsigned flags, const struct vfs_file_id *want);

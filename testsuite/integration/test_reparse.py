@@ -632,6 +632,27 @@ class Reparse(ReparseBase, h.SmbdTestCase):
         self.assertIn("hello", out)
         self.assertIn("in", out)
 
+    def test_smbclient_removes_and_renames_links(self):
+        """An open through a link names the link: smbclient's rm, rmdir
+        and rename (no FILE_OPEN_REPARSE_POINT) remove or rename the
+        link, never its target, as Samba does.  Before, ours answered
+        success and removed nothing."""
+        s = self.smbd.share
+        os.symlink("file.txt", os.path.join(s, "rm_l"))
+        os.mkdir(os.path.join(s, "rm_d"))     # rmdir wants it empty
+        os.symlink("rm_d", os.path.join(s, "rm_ld"))
+        os.symlink("file.txt", os.path.join(s, "mv_l"))
+        rc, out = self.smbclient("-c", "rm rm_l; rmdir rm_ld; "
+                                 "rename mv_l mv_l2")
+        self.assertEqual(rc, 0, out)
+        self.assertFalse(os.path.lexists(os.path.join(s, "rm_l")), out)
+        self.assertFalse(os.path.lexists(os.path.join(s, "rm_ld")), out)
+        self.assertTrue(os.path.isfile(os.path.join(s, "file.txt")))
+        self.assertTrue(os.path.isdir(os.path.join(s, "rm_d")))
+        self.assertEqual(os.readlink(os.path.join(s, "mv_l2")), "file.txt")
+        os.unlink(os.path.join(s, "mv_l2"))
+        os.rmdir(os.path.join(s, "rm_d"))
+
 
 class ReparseNoFollow(ReparseBase, h.SmbdTestCase):
     """`follow symlinks = no`: no link is followed, listed or made."""

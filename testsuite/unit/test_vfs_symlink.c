@@ -372,6 +372,50 @@ static void test_resolve_stops(void **state)
 	assert_string_equal(r.path, "a/out/passwd");
 }
 
+/* An open made through a link names the link: its delete and rename
+ * reach the link, never the target; another file's id reaches nothing. */
+static void test_anchored_through_link(void **state)
+{
+	struct tree *t = *state;
+	struct vfs_file_id file, dir, other;
+	struct stat sb;
+
+	assert_int_equal(symlinkat("a/f.txt", t->sh.root_fd, "lf"), 0);
+	assert_int_equal(symlinkat("edir", t->sh.root_fd, "ld"), 0);
+	assert_int_equal(symlinkat("../edir", t->sh.root_fd, "a/ld2"), 0);
+	file = id_of(t, "a/f.txt");
+	dir = id_of(t, "edir");
+	other = id_of(t, "empty");
+	assert_int_equal(vfs_unlink_anchored(&t->sh, t->sh.root_fd, "lf",
+					     false, &other),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+	assert_int_equal(vfs_rename_anchored(&t->sh, t->sh.root_fd, "lf",
+					     "lf2", false, 0, &file),
+			 NT_STATUS_OK);
+	assert_link(t, "lf2", "a/f.txt");
+	assert_int_equal(vfs_unlink_anchored(&t->sh, t->sh.root_fd, "lf2",
+					     false, &file),
+			 NT_STATUS_OK);
+	assert_int_not_equal(fstatat(t->sh.root_fd, "lf2", &sb,
+				     AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(fstatat(t->sh.root_fd, "a/f.txt", &sb, 0), 0);
+	/* a directory's open through a link: the link goes, not rmdir */
+	assert_int_equal(vfs_unlink_anchored(&t->sh, t->sh.root_fd, "ld",
+					     true, &dir),
+			 NT_STATUS_OK);
+	assert_int_equal(vfs_unlink_anchored(&t->sh, t->sh.root_fd, "a/ld2",
+					     true, &dir),
+			 NT_STATUS_OK);
+	assert_int_equal(fstatat(t->sh.root_fd, "edir", &sb, 0), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	/* a link the rules do not follow leads nowhere */
+	assert_int_equal(symlinkat("edir", t->sh.root_fd, "ld3"), 0);
+	t->sh.follow_symlinks = false;
+	assert_int_equal(vfs_unlink_anchored(&t->sh, t->sh.root_fd, "ld3",
+					     true, &dir),
+			 NT_STATUS_OBJECT_NAME_NOT_FOUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +429,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_stops, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_anchored_through_link,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
