@@ -201,15 +201,13 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 /*
  * Rename of a file inside directory k: NT_STATUS_SHARING_VIOLATION when
  * an open of the directory with data or DELETE access does not share
- * FILE_SHARE_WRITE, or holds DELETE access and own(its owner, priv) says
- * it is the renaming client's (smbtorture smb2.rename
- * share_delete_and_delete_access, no_share_delete_*,
- * smb2.notify-inotify.inotify-rename); attribute-only opens do not
- * count (msword).
+ * FILE_SHARE_WRITE, or holds DELETE access and stops(its owner, priv)
+ * says that counts (the caller's policy: smbd_open_check_rename_parent);
+ * attribute-only opens do not count (smbtorture smb2.rename.msword).
  */
 NTSTATUS share_mode_check_rename_parent(
 	struct locking_db *db, const struct file_key *k,
-	bool (*own)(const struct open_owner *o, void *priv), void *priv);
+	bool (*stops)(const struct open_owner *o, void *priv), void *priv);
 
 /*
  * A rename of a stream (MS-FSA 2.1.5.14.11.1) changes the key its opens

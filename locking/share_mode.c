@@ -609,7 +609,7 @@ NTSTATUS share_mode_check_delete(struct locking_db *db,
 
 struct rename_parent {
 	struct locking_db *db;
-	bool (*own)(const struct open_owner *o, void *priv);
+	bool (*stops)(const struct open_owner *o, void *priv);
 	void *priv;
 };
 
@@ -634,14 +634,12 @@ static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 		}
 		/* The rename opens the directory to change its entries, as
 		 * Windows does (write access, sharing read and write): an
-		 * open that does not share writing conflicts with it.  So
-		 * does DELETE access, but, as Samba 4.17 has it, only the
-		 * renaming client's own: a directory another client keeps
-		 * open with DELETE (a recursive watcher) does not stop
-		 * renames inside it.  A gone owner's entry is never in the
-		 * way (locking_table.c). */
+		 * open that does not share writing conflicts with it, and
+		 * so does DELETE access where the caller says it counts.
+		 * A gone owner's entry is never in the way
+		 * (locking_table.c). */
 		if (!(e.share_access & FILE_SHARE_WRITE) ||
-		    ((e.access_mask & ACC_DELETE) && rp->own(&o, rp->priv))) {
+		    ((e.access_mask & ACC_DELETE) && rp->stops(&o, rp->priv))) {
 			return locking_owner_gone(rp->db, e.pid)
 				       ? LOCKING_STATUS_STALE_OWNER
 				       : NT_STATUS_SHARING_VIOLATION;
@@ -653,9 +651,9 @@ static NTSTATUS rename_parent_fn(const uint8_t *buf, size_t len, void *priv)
 
 NTSTATUS share_mode_check_rename_parent(
 	struct locking_db *db, const struct file_key *k,
-	bool (*own)(const struct open_owner *o, void *priv), void *priv)
+	bool (*stops)(const struct open_owner *o, void *priv), void *priv)
 {
-	struct rename_parent rp = {.db = db, .own = own, .priv = priv};
+	struct rename_parent rp = {.db = db, .stops = stops, .priv = priv};
 	NTSTATUS status;
 
 	status = locking_read(db->share, k, rename_parent_fn, &rp);

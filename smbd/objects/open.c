@@ -742,13 +742,25 @@ NTSTATUS smbd_open_check_delete(struct smbd_open *op)
 	return share_mode_check_delete(db, &k, &o);
 }
 
-/* An open of the parent is the renaming client's: an open of this
- * worker on the same connection (Samba's "this smbd"). */
-static bool open_owner_same_conn(const struct open_owner *o, void *priv)
+/*
+ * Whether an open of the parent holding DELETE stops the rename of op.
+ * A file's rename: always, as Windows (its rename opens the directory
+ * sharing read and write only; smbtorture smb2.oplock.batch20 renames
+ * through a second connection).  A directory's rename: only when the
+ * renaming client holds it, an open of this worker on the same
+ * connection, as Samba 4.17 has it (smb2.notify-inotify.inotify-rename:
+ * another client watching the parent with DELETE access does not stop a
+ * subdirectory's rename; Windows would refuse it too, but the issue and
+ * Samba decide for this test).
+ */
+static bool parent_delete_stops(const struct open_owner *o, void *priv)
 {
 	const struct smbd_open *op = priv;
 	struct smbd_open *other;
 
+	if (!op->is_dir) {
+		return true;
+	}
 	if (o->pid != smbd_locking_pid(op->worker)) {
 		return false;
 	}
@@ -760,12 +772,12 @@ static bool open_owner_same_conn(const struct open_owner *o, void *priv)
  * Rename of op: Windows refuses it with SHARING_VIOLATION while the
  * parent directory is open in a way that conflicts with the open a
  * rename makes of it to change its entries (write access, sharing read
- * and write): without FILE_SHARE_WRITE, or with DELETE access, the
- * latter only when the renaming client holds it, as Samba 4.17 does
- * (smbtorture smb2.rename share_delete_and_delete_access,
- * no_share_delete_*, smb2.notify-inotify.inotify-rename: another
- * client's watcher with DELETE does not stop it).  A parent we cannot
- * stat has no opens we know of.
+ * and write): without FILE_SHARE_WRITE, or with DELETE access (for a
+ * directory's rename only the renaming client's, parent_delete_stops;
+ * smbtorture smb2.rename share_delete_and_delete_access,
+ * no_share_delete_*, smb2.oplock.batch19/20,
+ * smb2.notify-inotify.inotify-rename).  A parent we cannot stat has no
+ * opens we know of.
  */
 NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 {
@@ -803,7 +815,7 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	vfs_statx_to_info(&stx, &fi);
 	k.dev = fi.dev;
 	k.ino = fi.ino;
-	return share_mode_check_rename_parent(db, &k, open_owner_same_conn,
+	return share_mode_check_rename_parent(db, &k, parent_delete_stops,
 					      op);
 }
 
