@@ -170,6 +170,25 @@ NTSTATUS fsctl_compression_parse(const uint8_t *buf, size_t len,
 	return wire_pull_le16(&c, format);
 }
 
+NTSTATUS fsctl_resiliency_parse(const uint8_t *buf, size_t len,
+				uint32_t max_ms, uint32_t def_ms,
+				uint32_t *timeout_ms)
+{
+	struct wire_cur c;
+	uint32_t t;
+
+	if (len < FSCTL_RESILIENCY_REQ_LEN) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	wire_cur_init(&c, buf, len);
+	(void)wire_pull_le32(&c, &t);	/* Reserved follows, ignored */
+	if (t / 1000 > max_ms / 1000) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	*timeout_ms = t != 0 ? t : def_ms;
+	return NT_STATUS_OK;
+}
+
 void fsctl_object_id_push(struct wire_buf *b, uint64_t dev, uint64_t ino,
 			  const uint8_t volume_id[16])
 {

@@ -25,6 +25,7 @@
 #define FSCTL_SET_ZERO_DATA 0x000980C8
 #define FSCTL_SET_COMPRESSION 0x0009C040
 #define FSCTL_SRV_REQUEST_RESUME_KEY 0x00140078
+#define FSCTL_LMR_REQUEST_RESILIENCY 0x001401D4
 #define FSCTL_QUERY_NETWORK_INTERFACE_INFO 0x001401FC
 #define FSCTL_SRV_COPYCHUNK 0x001440F2
 #define FSCTL_SRV_COPYCHUNK_WRITE 0x001480F2
@@ -122,6 +123,20 @@ NTSTATUS fsctl_zero_data_parse(const uint8_t *buf, size_t len, uint64_t *off,
  * "If no buffer is provided, the file is made sparse"); more than one
  * byte is accepted as Windows does (sparse_set_oversize). */
 bool fsctl_set_sparse_parse(const uint8_t *buf, size_t len);
+
+/*
+ * MS-SMB2 2.2.31.3 NETWORK_RESILIENCY_REQUEST (Timeout in milliseconds,
+ * then 4 reserved bytes) with the checks of 3.3.5.15.9:
+ * NT_STATUS_INVALID_PARAMETER when shorter than its 8 bytes or when the
+ * Timeout in whole seconds is greater than max_ms in whole seconds (the
+ * spec compares seconds: 300999 ms passes a 300000 ms maximum).  A
+ * Timeout of 0 leaves the choice to the server: *timeout_ms = def_ms.
+ * Bytes past the 8 are ignored.
+ */
+#define FSCTL_RESILIENCY_REQ_LEN 8
+NTSTATUS fsctl_resiliency_parse(const uint8_t *buf, size_t len,
+				uint32_t max_ms, uint32_t def_ms,
+				uint32_t *timeout_ms);
 
 /* MS-FSCC 2.3.67 FILE_COMPRESSION state (USHORT). */
 #define FSCTL_COMPRESSION_FORMAT_NONE 0

@@ -7,7 +7,9 @@
  * limit and the input held it; what passes the limits stays within them;
  * QUERY_ALLOCATED_RANGES and SET_ZERO_DATA results are non-negative
  * LONGLONGs with off + len (resp. off <= BeyondFinalZero) in range; the
- * resume key decodes to what encodes back to the same bytes.
+ * resume key decodes to what encodes back to the same bytes; an accepted
+ * NETWORK_RESILIENCY_REQUEST had its 8 bytes and a Timeout within the
+ * maximum (in seconds), 0 giving the default.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +82,24 @@ static void check_resume_key(const uint8_t *data, size_t size)
 	}
 }
 
+static void check_resiliency(const uint8_t *data, size_t size)
+{
+	uint32_t t = 0, asked;
+
+	if (!NT_STATUS_IS_OK(fsctl_resiliency_parse(data, size, 300000, 120000,
+						    &t))) {
+		return;
+	}
+	if (size < FSCTL_RESILIENCY_REQ_LEN) {
+		abort();
+	}
+	asked = (uint32_t)data[0] | (uint32_t)data[1] << 8 |
+		(uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+	if (asked / 1000 > 300 || t != (asked != 0 ? asked : 120000)) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint16_t fmt;
@@ -87,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_copychunk(data, size);
 	check_ranges(data, size);
 	check_resume_key(data, size);
+	check_resiliency(data, size);
 	(void)fsctl_set_sparse_parse(data, size);
 	if (NT_STATUS_IS_OK(fsctl_compression_parse(data, size, &fmt)) &&
 	    size < 2) {

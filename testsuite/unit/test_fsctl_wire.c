@@ -270,6 +270,57 @@ static void test_small_inputs(void **state)
 			 NT_STATUS_INVALID_PARAMETER);
 }
 
+/* NETWORK_RESILIENCY_REQUEST through fsctl_resiliency_parse(). */
+static NTSTATUS resiliency_of(uint32_t timeout_ms, uint32_t reserved,
+			      size_t len, uint32_t *out)
+{
+	uint8_t buf[12];
+
+	put_le32(buf, timeout_ms);
+	put_le32(buf + 4, reserved);
+	put_le32(buf + 8, 0xdeadbeef);
+	*out = 0x5a5a5a5a;
+	return fsctl_resiliency_parse(buf, len, 300000, 120000, out);
+}
+
+static void test_resiliency_parse(void **state)
+{
+	uint32_t t;
+
+	(void)state;
+	/* 3.3.5.15.9: the requested Timeout is taken as it is ... */
+	assert_int_equal(resiliency_of(1000, 0, 8, &t), NT_STATUS_OK);
+	assert_int_equal(t, 1000);
+	assert_int_equal(resiliency_of(1, 0, 8, &t), NT_STATUS_OK);
+	assert_int_equal(t, 1);
+	/* ... up to the maximum, compared in seconds */
+	assert_int_equal(resiliency_of(300000, 0, 8, &t), NT_STATUS_OK);
+	assert_int_equal(t, 300000);
+	assert_int_equal(resiliency_of(300999, 0, 8, &t), NT_STATUS_OK);
+	assert_int_equal(t, 300999);
+	assert_int_equal(resiliency_of(301000, 0, 8, &t),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(t, 0x5a5a5a5a);
+	assert_int_equal(resiliency_of(0xffffffff, 0, 8, &t),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* 0: the server's choice */
+	assert_int_equal(resiliency_of(0, 0, 8, &t), NT_STATUS_OK);
+	assert_int_equal(t, 120000);
+	/* Reserved and what follows are ignored */
+	assert_int_equal(resiliency_of(5000, 0xffffffff, 12, &t),
+			 NT_STATUS_OK);
+	assert_int_equal(t, 5000);
+	/* shorter than the structure: INVALID_PARAMETER, even when the
+	 * Timeout itself is all there */
+	assert_int_equal(resiliency_of(1000, 0, 7, &t),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(resiliency_of(1000, 0, 4, &t),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(fsctl_resiliency_parse(NULL, 0, 300000, 120000, &t),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(t, 0x5a5a5a5a);
+}
+
 static void test_object_id(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -408,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_qar_parse),
 		cmocka_unit_test(test_zero_data_parse),
 		cmocka_unit_test(test_small_inputs),
+		cmocka_unit_test(test_resiliency_parse),
 		cmocka_unit_test(test_object_id),
 		cmocka_unit_test(test_net_iface),
 		cmocka_unit_test(test_snapshot_array),
