@@ -29,6 +29,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h smbd/smb2/smb2_fsctl_snap.c \
 	smbd/smb2/dfs_wire.c smbd/smb2/dfs_wire.h smbd/smb2/smb2_fsctl_dfs.c \
 	smbd/smb2/smb2_copychunk.c smbd/smb2/smb2_fsctl_fs.c smbd/smb2/smb2_fsctl_net.c \
+	smbd/smb2/smb2_fsctl_lmr.c \
 	smbd/process/sdnotify.c smbd/process/sdnotify.h smbd/process/control.c smbd/process/control.h \
 	smbd/msg/mailbox.c smbd/msg/mailbox.h
 

@@ -1,6 +1,6 @@
 /*
- * Durable handles: grant, keep across a lost connection, scavenge,
- * reclaim (design in durable.h).
+ * Durable and resilient handles: grant, keep across a lost connection,
+ * scavenge, reclaim (design in durable.h).
  */
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
@@ -65,8 +65,33 @@ void smbd_durable_grant(struct smbd_open *op, const struct create_durable *req,
 	}
 }
 
+void smbd_resilient_grant(struct smbd_open *op, uint32_t timeout_ms,
+			  uid_t owner)
+{
+	/* 3.3.5.15.9: IsDurable FALSE, IsResilient TRUE, ResiliencyTimeout,
+	 * DurableOwner the session's user.  A durable open stops being one:
+	 * what keeps it now is the resiliency, with its timeout. */
+	op->durable = false;
+	op->resilient = true;
+	op->durable_timeout_ms = timeout_ms;
+	op->owner_uid = owner;
+	if (op->caching != CACHING_LEASE) {
+		/* As smbd_durable_grant(): whose open it is, for a DH2C. */
+		memcpy(op->client_guid, op->conn->client_guid, 16);
+	}
+	DBG_DEBUG("open %llu of '%s' resilient for %u ms\n",
+		  (unsigned long long)op->fid_volatile, op->path, timeout_ms);
+}
+
+/* Whether op outlives its connection (3.3.7.1). */
+static bool durable_kept(const struct smbd_open *op)
+{
+	return op->durable || op->resilient;
+}
+
 /* The worker's connection for disconnected opens: no socket, nothing is
- * ever sent on it (breaks to its opens close them instead). */
+ * ever sent on it (breaks to its opens close them, or end at once for
+ * resilient ones, instead). */
 static void durable_sink(struct smbd_conn *conn, uint8_t *buf, size_t len)
 {
 	(void)conn;
@@ -142,7 +167,8 @@ static void durable_expire(void *priv)
 	struct smbd_open *op = priv;
 
 	op->durable_timer = NULL; /* the loop freed it */
-	DBG_INFO("durable open %llu of '%s' not reclaimed: closed\n",
+	DBG_INFO("%s open %llu of '%s' not reclaimed: closed\n",
+		 op->resilient ? "resilient" : "durable",
 		 (unsigned long long)op->fid_volatile, op->path);
 	talloc_free(op);
 }
@@ -172,7 +198,8 @@ static bool durable_detach(struct smbd_open *op, struct smbd_conn *dc)
 	op->tcon = g;
 	op->session = NULL;
 	op->disconnected = true;
-	DBG_INFO("durable open %llu of '%s' kept for %u ms\n",
+	DBG_INFO("%s open %llu of '%s' kept for %u ms\n",
+		 op->resilient ? "resilient" : "durable",
 		 (unsigned long long)op->fid_volatile, op->path,
 		 op->durable_timeout_ms);
 	return true;
@@ -201,7 +228,7 @@ void smbd_durable_session_lost(struct smbd_conn *conn,
 
 		for (; op != NULL; op = next) {
 			next = op->hnext;
-			if (op->durable && op->fd != -1 &&
+			if (durable_kept(op) && op->fd != -1 &&
 			    (s == NULL || op->session == s)) {
 				(void)durable_detach(op, dc);
 			}
@@ -209,10 +236,67 @@ void smbd_durable_session_lost(struct smbd_conn *conn,
 	}
 }
 
+/*
+ * 3.3.4.6, 3.3.6.1 for a disconnected resilient open: its break ends as
+ * one nobody acknowledged in time ends, and what waited for it goes on.
+ */
+static void resilient_settle(void *priv)
+{
+	struct smbd_open *op = priv;
+	struct locking_db *db = smbd_locking(op->worker);
+	struct share_ack_res res;
+	struct file_key k;
+	struct open_owner o;
+	TALLOC_CTX *tmp;
+	NTSTATUS status;
+	bool lease = op->caching == CACHING_LEASE;
+
+	op->settle_timer = NULL; /* the loop freed it */
+	tmp = talloc_new(NULL);
+	if (db == NULL || tmp == NULL) {
+		talloc_free(tmp);
+		return;
+	}
+	smbd_open_keys(op, &k, &o);
+	memset(&res, 0, sizeof(res));
+	status = share_mode_break_timeout(db, tmp, &k, lease ? NULL : &o,
+					  lease ? op->client_guid : NULL,
+					  lease ? op->lease_key : NULL, &res);
+	DBG_INFO("break of disconnected resilient open %llu of '%s' ended "
+		 "for it: 0x%x (%s)\n",
+		 (unsigned long long)op->fid_volatile, op->path, res.state,
+		 nt_errstr(status));
+	if (NT_STATUS_IS_OK(status) && !lease && res.state == 0) {
+		op->caching = CACHING_NONE;
+	}
+	smbd_breaks_deliver(op->worker, &k, res.breaks, res.nbreaks);
+	if (res.wake) {
+		smbd_breaks_wake(op->worker, &k);
+	}
+	talloc_free(tmp);
+}
+
+/* A break still to end for op ends before its client has it back: the
+ * client was never told of it and would not answer it either. */
+static void resilient_settle_now(struct smbd_open *op)
+{
+	if (op->settle_timer != NULL) {
+		TALLOC_FREE(op->settle_timer);
+		resilient_settle(op);
+	}
+}
+
 bool smbd_durable_break(struct smbd_open *op)
 {
 	if (!op->disconnected) {
 		return false;
+	}
+	if (op->resilient) {
+		if (op->settle_timer == NULL) {
+			op->settle_timer = ev_timer_add(op, op->worker->loop, 0,
+							resilient_settle, op);
+		}
+		return true;
 	}
 	/* Closed from the loop: the caller is in the middle of a locking
 	 * call for this file. */
@@ -289,8 +373,8 @@ static NTSTATUS durable_check(const struct durable_claim *c,
 	/* Either reconnect reclaims either kind of open: a DHnC names the
 	 * open by its FileId alone, a DH2C adds the CreateGuid (zero for an
 	 * open made with DHnQ). */
-	if (op->fid_persistent != c->fid_persistent || !op->durable) {
-		*why = "not durable";
+	if (op->fid_persistent != c->fid_persistent || !durable_kept(op)) {
+		*why = "neither durable nor resilient";
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	if (c->v2 && memcmp(op->create_guid, c->create_guid, 16) != 0) {
@@ -363,7 +447,7 @@ static bool durable_elsewhere(const struct smbd_open *op,
 			      const struct create_durable *d)
 {
 	return op == NULL || op->fid_persistent != d->fid_persistent ||
-	       !op->durable;
+	       !durable_kept(op);
 }
 
 NTSTATUS smbd_durable_reconnect(struct smb2_request *req,
@@ -390,6 +474,7 @@ NTSTATUS smbd_durable_reconnect(struct smb2_request *req,
 		return status;
 	}
 	TALLOC_FREE(op->durable_timer);
+	resilient_settle_now(op);
 	g = op->tcon;
 	smbd_open_move(op, req->conn);
 	(void)talloc_steal(req->tcon, op);
@@ -559,6 +644,8 @@ static void durable_xfer_fill(struct smbd_durable_xfer *y,
 	memcpy(y->parent_lease_key, op->parent_lease_key, 16);
 	y->has_parent_key = op->has_parent_key;
 	y->durable_v2 = op->durable_v2;
+	y->durable = op->durable;
+	y->resilient = op->resilient;
 	memcpy(y->create_guid, op->create_guid, 16);
 	y->uid = (uint32_t)op->owner_uid;
 	y->durable_timeout_ms = op->durable_timeout_ms;
@@ -613,6 +700,7 @@ static void durable_msg_req(void *priv, int from, const void *body, int fd)
 		talloc_free(y);
 		return;
 	}
+	resilient_settle_now(op);
 	durable_xfer_fill(y, op);
 	if (smbd_mailbox_send(w->mbox, x->from_worker, SMBD_MSG_DURABLE_GIVE,
 			      y, sizeof(*y), op->fd)) {
@@ -687,7 +775,8 @@ static NTSTATUS durable_adopt(struct smb2_request *req,
 	memcpy(op->client_guid, x->client_guid, 16);
 	memcpy(op->parent_lease_key, x->parent_lease_key, 16);
 	op->has_parent_key = x->has_parent_key;
-	op->durable = true;
+	op->durable = x->durable != 0;
+	op->resilient = x->resilient != 0;
 	op->durable_v2 = x->durable_v2;
 	memcpy(op->create_guid, x->create_guid, 16);
 	op->owner_uid = (uid_t)x->uid;

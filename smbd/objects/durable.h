@@ -11,6 +11,17 @@
  * within its timeout; a break it would have to receive closes it at once
  * (no client could answer it).  A CREATE with DHnC/DH2C from the same user
  * moves it into the new connection, session and tree.
+ *
+ * Resilient opens (FSCTL_LMR_REQUEST_RESILIENCY, 3.3.5.15.9) take the
+ * same road with their own timeout (Open.ResiliencyTimeout, the resilient
+ * open scavenger timer of 3.3.2.4) and two differences: they need no
+ * oplock or lease to be kept, and a break they would have to receive
+ * while disconnected does not close them (3.3.4.6 closes only opens that
+ * are neither resilient nor persistent): nobody can acknowledge it, so it
+ * ends at once as an unacknowledged break ends (3.3.6.1: the open keeps
+ * what the break left it) and the open stays for its client.  Either
+ * reconnect context reclaims them (3.3.5.9.7, 3.3.5.9.12: "Open.IsDurable
+ * is FALSE and Open.IsResilient is FALSE" is what fails).
  */
 #ifndef SMBD_DURABLE_H
 #define SMBD_DURABLE_H
@@ -32,6 +43,12 @@ struct create_durable;
 #define SMBD_DURABLE_DEFAULT_TIMEOUT_MS (60 * 1000)
 #define SMBD_DURABLE_MAX_TIMEOUT_MS (300 * 1000)
 
+/* 3.3.5.15.9: Timeout 0 gets the server's choice, more than the maximum
+ * (in seconds) is INVALID_PARAMETER.  Windows' values: 120 s when the
+ * client leaves it to the server, at most 300 s (MaxResiliencyTimeout). */
+#define SMBD_RESILIENT_DEFAULT_TIMEOUT_MS (120 * 1000)
+#define SMBD_RESILIENT_MAX_TIMEOUT_MS (300 * 1000)
+
 /* Whether the open may be durable after CREATE granted it this caching
  * (3.3.5.9.6/3.3.5.9.10: a batch oplock or a lease with handle caching). */
 bool smbd_durable_grantable(const struct smbd_open *op, bool lease,
@@ -39,6 +56,11 @@ bool smbd_durable_grantable(const struct smbd_open *op, bool lease,
 /* Mark op durable as req asked (the CREATE's session user owns it). */
 void smbd_durable_grant(struct smbd_open *op, const struct create_durable *req,
 			uid_t owner);
+
+/* 3.3.5.15.9: op becomes resilient (Open.IsDurable FALSE, IsResilient
+ * TRUE) for timeout_ms, owned by user owner (Open.DurableOwner). */
+void smbd_resilient_grant(struct smbd_open *op, uint32_t timeout_ms,
+			  uid_t owner);
 
 /* 3.3.7.1: the connection goes; its durable opens stay, the rest close
  * as before.  Called first thing in the connection's destructor. */
@@ -50,9 +72,10 @@ struct smbd_session;
 void smbd_durable_session_lost(struct smbd_conn *conn,
 			       const struct smbd_session *s);
 
-/* A break (locking/) names op: a disconnected open cannot answer, so it
- * is closed (from the loop, not inside the caller).  True when op was
- * disconnected and the break is not to be sent. */
+/* A break (locking/) names op: a disconnected open cannot answer, so a
+ * durable one is closed, and a resilient one has the break ended for it
+ * as if unacknowledged (both from the loop, not inside the caller).  True
+ * when op was disconnected and the break is not to be sent. */
 bool smbd_durable_break(struct smbd_open *op);
 
 /* 3.3.5.9.10 replay: the open of this client with this CreateGuid on
@@ -110,6 +133,7 @@ struct smbd_durable_xfer {
 	uint32_t create_disposition, create_action;
 	uint8_t is_dir, opath, delete_on_close;
 	uint8_t caching, lease_version, has_parent_key, durable_v2;
+	uint8_t durable, resilient;
 	uint8_t parent_lease_key[16];
 	uint32_t durable_timeout_ms;
 	uint8_t lock_seq[64];

@@ -154,6 +154,11 @@ struct smbd_open {
 	 * DurableOpenTimeout, CreateGuid; smbd/objects/durable.c). */
 	bool durable;
 	bool durable_v2;	/* granted through DH2Q */
+	/* 3.3.1.10 Open.IsResilient (FSCTL_LMR_REQUEST_RESILIENCY,
+	 * 3.3.5.15.9): kept over a lost connection like a durable open,
+	 * whatever its caching; durable is false then (the spec says so),
+	 * durable_timeout_ms holds Open.ResiliencyTimeout. */
+	bool resilient;
 	bool disconnected;	/* its connection is gone: waits for a
 				 * reconnect on the worker's durable conn */
 	uint32_t durable_timeout_ms;
@@ -172,6 +177,9 @@ struct smbd_open {
 	struct tpool_cred owner_cred;
 	bool has_owner_cred;
 	struct ev_timer *durable_timer;	/* scavenger while disconnected */
+	/* A disconnected resilient open ends a break it cannot answer from
+	 * the loop (durable.c) */
+	struct ev_timer *settle_timer;
 	/* 3.3.1.10 Open.LockSequenceArray (3.3.5.14): bit 7 = valid,
 	 * low 4 bits = the sequence number of that index. */
 	uint8_t lock_seq[64];

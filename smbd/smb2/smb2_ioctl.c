@@ -2,10 +2,10 @@
  * IOCTL (MS-SMB2 2.2.31, 2.2.32, 3.3.5.15): a table of the FSCTLs we
  * implement, each handled in the file of its family (smb2_copychunk.c,
  * smb2_fsctl_fs.c, smb2_fsctl_net.c, smb2_fsctl_dfs.c,
- * smb2_fsctl_reparse.c, smb2_pipe.c); an unknown code gets
- * STATUS_NOT_SUPPORTED.  Handlers write their output into a buffer of
- * their own and smb2_ioctl_reply() frames it, at once or when a pool job
- * finishes.
+ * smb2_fsctl_reparse.c, smb2_fsctl_lmr.c, smb2_pipe.c); an unknown code
+ * gets STATUS_NOT_SUPPORTED.  Handlers write their output into a buffer
+ * of their own and smb2_ioctl_reply() frames it, at once or when a pool
+ * job finishes.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
@@ -108,6 +108,7 @@ static const struct smb2_fsctl smb2_fsctls[] = {
 	{FSCTL_PIPE_WAIT, false, fsctl_pipe_wait},
 	{FSCTL_QUERY_NETWORK_INTERFACE_INFO, false,
 	 smb2_fsctl_network_interface_info},
+	{FSCTL_LMR_REQUEST_RESILIENCY, true, smb2_fsctl_request_resiliency},
 	{FSCTL_SRV_REQUEST_RESUME_KEY, true, smb2_fsctl_request_resume_key},
 	{FSCTL_SRV_COPYCHUNK, true, smb2_fsctl_copychunk},
 	{FSCTL_SRV_COPYCHUNK_WRITE, true, smb2_fsctl_copychunk},

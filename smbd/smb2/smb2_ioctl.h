@@ -71,4 +71,7 @@ NTSTATUS smb2_fsctl_dfs_get_referrals_ex(struct smb2_ioctl_state *st);
 /* smb2_fsctl_net.c: 3.3.5.15.11 */
 NTSTATUS smb2_fsctl_network_interface_info(struct smb2_ioctl_state *st);
 
+/* smb2_fsctl_lmr.c: 3.3.5.15.9 resilient handles */
+NTSTATUS smb2_fsctl_request_resiliency(struct smb2_ioctl_state *st);
+
 #endif

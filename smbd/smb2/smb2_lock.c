@@ -24,12 +24,13 @@
  * open does (smbd_open_share_release() in open.c, for CLOSE and for
  * every open a TREE_DISCONNECT, LOGOFF or dropped connection frees).
  *
- * LockSequence (3.3.5.14): on a 3.x connection, for a durable open or
- * when the connection offers multichannel (a LOCK may come again over
- * another channel), the open's LockSequenceArray (smbd_open.lock_seq,
- * kept while it is disconnected and across the reclaim) makes a
- * replayed LOCK succeed without being applied twice.  Resilient handles
- * do not exist here.
+ * LockSequence (3.3.5.14): for a resilient open on any dialect but
+ * 2.0.2 (the LOCK a client resends after a network failure: Windows 7
+ * checks only those), and on a 3.x connection for a durable open or when
+ * the connection offers multichannel (a LOCK may come again over another
+ * channel), the open's LockSequenceArray (smbd_open.lock_seq, kept while
+ * it is disconnected and across the reclaim) makes a replayed LOCK
+ * succeed without being applied twice.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
@@ -67,6 +68,9 @@ static void lock_wait_retry(void *priv);
 static bool lock_seq_applies(const struct smb2_request *req,
 			     const struct smbd_open *op)
 {
+	if (op->resilient && req->conn->dialect >= 0x0210) {
+		return true;
+	}
 	return req->conn->dialect >= 0x0300 &&
 	       (op->durable ||
 		(req->conn->server_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL));
