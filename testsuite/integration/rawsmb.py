@@ -510,11 +510,20 @@ class Conn:
         return struct.pack("<HHI16sII", 32, flags, length, fid, filt, 0)
 
     @staticmethod
-    def lock_body(fid, offset, length, flags):
+    def lock_body(fid, offset, length, flags, sequence=0):
         """One LOCK element (2.2.26): flags 1 shared, 2 exclusive, 4
-        unlock, 0x10 fail immediately."""
-        return struct.pack("<HHI16sQQII", 48, 1, 0, fid, offset, length,
-                           flags, 0)
+        unlock, 0x10 fail immediately; sequence is LockSequenceNumber
+        (low 4 bits) and LockSequenceIndex (the 28 above)."""
+        return struct.pack("<HHI16sQQII", 48, 1, sequence, fid, offset,
+                           length, flags, 0)
+
+    @staticmethod
+    def ioctl_body(fid, code, data=b"", max_out=0, flags=1):
+        """IOCTL (2.2.31): code on fid with data as its input; flags 1 is
+        SMB2_0_IOCTL_IS_FSCTL."""
+        off = 64 + 56 if data else 0
+        return struct.pack("<HHI16sIIIIIIII", 57, 0, code, fid, off,
+                           len(data), 0, 0, 0, max_out, flags, 0) + data
 
     @staticmethod
     def break_ack_body(fid, level=OPLOCK_NONE):
@@ -576,3 +585,13 @@ def dh2q(create_guid, timeout_ms=0):
 def dh2c(fid, create_guid):
     """DH2C (2.2.13.2.12): reconnect to a durable open."""
     return (b"DH2C", fid + create_guid + struct.pack("<I", 0))
+
+
+def dhnq():
+    """DHnQ (2.2.13.2.3): a durable v1 request."""
+    return (b"DHnQ", b"\0" * 16)
+
+
+def dhnc(fid):
+    """DHnC (2.2.13.2.4): reconnect to a durable or resilient open."""
+    return (b"DHnC", fid)
