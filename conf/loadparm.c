@@ -365,6 +365,109 @@ static bool service_set_parm(struct conf_service *svc, const char *name,
 	return true;
 }
 
+static const char **lp_split_list(TALLOC_CTX *mem_ctx, const char *s,
+				  bool semicolon);
+
+/* Enum lists hold a few names; an edit of a longer one is refused. */
+#define CONF_ENUM_LIST_MAX 32
+
+/*
+ * Samba's list edits (its set_variable_helper for P_LIST): a value whose
+ * first item is "+NAME" or "-NAME" changes the list the parameter has so
+ * far (its default, or what an earlier line set): "+NAME" appends NAME
+ * unless it is there, "-NAME" takes it out; every item must then be an
+ * edit ("Unsupported list syntax" in Samba).  A value that starts with a
+ * plain item replaces the list, as before.  Only for lists of enum
+ * names (`server smb3 encryption algorithms`, `server smb3 signing
+ * algorithms`), where no name starts with '+' or '-'; names compare as
+ * conf_enum_find() does (Samba's edits are case-sensitive).
+ *
+ * *out: the new value in canonical names ("" for an empty list, on
+ * mem_ctx), or NULL when value is no edit.  False for an unknown name, a
+ * mix, or out of memory.
+ */
+static bool enum_list_edit(TALLOC_CTX *mem_ctx,
+			   const struct conf_param_def *def, const char *base,
+			   const char *value, char **out)
+{
+	const char **items = lp_split_list(mem_ctx, value, false);
+	const char **old;
+	int cur[CONF_ENUM_LIST_MAX];
+	size_t n = 0, i, j;
+	char *text;
+
+	*out = NULL;
+	if (items == NULL) {
+		return false;
+	}
+	if (items[0] == NULL || (items[0][0] != '+' && items[0][0] != '-')) {
+		talloc_free(items);
+		return true;
+	}
+	old = lp_split_list(items, base != NULL ? base : "", false);
+	for (i = 0; old != NULL && old[i] != NULL; i++) {
+		const struct conf_enum_val *ev = conf_enum_find(def->enums,
+								old[i]);
+
+		if (ev != NULL && n < CONF_ENUM_LIST_MAX) {
+			cur[n++] = ev->value;
+		}
+	}
+	for (i = 0; items[i] != NULL && old != NULL; i++) {
+		const struct conf_enum_val *ev;
+		char op = items[i][0];
+
+		ev = conf_enum_find(def->enums, items[i] + 1);
+		if ((op != '+' && op != '-') || ev == NULL) {
+			talloc_free(items);
+			return false;
+		}
+		for (j = 0; j < n && cur[j] != ev->value; j++) {
+		}
+		if (op == '+' && j == n) {
+			if (n == CONF_ENUM_LIST_MAX) {
+				talloc_free(items);
+				return false;
+			}
+			cur[n++] = ev->value;
+		} else if (op == '-' && j < n) {
+			memmove(&cur[j], &cur[j + 1], (n - j - 1) * sizeof(int));
+			n--;
+		}
+	}
+	text = talloc_strdup(mem_ctx, "");
+	for (i = 0; i < n && text != NULL && old != NULL; i++) {
+		text = talloc_asprintf_append(text, "%s%s", i > 0 ? ", " : "",
+					      conf_enum_name(def->enums,
+							     cur[i]));
+	}
+	if (old == NULL || text == NULL) {
+		talloc_free(items);
+		talloc_free(text);
+		return false;
+	}
+	talloc_free(items);
+	*out = text;
+	return true;
+}
+
+/* What parameter id holds in svc before this line: its own value, the
+ * [global] one for a share, or the default. */
+static const char *conf_current(const struct lp_ctx *lp,
+				const struct conf_state *st,
+				const struct conf_service *svc, int id)
+{
+	const struct conf_slot *s = &svc->slots[id];
+
+	if (!s->set && svc != st->global) {
+		s = &st->global->slots[id];
+	}
+	if (!s->set) {
+		s = &lp->defaults[id];
+	}
+	return s->str;
+}
+
 static bool cmdline_has_parm(const struct lp_ctx *lp, const char *name)
 {
 	size_t i;
@@ -429,8 +532,29 @@ enum conf_set_result conf_set(struct lp_ctx *lp, struct conf_state *st,
 			 w, name);
 		return CONF_SET_IGNORED;
 	}
-	if (!conf_parse_value(svc, (enum lp_param)id, value, inverse, where,
-			      &slot)) {
+	if (conf_params[id].type == CONF_T_LIST &&
+	    conf_params[id].enums != NULL) {
+		char *edited;
+		bool ok;
+
+		if (!enum_list_edit(svc, &conf_params[id],
+				    conf_current(lp, st, svc, id), value,
+				    &edited)) {
+			DBG_ERR("%s: invalid value \"%s\" for parameter "
+				"\"%s\" (a list edit takes +NAME or -NAME "
+				"items only, each a known name)\n",
+				w, value, name);
+			return CONF_SET_INVALID;
+		}
+		ok = conf_parse_value(svc, (enum lp_param)id,
+				      edited != NULL ? edited : value, inverse,
+				      where, &slot);
+		talloc_free(edited);
+		if (!ok) {
+			return CONF_SET_INVALID;
+		}
+	} else if (!conf_parse_value(svc, (enum lp_param)id, value, inverse,
+				     where, &slot)) {
 		return CONF_SET_INVALID;
 	}
 	talloc_free(svc->slots[id].str);

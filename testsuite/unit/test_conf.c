@@ -518,6 +518,11 @@ static void test_invalid_values(void **state)
 		"smb ports = ",
 		"server smb3 encryption algorithms = AES-128-GCM, ROT13",
 		"server smb3 signing algorithms = MD5",
+		/* Samba's list edits: +NAME/-NAME only, known names */
+		"server smb3 encryption algorithms = -ROT13",
+		"server smb3 encryption algorithms = -AES-128-GCM AES-128-CCM",
+		"server smb3 signing algorithms = +AES-128-GMAC HMAC-SHA256",
+		"server smb3 signing algorithms = -",
 	};
 	TALLOC_CTX *mem = talloc_new(NULL);
 	struct lp_ctx *lp = lp_new(mem);
@@ -808,6 +813,63 @@ static void test_enum_lists(void **state)
 	talloc_free(mem);
 }
 
+/* The list as testparm prints it. */
+static const char *enum_list_of(TALLOC_CTX *mem, const char *lines)
+{
+	struct lp_ctx *lp = lp_new(mem);
+
+	assert_non_null(lp);
+	assert_true(lp_load_string(lp, "edit.conf",
+				   talloc_asprintf(mem, "[global]\n%s", lines)));
+	return lp_str(lp, LP_GLOBAL, LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS);
+}
+
+/* Samba's "+NAME" / "-NAME" edits of a list (its set_variable_helper):
+ * relative to the default or to what an earlier line set. */
+static void test_enum_list_edits(void **state)
+{
+	TALLOC_CTX *mem = talloc_new(NULL);
+	const char *enc = "server smb3 encryption algorithms = ";
+	struct lp_ctx *lp;
+	int v[8];
+
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%s-AES-128-GCM\n", enc)),
+			    "AES-128-CCM, AES-256-GCM, AES-256-CCM");
+	/* names in any case; removing what is not there is no error */
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%s-aes-128-ccm, -AES-256-CCM "
+				    "-AES-256-CCM\n", enc)),
+			    "AES-128-GCM, AES-256-GCM");
+	/* "+": at the end, once */
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%sAES-256-GCM\n%s+AES-128-CCM "
+				    "+AES-256-GCM +AES-128-CCM\n", enc, enc)),
+			    "AES-256-GCM, AES-128-CCM");
+	/* out and back in: moved to the end */
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%s-AES-128-GCM +AES-128-GCM\n", enc)),
+			    "AES-128-CCM, AES-256-GCM, AES-256-CCM, "
+			    "AES-128-GCM");
+	/* everything out: an empty list */
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%s-AES-128-GCM -AES-128-CCM "
+				    "-AES-256-GCM -AES-256-CCM\n", enc)), "");
+	/* a plain value still replaces the list */
+	assert_string_equal(enum_list_of(mem, talloc_asprintf(
+				    mem, "%s-AES-128-GCM\n%sAES-256-CCM\n",
+				    enc, enc)), "AES-256-CCM");
+	/* what lp_enum_list() gives the negotiation */
+	lp = load(mem, "[global]\nserver smb3 signing algorithms = "
+		       "-AES-128-GMAC\n");
+	assert_int_equal(lp_enum_list(lp, LP_GLOBAL,
+				      LP_SERVER_SMB3_SIGNING_ALGORITHMS, v, 8),
+			 2);
+	assert_int_equal(v[0], 1);	/* AES-128-CMAC */
+	assert_int_equal(v[1], 0);	/* HMAC-SHA256 */
+	talloc_free(mem);
+}
+
 static void test_include(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(NULL);
@@ -1083,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_samba_parameters),
 		cmocka_unit_test(test_include_and_compat),
 		cmocka_unit_test(test_enum_lists),
+		cmocka_unit_test(test_enum_list_edits),
 		cmocka_unit_test(test_enums),
 		cmocka_unit_test(test_inheritance),
 		cmocka_unit_test(test_copy),
