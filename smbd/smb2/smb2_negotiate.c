@@ -100,6 +100,61 @@ static int neg_pick(const struct lp_ctx *lp, enum lp_param p,
 	return -1;
 }
 
+/* Whether the server's list p holds algorithm id. */
+static bool neg_allowed(const struct lp_ctx *lp, enum lp_param p, int id)
+{
+	int pref[8];
+	size_t i, n = lp_enum_list(lp, LP_GLOBAL, p, pref, 8);
+
+	for (i = 0; i < n; i++) {
+		if (pref[i] == id) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The signing algorithm and cipher a connection of this dialect would
+ * use (nc: 3.1.1's contexts; enc: the client asked for 3.0.x encryption
+ * and the server allows it) must be in `server smb3 signing algorithms`
+ * and `server smb3 encryption algorithms`: 2.x signs with HMAC-SHA256,
+ * 3.0.x with AES-128-CMAC and encrypts with AES-128-CCM, 3.1.1 with what
+ * the contexts chose (AES-128-CMAC without a common signing algorithm).
+ * Otherwise the NEGOTIATE fails with INVALID_PARAMETER, as Samba's does
+ * (its smb311_capabilities_check): taking a name out of a list makes the
+ * dialects that need it unavailable (smb.conf(5)).
+ */
+static NTSTATUS neg_check_algos(const struct smbd_conn *conn,
+				const struct lp_ctx *lp, uint16_t dialect,
+				const struct neg_ctx_in *nc, bool enc)
+{
+	int sign = SMB2_SIGNING_HMAC_SHA256, cipher = 0;
+
+	if (dialect == SMB2_DIALECT_0311) {
+		sign = nc->sign_algo_set ? nc->sign_algo
+					 : SMB2_SIGNING_AES_CMAC;
+		cipher = nc->cipher;
+	} else if (dialect >= SMB2_DIALECT_0300) {
+		sign = SMB2_SIGNING_AES_CMAC;
+		cipher = enc ? SMB2_ENCRYPTION_AES128_CCM : 0;
+	}
+	if (!neg_allowed(lp, LP_SERVER_SMB3_SIGNING_ALGORITHMS, sign)) {
+		DBG_NOTICE("%s: dialect %04x would sign with algorithm %d, "
+			   "not in 'server smb3 signing algorithms'\n",
+			   conn->remote, dialect, sign);
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (cipher != 0 &&
+	    !neg_allowed(lp, LP_SERVER_SMB3_ENCRYPTION_ALGORITHMS, cipher)) {
+		DBG_NOTICE("%s: dialect %04x would encrypt with cipher %d, "
+			   "not in 'server smb3 encryption algorithms'\n",
+			   conn->remote, dialect, cipher);
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
 /* An algorithm list context (at most one of each type, 3.3.5.4): the
  * server's pick among the ids it lists (bits past 31 cannot be ours). */
 static NTSTATUS neg_ctx_algos(struct wire_cur *c, bool *seen,
@@ -525,6 +580,14 @@ NTSTATUS smb2_negotiate(struct smb2_request *req)
 		if (!NT_STATUS_IS_OK(st)) {
 			return st;
 		}
+	}
+	st = neg_check_algos(conn, lp, best, &nc,
+			     neg_encryption_allowed(lp) &&
+				     (caps & SMB2_GLOBAL_CAP_ENCRYPTION));
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	if (best == SMB2_DIALECT_0311) {
 		memset(conn->preauth_hash, 0, sizeof(conn->preauth_hash));
 		neg_preauth_update(conn, req->in, req->in_len);
 	}
@@ -581,19 +644,20 @@ void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len)
 		}
 		p = nul + 1;
 	}
+	memset(&nc, 0, sizeof(nc));
 	if (has_wild && lp_int(lp, LP_GLOBAL, LP_SERVER_MAX_PROTOCOL) >=
 				SMB2_DIALECT_0210) {
 		dialect = SMB2_DIALECT_WILDCARD;
-	} else if (has_202 && dialect_allowed(lp, SMB2_DIALECT_0202)) {
-		dialect = SMB2_DIALECT_0202;
-	} else if (has_wild && dialect_allowed(lp, SMB2_DIALECT_0202)) {
+	} else if ((has_202 || has_wild) &&
+		   dialect_allowed(lp, SMB2_DIALECT_0202) &&
+		   NT_STATUS_IS_OK(neg_check_algos(conn, lp, SMB2_DIALECT_0202,
+						   &nc, false))) {
 		dialect = SMB2_DIALECT_0202;
 	} else {
 		smbd_conn_disconnect(conn, "SMB1 client without SMB2 dialects");
 		return;
 	}
 
-	memset(&nc, 0, sizeof(nc));
 	if (dialect == SMB2_DIALECT_WILDCARD) {
 		conn->smb1_wildcard = true;
 		conn->server_security_mode = SMB2_NEGOTIATE_SIGNING_ENABLED;

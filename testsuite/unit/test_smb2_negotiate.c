@@ -208,7 +208,8 @@ static void test_algorithm_lists(void **state)
 		NULL};
 	static const char *const none[] = {
 		"server smb3 encryption algorithms", "AES-256-GCM",
-		"server smb3 signing algorithms", "HMAC-SHA256", NULL};
+		"server smb3 signing algorithms", "HMAC-SHA256 AES-128-CMAC",
+		NULL};
 	uint16_t cipher, sign;
 
 	negotiate_algos(NULL, &cipher, &sign);
@@ -217,10 +218,227 @@ static void test_algorithm_lists(void **state)
 	negotiate_algos(ccm, &cipher, &sign);
 	assert_int_equal(cipher, SMB2_ENCRYPTION_AES128_CCM);
 	assert_int_equal(sign, SMB2_SIGNING_AES_CMAC);
-	/* Nothing in common: no cipher; signing falls back to AES-CMAC. */
+	/* No cipher in common: none; signing as the server prefers. */
 	negotiate_algos(none, &cipher, &sign);
 	assert_int_equal(cipher, 0);
 	assert_int_equal(sign, SMB2_SIGNING_AES_CMAC);
+}
+
+/*
+ * A NEGOTIATE offering dialects with Capabilities caps and, when 3.1.1
+ * is among them, a preauth context, the ciphers (nciph of them, none:
+ * no context) and signing algorithms (nsign, none: no context) in the
+ * client's order.  Sent on a new connection with options; returns it.
+ */
+static struct testconn *negotiate_offer(const char *const *options,
+					const uint16_t *dialects, uint16_t n,
+					uint32_t caps, const uint16_t *ciphers,
+					uint16_t nciph, const uint16_t *signs,
+					uint16_t nsign)
+{
+	struct testconn *t = testconn_new(NULL, options);
+	struct wire_buf b;
+	size_t body, ctxoff_pos, ctxcnt_pos;
+	uint16_t i, nctx = 0;
+	bool v311 = false;
+
+	wire_buf_init(&b, t, 256);
+	hdr(&b, SMB2_OP_NEGPROT, 0, 10);
+	body = b.len;
+	wire_push_le16(&b, 36);
+	wire_push_le16(&b, n);
+	wire_push_le16(&b, SMB2_NEGOTIATE_SIGNING_ENABLED);
+	wire_push_le16(&b, 0);
+	wire_push_le32(&b, caps);
+	wire_push_bytes(&b, "0123456789abcdef", 16);
+	ctxoff_pos = b.len;
+	wire_push_le32(&b, 0);
+	ctxcnt_pos = b.len;
+	wire_push_le16(&b, 0);
+	wire_push_le16(&b, 0);
+	for (i = 0; i < n; i++) {
+		wire_push_le16(&b, dialects[i]);
+		v311 |= dialects[i] == 0x0311;
+	}
+	if (v311) {
+		wire_push_align(&b, 8);
+		put_le32(b.data + ctxoff_pos, (uint32_t)(b.len - (body - 64)));
+		wire_push_le16(&b, SMB2_PREAUTH_INTEGRITY_CAPABILITIES);
+		wire_push_le16(&b, 38);
+		wire_push_le32(&b, 0);
+		wire_push_le16(&b, 1);
+		wire_push_le16(&b, 32);
+		wire_push_le16(&b, SMB2_PREAUTH_INTEGRITY_SHA512);
+		wire_push_zero(&b, 32);
+		nctx++;
+		if (nciph > 0) {
+			wire_push_align(&b, 8);
+			wire_push_le16(&b, SMB2_ENCRYPTION_CAPABILITIES);
+			wire_push_le16(&b, (uint16_t)(2 + 2 * nciph));
+			wire_push_le32(&b, 0);
+			wire_push_le16(&b, nciph);
+			for (i = 0; i < nciph; i++) {
+				wire_push_le16(&b, ciphers[i]);
+			}
+			nctx++;
+		}
+		if (nsign > 0) {
+			wire_push_align(&b, 8);
+			wire_push_le16(&b, SMB2_SIGNING_CAPABILITIES);
+			wire_push_le16(&b, (uint16_t)(2 + 2 * nsign));
+			wire_push_le32(&b, 0);
+			wire_push_le16(&b, nsign);
+			for (i = 0; i < nsign; i++) {
+				wire_push_le16(&b, signs[i]);
+			}
+			nctx++;
+		}
+		put_le16(b.data + ctxcnt_pos, nctx);
+	}
+	send_buf(t, &b);
+	return t;
+}
+
+#define N(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
+
+/*
+ * 3.3.5.4 leaves the choice to the server: a client that lists
+ * AES-128-CCM before AES-128-GCM (and AES-CMAC before AES-GMAC) gets the
+ * first of `server smb3 encryption algorithms` (`... signing ...`) that
+ * it offers, as Samba answers; Samba's "-NAME" edits work on the lists.
+ */
+static void test_server_order_wins(void **state)
+{
+	static const uint16_t d311[] = {0x0311};
+	static const uint16_t ccm_gcm[] = {SMB2_ENCRYPTION_AES128_CCM,
+					   SMB2_ENCRYPTION_AES128_GCM};
+	static const uint16_t cmac_gmac[] = {SMB2_SIGNING_AES_CMAC,
+					     SMB2_SIGNING_AES_GMAC};
+	static const char *const ccm_first[] = {
+		"server smb3 encryption algorithms",
+		"AES-128-CCM, AES-128-GCM", "server smb3 signing algorithms",
+		"HMAC-SHA256, AES-128-CMAC, AES-128-GMAC", NULL};
+	static const char *const no_gcm[] = {
+		"server smb3 encryption algorithms", "-AES-128-GCM",
+		"server smb3 signing algorithms", "-AES-128-GMAC", NULL};
+	static const char *const *const cases[] = {NULL, ccm_first, no_gcm};
+	static const uint16_t want_cipher[] = {SMB2_ENCRYPTION_AES128_GCM,
+					       SMB2_ENCRYPTION_AES128_CCM,
+					       SMB2_ENCRYPTION_AES128_CCM};
+	static const uint16_t want_sign[] = {SMB2_SIGNING_AES_GMAC,
+					     SMB2_SIGNING_AES_CMAC,
+					     SMB2_SIGNING_AES_CMAC};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct testconn *t = negotiate_offer(cases[i], d311, 1, 0x7f,
+						     ccm_gcm, N(ccm_gcm),
+						     cmac_gmac, N(cmac_gmac));
+
+		assert_int_equal(reply_status(t), NT_STATUS_OK);
+		assert_int_equal(t->conn->cipher, want_cipher[i]);
+		assert_int_equal(t->conn->signing_algo, want_sign[i]);
+		talloc_free(t);
+	}
+}
+
+static void smb1_negotiate_req(struct wire_buf *b, const char *const *names);
+
+/* The status of a NEGOTIATE for dialect d (3.1.1: offering AES-128-GCM
+ * and AES-128-CCM, signs of nsign algorithms) under options. */
+static NTSTATUS negotiate_status(const char *const *options, uint16_t d,
+				 uint32_t caps, const uint16_t *signs,
+				 uint16_t nsign)
+{
+	static const uint16_t gcm_ccm[] = {SMB2_ENCRYPTION_AES128_GCM,
+					   SMB2_ENCRYPTION_AES128_CCM};
+	struct testconn *t = negotiate_offer(options, &d, 1, caps, gcm_ccm,
+					     N(gcm_ccm), signs, nsign);
+	NTSTATUS status = reply_status(t);
+
+	if (NT_STATUS_IS_OK(status)) {
+		assert_true(t->conn->negotiated);
+	} else {
+		assert_false(t->conn->negotiated);
+	}
+	talloc_free(t);
+	return status;
+}
+
+/*
+ * The algorithm a dialect must use has to be in the server's list, or
+ * the NEGOTIATE fails with INVALID_PARAMETER, as Samba's does: 2.x signs
+ * with HMAC-SHA256, 3.0.x with AES-128-CMAC and encrypts with
+ * AES-128-CCM (when the client asks and the server allows), 3.1.1 signs
+ * with AES-128-CMAC when the signing context finds nothing in common.
+ */
+static void test_algorithms_limit_dialects(void **state)
+{
+	static const char *const no_ccm[] = {
+		"server smb3 encryption algorithms", "-AES-128-CCM", NULL};
+	static const char *const no_ccm_off[] = {
+		"server smb3 encryption algorithms", "-AES-128-CCM",
+		"server smb encrypt", "off", NULL};
+	static const char *const no_cipher[] = {
+		"server smb3 encryption algorithms", "", NULL};
+	static const char *const no_cmac[] = {
+		"server smb3 signing algorithms", "-AES-128-CMAC", NULL};
+	static const char *const no_hmac[] = {
+		"server smb3 signing algorithms", "-HMAC-SHA256", NULL};
+	static const uint16_t cmac[] = {SMB2_SIGNING_AES_CMAC};
+	static const uint16_t gmac_cmac[] = {SMB2_SIGNING_AES_GMAC,
+					     SMB2_SIGNING_AES_CMAC};
+	static const char *const only202[] = {"SMB 2.002", NULL};
+	const uint32_t enc = SMB2_GLOBAL_CAP_ENCRYPTION;
+	struct testconn *t;
+	struct wire_buf b;
+
+	/* without AES-128-CCM: no 3.0.x for a client that would encrypt */
+	assert_int_equal(negotiate_status(no_ccm, 0x0300, enc, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_ccm, 0x0302, enc, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_ccm, 0x0300, 0, NULL, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(negotiate_status(no_ccm_off, 0x0300, enc, NULL, 0),
+			 NT_STATUS_OK);
+	assert_int_equal(negotiate_status(no_ccm, 0x0311, enc, cmac, 1),
+			 NT_STATUS_OK);
+	/* no cipher at all: 3.1.1 goes on without one */
+	t = negotiate_offer(no_cipher, (const uint16_t[]){0x0311}, 1, enc,
+			    (const uint16_t[]){SMB2_ENCRYPTION_AES128_GCM}, 1,
+			    NULL, 0);
+	assert_int_equal(reply_status(t), NT_STATUS_OK);
+	assert_int_equal(t->conn->cipher, 0);
+	talloc_free(t);
+
+	/* without AES-128-CMAC: no 3.0.x, and 3.1.1 needs another */
+	assert_int_equal(negotiate_status(no_cmac, 0x0300, 0, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_cmac, 0x0302, 0, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_cmac, 0x0311, 0, cmac, 1),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_cmac, 0x0311, 0, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_cmac, 0x0311, 0, gmac_cmac, 2),
+			 NT_STATUS_OK);
+	assert_int_equal(negotiate_status(no_cmac, 0x0210, 0, NULL, 0),
+			 NT_STATUS_OK);
+
+	/* without HMAC-SHA256: no 2.x, not through SMB1 either */
+	assert_int_equal(negotiate_status(no_hmac, 0x0210, 0, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_hmac, 0x0202, 0, NULL, 0),
+			 NT_STATUS_INVALID_PARAMETER);
+	assert_int_equal(negotiate_status(no_hmac, 0x0300, enc, NULL, 0),
+			 NT_STATUS_OK);
+	t = testconn_new(NULL, no_hmac);
+	wire_buf_init(&b, t, 256);
+	smb1_negotiate_req(&b, only202);
+	send_buf(t, &b);
+	assert_true(testconn_dropped(t));
+	talloc_free(t);
 }
 
 static void test_negotiate_errors(void **state)
@@ -617,6 +835,8 @@ int main(void)
 		cmocka_unit_test(test_negotiate_each_dialect),
 		cmocka_unit_test(test_negotiate_311_contexts),
 		cmocka_unit_test(test_algorithm_lists),
+		cmocka_unit_test(test_server_order_wins),
+		cmocka_unit_test(test_algorithms_limit_dialects),
 		cmocka_unit_test(test_negotiate_errors),
 		cmocka_unit_test(test_protocol_limits),
 		cmocka_unit_test(test_second_negotiate_drops),
