@@ -5,7 +5,9 @@ nor smbclient nor the Linux client offers it.
 It does what a 3.1.1 client must and nothing more: NEGOTIATE with the
 preauth, encryption and compression contexts, an NTLMSSP logon (impacket's
 NTLMSSP and SPNEGO pieces), the preauth hash and the 3.1.1 keys, AES-CMAC
-signing or AES-128-GCM encryption, TREE_CONNECT, CREATE, READ, WRITE and
+signing or AES-128-GCM or AES-128-CCM encryption (the ciphers offered in
+the order given; self.cipher is the server's choice), TREE_CONNECT,
+CREATE, READ, WRITE and
 CLOSE.  The COMPRESSION_TRANSFORM framing is written here from the spec,
 independently of the server's; only the raw codecs come from the build's
 xca_tool (MS-XCA codecs and liblz4).
@@ -22,7 +24,8 @@ import subprocess
 from smbd_harness import (RawConn, negotiate_context, preauth_context,
                           encryption_context, negotiate_request,
                           parse_negotiate_response, smb2_header,
-                          DIALECT_311, CIPHER_AES128_GCM, NET_TIMEOUT)
+                          DIALECT_311, CIPHER_AES128_GCM, CIPHER_AES128_CCM,
+                          ENCRYPTION_CAPABILITIES, NET_TIMEOUT)
 
 COMPRESSION_CAPABILITIES = 0x0003
 NONE, LZNT1, LZ77, LZ77_HUFFMAN, PATTERN_V1, LZ4 = 0, 1, 2, 3, 4, 5
@@ -186,7 +189,8 @@ class Client:
     """One connection, one session, one tree."""
 
     def __init__(self, port, user, password, algorithms=(LZ77,),
-                 chained=False, encrypt=False, timeout=NET_TIMEOUT):
+                 chained=False, encrypt=False, timeout=NET_TIMEOUT,
+                 ciphers=(CIPHER_AES128_GCM,)):
         self.conn = RawConn(port, timeout=timeout)
         self.mid = 0
         self.sid = 0
@@ -198,6 +202,8 @@ class Client:
         # after the logon: CMAC in Python costs 5 ms per MiB)
         self.verify = True
         self.preauth = b"\0" * 64
+        self.ciphers = ciphers
+        self.cipher = 0
         self._negotiate(algorithms, chained)
         self._logon(user, password)
 
@@ -223,21 +229,28 @@ class Client:
         if _cmac(self.signing_key, bytes(m)) != msg[48:64]:
             raise AssertionError("bad signature on a reply")
 
-    def _encrypt(self, msg):
+    def _aead(self, key, nonce):
+        """The negotiated cipher (2.2.41: GCM takes 12 bytes of the
+        Nonce field, CCM 11)."""
         from Cryptodome.Cipher import AES
-        nonce = os.urandom(12)
-        # Nonce (16: GCM's 12, then zeros), OriginalMessageSize,
+        if self.cipher == CIPHER_AES128_CCM:
+            return AES.new(key, AES.MODE_CCM, nonce=nonce[:11], mac_len=16)
+        return AES.new(key, AES.MODE_GCM, nonce=nonce[:12])
+
+    def _encrypt(self, msg):
+        n = 11 if self.cipher == CIPHER_AES128_CCM else 12
+        nonce = os.urandom(n) + b"\0" * (16 - n)
+        # Nonce (16: the cipher's, then zeros), OriginalMessageSize,
         # Reserved, Flags (encrypted), SessionId: the AEAD's AAD
         hdr = struct.pack("<16sIHHQ", nonce, len(msg), 0, 1, self.sid)
-        c = AES.new(self.enc_key, AES.MODE_GCM, nonce=nonce)
+        c = self._aead(self.enc_key, nonce)
         c.update(hdr)
         ct, tag = c.encrypt_and_digest(msg)
         return TF_MAGIC + tag + hdr + ct
 
     def _decrypt(self, frame):
-        from Cryptodome.Cipher import AES
         hdr = frame[20:52]
-        c = AES.new(self.dec_key, AES.MODE_GCM, nonce=frame[20:32])
+        c = self._aead(self.dec_key, frame[20:36])
         c.update(hdr)
         return c.decrypt_and_verify(frame[52:], frame[4:20])
 
@@ -295,7 +308,7 @@ class Client:
     # -- negotiate and logon ---------------------------------------------
 
     def _negotiate(self, algorithms, chained):
-        ctx = [preauth_context(), encryption_context((CIPHER_AES128_GCM,))]
+        ctx = [preauth_context(), encryption_context(self.ciphers)]
         if algorithms is not None:
             ctx.append(compression_context(algorithms, chained))
         req = negotiate_request((DIALECT_311,), contexts=ctx, message_id=0)
@@ -307,6 +320,8 @@ class Client:
         if r["status"] != 0:
             raise SmbError("negotiate", r["status"])
         self.negotiated = r
+        for data in r["contexts"].get(ENCRYPTION_CAPABILITIES, []):
+            self.cipher = struct.unpack_from("<H", data, 2)[0]
         self.algorithms = []
         self.chained = False
         for data in r["contexts"].get(COMPRESSION_CAPABILITIES, []):
