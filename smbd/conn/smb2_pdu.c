@@ -63,11 +63,18 @@ static uint32_t smb2_field(const uint8_t *body, uint8_t pos, uint8_t width)
 	return width == 2 ? le16(body + pos) : le32(body + pos);
 }
 
-NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len)
+/*
+ * The table's checks of one request, and (extent not NULL) the bytes up
+ * to the end of the last thing the table names: the fixed part with the
+ * one byte of an odd StructureSize, the variable buffers, the elements.
+ */
+static NTSTATUS pdu_walk(uint16_t opcode, const uint8_t *pdu, size_t len,
+			 uint64_t *extent)
 {
 	const struct smb2_pdu_rule *r;
 	const uint8_t *body = pdu + SMB2_HDR_LEN;
 	size_t body_len, fixed;
+	uint64_t end;
 	uint16_t ss;
 	int i;
 
@@ -85,6 +92,7 @@ NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len)
 	if (body_len < fixed) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	end = SMB2_HDR_LEN + (uint64_t)ss;
 	for (i = 0; i < 2; i++) {
 		const struct smb2_buf_rule *b = &r->buf[i];
 		uint64_t off, blen;
@@ -102,55 +110,41 @@ NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len)
 		    !wire_range_ok(off, blen, len)) {
 			return NT_STATUS_INVALID_PARAMETER;
 		}
-	}
-	if (r->elem_size != 0) {
-		uint64_t count = le16(body + r->count_pos);
-
-		if ((uint64_t)r->elem_start + count * r->elem_size > body_len) {
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-	}
-	return NT_STATUS_OK;
-}
-
-size_t smb2_pdu_extent(uint16_t opcode, const uint8_t *pdu, size_t len)
-{
-	const struct smb2_pdu_rule *r;
-	const uint8_t *body = pdu + SMB2_HDR_LEN;
-	uint64_t end;
-	int i;
-
-	/* NEGOTIATE's contexts lie past the table's fields; the preauth
-	 * hash (3.3.5.5) covers a SESSION_SETUP whole. */
-	if (opcode >= SMB2_OP_MAX || opcode == SMB2_OP_NEGPROT ||
-	    opcode == SMB2_OP_SESSSETUP ||
-	    !NT_STATUS_IS_OK(smb2_pdu_check(opcode, pdu, len))) {
-		return len;
-	}
-	r = &smb2_pdu_rules[opcode];
-	/* The fixed part, and the one byte of an odd StructureSize. */
-	end = SMB2_HDR_LEN + (uint64_t)le16(body);
-	for (i = 0; i < 2; i++) {
-		const struct smb2_buf_rule *b = &r->buf[i];
-		uint64_t off, blen;
-
-		if (b->off_width == 0) {
-			continue;
-		}
-		off = smb2_field(body, b->off_pos, b->off_width);
-		blen = smb2_field(body, b->len_pos, b->len_width);
-		if (blen != 0 && off + blen > end) {
+		if (off + blen > end) {
 			end = off + blen;
 		}
 	}
 	if (r->elem_size != 0) {
 		uint64_t count = le16(body + r->count_pos);
-		uint64_t elems = SMB2_HDR_LEN + (uint64_t)r->elem_start +
-				 count * r->elem_size;
+		uint64_t elems = (uint64_t)r->elem_start + count * r->elem_size;
 
-		if (elems > end) {
-			end = elems;
+		if (elems > body_len) {
+			return NT_STATUS_INVALID_PARAMETER;
 		}
+		if (SMB2_HDR_LEN + elems > end) {
+			end = SMB2_HDR_LEN + elems;
+		}
+	}
+	if (extent != NULL) {
+		*extent = end;
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_pdu_check(uint16_t opcode, const uint8_t *pdu, size_t len)
+{
+	return pdu_walk(opcode, pdu, len, NULL);
+}
+
+size_t smb2_pdu_extent(uint16_t opcode, const uint8_t *pdu, size_t len)
+{
+	uint64_t end;
+
+	/* NEGOTIATE's contexts lie past the table's fields; the preauth
+	 * hash (3.3.5.5) covers a SESSION_SETUP whole. */
+	if (opcode == SMB2_OP_NEGPROT || opcode == SMB2_OP_SESSSETUP ||
+	    !NT_STATUS_IS_OK(pdu_walk(opcode, pdu, len, &end))) {
+		return len;
 	}
 	return end < len ? (size_t)end : len;
 }
