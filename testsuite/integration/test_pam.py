@@ -30,6 +30,7 @@ its own is created and its shadow entry changed) and Linux-PAM with
 pam_unix; skipped otherwise.
 """
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -42,6 +43,7 @@ import smbd_harness as h  # noqa: E402
 
 USER, PASSWORD = "smbdpamu", "PamTest-1"
 PAM_FILE = "/etc/pam.d/samba"
+LOCK_FILE = "/run/lock/smbd-ng-test-pam.lock"
 PAM_MODULE_DIRS = ("/usr/lib/x86_64-linux-gnu/security",
                    "/lib/x86_64-linux-gnu/security",
                    "/usr/lib/security", "/lib/security")
@@ -100,6 +102,12 @@ class PamCase(h.SmbdTestCase):
             raise unittest.SkipTest("needs root to change a Unix account")
         if not os.path.exists(PAM_FILE) or not pam_module("pam_unix.so"):
             raise unittest.SkipTest("no Linux-PAM stack for service samba")
+        # The account and /etc/pam.d/samba are the machine's: another run
+        # of this file at the same time (a second checkout's make check)
+        # would change them under us.  One at a time, then.
+        cls.lock = open(LOCK_FILE, "w")
+        cls.addClassCleanup(cls.lock.close)
+        fcntl.flock(cls.lock, fcntl.LOCK_EX)
         # not a test of the rate limiter: refusals are answered at once
         cls.global_options = cls.global_options + h.no_auth_delay()
         super().setUpClass()
