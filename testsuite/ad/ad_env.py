@@ -123,6 +123,7 @@ NET = "/usr/bin/net"
 WINBINDD = os.environ.get("WINBINDD", "/usr/sbin/winbindd")
 WBINFO = "/usr/bin/wbinfo"
 KINIT = "/usr/bin/kinit"
+KVNO = "/usr/bin/kvno"
 SMBCLIENT = "/usr/bin/smbclient"
 SMBCACLS = "/usr/bin/smbcacls"
 SAMBA_SMBD = "/usr/sbin/smbd"
@@ -453,8 +454,9 @@ class AdEnv:
     def _setup_namespace(self):
         """The bed's view of /etc and Samba's default directories."""
         etc = self.path("etc")
+        # the machine's own name too: Samba resolves it (get_mydnsfullname)
         self._write(os.path.join(etc, "hosts"),
-                    "127.0.0.1\tlocalhost\n"
+                    "127.0.0.1\tlocalhost %s\n" % socket.gethostname() +
                     "%s\t%s %s\n" % (DC_IP, DC_FQDN, DC_NAME.lower()) +
                     "%s\t%s %s\n" % (MEMBER_IP, MEMBER_FQDN,
                                      MEMBER_NAME.lower()))
@@ -604,6 +606,31 @@ class AdEnv:
                       None) != 0:
             raise OSError(ctypes.get_errno(), "bind DC winbindd dir")
 
+    def restart_dc(self, extra_global=()):
+        """Restart the DC with extra [global] options (none: as
+        provisioned), e.g. ntlm auth = disabled for a Kerberos-only
+        domain; returns once the DC serves and the member's winbindd
+        reaches it again (wbinfo -P)."""
+        if not hasattr(self, "_dc_conf_orig"):
+            with open(self.dc_conf) as f:
+                self._dc_conf_orig = f.read()
+        text = self._dc_conf_orig.replace(
+            "[global]\n", "\n".join(["[global]"] +
+                                     h._conf_lines(list(extra_global))) +
+            "\n", 1)
+        p, self.dc_proc = self.dc_proc, None
+        if p is not None:
+            stop_process(p, [self.dc_conf], timeout=STOP_TIMEOUT)
+        self._write(self.dc_conf, text)
+        self.start_dc()
+        deadline = time.monotonic() + WINBINDD_TIMEOUT
+        while self.wbinfo("-P", check=False, timeout=10).returncode != 0:
+            if time.monotonic() > deadline:
+                raise StepFailed("winbindd does not reach the restarted "
+                                 "DC after %d s\n%s" %
+                                 (WINBINDD_TIMEOUT, tail(self.winbindd_log)))
+            time.sleep(0.2)
+
     def kinit(self, user, password=None, ccache=None, check=True):
         """A TGT for user (password default USERS[user]) into ccache
         (default ccache(user)); returns the ccache path, or None when
@@ -617,6 +644,15 @@ class AdEnv:
         if r.returncode != 0:
             return None
         return ccache
+
+    def service_ticket(self, ccache, spn="cifs/" + MEMBER_FQDN):
+        """Add a service ticket for spn to ccache (MIT kvno, from the TGT
+        there): impacket 0.10's own TGS-REQ lacks the body checksum that
+        Samba's KDC demands (KRB_AP_ERR_INAPP_CKSUM), so impacket logs on
+        with a ticket fetched this way."""
+        _run([KVNO, "-c", ccache, "%s@%s" % (spn, REALM)],
+             env=self.env(ccache=ccache), timeout=TOOL_TIMEOUT,
+             what="kvno " + spn)
 
     def join(self):
         os.makedirs(self.member_dir, exist_ok=True)
@@ -735,8 +771,10 @@ class AdEnv:
                  timeout=CLIENT_TIMEOUT):
         """smbcacls //host/share path ARGS; (rc, output)."""
         auth, env = self._client_auth(user, password, kerberos, ccache)
-        cmd = [SMBCACLS, "//%s/%s" % (host, share), path, "-p", str(port),
-               "-s", self.client_conf()] + auth + list(args)
+        # smbcacls has no -p: the client's smb ports say where to dial
+        cmd = [SMBCACLS, "//%s/%s" % (host, share), path,
+               "-s", self.client_conf(),
+               "--option=smb ports=%d" % port] + auth + list(args)
         r = _run(cmd, env=env, check=False, timeout=timeout)
         return r.returncode, r.stdout + r.stderr
 
@@ -788,7 +826,8 @@ class MemberSmbd:
         self.extra_global = list(extra_global)
         MemberSmbd._n += 1
         self.dir = env.path("srv-%d" % MemberSmbd._n)
-        os.makedirs(self.dir, exist_ok=True)
+        for sub in ("pid", "lock", "ncalrpc"):
+            os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         self.conf = os.path.join(self.dir, "smb.conf")
         self.log = os.path.join(self.dir, "smbd.log")
         self.proc = None
@@ -799,7 +838,14 @@ class MemberSmbd:
         return "MemberSmbd(%s)" % self.binary
 
     def conf_text(self):
-        g = list(self.extra_global) + [("smb ports", str(self.port))]
+        # its own pid, lock and ncalrpc dirs: two servers of the member
+        # (another port, other options) may run at once; the machine
+        # account (private dir) and winbindd are the member's
+        d = self.dir
+        g = [("smb ports", str(self.port)),
+             ("pid directory", d + "/pid"),
+             ("lock directory", d + "/lock"),
+             ("ncalrpc dir", d + "/ncalrpc")] + list(self.extra_global)
         return self.env.member_conf_text(g)
 
     def running(self):

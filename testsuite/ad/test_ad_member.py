@@ -1,0 +1,472 @@
+#!/usr/bin/python3
+"""Issue 36's scenario: a file server as a member of an Active Directory
+domain, each outcome as a test.
+
+setUpModule builds the bed once (ad_env.AdEnv: a Samba AD DC on
+127.0.0.2, the member MEMBER on 127.0.0.3 joined with Samba's net ads
+join, Samba's winbindd for it) and starts the member file server chosen
+by SMBD (default this build's smbd; SMBD=/usr/sbin/smbd: Samba's, the
+yardstick) on member.smbng.test:445 with `security = ads`.  Clients:
+smbclient and smbcacls (Samba 4.17) and impacket, every call with a
+time limit.
+
+  kerberos logon   kinit alice, smbclient --use-kerberos=required: the
+                   listing, and a cifs/member.smbng.test ticket in her
+                   ccache
+  owner            a file alice makes (Kerberos) and one bob makes
+                   (NTLM) belong to the uids winbindd maps them to
+                   (wbinfo --name-to-sid, --sid-to-uid), group Domain
+                   Users' gid
+  NTLM logon       SMBNG\\bob with his password
+  [data]           valid users = @SMBNG\\staff: alice in (Kerberos and
+                   NTLM), bob NT_STATUS_ACCESS_DENIED at tree connect
+                   (NTLM and Kerberos)
+  wrong password   NT_STATUS_LOGON_FAILURE (smbclient, impacket)
+  NT ACL           smbcacls over Kerberos sets an ACL granting only
+                   SMBNG\\staff on a directory, by SID (--numeric) and by
+                   name (the server's lsarpc), reads it back; alice may
+                   list and write there, bob gets ACCESS_DENIED
+  impacket         Kerberos logon with alice's ccache (her TGT and a
+                   cifs/member ticket); the uid of what she writes
+  ntlm auth = disabled  on the member (a second server on port 1445):
+                   Kerberos works, a local passdb account's NTLM is
+                   NT_STATUS_NTLM_BLOCKED, a domain user's NTLM still
+                   goes to the DC (Samba's semantics); on the DC (a
+                   Kerberos-only domain, the DC restarted): bob's NTLM
+                   NT_STATUS_NTLM_BLOCKED, Kerberos works
+
+The expected statuses are what Samba 4.17's smbd answers in this bed.
+When the server under test exits at start saying it does not support
+security = ads (ours before issue 36), every test is skipped with that
+reason and the file exits 77.
+
+Run: testsuite/ad/run.sh (both servers) or
+SMBD=/usr/sbin/smbd /usr/bin/python3 testsuite/ad/test_ad_member.py -v
+(root).  SMBD_KEEP=1 keeps BASE (/tmp/ad-*) with every log.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import unittest
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ad_env  # noqa: E402
+from ad_env import h, DOMAIN, REALM, MEMBER_FQDN, MEMBER_IP, DC_IP  # noqa
+
+ENV = None      # the bed (ad_env.AdEnv), shared by every test
+SRV = None      # the member server (ad_env.MemberSmbd) on 445
+NET_TIMEOUT = 15
+NTLM_OFF_PORT = 1445
+
+STATUS_ACCESS_DENIED = 0xC0000022
+STATUS_LOGON_FAILURE = 0xC000006D
+STATUS_NTLM_BLOCKED = 0xC0000418
+
+
+def setUpModule():
+    global ENV, SRV
+    why = ad_env.unavailable_reason()
+    if why:
+        raise unittest.SkipTest(why)
+    env = ad_env.AdEnv()
+    try:
+        env.start()
+    except ad_env.AdUnavailable as e:
+        env.cleanup()
+        raise unittest.SkipTest(str(e))
+    except BaseException:
+        env.cleanup()
+        raise
+    ENV = env
+    sys.stderr.write("bed: %s\n" % "  ".join(
+        "%s %.1f s" % kv for kv in env.timings.items()))
+    srv = ad_env.MemberSmbd(env, binary=h.smbd_binary())
+    try:
+        srv.start()
+    except ad_env.ServerRefused as e:
+        srv.cleanup()
+        raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
+    SRV = srv
+    sys.stderr.write("member smbd %s up in %.2f s\n" %
+                     (srv.binary, srv.start_seconds))
+
+
+def tearDownModule():
+    if SRV is not None:
+        SRV.cleanup()
+    if ENV is not None:
+        ENV.cleanup()
+
+
+def unique(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+
+
+class AdCase(unittest.TestCase):
+    """Helpers over the module's bed."""
+
+    srv_port = 445
+
+    def smbclient(self, share, command, user="alice", **kw):
+        kw.setdefault("port", self.srv_port)
+        return ENV.smbclient(share, command, user=user, **kw)
+
+    def assertOk(self, rc_out, what):
+        rc, out = rc_out
+        self.assertEqual(rc, 0, "%s: exit %d\n%s" % (what, rc, out))
+        self.assertIsNone(ad_env.nt_status(out), "%s:\n%s" % (what, out))
+        return out
+
+    def assertStatus(self, rc_out, status, what):
+        rc, out = rc_out
+        self.assertNotEqual(rc, 0, "%s succeeded:\n%s" % (what, out))
+        self.assertEqual(ad_env.nt_status(out), status,
+                         "%s:\n%s" % (what, out))
+
+    def owner(self, share, name):
+        st = os.stat(os.path.join(ENV.share_path(share), name))
+        return st.st_uid, st.st_gid
+
+    def domain_users_gid(self):
+        return ENV.gid_of("Domain Users")
+
+    def impacket(self, port=None):
+        from impacket.smbconnection import SMBConnection
+        return SMBConnection(MEMBER_FQDN, MEMBER_IP,
+                             sess_port=port or self.srv_port,
+                             timeout=NET_TIMEOUT)
+
+    def impacket_status(self, fn):
+        """The NT status fn() raises (impacket SessionError), or 0."""
+        from impacket.smbconnection import SessionError
+        try:
+            fn()
+        except SessionError as e:
+            return e.getErrorCode() & 0xFFFFFFFF
+        return 0
+
+
+class TestLogon(AdCase):
+
+    def test_kerberos_logon(self):
+        """kinit alice, then smbclient --use-kerberos=required lists
+        [open]; her ccache now holds a ticket for cifs/member."""
+        cc = ENV.kinit("alice", ccache=ENV.path("ccache.krb-logon"))
+        self.assertOk(self.smbclient("open", "ls", kerberos=True,
+                                     ccache=cc), "Kerberos ls [open]")
+        r = subprocess.run(["klist", "-c", cc], capture_output=True,
+                           text=True, timeout=NET_TIMEOUT,
+                           env=ENV.env(ccache=cc))
+        self.assertIn("cifs/%s@%s" % (MEMBER_FQDN, REALM), r.stdout)
+
+    def test_kerberos_owner_is_winbind_uid(self):
+        """What alice writes over Kerberos belongs to the uid winbindd
+        maps her SID to, and her primary group Domain Users."""
+        name = unique("alice-krb")
+        self.assertOk(self.smbclient("open", "mkdir %s" % name,
+                                     kerberos=True), "Kerberos mkdir")
+        sid = ENV.wbinfo("--name-to-sid",
+                         "%s\\alice" % DOMAIN).stdout.split()[0]
+        uid = int(ENV.wbinfo("--sid-to-uid", sid).stdout.strip())
+        self.assertGreaterEqual(uid, ad_env.IDMAP_DOMAIN[0])
+        self.assertEqual(self.owner("open", name),
+                         (uid, self.domain_users_gid()))
+
+    def test_ntlm_logon_bob(self):
+        """NTLM logon as SMBNG\\bob (winbindd checks it with the DC);
+        his directory is his uid's."""
+        name = unique("bob-ntlm")
+        self.assertOk(self.smbclient("open", "mkdir %s" % name, user="bob"),
+                      "NTLM mkdir as bob")
+        self.assertEqual(self.owner("open", name),
+                         (ENV.uid_of("bob"), self.domain_users_gid()))
+
+    def test_wrong_password(self):
+        self.assertStatus(self.smbclient("open", "ls", user="bob",
+                                         password="Wrong-Pass-9"),
+                          "NT_STATUS_LOGON_FAILURE", "wrong password")
+
+    def test_unknown_user(self):
+        self.assertStatus(self.smbclient("open", "ls", user="carol",
+                                         password="Carol-Pass-1"),
+                          "NT_STATUS_LOGON_FAILURE", "unknown user")
+
+
+class TestGroupAccess(AdCase):
+    """[data]: valid users = @SMBNG\\staff; staff = {alice}."""
+
+    def test_alice_in_kerberos(self):
+        self.assertOk(self.smbclient("data", "ls", kerberos=True),
+                      "alice (Kerberos) on [data]")
+
+    def test_alice_in_ntlm(self):
+        self.assertOk(self.smbclient("data", "ls"), "alice (NTLM) on [data]")
+
+    def test_bob_denied_ntlm(self):
+        self.assertStatus(self.smbclient("data", "ls", user="bob"),
+                          "NT_STATUS_ACCESS_DENIED", "bob (NTLM) on [data]")
+
+    def test_bob_denied_kerberos(self):
+        self.assertStatus(self.smbclient("data", "ls", user="bob",
+                                         kerberos=True),
+                          "NT_STATUS_ACCESS_DENIED",
+                          "bob (Kerberos) on [data]")
+
+
+class TestNtAcl(AdCase):
+    """An NT ACL naming the domain group, set with smbcacls over Kerberos,
+    read back and honoured."""
+
+    GRANT = "ALLOWED/OI|CI/FULL"
+
+    def make_dir(self):
+        name = unique("acl")
+        self.assertOk(self.smbclient("open", "mkdir %s" % name,
+                                     kerberos=True), "mkdir")
+        return name
+
+    def check_honoured(self, name):
+        self.assertOk(self.smbclient("open", "ls %s\\*" % name,
+                                     kerberos=True), "alice lists")
+        self.assertOk(self.smbclient("open", "mkdir %s\\sub" % name,
+                                     kerberos=True), "alice writes")
+        self.assertStatus(self.smbclient("open", "ls %s\\*" % name,
+                                         user="bob"),
+                          "NT_STATUS_ACCESS_DENIED", "bob lists")
+        self.assertStatus(self.smbclient("open", "ls %s\\*" % name,
+                                         user="bob", kerberos=True),
+                          "NT_STATUS_ACCESS_DENIED", "bob (Kerberos) lists")
+
+    def test_staff_acl_by_sid(self):
+        """--numeric: the group's SID from winbindd, no name lookups on
+        the server."""
+        name = self.make_dir()
+        staff = ENV.sids["staff"]
+        ace = "ACL:%s:%s" % (staff, self.GRANT)
+        self.assertOk(ENV.smbcacls("open", name, "--numeric", "--set", ace,
+                                   port=self.srv_port), "smbcacls --set")
+        out = self.assertOk(ENV.smbcacls("open", name, "--numeric",
+                                         port=self.srv_port),
+                            "smbcacls read")
+        acl = [ln for ln in out.splitlines() if ln.startswith("ACL:")]
+        # --numeric: ALLOWED = 0, OI|CI = 0x3, FULL = 0x001f01ff
+        self.assertEqual(acl, ["ACL:%s:0/0x3/0x001f01ff" % staff], out)
+        self.check_honoured(name)
+
+    def test_staff_acl_by_name(self):
+        """Names: the server's lsarpc turns SMBNG\\staff into the SID and
+        back (what Explorer's Security tab shows)."""
+        name = self.make_dir()
+        ace = "ACL:%s\\staff:%s" % (DOMAIN, self.GRANT)
+        self.assertOk(ENV.smbcacls("open", name, "--set", ace,
+                                   port=self.srv_port), "smbcacls --set")
+        out = self.assertOk(ENV.smbcacls("open", name, port=self.srv_port),
+                            "smbcacls read")
+        acl = [ln for ln in out.splitlines() if ln.startswith("ACL:")]
+        self.assertEqual(acl, ["ACL:%s\\staff:ALLOWED/OI|CI/FULL" % DOMAIN],
+                         out)
+        self.assertRegex(out, r"(?m)^OWNER:%s\\alice$" % DOMAIN)
+        self.check_honoured(name)
+
+
+class TestImpacket(AdCase):
+
+    def _write_and_owner(self, conn):
+        name = unique("imp") + ".txt"
+        tid = conn.connectTree("open")
+        fid = conn.createFile(tid, name)
+        conn.writeFile(tid, fid, b"hello")
+        conn.closeFile(tid, fid)
+        conn.disconnectTree(tid)
+        return self.owner("open", name)
+
+    def test_kerberos_ccache(self):
+        """kerberosLogin from alice's ccache (KRB5CCNAME, useCache) holding
+        her TGT and a cifs/member ticket (ad_env.service_ticket: impacket's
+        own TGS-REQ does not satisfy Samba's KDC); impacket builds its own
+        AP-REQ from that ticket."""
+        cc = ENV.kinit("alice", ccache=ENV.path("ccache.impacket"))
+        ENV.service_ticket(cc)
+        old = os.environ.get("KRB5CCNAME")
+        os.environ["KRB5CCNAME"] = cc
+        conn = self.impacket()
+        try:
+            conn.kerberosLogin("alice", "", REALM, kdcHost=DC_IP,
+                               useCache=True)
+            self.assertEqual(self._write_and_owner(conn)[0],
+                             ENV.uid_of("alice"))
+        finally:
+            conn.close()
+            if old is None:
+                del os.environ["KRB5CCNAME"]
+            else:
+                os.environ["KRB5CCNAME"] = old
+
+    def test_ntlm_wrong_password(self):
+        conn = self.impacket()
+        try:
+            st = self.impacket_status(
+                lambda: conn.login("bob", "Wrong-Pass-9", DOMAIN))
+        finally:
+            conn.close()
+        self.assertEqual(st, STATUS_LOGON_FAILURE)
+
+    def test_ntlm_group_access(self):
+        """impacket NTLM: bob's tree connect to [data] is ACCESS_DENIED,
+        alice's succeeds."""
+        conn = self.impacket()
+        try:
+            conn.login("bob", ad_env.USERS["bob"], DOMAIN)
+            st = self.impacket_status(lambda: conn.connectTree("data"))
+        finally:
+            conn.close()
+        self.assertEqual(st, STATUS_ACCESS_DENIED)
+        conn = self.impacket()
+        try:
+            conn.login("alice", ad_env.USERS["alice"], DOMAIN)
+            conn.disconnectTree(conn.connectTree("data"))
+        finally:
+            conn.close()
+
+
+class TestNtlmDisabled(AdCase):
+    """`ntlm auth = disabled` on the member (a second server on port 1445,
+    same member identity).  Samba's semantics (smb.conf(5)): it covers
+    the member's own accounts, its local passdb; a domain user's NTLM is
+    still forwarded to the DC, which decides (TestKerberosOnlyDomain).
+    The local account is smbdtest in the member's passdb."""
+
+    srv_port = NTLM_OFF_PORT
+
+    @classmethod
+    def setUpClass(cls):
+        h.create_user(ENV.member_conf, h.TEST_USER, h.TEST_PASSWORD)
+        cls.srv = ad_env.MemberSmbd(ENV, binary=h.smbd_binary(),
+                                    port=NTLM_OFF_PORT,
+                                    extra_global=[("ntlm auth",
+                                                   "disabled")])
+        cls.addClassCleanup(cls.srv.cleanup)
+        try:
+            cls.srv.start()
+        except ad_env.ServerRefused as e:
+            raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
+
+    def local_ntlm(self, port, password=h.TEST_PASSWORD):
+        return ad_env._run(
+            [ad_env.SMBCLIENT, "//%s/open" % MEMBER_FQDN, "-p", str(port),
+             "-s", ENV.client_conf(), "--use-kerberos=off",
+             "-U", "%s\\%s%%%s" % (ad_env.MEMBER_NAME, h.TEST_USER,
+                                     password), "-c", "ls"],
+            env=ENV.env(), check=False, timeout=ad_env.CLIENT_TIMEOUT)
+
+    def test_kerberos_works(self):
+        self.assertOk(self.smbclient("open", "ls", kerberos=True),
+                      "Kerberos with ntlm auth = disabled")
+
+    def test_local_ntlm_blocked(self):
+        r = self.local_ntlm(NTLM_OFF_PORT)
+        self.assertStatus((r.returncode, r.stdout + r.stderr),
+                          "NT_STATUS_NTLM_BLOCKED", "local user's NTLM")
+        conn = self.impacket()
+        try:
+            st = self.impacket_status(lambda: conn.login(
+                h.TEST_USER, h.TEST_PASSWORD, ad_env.MEMBER_NAME))
+        finally:
+            conn.close()
+        self.assertEqual(st, STATUS_NTLM_BLOCKED)
+
+    def test_local_ntlm_allowed_by_default(self):
+        """The control: the same account logs on where NTLM is allowed."""
+        r = self.local_ntlm(445)
+        self.assertOk((r.returncode, r.stdout + r.stderr),
+                      "local user's NTLM (ntlm auth default)")
+
+    def test_domain_ntlm_forwarded(self):
+        self.assertOk(self.smbclient("open", "ls", user="bob"),
+                      "bob's NTLM with the member's ntlm auth = disabled")
+
+
+class TestKerberosOnlyDomain(AdCase):
+    """The DC restarted with `ntlm auth = disabled` (restored after):
+    the member's domain logons by NTLM fail with the DC's
+    NT_STATUS_NTLM_BLOCKED, which the server passes on; Kerberos works."""
+
+    @classmethod
+    def setUpClass(cls):
+        if SRV is None:
+            raise unittest.SkipTest("no member server")
+        cls.addClassCleanup(ENV.restart_dc)
+        ENV.restart_dc([("ntlm auth", "disabled")])
+
+    def test_domain_ntlm_blocked(self):
+        self.assertStatus(self.smbclient("open", "ls", user="bob"),
+                          "NT_STATUS_NTLM_BLOCKED", "bob's NTLM")
+        conn = self.impacket()
+        try:
+            st = self.impacket_status(lambda: conn.login(
+                "bob", ad_env.USERS["bob"], DOMAIN))
+        finally:
+            conn.close()
+        self.assertEqual(st, STATUS_NTLM_BLOCKED)
+
+    def test_kerberos_works(self):
+        cc = ENV.kinit("alice", ccache=ENV.path("ccache.krb-only"))
+        self.assertOk(self.smbclient("open", "ls", kerberos=True,
+                                     ccache=cc), "Kerberos")
+
+
+class _Result(unittest.TextTestResult):
+    passed = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed += 1
+
+    def _dump(self):
+        for srv in (SRV, getattr(TestNtlmDisabled, "srv", None)):
+            if srv is not None:
+                self.stream.write("\n--- %s log %s (tail)\n%s\n" %
+                                  (srv.binary, srv.log, srv.log_tail(30)))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._dump()
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._dump()
+
+
+def main():
+    """Run the tests; exit 77 when nothing ran but skips (the bed cannot
+    be built, or the server refuses security = ads)."""
+    signal.signal(signal.SIGTERM, h._sigterm)
+    sys.stderr.write("server under test: %s\n" % h.smbd_binary())
+    loader = unittest.TestLoader()
+    mod = sys.modules["__main__"]
+    names = [a for a in sys.argv[1:] if not a.startswith("-")]
+    suite = (loader.loadTestsFromNames(names, mod) if names
+             else loader.loadTestsFromModule(mod))
+    res = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
+                                  resultclass=_Result).run(suite)
+    failed = len(res.failures) + len(res.errors) + \
+        len(res.unexpectedSuccesses)
+    print("%d passed, %d failed, %d skipped" %
+          (res.passed, failed, len(res.skipped)))
+    if ENV is not None:
+        print("bed timings: %s" % ", ".join(
+            "%s %.1f s" % kv for kv in ENV.timings.items()))
+    if failed:
+        sys.exit(1)
+    if res.skipped and not res.passed:
+        for _, why in res.skipped[:1]:
+            print("SKIP: %s" % why)
+        sys.exit(77)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
