@@ -128,6 +128,18 @@ check-cluster: all
 EXTRA_DIST += testsuite/cluster/run.sh testsuite/cluster/ctdb_cluster.py \
 	testsuite/cluster/test_cluster.py
 
+# Issue 36: a Samba AD DC, a member joined with Samba's net ads join and
+# Samba's winbindd, in private namespaces (testsuite/ad/ad_env.py); the
+# member scenario's outcomes against Samba's smbd (a self-check of the
+# bed, it must pass) and then this build's (SKIP while it refuses
+# security = ads).  SMBD=... runs one server only.
+check-ad: all
+	$(SHELL) $(top_srcdir)/testsuite/ad/run.sh \
+		--builddir $(abs_top_builddir)
+.PHONY: check-ad
+EXTRA_DIST += testsuite/ad/run.sh testsuite/ad/ad_env.py \
+	testsuite/ad/test_ad_member.py testsuite/ad/README.md
+
 # The raw compression codecs for the compression test client
 # (testsuite/integration/smb3client.py, test_compression.py).
 check_PROGRAMS += testsuite/integration/xca_tool

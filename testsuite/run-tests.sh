@@ -6,6 +6,12 @@
 #   make check-cluster                a 2-node CTDB cluster on loopback
 #                                     and one clustered smbd per node
 #                                     (issue 21, testsuite/cluster/)
+#   make check-ad                     a Samba AD DC, a joined member and
+#                                     its winbindd (issue 36,
+#                                     testsuite/ad/): the member scenario
+#                                     against Samba's smbd, then ours
+#                                     (SKIP while ours refuses
+#                                     security = ads)
 #   make torture                      smbtorture vs known-failures.txt,
 #                                     then torture-workers, torture-fruit(-full)
 #   asan                              second build in ./build-asan with
@@ -25,7 +31,7 @@
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (the fuzz step's
 # whole budget, shared by all targets, default 300), SKIP (space-separated steps to leave out: check torture asan fuzz
-# bench cluster), BUILD (build directory, default ./build), ASAN_BUILD (default
+# bench cluster ad), BUILD (build directory, default ./build), ASAN_BUILD (default
 # ./build-asan), CONFIGURE_FLAGS.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,6 +106,10 @@ do_check() {
 
 do_cluster() {
 	(cd "$BUILD" && make check-cluster)
+}
+
+do_ad() {
+	(cd "$BUILD" && make check-ad)
 }
 
 do_torture() {
@@ -184,6 +194,7 @@ do_bench() {
 step build do_build || finish
 step check do_check
 step cluster do_cluster
+step ad do_ad
 step torture do_torture
 step asan do_asan
 step fuzz do_fuzz
