@@ -69,10 +69,11 @@ inside this namespace.
 
 Every child (DC, net, winbindd, smbd, smbclient, kinit) inherits the
 namespaces and env(): KRB5_CONFIG, KRB5CCNAME (a ccache under BASE unless
-a user's), KRB5_KTNAME.  Every call has a timeout; every daemon is
-started in its own session, dies with this process (PR_SET_PDEATHSIG)
-and is stopped by PID in stop()/cleanup()/at exit (then whatever still
-names its smb.conf).  BASE is a new /tmp/ad-XXXXXXXX, removed by
+a user's), KRB5_KTNAME, KRB5RCACHEDIR (BASE: a Kerberos acceptor's MIT
+replay cache, else /var/tmp on the host).  Every call has a timeout;
+every daemon is started in its own session, dies with this process
+(PR_SET_PDEATHSIG) and is stopped by PID in stop()/cleanup()/at exit
+(then whatever still names its smb.conf).  BASE is a new /tmp/ad-XXXXXXXX, removed by
 cleanup() unless SMBD_KEEP is set (logs: BASE/dc/samba.log,
 BASE/member/winbindd.log, BASE/member/net-join.log, BASE/srv-*/smbd.log).
 
@@ -370,6 +371,8 @@ class AdEnv:
         e = dict(os.environ)
         e.update({"KRB5_CONFIG": self.krb5_conf,
                   "KRB5_KTNAME": "FILE:" + self.keytab,
+                  # MIT's replay cache, /var/tmp/krb5_0.rcache2 otherwise
+                  "KRB5RCACHEDIR": self.base_dir,
                   "KRB5CCNAME": "FILE:" + (ccache or self.ccache())})
         e.update(extra)
         return e

@@ -95,5 +95,14 @@ bench-soak: smbd/smbd testsuite/bench/nbench
 	/usr/bin/python3 $(abs_top_srcdir)/testsuite/bench/soak.py \
 		--builddir $(abs_top_builddir) $(SOAK_ARGS)
 
-.PHONY: bench bench-short bench-floods bench-bigdir bench-xca bench-soak
+# Issue 36: Kerberos and NTLM domain logons per second, Samba's member
+# smbd and ours in the AD bed (testsuite/ad/ad_env.py), interleaved rounds
+# (logons.py --domain; root; about 1 minute).  Options in LOGONS_ARGS.
+LOGONS_ARGS =
+bench-logons-domain: smbd/smbd
+	/usr/bin/python3 $(abs_top_srcdir)/testsuite/bench/logons.py --domain \
+		--ours $(abs_top_builddir)/smbd/smbd $(LOGONS_ARGS)
+
+.PHONY: bench bench-short bench-floods bench-bigdir bench-xca bench-soak \
+	bench-logons-domain
 CLEANFILES += bench-smbd-build.log
