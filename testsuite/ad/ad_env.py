@@ -73,9 +73,10 @@ a user's), KRB5_KTNAME, KRB5RCACHEDIR (BASE: a Kerberos acceptor's MIT
 replay cache, else /var/tmp on the host).  Every call has a timeout;
 every daemon is started in its own session, dies with this process
 (PR_SET_PDEATHSIG) and is stopped by PID in stop()/cleanup()/at exit
-(then whatever still names its smb.conf).  BASE is a new /tmp/ad-XXXXXXXX, removed by
-cleanup() unless SMBD_KEEP is set (logs: BASE/dc/samba.log,
-BASE/member/winbindd.log, BASE/member/net-join.log, BASE/srv-*/smbd.log).
+(then whatever still names its smb.conf).  BASE is a new
+/tmp/ad-XXXXXXXX, removed by cleanup() unless SMBD_KEEP is set (logs:
+BASE/dc/samba.log, BASE/member/winbindd.log, BASE/member/net-join.log,
+BASE/srv-*/smbd.log).
 
 Unavailable (not root, no samba-ad-dc/winbind/krb5-user, unshare
 refused): AdUnavailable, which tests turn into a skip.
@@ -100,7 +101,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "cluster"))
 import smbd_harness as h  # noqa: E402
-from ctdb_cluster import stop_process, pids_naming, tail  # noqa: E402
+from ctdb_cluster import stop_process, tail  # noqa: E402
 
 REALM = "SMBNG.TEST"
 DOMAIN = "SMBNG"
@@ -185,8 +186,9 @@ def unavailable_reason():
         return "needs root (namespaces, mounts, the DC)"
     need = {SAMBA: "samba-ad-dc", SAMBA_TOOL: "samba-ad-dc",
             NET: "samba-common-bin", WINBINDD: "winbind",
-            WBINFO: "winbind", KINIT: "krb5-user", SMBCLIENT: "smbclient",
-            SMBCACLS: "smbclient"}
+            WBINFO: "winbind", KINIT: "krb5-user", KVNO: "krb5-user",
+            SMBCLIENT: "smbclient", SMBCACLS: "smbclient",
+            "/usr/bin/mount": "mount"}
     for path, pkg in need.items():
         if not os.access(path, os.X_OK):
             return "%s is not installed (Debian package %s)" % (path, pkg)
