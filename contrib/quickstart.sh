@@ -20,7 +20,8 @@ if [ "${SKIP_INSTALL:-0}" != 1 ]; then
 	apt-get update -q
 	apt-get install -y -q build-essential autoconf automake libtool \
 		pkg-config liburing-dev libtalloc-dev libtdb-dev libunwind-dev \
-		libcmocka-dev libssl-dev libsmbclient-dev libsystemd-dev liblz4-dev libpam0g-dev smbclient
+		libcmocka-dev libssl-dev libsmbclient-dev libsystemd-dev liblz4-dev libpam0g-dev \
+		libkrb5-dev libwbclient-dev smbclient
 fi
 [ -x configure ] || ./autogen.sh
 mkdir -p build

@@ -24,7 +24,7 @@ cd "$top"
 bdir=${BUILDDIR:-$top}
 [ -f "$bdir/config.h" ] || { echo "no config.h in $bdir: run configure (or set BUILDDIR)" >&2; exit 1; }
 CC=${CC:-clang}
-pc="liburing talloc tdb libunwind libcrypto libsystemd liblz4 pam"
+pc="liburing talloc tdb libunwind libcrypto libsystemd liblz4 pam krb5-gssapi krb5 wbclient"
 CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -include $bdir/config.h -I$top -I$bdir $(pkg-config --cflags $pc) -D_GNU_SOURCE -DFUZZING -DSBINDIR=\"/usr/sbin\" -DSYSCONFDIR=\"/etc\" -DLOCALSTATEDIR=\"/var\" -DRUNSTATEDIR=\"/run\""
 LIBS="$(pkg-config --libs $pc) -lpthread"
 objs=""
