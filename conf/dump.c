@@ -162,6 +162,39 @@ static bool check_interfaces(const struct lp_ctx *lp, const char *cf)
 	return ok;
 }
 
+/*
+ * security = ads: what Samba's testparm insists on (a realm, and a range
+ * for idmap config *, without which winbindd maps nobody), and a keytab
+ * file where `kerberos method = dedicated keytab` says to use one (Samba
+ * starts without it and then refuses every Kerberos logon).
+ */
+static bool check_ads(const struct lp_ctx *lp, const char *cf)
+{
+	const char *range = lp_parm_str(lp, LP_GLOBAL, "idmap config *:range",
+					NULL);
+	const char *keytab = lp_str(lp, LP_GLOBAL, LP_DEDICATED_KEYTAB_FILE);
+	bool ok = true;
+
+	if (lp_str(lp, LP_GLOBAL, LP_REALM)[0] == '\0') {
+		DBG_ERR("%s: security = ads requires the realm parameter\n",
+			cf);
+		ok = false;
+	}
+	if (range == NULL || range[0] == '\0') {
+		DBG_ERR("%s: security = ads: no idmap range for domain '*' "
+			"(idmap config * : range)\n", cf);
+		ok = false;
+	}
+	if (lp_int(lp, LP_GLOBAL, LP_KERBEROS_METHOD) ==
+		    LP_KRB5_DEDICATED_KEYTAB &&
+	    (keytab == NULL || keytab[0] == '\0')) {
+		DBG_ERR("%s: kerberos method = dedicated keytab needs "
+			"dedicated keytab file\n", cf);
+		ok = false;
+	}
+	return ok;
+}
+
 static bool check_global(const struct lp_ctx *lp)
 {
 	const char *cf = lp_config_file(lp);
@@ -177,15 +210,19 @@ static bool check_global(const struct lp_ctx *lp)
 			lp_str(lp, LP_GLOBAL, LP_SERVER_MAX_PROTOCOL));
 		ok = false;
 	}
-	if (role != LP_ROLE_AUTO && role != LP_ROLE_STANDALONE) {
+	if (role != LP_ROLE_AUTO && role != LP_ROLE_STANDALONE &&
+	    role != LP_ROLE_MEMBER) {
 		DBG_ERR("%s: server role = %s is not supported, only "
-			"standalone server\n",
+			"standalone server and member server\n",
 			cf, lp_str(lp, LP_GLOBAL, LP_SERVER_ROLE));
 		ok = false;
 	}
-	if (sec == LP_SEC_DOMAIN || sec == LP_SEC_ADS) {
-		DBG_ERR("%s: security = %s is not supported, only user\n", cf,
-			lp_str(lp, LP_GLOBAL, LP_SECURITY));
+	if (sec == LP_SEC_DOMAIN) {
+		DBG_ERR("%s: security = %s is not supported, only user and "
+			"ads\n", cf, lp_str(lp, LP_GLOBAL, LP_SECURITY));
+		ok = false;
+	}
+	if (lp_security_ads(lp) && !check_ads(lp, cf)) {
 		ok = false;
 	}
 	if (!check_interfaces(lp, cf)) {

@@ -1167,6 +1167,15 @@ const char **lp_list(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp, int snum,
 	return lp_split_list(mem_ctx, lp_str(lp, snum, p), false);
 }
 
+bool lp_security_ads(const struct lp_ctx *lp)
+{
+	int sec = lp_int(lp, LP_GLOBAL, LP_SECURITY);
+
+	return sec == LP_SEC_ADS ||
+	       (sec == LP_SEC_AUTO &&
+		lp_int(lp, LP_GLOBAL, LP_SERVER_ROLE) == LP_ROLE_MEMBER);
+}
+
 const char *lp_parm_str(const struct lp_ctx *lp, int snum,
 			const char *module_colon_option, const char *def)
 {

@@ -52,6 +52,7 @@ enum lp_param {
 	LP_ADMIN_USERS,
 	LP_ADMINISTRATIVE_SHARE,
 	LP_ALLOW_INSECURE_WIDE_LINKS,
+	LP_ALLOW_TRUSTED_DOMAINS,
 	LP_AVAILABLE,
 	LP_BIND_INTERFACES_ONLY,
 	LP_BROWSEABLE,
@@ -67,6 +68,7 @@ enum lp_param {
 	LP_CTDB_TIMEOUT,
 	LP_CTDBD_SOCKET,
 	LP_DEADTIME,
+	LP_DEDICATED_KEYTAB_FILE,
 	LP_DEFAULT_CASE,
 	LP_DFREE_COMMAND,
 	LP_DIRECTORY_MASK,
@@ -94,6 +96,7 @@ enum lp_param {
 	LP_INHERIT_PERMISSIONS,
 	LP_INTERFACES,
 	LP_INVALID_USERS,
+	LP_KERBEROS_METHOD,
 	LP_KERNEL_OPLOCKS,
 	LP_KERNEL_SHARE_MODES,
 	LP_LANMAN_AUTH,
@@ -174,6 +177,8 @@ enum lp_param {
 	LP_STRICT_LOCKING,
 	LP_STRICT_SYNC,
 	LP_SYNC_ALWAYS,
+	LP_TEMPLATE_HOMEDIR,
+	LP_TEMPLATE_SHELL,
 	LP_UNIX_CHARSET,
 	LP_USE_SENDFILE,
 	LP_USERNAME_MAP,
@@ -184,6 +189,8 @@ enum lp_param {
 	LP_VFS_OBJECTS,
 	LP_VOLUME,
 	LP_WIDE_LINKS,
+	LP_WINBIND_SEPARATOR,
+	LP_WINBIND_USE_DEFAULT_DOMAIN,
 	LP_WORKGROUP,
 	LP_WRITE_LIST,
 	LP__COUNT
@@ -230,7 +237,8 @@ enum lp_encrypt {
 	LP_ENCRYPT_REQUIRED
 };
 
-/* `server role`: only auto and standalone are supported by the daemon */
+/* `server role`: auto, standalone and member server (security = ads)
+ * are supported by the daemon; the domain controller roles are not */
 enum lp_server_role {
 	LP_ROLE_AUTO,
 	LP_ROLE_STANDALONE,
@@ -246,6 +254,16 @@ enum lp_security {
 	LP_SEC_USER,
 	LP_SEC_DOMAIN,
 	LP_SEC_ADS
+};
+
+/* `kerberos method`: where the keys that decrypt service tickets come
+ * from (security = ads).  Samba's default is secrets only. */
+enum lp_kerberos_method {
+	LP_KRB5_DEFAULT,
+	LP_KRB5_SECRETS_ONLY,
+	LP_KRB5_SYSTEM_KEYTAB,
+	LP_KRB5_DEDICATED_KEYTAB,
+	LP_KRB5_SECRETS_AND_KEYTAB
 };
 
 enum lp_map_to_guest {
@@ -418,6 +436,12 @@ int lp_warn_compat(const struct lp_ctx *lp);
  * false when one of them is an error.
  */
 bool lp_check(const struct lp_ctx *lp);
+/*
+ * The server is a domain member (Samba's ROLE_DOMAIN_MEMBER): security =
+ * ads, or security = auto with server role = member server.  As in Samba
+ * an explicit security decides over the role.
+ */
+bool lp_security_ads(const struct lp_ctx *lp);
 
 /* Expand %U %G %H %S %P %m %I %L %h %v %T %D %u %g %N %$(VAR) %%. */
 char *lp_substitute(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,

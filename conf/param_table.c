@@ -121,6 +121,14 @@ static const struct conf_enum_val security_vals[] = {
 	{"ads", LP_SEC_ADS, 0},
 	{NULL, 0, 0}};
 
+static const struct conf_enum_val kerberos_method_vals[] = {
+	{"default", LP_KRB5_DEFAULT, 0},
+	{"secrets only", LP_KRB5_SECRETS_ONLY, 0},
+	{"system keytab", LP_KRB5_SYSTEM_KEYTAB, 0},
+	{"dedicated keytab", LP_KRB5_DEDICATED_KEYTAB, 0},
+	{"secrets and keytab", LP_KRB5_SECRETS_AND_KEYTAB, 0},
+	{NULL, 0, 0}};
+
 static const struct conf_enum_val map_to_guest_vals[] = {
 	{"Never", LP_MAP_TO_GUEST_NEVER, 0},
 	{"Bad User", LP_MAP_TO_GUEST_BAD_USER, 0},
@@ -216,6 +224,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	 * (FSCTL_SET_REPARSE_POINT, smb2_fsctl_reparse.c) */
 	P(LP_ALLOW_INSECURE_WIDE_LINKS, "allow insecure wide links", B, G,
 	  "no", NULL, 0),
+	/* security = ads: NTLM logons of users of other domains are handed
+	 * to winbindd too (smbd/auth/winbind.c) */
+	P(LP_ALLOW_TRUSTED_DOMAINS, "allow trusted domains", B, G, "yes", NULL,
+	  0),
 	P(LP_AVAILABLE, "available", B, S, "yes", NULL, 0),
 	P(LP_BIND_INTERFACES_ONLY, "bind interfaces only", B, G, "no", NULL, 0),
 	P(LP_BROWSEABLE, "browseable", B, S, "yes", NULL, 0),
@@ -237,6 +249,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_CTDB_TIMEOUT, "ctdb timeout", I, G, "0", NULL, 0),
 	P(LP_CTDBD_SOCKET, "ctdbd socket", STR, G, NULL, NULL, 0),
 	P(LP_DEADTIME, "deadtime", I, G, "0", NULL, 0),
+	P(LP_DEDICATED_KEYTAB_FILE, "dedicated keytab file", STR, G, NULL,
+	  NULL, 0),
 	P(LP_DEFAULT_CASE, "default case", E, S, "lower", default_case_vals,
 	  0),
 	P(LP_DFREE_COMMAND, "dfree command", STR, S, NULL, NULL, C),
@@ -269,6 +283,8 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_INHERIT_PERMISSIONS, "inherit permissions", B, S, "no", NULL, 0),
 	P(LP_INTERFACES, "interfaces", L, G, NULL, NULL, 0),
 	P(LP_INVALID_USERS, "invalid users", L, S, NULL, NULL, 0),
+	P(LP_KERBEROS_METHOD, "kerberos method", E, G, "default",
+	  kerberos_method_vals, 0),
 	P(LP_KERNEL_OPLOCKS, "kernel oplocks", B, S, "no", NULL, C),
 	P(LP_KERNEL_SHARE_MODES, "kernel share modes", B, S, "no", NULL, C),
 	P(LP_LANMAN_AUTH, "lanman auth", B, G, "no", NULL, C),
@@ -385,6 +401,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	  strict_locking_vals, 0),
 	P(LP_STRICT_SYNC, "strict sync", B, S, "yes", NULL, 0),
 	P(LP_SYNC_ALWAYS, "sync always", B, S, "no", NULL, 0),
+	/* winbindd's: the passwd entries of domain users come from it */
+	P(LP_TEMPLATE_HOMEDIR, "template homedir", STR, G, "/home/%D/%U", NULL,
+	  0),
+	P(LP_TEMPLATE_SHELL, "template shell", STR, G, "/bin/false", NULL, 0),
 	P(LP_UNIX_CHARSET, "unix charset", STR, G, "UTF-8", NULL, C),
 	/* Samba's default is no; ours is yes: signed, encrypted and
 	 * compounded replies fall back to a copy by themselves. */
@@ -399,6 +419,10 @@ const struct conf_param_def conf_params[LP__COUNT] = {
 	P(LP_VFS_OBJECTS, "vfs objects", L, S, NULL, NULL, 0),
 	P(LP_VOLUME, "volume", STR, S, NULL, NULL, 0),
 	P(LP_WIDE_LINKS, "wide links", B, S, "no", NULL, 0),
+	/* winbindd's too; smbd reads them to split DOMAIN\\user names */
+	P(LP_WINBIND_SEPARATOR, "winbind separator", STR, G, "\\", NULL, 0),
+	P(LP_WINBIND_USE_DEFAULT_DOMAIN, "winbind use default domain", B, G,
+	  "no", NULL, 0),
 	P(LP_WORKGROUP, "workgroup", CONF_T_USTRING, G, "WORKGROUP", NULL, 0),
 	P(LP_WRITE_LIST, "write list", L, S, NULL, NULL, 0),
 };

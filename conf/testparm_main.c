@@ -222,7 +222,8 @@ static int run(FILE *out, struct lp_ctx *lp, const char *file,
 		lp_dump_section(lp, snum, out, o->verbose);
 		return ret;
 	}
-	fprintf(stderr, "Server role: ROLE_STANDALONE\n\n");
+	fprintf(stderr, "Server role: %s\n\n",
+		lp_security_ads(lp) ? "ROLE_DOMAIN_MEMBER" : "ROLE_STANDALONE");
 	if (!o->suppress) {
 		int c;
 

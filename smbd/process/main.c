@@ -272,9 +272,10 @@ static bool check_role(const struct lp_ctx *lp)
 {
 	int role = lp_int(lp, LP_GLOBAL, LP_SERVER_ROLE);
 
-	if (role != LP_ROLE_AUTO && role != LP_ROLE_STANDALONE) {
+	if (role != LP_ROLE_AUTO && role != LP_ROLE_STANDALONE &&
+	    role != LP_ROLE_MEMBER) {
 		DBG_ERR("server role = %s is not supported: only a standalone "
-			"server\n",
+			"or member server\n",
 			lp_str(lp, LP_GLOBAL, LP_SERVER_ROLE));
 		return false;
 	}
