@@ -29,6 +29,27 @@
 #define ACB_PWNOEXP 0x00000200
 #define ACB_AUTOLOCK 0x00000400
 
+/* MS-DTYP 2.4.2.2 SID, as the authentication code carries it (the
+ * objects room has its own, struct sd_sid, of the same shape). */
+#define AUTH_SID_MAX_SUB_AUTHS 15
+struct auth_sid {
+	uint8_t revision;
+	uint8_t num_auths;
+	uint8_t id_auth[6];
+	uint32_t sub_auths[AUTH_SID_MAX_SUB_AUTHS];
+};
+
+/* "S-1-5-21-1-2-3-1104" into buf (AUTH_SID_STRING_MAX bytes). */
+#define AUTH_SID_STRING_MAX 192
+char *auth_sid_string(const struct auth_sid *sid,
+		      char buf[AUTH_SID_STRING_MAX]);
+/* The other way; false for anything that is not a SID. */
+bool auth_sid_parse(const char *s, struct auth_sid *out);
+bool auth_sid_equal(const struct auth_sid *a, const struct auth_sid *b);
+/* domain's SID with rid appended; false when domain has 15 already. */
+bool auth_sid_compose(const struct auth_sid *domain, uint32_t rid,
+		      struct auth_sid *out);
+
 struct auth_user_info {
 	const char *account_name; /* as stored (case preserved) */
 	const char *domain;
@@ -40,6 +61,15 @@ struct auth_user_info {
 	gid_t gid;
 	size_t ngroups;
 	gid_t *groups;
+	/*
+	 * security = ads, a domain user: the Windows token's SIDs, from the
+	 * ticket's PAC or from winbindd: sids[0] the user, sids[1] the
+	 * primary group, then every other group (domain groups, extra SIDs,
+	 * resource groups), no duplicates.  nsids is 0 for passdb users,
+	 * whose token is made of their Unix ids (S-1-22-*).
+	 */
+	struct auth_sid *sids;
+	size_t nsids;
 };
 
 /*

@@ -3,6 +3,8 @@ libsmbd_a_SOURCES += \
 	smbd/auth/asn1.c smbd/auth/asn1.h \
 	smbd/auth/auth.h \
 	smbd/auth/auth_unix.c \
+	smbd/auth/auth_sid.c \
+	smbd/auth/pac.c smbd/auth/pac.h \
 	smbd/auth/spnego.c smbd/auth/spnego.h \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
@@ -54,3 +56,12 @@ TESTS += testsuite/unit/test_auth_pam
 testsuite_unit_test_auth_pam_SOURCES = testsuite/unit/test_auth_pam.c
 testsuite_unit_test_auth_pam_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_auth_pam_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/auth/pac: the PAC of a Kerberos ticket (MS-PAC), security = ads.
+check_PROGRAMS += testsuite/unit/test_pac
+TESTS += testsuite/unit/test_pac
+testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c
+testsuite_unit_test_pac_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_pac_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
+	testsuite/fuzz/corpus/fuzz_pac
