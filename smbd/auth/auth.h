@@ -91,6 +91,14 @@ enum auth_ntlm_policy {
 /* Map the smb.conf string; -1 when unknown. */
 int auth_ntlm_policy_from_string(const char *s);
 
+/* smb.conf "kerberos method" (Samba's values; default is secrets only). */
+enum auth_krb5_method {
+	AUTH_KRB5_SECRETS_ONLY = 0,
+	AUTH_KRB5_SYSTEM_KEYTAB,
+	AUTH_KRB5_DEDICATED_KEYTAB,
+	AUTH_KRB5_SECRETS_AND_KEYTAB,
+};
+
 struct auth_config {
 	const char *netbios_name; /* our NetBIOS name, upper case */
 	const char *workgroup;
@@ -99,7 +107,21 @@ struct auth_config {
 	int ntlm_auth; /* enum auth_ntlm_policy */
 	bool map_to_guest_bad_user; /* "map to guest = bad user" */
 	const char *guest_account; /* "guest account", e.g. "nobody" */
+	/* security = ads (issue 36): Kerberos in SPNEGO, domain users'
+	 * NTLM and ids through winbindd.  The strings below are NULL or ""
+	 * when ads is false. */
+	bool ads;
+	const char *realm; /* upper case */
+	int kerberos_method; /* enum auth_krb5_method */
+	const char *dedicated_keytab;
+	const char *private_dir; /* where secrets.tdb is */
+	bool allow_trusted_domains;
 };
+
+/* A deep copy of cfg on mem_ctx (work in the pool must not point into a
+ * session's, which may go while it runs); NULL when out of memory. */
+struct auth_config *auth_config_copy(TALLOC_CTX *mem_ctx,
+				     const struct auth_config *cfg);
 
 struct auth_result {
 	bool anonymous;

@@ -5,6 +5,10 @@ libsmbd_a_SOURCES += \
 	smbd/auth/auth_unix.c \
 	smbd/auth/auth_sid.c \
 	smbd/auth/pac.c smbd/auth/pac.h \
+	smbd/auth/auth_config.c \
+	smbd/auth/secrets.c smbd/auth/secrets.h \
+	smbd/auth/kerberos.c smbd/auth/kerberos.h \
+	smbd/auth/winbind.c smbd/auth/winbind.h \
 	smbd/auth/spnego.c smbd/auth/spnego.h \
 	smbd/auth/ntlmssp.c smbd/auth/ntlmssp.h \
 	smbd/auth/gensec.c smbd/auth/gensec.h \
