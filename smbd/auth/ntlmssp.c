@@ -57,6 +57,11 @@ struct ntlmssp_server {
 	bool have_keys;
 	uint8_t client_sign_key[16], server_sign_key[16];
 	struct crypto_rc4 *client_seal, *server_seal;
+	/* ntlmssp_server_set_verdict(): the domain checked the logon */
+	bool has_verdict;
+	NTSTATUS verdict;
+	struct auth_user_info *verdict_user;
+	uint8_t verdict_key[16];
 };
 
 /* 3.4.5.2/3.4.5.3: the constants include their terminating NUL. */
@@ -621,6 +626,41 @@ static NTSTATUS finish_guest(struct ntlmssp_server *s)
 }
 
 /*
+ * NTLMv2 once the response is proven (here or by the domain): the
+ * exported session key from the base key (3.4.5.1 KXKEY is the session
+ * base key for NTLMv2, then KEY_EXCH), the MIC, the signing keys.
+ */
+static NTSTATUS finish_v2(struct ntlmssp_server *s, const uint8_t *in,
+			  size_t in_len, const struct ntlmssp_auth_msg *am,
+			  const uint8_t base[16], uint32_t av_flags)
+{
+	uint8_t key[16];
+	NTSTATUS status;
+
+	memcpy(key, base, 16);
+	if (s->flags & NTLMSSP_NEGOTIATE_KEY_EXCH) {
+		if (am->enc_key.len != 16) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		memcpy(key, am->enc_key.data, 16);
+		crypto_rc4_oneshot(base, 16, key, 16);
+	}
+	if (av_flags & MSV_AV_FLAG_MIC_PRESENT) {
+		status = check_mic(s, in, in_len, am, key);
+		if (!NT_STATUS_IS_OK(status)) {
+			memset(key, 0, sizeof(key));
+			return status;
+		}
+		s->had_mic = true;
+	}
+	memcpy(s->result.session_key, key, 16);
+	s->result.has_session_key = true;
+	status = derive_keys(s, key);
+	memset(key, 0, sizeof(key));
+	return status;
+}
+
+/*
  * A real user's NTLMv2 response: verify, then derive the keys and check
  * the MIC.
  */
@@ -631,7 +671,7 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 	static const uint8_t dummy_hash[16];
 	const char *client_dom = s->result.client_domain;
 	const char *domains[4];
-	uint8_t base[16], key[16];
+	uint8_t base[16];
 	uint32_t av_flags = 0;
 	bool ok;
 	NTSTATUS status;
@@ -656,27 +696,8 @@ static NTSTATUS auth_user_v2(struct ntlmssp_server *s, const uint8_t *in,
 	if (info == NULL || !info->has_nt_hash || !ok) {
 		return NT_STATUS_LOGON_FAILURE;
 	}
-	/* 3.4.5.1 KXKEY is the session base key for NTLMv2. */
-	memcpy(key, base, 16);
-	if (s->flags & NTLMSSP_NEGOTIATE_KEY_EXCH) {
-		if (am->enc_key.len != 16) {
-			return NT_STATUS_INVALID_PARAMETER;
-		}
-		memcpy(key, am->enc_key.data, 16);
-		crypto_rc4_oneshot(base, 16, key, 16);
-	}
-	if (av_flags & MSV_AV_FLAG_MIC_PRESENT) {
-		status = check_mic(s, in, in_len, am, key);
-		if (!NT_STATUS_IS_OK(status)) {
-			return status;
-		}
-		s->had_mic = true;
-	}
-	memcpy(s->result.session_key, key, 16);
-	s->result.has_session_key = true;
-	status = derive_keys(s, key);
+	status = finish_v2(s, in, in_len, am, base, av_flags);
 	memset(base, 0, sizeof(base));
-	memset(key, 0, sizeof(key));
 	return status;
 }
 
@@ -705,11 +726,9 @@ bool ntlmssp_v1_response(const uint8_t nt_hash[16],
 	return desl(nt_hash, digest, out);
 }
 
-void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
-		     const uint8_t *client_chal, uint8_t base[16],
-		     uint8_t kxkey[16])
+void ntlmssp_v1_kxkey(const uint8_t base[16], const uint8_t server_chal[8],
+		      const uint8_t *client_chal, uint8_t kxkey[16])
 {
-	crypto_md4(nt_hash, 16, base);
 	if (client_chal == NULL) {
 		memcpy(kxkey, base, 16);
 		return;
@@ -725,6 +744,18 @@ void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
 	}
 }
 
+void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
+		     const uint8_t *client_chal, uint8_t base[16],
+		     uint8_t kxkey[16])
+{
+	crypto_md4(nt_hash, 16, base);
+	ntlmssp_v1_kxkey(base, server_chal, client_chal, kxkey);
+}
+
+static NTSTATUS finish_v1(struct ntlmssp_server *s,
+			  const struct ntlmssp_auth_msg *am,
+			  const uint8_t base[16]);
+
 /*
  * NTLMv1 (3.3.1), only when "ntlm auth" permits it.  Unknown users are
  * checked against a dummy hash, as for v2.
@@ -735,7 +766,7 @@ static NTSTATUS auth_user_v1(struct ntlmssp_server *s,
 {
 	static const uint8_t dummy_hash[16];
 	const uint8_t *cchal = NULL;
-	uint8_t want[24], base[16], key[16];
+	uint8_t want[24], base[16];
 	bool ok;
 	NTSTATUS status;
 
@@ -758,7 +789,29 @@ static NTSTATUS auth_user_v1(struct ntlmssp_server *s,
 	if (info == NULL || !info->has_nt_hash || !ok) {
 		return NT_STATUS_LOGON_FAILURE;
 	}
-	ntlmssp_v1_keys(info->nt_hash, s->challenge, cchal, base, key);
+	crypto_md4(info->nt_hash, 16, base);
+	status = finish_v1(s, am, base);
+	memset(base, 0, sizeof(base));
+	return status;
+}
+
+/* NTLMv1 once proven: KXKEY from the session base key (3.4.5.1), then
+ * KEY_EXCH and the signing keys. */
+static NTSTATUS finish_v1(struct ntlmssp_server *s,
+			  const struct ntlmssp_auth_msg *am,
+			  const uint8_t base[16])
+{
+	const uint8_t *cchal = NULL;
+	uint8_t key[16];
+	NTSTATUS status;
+
+	if (s->flags & NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY) {
+		if (am->lm.len != 24) {
+			return NT_STATUS_LOGON_FAILURE;
+		}
+		cchal = am->lm.data;
+	}
+	ntlmssp_v1_kxkey(base, s->challenge, cchal, key);
 	if (s->flags & NTLMSSP_NEGOTIATE_KEY_EXCH) {
 		uint8_t kx[16];
 
@@ -773,7 +826,6 @@ static NTSTATUS auth_user_v1(struct ntlmssp_server *s,
 	memcpy(s->result.session_key, key, 16);
 	s->result.has_session_key = true;
 	status = derive_keys(s, key);
-	memset(base, 0, sizeof(base));
 	memset(key, 0, sizeof(key));
 	return status;
 }
@@ -793,6 +845,61 @@ static NTSTATUS check_account(const struct auth_user_info *info)
 	return NT_STATUS_OK;
 }
 
+/*
+ * A user the domain checked (ntlmssp_server_set_verdict): the keys from
+ * its session base key, or its refusal.  As Samba tells the client, an
+ * unknown user and a wrong password are both LOGON_FAILURE (the audit
+ * keeps the domain's reason), an unknown user is the guest where `map
+ * to guest = bad user` says so, and the domain's other reasons
+ * (ACCOUNT_DISABLED, PASSWORD_EXPIRED, NO_LOGON_SERVERS, ...) are passed
+ * on.
+ */
+static NTSTATUS authenticate_domain_user(struct ntlmssp_server *s,
+					 const uint8_t *in, size_t in_len,
+					 const struct ntlmssp_auth_msg *am,
+					 bool v1)
+{
+	NTSTATUS status = s->verdict;
+	uint32_t av_flags = 0;
+
+	if (!v1 && NT_STATUS_IS_OK(status)) {
+		/* as for a local user: a malformed list is refused */
+		status = ntlmssp_av_flags(am->nt.data + 44, am->nt.len - 44,
+					  &av_flags);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = v1 ? finish_v1(s, am, s->verdict_key)
+			    : finish_v2(s, in, in_len, am, s->verdict_key,
+					av_flags);
+	}
+	explicit_bzero(s->verdict_key, sizeof(s->verdict_key));
+	if (status == NT_STATUS_NO_SUCH_USER && s->cfg->map_to_guest_bad_user) {
+		return finish_guest(s);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		s->audit.status = status;
+		log_failure(s, status);
+		if (status == NT_STATUS_NO_SUCH_USER ||
+		    status == NT_STATUS_WRONG_PASSWORD) {
+			status = NT_STATUS_LOGON_FAILURE;
+		}
+		return status;
+	}
+	status = check_account(s->verdict_user);
+	if (!NT_STATUS_IS_OK(status)) {
+		log_failure(s, status);
+		return status;
+	}
+	s->result.user = talloc_steal(s, s->verdict_user);
+	s->verdict_user = NULL;
+	s->audit.mapped_user = s->result.user->account_name;
+	s->audit.mapped_domain = s->result.user->domain;
+	DBG_INFO("domain user [%s]\\[%s] authenticated by winbindd from %s\n",
+		 s->result.user->domain, s->result.user->account_name,
+		 s->remote_addr);
+	return NT_STATUS_OK;
+}
+
 /* Look the user up, check the response (v1 or v2), map a bad user to
  * guest where configured, check the account, log the outcome. */
 static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
@@ -804,6 +911,9 @@ static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
 
 	s->audit.mapped_user = s->result.client_user;
 	s->audit.mapped_domain = s->result.client_domain;
+	if (s->has_verdict) {
+		return authenticate_domain_user(s, in, in_len, am, v1);
+	}
 	status = s->lookup(s->priv, s, s->result.client_user,
 			   s->result.client_domain, &info);
 	if (status == NT_STATUS_NO_SUCH_USER) {
@@ -991,6 +1101,52 @@ char *ntlmssp_server_peek_user(const struct ntlmssp_server *s,
 		return NULL;
 	}
 	return user;
+}
+
+bool ntlmssp_server_peek_auth(const struct ntlmssp_server *s,
+			      TALLOC_CTX *mem_ctx, const uint8_t *in,
+			      size_t in_len, struct ntlmssp_peek *out)
+{
+	bool unicode = s->flags & NTLMSSP_NEGOTIATE_UNICODE;
+	struct ntlmssp_auth_msg am;
+
+	memset(out, 0, sizeof(*out));
+	if (s->state != NTLMSSP_WANT_AUTH ||
+	    !NT_STATUS_IS_OK(ntlmssp_parse_authenticate(in, in_len, &am)) ||
+	    !NT_STATUS_IS_OK(pull_str(mem_ctx, unicode, &am.user,
+				      &out->user)) ||
+	    !NT_STATUS_IS_OK(pull_str(mem_ctx, unicode, &am.domain,
+				      &out->domain)) ||
+	    !NT_STATUS_IS_OK(pull_str(mem_ctx, unicode, &am.workstation,
+				      &out->workstation))) {
+		return false;
+	}
+	/* 3.2.5.1.2: anonymous stays with us */
+	if (out->user[0] == '\0' || am.nt.len == 0) {
+		return false;
+	}
+	out->nt = talloc_memdup(mem_ctx, am.nt.data, am.nt.len);
+	out->nt_len = am.nt.len;
+	if (am.lm.len > 0) {
+		out->lm = talloc_memdup(mem_ctx, am.lm.data, am.lm.len);
+		out->lm_len = am.lm.len;
+	}
+	memcpy(out->challenge, s->challenge, 8);
+	return out->nt != NULL && (am.lm.len == 0 || out->lm != NULL);
+}
+
+void ntlmssp_server_set_verdict(struct ntlmssp_server *s, NTSTATUS status,
+				struct auth_user_info *user,
+				const uint8_t session_base_key[16])
+{
+	s->has_verdict = true;
+	s->verdict = status;
+	talloc_free(s->verdict_user);
+	s->verdict_user = NT_STATUS_IS_OK(status) ? talloc_steal(s, user)
+						  : NULL;
+	if (NT_STATUS_IS_OK(status)) {
+		memcpy(s->verdict_key, session_base_key, 16);
+	}
 }
 
 const struct auth_result *ntlmssp_server_result(const struct ntlmssp_server *s)

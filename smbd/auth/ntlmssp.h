@@ -100,6 +100,35 @@ char *ntlmssp_server_peek_user(const struct ntlmssp_server *s,
 			       TALLOC_CTX *mem_ctx, const uint8_t *in,
 			       size_t in_len);
 
+/*
+ * security = ads: an AUTHENTICATE whose user is not ours is checked by
+ * the domain (through winbindd), not against passdb.  The fields that
+ * check needs, copied onto mem_ctx; false when `in` is not the
+ * AUTHENTICATE s waits for, or not one a domain could check (anonymous,
+ * malformed names).
+ */
+struct ntlmssp_peek {
+	char *user, *domain, *workstation;
+	uint8_t *nt, *lm;
+	size_t nt_len, lm_len;
+	uint8_t challenge[8];
+};
+bool ntlmssp_server_peek_auth(const struct ntlmssp_server *s,
+			      TALLOC_CTX *mem_ctx, const uint8_t *in,
+			      size_t in_len, struct ntlmssp_peek *out);
+
+/*
+ * The domain's verdict on the AUTHENTICATE ntlmssp_server_update() gets
+ * next, in place of the passdb lookup and the response check: status
+ * (OK, or the domain's reason: WRONG_PASSWORD, NO_SUCH_USER,
+ * ACCOUNT_DISABLED, ...), and on OK the user (taken over) and the NTLM
+ * user session key (MS-NLMP's SessionBaseKey, from which the exchange's
+ * keys and MIC are derived here as for a local user).
+ */
+void ntlmssp_server_set_verdict(struct ntlmssp_server *s, NTSTATUS status,
+				struct auth_user_info *user,
+				const uint8_t session_base_key[16]);
+
 /* NTLMv1 (MS-NLMP 3.3.1): the 24-byte NtChallengeResponse, with extended
  * session security when client_chal (8 bytes) is given; false when DES is
  * not available.  And the SessionBaseKey and KXKEY (3.4.5.1). */
@@ -109,6 +138,9 @@ bool ntlmssp_v1_response(const uint8_t nt_hash[16],
 void ntlmssp_v1_keys(const uint8_t nt_hash[16], const uint8_t server_chal[8],
 		     const uint8_t *client_chal, uint8_t base[16],
 		     uint8_t kxkey[16]);
+/* KXKEY alone, from the SessionBaseKey. */
+void ntlmssp_v1_kxkey(const uint8_t base[16], const uint8_t server_chal[8],
+		      const uint8_t *client_chal, uint8_t kxkey[16]);
 
 /* Tests and fuzzers only: a fixed challenge and timestamp. */
 void ntlmssp_server_fix_challenge(struct ntlmssp_server *s,
