@@ -20,6 +20,15 @@
  * spnego_negotiate_hint() (spnego.h).  The result's session_key is the
  * NTLMSSP ExportedSessionKey, what SMB2 derives its signing keys from;
  * has_session_key is false for anonymous and guest logons.
+ *
+ * With cfg->ads (security = ads) a negTokenInit whose first mechanism
+ * is Kerberos (either OID) and carries its AP-REQ is accepted in one leg
+ * (kerberos.h): accept-completed, supportedMech the client's OID, the
+ * AP-REP as responseToken, as Samba answers; the user's SIDs come from
+ * the PAC and the ids from winbindd.  NTLM logons of users of the
+ * member's domain (or of one winbindd knows as trusted, with `allow
+ * trusted domains`) are checked by winbindd; others (this server's
+ * NetBIOS name, unknown domains) against passdb, as Samba 4.17 does.
  */
 #ifndef SMBD_AUTH_GENSEC_H
 #define SMBD_AUTH_GENSEC_H
@@ -56,6 +65,33 @@ const struct auth_result *gensec_result(const struct gensec *g);
 /* The audit record of the logon's AUTHENTICATE (success or failure);
  * NULL when none was processed (a malformed token, a NEGOTIATE only). */
 const struct auth_audit *gensec_audit(const struct gensec *g);
+
+/*
+ * security = ads: the part of a leg that blocks, taken off the loop.
+ * Before gensec_update(g, in), gensec_job_new(g, in) says whether that
+ * leg needs one: a Kerberos AP-REQ (the keytab, the replay cache, then
+ * winbindd for the user's ids) or the AUTHENTICATE of a domain user
+ * (winbindd, which asks the DC).  The job holds copies of all it needs
+ * and nothing of g, so it may run in another thread and outlive g:
+ *
+ *	j = gensec_job_new(g, NULL, in, in_len);
+ *	if (j != NULL) {
+ *		(in the pool)  gensec_job_run(j);
+ *		(on g's thread) gensec_job_take(g, j);
+ *	}
+ *	status = gensec_update(g, mem_ctx, in, in_len, &out, &out_len);
+ *
+ * gensec_update() uses the job taken for that input; for a leg that
+ * needs one and has none it runs one itself (tests, fuzzers).  NULL: the
+ * leg needs nothing of the kind (or out of memory, which the update then
+ * meets again).
+ */
+struct gensec_job;
+struct gensec_job *gensec_job_new(struct gensec *g, TALLOC_CTX *mem_ctx,
+				  const uint8_t *in, size_t in_len);
+void gensec_job_run(struct gensec_job *j);
+/* j becomes g's (talloc_steal). */
+void gensec_job_take(struct gensec *g, struct gensec_job *j);
 
 /* Tests and fuzzers: fix the NTLMSSP challenge and timestamp. */
 void gensec_fix_challenge(struct gensec *g, const uint8_t challenge[8],

@@ -22,6 +22,10 @@
 const uint8_t spnego_oid_spnego[6] = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x02};
 const uint8_t spnego_oid_ntlmssp[10] = {0x2b, 0x06, 0x01, 0x04, 0x01,
 					0x82, 0x37, 0x02, 0x02, 0x0a};
+const uint8_t spnego_oid_krb5[9] = {0x2a, 0x86, 0x48, 0x86, 0xf7,
+				    0x12, 0x01, 0x02, 0x02};
+const uint8_t spnego_oid_ms_krb5[9] = {0x2a, 0x86, 0x48, 0x82, 0xf7,
+				       0x12, 0x01, 0x02, 0x02};
 
 /* MS-SPNG 3.2.5.2: the fixed hint name Windows and Samba send. */
 static const char spnego_hint_name[] = "not_defined_in_RFC4178@please_ignore";
@@ -30,6 +34,13 @@ bool spnego_is_ntlmssp(const struct spnego_blob *oid)
 {
 	return oid->data != NULL && oid->len == sizeof(spnego_oid_ntlmssp) &&
 	       memcmp(oid->data, spnego_oid_ntlmssp, oid->len) == 0;
+}
+
+bool spnego_is_krb5(const struct spnego_blob *oid)
+{
+	return oid->data != NULL && oid->len == sizeof(spnego_oid_krb5) &&
+	       (memcmp(oid->data, spnego_oid_krb5, oid->len) == 0 ||
+		memcmp(oid->data, spnego_oid_ms_krb5, oid->len) == 0);
 }
 
 /* [n] { OCTET STRING } */
@@ -313,6 +324,20 @@ NTSTATUS spnego_build_resp(TALLOC_CTX *mem_ctx, int32_t neg_state,
 			   size_t token_len, const uint8_t *mic, size_t mic_len,
 			   uint8_t **out, size_t *out_len)
 {
+	struct spnego_blob ntlmssp = {spnego_oid_ntlmssp,
+				      sizeof(spnego_oid_ntlmssp)};
+
+	return spnego_build_resp_mech(mem_ctx, neg_state,
+				      with_mech ? &ntlmssp : NULL, token,
+				      token_len, mic, mic_len, out, out_len);
+}
+
+NTSTATUS spnego_build_resp_mech(TALLOC_CTX *mem_ctx, int32_t neg_state,
+				const struct spnego_blob *mech,
+				const uint8_t *token, size_t token_len,
+				const uint8_t *mic, size_t mic_len,
+				uint8_t **out, size_t *out_len)
+{
 	struct asn1_writer w;
 
 	asn1_writer_init(&w, mem_ctx);
@@ -323,10 +348,9 @@ NTSTATUS spnego_build_resp(TALLOC_CTX *mem_ctx, int32_t neg_state,
 		asn1_push_enumerated(&w, neg_state);
 		asn1_push_end(&w);
 	}
-	if (with_mech) {
+	if (mech != NULL) {
 		asn1_push_start(&w, ASN1_CONTEXT(1));
-		asn1_push_prim(&w, ASN1_OID, spnego_oid_ntlmssp,
-			       sizeof(spnego_oid_ntlmssp));
+		asn1_push_prim(&w, ASN1_OID, mech->data, mech->len);
 		asn1_push_end(&w);
 	}
 	if (token != NULL) {
@@ -340,7 +364,7 @@ NTSTATUS spnego_build_resp(TALLOC_CTX *mem_ctx, int32_t neg_state,
 	return asn1_writer_finish(&w, out, out_len);
 }
 
-NTSTATUS spnego_negotiate_hint(TALLOC_CTX *mem_ctx, uint8_t **out,
+NTSTATUS spnego_negotiate_hint(TALLOC_CTX *mem_ctx, bool krb5, uint8_t **out,
 			       size_t *out_len)
 {
 	struct asn1_writer w;
@@ -353,6 +377,12 @@ NTSTATUS spnego_negotiate_hint(TALLOC_CTX *mem_ctx, uint8_t **out,
 	asn1_push_start(&w, ASN1_SEQUENCE);
 	asn1_push_start(&w, ASN1_CONTEXT(0));
 	asn1_push_start(&w, ASN1_SEQUENCE);
+	if (krb5) {
+		asn1_push_prim(&w, ASN1_OID, spnego_oid_ms_krb5,
+			       sizeof(spnego_oid_ms_krb5));
+		asn1_push_prim(&w, ASN1_OID, spnego_oid_krb5,
+			       sizeof(spnego_oid_krb5));
+	}
 	asn1_push_prim(&w, ASN1_OID, spnego_oid_ntlmssp,
 		       sizeof(spnego_oid_ntlmssp));
 	asn1_push_end(&w);

@@ -28,6 +28,11 @@
 /* OID contents (no tag/length) of 1.3.6.1.5.5.2 and NTLMSSP. */
 extern const uint8_t spnego_oid_spnego[6];
 extern const uint8_t spnego_oid_ntlmssp[10];
+/* Kerberos 5 (RFC 4121: 1.2.840.113554.1.2.2) and Microsoft's
+ * misencoded variant of it (1.2.840.48018.1.2.2), which Windows offers
+ * first and which means the same mechanism (MS-KILE 3.1.5.8). */
+extern const uint8_t spnego_oid_krb5[9];
+extern const uint8_t spnego_oid_ms_krb5[9];
 
 struct spnego_blob {
 	const uint8_t *data; /* NULL: absent */
@@ -64,6 +69,8 @@ NTSTATUS spnego_parse(const uint8_t *in, size_t in_len,
 
 /* True when `oid` (contents) is NTLMSSP's OID. */
 bool spnego_is_ntlmssp(const struct spnego_blob *oid);
+/* True when `oid` is one of the two Kerberos OIDs. */
+bool spnego_is_krb5(const struct spnego_blob *oid);
 
 /*
  * negTokenResp (RFC 4178 4.2.2).  neg_state SPNEGO_NO_STATE omits it;
@@ -73,12 +80,20 @@ NTSTATUS spnego_build_resp(TALLOC_CTX *mem_ctx, int32_t neg_state,
 			   bool with_mech, const uint8_t *token,
 			   size_t token_len, const uint8_t *mic, size_t mic_len,
 			   uint8_t **out, size_t *out_len);
+/* The same with supportedMech = mech (NULL: none). */
+NTSTATUS spnego_build_resp_mech(TALLOC_CTX *mem_ctx, int32_t neg_state,
+				const struct spnego_blob *mech,
+				const uint8_t *token, size_t token_len,
+				const uint8_t *mic, size_t mic_len,
+				uint8_t **out, size_t *out_len);
 
 /*
  * negTokenInit2 (MS-SPNG 2.2.1) for the SMB2 NEGOTIATE response security
- * buffer: mechTypes = [NTLMSSP], negHints.hintName as Windows sends it.
+ * buffer: mechTypes = [NTLMSSP], or with krb5 (security = ads) [MS KRB5,
+ * KRB5, NTLMSSP] as Samba's member sends them; negHints.hintName as
+ * Windows sends it.
  */
-NTSTATUS spnego_negotiate_hint(TALLOC_CTX *mem_ctx, uint8_t **out,
+NTSTATUS spnego_negotiate_hint(TALLOC_CTX *mem_ctx, bool krb5, uint8_t **out,
 			       size_t *out_len);
 
 /* negTokenInit (client side), for tests and fuzz seeds. */

@@ -22,6 +22,7 @@ struct smbd_worker;
 struct gensec;
 struct smbd_tcon;
 struct auth_result;
+struct auth_sid;
 struct tpool_cred;
 struct tpool_lane;
 
@@ -88,6 +89,11 @@ struct smbd_session {
 	gid_t *groups;
 	size_t ngroups;
 	char *home;
+	/* security = ads, a domain user: the token's SIDs (struct
+	 * auth_user_info's: user, primary group, other groups); 0 for
+	 * passdb users, guest and anonymous. */
+	struct auth_sid *sids;
+	size_t nsids;
 
 	/* Keys (3.3.5.5.3). */
 	bool has_keys;

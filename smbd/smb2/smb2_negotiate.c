@@ -351,7 +351,9 @@ static NTSTATUS neg_build_body(struct smbd_conn *conn, struct wire_buf *out,
 	if (dialect == SMB2_DIALECT_0202) {
 		max_io = 65536;
 	}
-	(void)spnego_negotiate_hint(NULL, &blob, &blob_len);
+	/* security = ads offers Kerberos first, as Samba's member does */
+	(void)spnego_negotiate_hint(NULL, lp_security_ads(srv->lp), &blob,
+				    &blob_len);
 
 	wire_push_le16(out, 65);
 	wire_push_le16(out, conn->server_security_mode);

@@ -128,6 +128,16 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 	TALLOC_FREE(s->domain);
 	TALLOC_FREE(s->unix_name);
 	TALLOC_FREE(s->groups);
+	TALLOC_FREE(s->sids);
+	s->nsids = 0;
+	if (u != NULL && u->nsids > 0 && !r->guest) {
+		s->sids = talloc_memdup(s, u->sids,
+					sizeof(*u->sids) * u->nsids);
+		if (s->sids == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		s->nsids = u->nsids;
+	}
 	if (u != NULL) {
 		s->account_name = talloc_strdup(s, u->account_name);
 		s->domain = talloc_strdup(s, u->domain ? u->domain : "");
@@ -422,16 +432,61 @@ static NTSTATUS sesssetup_finish(struct smb2_request *req,
 	return sesssetup_reply(req, out_flags, out, out_len);
 }
 
+static NTSTATUS sesssetup_auth(struct smb2_request *req,
+			       struct smbd_session *s);
+
+/* security = ads: the leg's Kerberos or winbindd work, in the pool's
+ * logon lane (smbd/auth/gensec.h: gensec_job_new). */
+struct sesssetup_gensec_job {
+	uint64_t session_id;
+	struct gensec_job *job;
+};
+
+static void gensec_job_work(void *priv)
+{
+	struct sesssetup_gensec_job *sj = priv;
+
+	gensec_job_run(sj->job);
+}
+
+static NTSTATUS gensec_job_finished(struct smb2_request *req, void *priv)
+{
+	struct sesssetup_gensec_job *sj = priv;
+	struct smbd_session *s = smbd_session_find(req->conn, sj->session_id);
+
+	if (s == NULL || s->gensec == NULL) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	req->session = s;
+	gensec_job_take(s->gensec, sj->job);
+	return sesssetup_auth(req, s);
+}
+
 /* One leg of the exchange, once what it needs is at hand. */
 static NTSTATUS sesssetup_auth(struct smb2_request *req,
 			       struct smbd_session *s)
 {
+	struct sesssetup_gensec_job *sj;
+	struct gensec_job *j;
 	struct sesssetup_args a;
 	uint8_t *out = NULL;
 	size_t out_len = 0;
 	NTSTATUS st;
 
 	sesssetup_args(req, &a);
+	j = gensec_job_new(s->gensec, NULL, a.blob, a.len);
+	if (j != NULL) {
+		/* it blocks (keytab, replay cache, winbindd): not here */
+		sj = talloc_zero(NULL, struct sesssetup_gensec_job);
+		if (sj == NULL) {
+			talloc_free(j);
+			return NT_STATUS_NO_MEMORY;
+		}
+		sj->session_id = s->id;
+		sj->job = talloc_steal(sj, j);
+		return smb2_job_run_daemon(req, sj, gensec_job_work,
+					   gensec_job_finished, NULL);
+	}
 	st = gensec_update(s->gensec, req->mem_ctx, a.blob, a.len, &out,
 			   &out_len);
 	if (st == NT_STATUS_MORE_PROCESSING_REQUIRED) {

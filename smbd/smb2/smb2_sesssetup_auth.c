@@ -55,6 +55,34 @@ NTSTATUS sesssetup_reply(struct smb2_request *req, uint16_t flags,
 	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
+/* security = ads: what Kerberos and winbindd need (smbd/auth/auth.h). */
+static bool sesssetup_ads_config(struct auth_config *c,
+				 const struct lp_ctx *lp)
+{
+	static const int methods[] = {
+		[LP_KRB5_DEFAULT] = AUTH_KRB5_SECRETS_ONLY,
+		[LP_KRB5_SECRETS_ONLY] = AUTH_KRB5_SECRETS_ONLY,
+		[LP_KRB5_SYSTEM_KEYTAB] = AUTH_KRB5_SYSTEM_KEYTAB,
+		[LP_KRB5_DEDICATED_KEYTAB] = AUTH_KRB5_DEDICATED_KEYTAB,
+		[LP_KRB5_SECRETS_AND_KEYTAB] = AUTH_KRB5_SECRETS_AND_KEYTAB,
+	};
+	int m = lp_int(lp, LP_GLOBAL, LP_KERBEROS_METHOD);
+
+	c->realm = talloc_strdup(c, lp_str(lp, LP_GLOBAL, LP_REALM));
+	c->dedicated_keytab = talloc_strdup(
+		c, lp_str(lp, LP_GLOBAL, LP_DEDICATED_KEYTAB_FILE));
+	c->private_dir = talloc_strdup(c, lp_str(lp, LP_GLOBAL,
+						 LP_PRIVATE_DIR));
+	c->kerberos_method = m >= 0 && m < (int)(sizeof(methods) /
+						  sizeof(methods[0]))
+				     ? methods[m]
+				     : AUTH_KRB5_SECRETS_ONLY;
+	c->allow_trusted_domains = lp_bool(lp, LP_GLOBAL,
+					   LP_ALLOW_TRUSTED_DOMAINS);
+	return c->realm != NULL && c->dedicated_keytab != NULL &&
+	       c->private_dir != NULL;
+}
+
 /*
  * The smb.conf values NTLMSSP needs, copied for one session's
  * authentication: a SIGHUP between its legs (or at any time after) frees
@@ -89,6 +117,11 @@ struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
 	}
 	c->map_to_guest_bad_user = lp_int(lp, LP_GLOBAL, LP_MAP_TO_GUEST) ==
 				   LP_MAP_TO_GUEST_BAD_USER;
+	c->ads = lp_security_ads(lp);
+	if (c->ads && !sesssetup_ads_config(c, lp)) {
+		talloc_free(c);
+		return NULL;
+	}
 	return c;
 }
 

@@ -84,6 +84,13 @@ static const char samba_hint_hex[] =
 	"3028a0261b246e6f745f646566696e65645f696e5f5246433431373840706c65"
 	"6173655f69676e6f7265";
 
+/* Samba 4.17's as a security = ads member (the issue 36 bed): MS KRB5,
+ * KRB5, NTLMSSP. */
+static const char samba_member_hint_hex[] =
+	"605e06062b0601050502a0543052a024302206092a864882f71201020206092a"
+	"864886f712010202060a2b06010401823702020aa32a3028a0261b246e6f745f"
+	"646566696e65645f696e5f5246433431373840706c656173655f69676e6f7265";
+
 /* impacket 0.10 (spnego.SPNEGO_NegTokenInit/Resp), another encoder. */
 static const char impacket_init_hex[] =
 	"604006062b0601050502a0363034a00e300c060a2b06010401823702020aa222"
@@ -100,7 +107,7 @@ static void test_hint(void **state)
 	size_t n = unhex(samba_hint_hex, want, sizeof(want)), out_len;
 	struct spnego_token tok;
 
-	assert_int_equal(spnego_negotiate_hint(mem_ctx, &out, &out_len),
+	assert_int_equal(spnego_negotiate_hint(mem_ctx, false, &out, &out_len),
 			 NT_STATUS_OK);
 	assert_int_equal(out_len, n);
 	assert_memory_equal(out, want, n);
@@ -111,6 +118,19 @@ static void test_hint(void **state)
 	assert_true(spnego_is_ntlmssp(&tok.mechs[0]));
 	assert_null(tok.mech_token.data);
 	assert_null(tok.mech_list_mic.data);
+	/* security = ads: Samba 4.17's member (issue 36), byte for byte */
+	n = unhex(samba_member_hint_hex, want, sizeof(want));
+	assert_int_equal(spnego_negotiate_hint(mem_ctx, true, &out, &out_len),
+			 NT_STATUS_OK);
+	assert_int_equal(out_len, n);
+	assert_memory_equal(out, want, n);
+	assert_int_equal(spnego_parse(out, out_len, &tok), NT_STATUS_OK);
+	assert_int_equal(tok.num_mechs, 3);
+	assert_true(spnego_is_krb5(&tok.mechs[0]));
+	assert_true(spnego_is_krb5(&tok.mechs[1]));
+	assert_false(spnego_is_krb5(&tok.mechs[2]));
+	assert_true(spnego_is_ntlmssp(&tok.mechs[2]));
+	assert_false(spnego_is_ntlmssp(&tok.mechs[0]));
 	talloc_free(mem_ctx);
 }
 
