@@ -91,6 +91,50 @@ NTSTATUS ntacl_token_unix(TALLOC_CTX *mem_ctx, uid_t uid, gid_t gid,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS ntacl_token_domain(TALLOC_CTX *mem_ctx, const struct sd_sid *sids,
+			    size_t n, uid_t uid, gid_t gid,
+			    const gid_t *groups, size_t ngroups,
+			    struct ntacl_token **out)
+{
+	struct ntacl_token *unix_tok, *t;
+	size_t i;
+	NTSTATUS st;
+
+	if (n < 2 || n > 4096) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	st = ntacl_token_unix(mem_ctx, uid, gid, groups, ngroups, false,
+			      &unix_tok);
+	if (!NT_STATUS_IS_OK(st)) {
+		return st;
+	}
+	t = talloc_zero(mem_ctx, struct ntacl_token);
+	if (t == NULL) {
+		talloc_free(unix_tok);
+		return NT_STATUS_NO_MEMORY;
+	}
+	t->sids = talloc_array(t, struct sd_sid, n + unix_tok->num_sids);
+	if (t->sids == NULL) {
+		talloc_free(unix_tok);
+		talloc_free(t);
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; i < n; i++) {
+		if (i < 2 || !ntacl_token_has(t, &sids[i])) {
+			t->sids[t->num_sids++] = sids[i];
+		}
+	}
+	for (i = 0; i < unix_tok->num_sids; i++) {
+		if (!ntacl_token_has(t, &unix_tok->sids[i])) {
+			t->sids[t->num_sids++] = unix_tok->sids[i];
+		}
+	}
+	t->root = unix_tok->root;
+	talloc_free(unix_tok);
+	*out = t;
+	return NT_STATUS_OK;
+}
+
 bool ntacl_token_has(const struct ntacl_token *tok, const struct sd_sid *s)
 {
 	size_t i;

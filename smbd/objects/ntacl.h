@@ -61,6 +61,18 @@ NTSTATUS ntacl_token_unix(TALLOC_CTX *mem_ctx, uid_t uid, gid_t gid,
 			  const gid_t *groups, size_t ngroups, bool guest,
 			  struct ntacl_token **out);
 
+/*
+ * The token of a domain user (security = ads): its Windows SIDs first
+ * (sids[0] the user, sids[1] the primary group: the owner and group of
+ * what it creates, as Samba's token has them), then its Unix ids' SIDs
+ * as ntacl_token_unix() makes them (so POSIX-mapped ACLs still know
+ * it), Everyone and Authenticated Users; no SID twice.  n >= 2.
+ */
+NTSTATUS ntacl_token_domain(TALLOC_CTX *mem_ctx, const struct sd_sid *sids,
+			    size_t n, uid_t uid, gid_t gid,
+			    const gid_t *groups, size_t ngroups,
+			    struct ntacl_token **out);
+
 /* s is one of the token's SIDs. */
 bool ntacl_token_has(const struct ntacl_token *tok, const struct sd_sid *s);
 

@@ -5,6 +5,7 @@
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
+#include "smbd/auth/auth.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/vfs_posix.h"
 
@@ -124,6 +125,32 @@ NTSTATUS ntacl_session_token(TALLOC_CTX *mem_ctx,
 		return ntacl_token_unix(mem_ctx, t->force_uid, t->force_gid,
 		                        t->force_groups, t->force_ngroups,
 		                        s->guest || s->anonymous, out);
+	}
+	if (s->nsids >= 2 && !s->guest && !s->anonymous) {
+		/* security = ads: the domain user's SIDs (from the PAC or
+		 * winbindd), so an ACE for a domain group is honoured */
+		struct sd_sid *sids = talloc_array(mem_ctx, struct sd_sid,
+		                                   s->nsids);
+		NTSTATUS st;
+		size_t i;
+
+		if (sids == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		for (i = 0; i < s->nsids; i++) {
+			const struct auth_sid *a = &s->sids[i];
+
+			memset(&sids[i], 0, sizeof(sids[i]));
+			sids[i].revision = a->revision;
+			sids[i].num_auths = a->num_auths;
+			memcpy(sids[i].id_auth, a->id_auth, 6);
+			memcpy(sids[i].sub_auths, a->sub_auths,
+			       sizeof(uint32_t) * a->num_auths);
+		}
+		st = ntacl_token_domain(mem_ctx, sids, s->nsids, s->uid,
+		                        s->gid, s->groups, s->ngroups, out);
+		talloc_free(sids);
+		return st;
 	}
 	/* An anonymous session has the guest account's ids, as the pool
 	 * jobs run (session setup). */
