@@ -186,17 +186,16 @@ static bool leg_authenticate(const struct gensec *g, const uint8_t *in,
 	return true;
 }
 
-/* Would NTLMSSP refuse this response before checking it (ntlm auth,
- * NTLMv1 not permitted, not an NTLMv2 response)?  Then no domain is
- * asked, as no passdb lookup is made. */
+/* Would NTLMSSP refuse this response as malformed before checking it
+ * (neither NTLMv1's 24 bytes nor an NTLMv2 response)?  Then nobody is
+ * asked.  `ntlm auth` is not looked at here: it is about passdb users
+ * only, and a domain's users are checked under the domain's policy
+ * (smb.conf(5), as Samba's member forwards them). */
 static bool ntlm_refused_early(const struct auth_config *cfg,
 			       const struct ntlmssp_peek *p)
 {
-	if (cfg->ntlm_auth == AUTH_NTLM_DISABLED) {
-		return true;
-	}
 	if (p->nt_len == 24) {
-		return cfg->ntlm_auth != AUTH_NTLM_NTLMV1_PERMITTED;
+		return false;
 	}
 	return p->nt_len < 48 || p->nt[16] != 1 || p->nt[17] != 1;
 }

@@ -1031,12 +1031,18 @@ static NTSTATUS server_authenticate_msg(struct ntlmssp_server *s,
 		s->result.anonymous = true;
 		return NT_STATUS_OK;
 	}
-	if (s->cfg->ntlm_auth == AUTH_NTLM_DISABLED) {
-		log_failure(s, NT_STATUS_LOGON_FAILURE);
-		return NT_STATUS_LOGON_FAILURE;
+	/* `ntlm auth` is about this server's own (passdb) users: a domain
+	 * user's response was checked by the domain, under its own policy
+	 * (smb.conf(5); Samba 4.17's member forwards SMBNG\bob's NTLM with
+	 * ntlm auth = disabled) */
+	if (s->cfg->ntlm_auth == AUTH_NTLM_DISABLED && !s->has_verdict) {
+		/* NTLM_BLOCKED, as Samba 4.17 answers */
+		log_failure(s, NT_STATUS_NTLM_BLOCKED);
+		return NT_STATUS_NTLM_BLOCKED;
 	}
 	if (am.nt.len == 24) {
-		if (s->cfg->ntlm_auth != AUTH_NTLM_NTLMV1_PERMITTED) {
+		if (s->cfg->ntlm_auth != AUTH_NTLM_NTLMV1_PERMITTED &&
+		    !s->has_verdict) {
 			DBG_NOTICE("NTLMv1 logon for [%s] from %s refused "
 				   "(ntlm auth = ntlmv2-only)\n",
 				   s->result.client_user, s->remote_addr);

@@ -306,6 +306,147 @@ static NTSTATUS run_raw(TALLOC_CTX *mem_ctx, const struct auth_config *cfg,
 	return status;
 }
 
+/*
+ * The same with the domain's verdict (security = ads): the server hands
+ * out the AUTHENTICATE's fields, "winbindd" answers with status and the
+ * session base key, the exchange finishes with them.  base_key NULL:
+ * the right one, HMAC_MD5(NTOWFv2, NTProofStr), as a DC returns it.
+ */
+static NTSTATUS run_verdict(TALLOC_CTX *mem_ctx, const struct auth_config *cfg,
+			    const struct topts *o, NTSTATUS verdict,
+			    const uint8_t *base_key, struct ntlmssp_server **out)
+{
+	struct ntlmssp_server *s;
+	struct ntlmssp_peek peek;
+	struct auth_user_info *u;
+	struct tclient c;
+	uint8_t *chal, msg[2048], *none, nt[16], owf[16], base[16];
+	size_t chal_len, len, none_len;
+	struct crypto_iov iov;
+
+	s = ntlmssp_server_new(mem_ctx, cfg, tlookup, NULL, "192.0.2.1");
+	assert_non_null(s);
+	ntlmssp_server_fix_challenge(s, vec_server_chal, 0);
+	build_negotiate(&c, CLIENT_FLAGS);
+	assert_int_equal(ntlmssp_server_update(s, mem_ctx, c.neg,
+					       sizeof(c.neg), &chal,
+					       &chal_len),
+			 NT_STATUS_MORE_PROCESSING_REQUIRED);
+	take_challenge(&c, chal, chal_len);
+	/* nothing to peek before the AUTHENTICATE */
+	assert_false(ntlmssp_server_peek_auth(s, mem_ctx, c.neg,
+					      sizeof(c.neg), &peek));
+	len = build_auth(&c, o, msg, sizeof(msg));
+	assert_true(ntlmssp_server_peek_auth(s, mem_ctx, msg, len, &peek));
+	assert_string_equal(peek.user, o->user);
+	assert_string_equal(peek.domain, o->domain);
+	assert_string_equal(peek.workstation, "WS");
+	assert_memory_equal(peek.challenge, vec_server_chal, 8);
+	assert_int_equal(peek.lm_len, 24);
+	assert_true(peek.nt_len > 48);
+	/* what the DC computes */
+	assert_true(NT_STATUS_IS_OK(auth_nt_hash(o->password, nt)));
+	assert_true(NT_STATUS_IS_OK(
+		ntlmssp_ntowfv2(nt, o->user, o->domain, owf)));
+	iov = (struct crypto_iov){peek.nt, 16};
+	crypto_hmac_md5(owf, 16, &iov, 1, base);
+	u = talloc_zero(mem_ctx, struct auth_user_info);
+	u->account_name = talloc_strdup(u, o->user);
+	u->domain = talloc_strdup(u, o->domain);
+	u->unix_name = talloc_asprintf(u, "%s\\%s", o->domain, o->user);
+	u->uid = 100001;
+	u->acct_ctrl = ACB_NORMAL;
+	ntlmssp_server_set_verdict(s, verdict, u,
+				   base_key != NULL ? base_key : base);
+	*out = s;
+	return ntlmssp_server_update(s, mem_ctx, msg, len, &none, &none_len);
+}
+
+static void test_domain_verdict(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	/* a user passdb does not know: only the verdict counts */
+	struct topts o = {.user = "bob", .domain = "SMBNG",
+			  .password = "Bob-Pass-1", .mic = true,
+			  .key_exch = true};
+	static const uint8_t bad_key[16] = {1};
+	struct auth_config guest_cfg = tcfg;
+	struct ntlmssp_server *s;
+	const struct auth_result *r;
+	const struct auth_audit *a;
+
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o, NT_STATUS_OK, NULL,
+				     &s),
+			 NT_STATUS_OK);
+	r = ntlmssp_server_result(s);
+	assert_non_null(r);
+	assert_string_equal(r->user->unix_name, "SMBNG\\bob");
+	assert_int_equal(r->user->uid, 100001);
+	assert_true(r->has_session_key);
+	assert_hex(r->session_key, 16, "55555555555555555555555555555555");
+	assert_true(ntlmssp_server_had_mic(s));
+	assert_true(ntlmssp_server_can_sign(s));
+	a = ntlmssp_server_audit(s);
+	assert_int_equal(a->status, NT_STATUS_OK);
+	assert_string_equal(a->became_user, "bob");
+
+	/* a key that is not the one the MIC was made with */
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o, NT_STATUS_OK,
+				     bad_key, &s),
+			 NT_STATUS_INVALID_PARAMETER);
+	/* the domain's refusals, as Samba tells them */
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o,
+				     NT_STATUS_WRONG_PASSWORD, NULL, &s),
+			 NT_STATUS_LOGON_FAILURE);
+	assert_int_equal(ntlmssp_server_audit(s)->status,
+			 NT_STATUS_WRONG_PASSWORD);
+	assert_null(ntlmssp_server_result(s));
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o,
+				     NT_STATUS_NO_SUCH_USER, NULL, &s),
+			 NT_STATUS_LOGON_FAILURE);
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o,
+				     NT_STATUS_ACCOUNT_DISABLED, NULL, &s),
+			 NT_STATUS_ACCOUNT_DISABLED);
+	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o,
+				     NT_STATUS_NO_LOGON_SERVERS, NULL, &s),
+			 NT_STATUS_NO_LOGON_SERVERS);
+	/* map to guest = bad user: an unknown domain user is the guest */
+	guest_cfg.map_to_guest_bad_user = true;
+	assert_int_equal(run_verdict(mem_ctx, &guest_cfg, &o,
+				     NT_STATUS_NO_SUCH_USER, NULL, &s),
+			 NT_STATUS_OK);
+	assert_true(ntlmssp_server_result(s)->guest);
+	talloc_free(mem_ctx);
+}
+
+/* ntlm auth = disabled: NTLM_BLOCKED for passdb users, as Samba 4.17
+ * answers; domain users are the domain's business. */
+static void test_ntlm_disabled(void **state)
+{
+	TALLOC_CTX *mem_ctx = talloc_new(NULL);
+	struct topts o = {.user = "alice", .domain = "WORKGROUP",
+			  .password = "s3cr3t-\xc3\xa9t\xc3\xa9",
+			  .mic = true, .key_exch = true};
+	struct auth_config cfg = tcfg;
+	struct ntlmssp_server *s;
+
+	cfg.ntlm_auth = AUTH_NTLM_DISABLED;
+	assert_int_equal(run_raw(mem_ctx, &cfg, &o, &s),
+			 NT_STATUS_NTLM_BLOCKED);
+	assert_null(ntlmssp_server_result(s));
+	/* a domain user is the domain's to refuse (smb.conf(5)) */
+	o.user = "bob";
+	o.domain = "SMBNG";
+	o.password = "Bob-Pass-1";
+	assert_int_equal(run_verdict(mem_ctx, &cfg, &o, NT_STATUS_OK, NULL,
+				     &s),
+			 NT_STATUS_OK);
+	assert_int_equal(run_verdict(mem_ctx, &cfg, &o, NT_STATUS_NTLM_BLOCKED,
+				     NULL, &s),
+			 NT_STATUS_NTLM_BLOCKED);
+	talloc_free(mem_ctx);
+}
+
 static void test_vectors(void **state)
 {
 	uint8_t nt[16], owf[16];
@@ -1090,6 +1231,8 @@ int main(void)
 		cmocka_unit_test(test_v2_vector_exchange),
 		cmocka_unit_test(test_full_exchange_mic),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_domain_verdict),
+		cmocka_unit_test(test_ntlm_disabled),
 		cmocka_unit_test(test_failure_log),
 		cmocka_unit_test(test_v2_blob_malformed),
 		cmocka_unit_test(test_anonymous),
