@@ -24,6 +24,7 @@
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/kerberos.h"
 #include "smbd/auth/ntlmssp.h"
+#include "smbd/auth/passdb.h"
 #include "smbd/auth/spnego.h"
 #include "smbd/auth/winbind.h"
 #include "lib/log.h"
@@ -51,6 +52,9 @@ struct gensec {
 	size_t mech_list_len;
 	bool mic_required;
 	struct gensec_job *job; /* taken for the next leg */
+	/* gensec_set_record_lookup() */
+	auth_lookup_fn record;
+	void *record_priv;
 	/* A Kerberos logon's outcome (NTLMSSP keeps its own). */
 	bool krb5;
 	struct auth_result krb5_result;
@@ -75,6 +79,12 @@ struct gensec_job {
 	struct ntlmssp_peek peek;
 	bool local; /* not the domain's: passdb checks it after all */
 	uint8_t base_key[16];
+	/* a passdb user: its record read on the loop, its Unix side here
+	 * (gensec_set_record_lookup) */
+	bool looked_up;
+	NTSTATUS lookup_status;
+	struct auth_user_info *record;
+	struct auth_user_info *lookup_info;
 	/* both */
 	NTSTATUS status;
 	struct auth_user_info *user;
@@ -232,8 +242,10 @@ struct gensec_job *gensec_job_new(struct gensec *g, TALLOC_CTX *mem_ctx,
 	if (tmp == NULL ||
 	    !ntlmssp_server_peek_auth(g->ntlmssp, tmp, msg, msg_len, &peek) ||
 	    ntlm_refused_early(g->cfg, &peek) ||
-	    /* this server's own users are passdb's */
-	    strcasecmp(peek.domain, g->cfg->netbios_name) == 0) {
+	    /* this server's own users are passdb's: a job only when it
+	     * may look them up */
+	    (strcasecmp(peek.domain, g->cfg->netbios_name) == 0 &&
+	     g->record == NULL)) {
 		talloc_free(tmp);
 		return NULL;
 	}
@@ -245,9 +257,35 @@ struct gensec_job *gensec_job_new(struct gensec *g, TALLOC_CTX *mem_ctx,
 		(void)talloc_steal(j, peek.workstation);
 		(void)talloc_steal(j, peek.nt);
 		(void)talloc_steal(j, peek.lm);
+		j->local = strcasecmp(peek.domain, g->cfg->netbios_name) == 0;
+		if (g->record != NULL) {
+			/* the record now (a local tdb read), in case the
+			 * domain turns out not to be one (job_run_ntlm) */
+			j->lookup_status = g->record(g->record_priv, j,
+						     peek.user, peek.domain,
+						     &j->record);
+		}
 	}
 	talloc_free(tmp);
 	return j;
+}
+
+void gensec_set_record_lookup(struct gensec *g, auth_lookup_fn record,
+			      void *priv)
+{
+	g->record = record;
+	g->record_priv = priv;
+}
+
+/* Pool thread: a passdb user's Unix side, as the auth_lookup_fn would
+ * have found it (passdb_auth_lookup). */
+static void job_lookup_local(struct gensec_job *j)
+{
+	j->looked_up = true;
+	if (!NT_STATUS_IS_OK(j->lookup_status)) {
+		return; /* the record's own status (NO_SUCH_USER) */
+	}
+	j->lookup_status = passdb_auth_unix(j, j->record, &j->lookup_info);
 }
 
 /* Pool thread: a Kerberos ticket, then the user's ids. */
@@ -264,12 +302,14 @@ static void job_run_krb5(struct gensec_job *j)
 	}
 	li = j->krb5->logon_info;
 	if (li == NULL) {
-		/* An AD DC always puts one in; Samba maps a ticket
-		 * without one by name through NSS instead: not done here */
+		/* An AD DC always puts one in.  Samba 4.17's member refuses
+		 * such a ticket of its own realm the same way ("Unable to
+		 * find PAC in ticket"); it maps one of a foreign realm by
+		 * name, which is not done here. */
 		DBG_NOTICE("Kerberos logon of %s from %s refused: the ticket "
 			   "has no PAC\n", j->krb5->principal,
 			   j->remote_addr);
-		j->status = NT_STATUS_LOGON_FAILURE;
+		j->status = NT_STATUS_NO_IMPERSONATION_TOKEN;
 		return;
 	}
 	if (!j->cfg->allow_trusted_domains &&
@@ -306,11 +346,18 @@ static void job_run_ntlm(struct gensec_job *j)
 	/* As Samba 4.17: the member's domain and those winbindd knows
 	 * (when trusted ones are allowed) are the domain's to check;
 	 * any other name is this server's own users' (passdb). */
-	if (strcasecmp(j->peek.domain, j->cfg->workgroup) != 0 &&
+	if (!j->local &&
+	    strcasecmp(j->peek.domain, j->cfg->workgroup) != 0 &&
 	    (!j->cfg->allow_trusted_domains || j->peek.domain[0] == '\0' ||
 	     !winbind_domain_known(j->peek.domain))) {
 		j->local = true;
+	}
+	if (j->local) {
 		j->status = NT_STATUS_OK;
+		if (j->record != NULL ||
+		    j->lookup_status == NT_STATUS_NO_SUCH_USER) {
+			job_lookup_local(j);
+		}
 		return;
 	}
 	memcpy(r.challenge, j->peek.challenge, 8);
@@ -405,6 +452,9 @@ static void ntlm_verdict(struct gensec *g, const uint8_t *in, size_t in_len)
 	if (j->kind == GENSEC_JOB_NTLM && !j->local) {
 		ntlmssp_server_set_verdict(g->ntlmssp, j->status, j->user,
 					   j->base_key);
+	} else if (j->kind == GENSEC_JOB_NTLM && j->looked_up) {
+		ntlmssp_server_set_lookup(g->ntlmssp, j->lookup_status,
+					  j->lookup_info);
 	}
 	talloc_free(j);
 }

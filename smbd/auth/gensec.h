@@ -87,6 +87,19 @@ const struct auth_audit *gensec_audit(const struct gensec *g);
  * meets again).
  */
 struct gensec_job;
+
+/*
+ * Let jobs finish the lookup of this server's own users (passdb) too, so
+ * that no NSS call (on a domain member nss_winbind asks winbindd) is
+ * made on the loop: record(priv, ...) is an auth_lookup_fn that reads
+ * only the passdb record (passdb_auth_record, on the caller's thread);
+ * the job adds the Unix side (passdb_auth_unix).  Without it, as without
+ * security = ads, passdb users are looked up whole through the
+ * auth_lookup_fn of gensec_new().
+ */
+void gensec_set_record_lookup(struct gensec *g, auth_lookup_fn record,
+			      void *priv);
+
 struct gensec_job *gensec_job_new(struct gensec *g, TALLOC_CTX *mem_ctx,
 				  const uint8_t *in, size_t in_len);
 void gensec_job_run(struct gensec_job *j);

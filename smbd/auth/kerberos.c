@@ -513,6 +513,29 @@ static NTSTATUS refusal_status(OM_uint32 major, OM_uint32 minor)
 	return NT_STATUS_LOGON_FAILURE;
 }
 
+/* Does the name have urn:mspac: attributes at all?  MIT lists those of
+ * a PAC it could not verify, but gives none of their values. */
+static bool name_has_pac(gss_name_t name)
+{
+	gss_buffer_set_t attrs = GSS_C_NO_BUFFER_SET;
+	OM_uint32 minor;
+	int name_is_mn = 0;
+	bool found = false;
+	size_t i;
+
+	if (GSS_ERROR(gss_inquire_name(&minor, name, &name_is_mn, NULL,
+				       &attrs)) ||
+	    attrs == GSS_C_NO_BUFFER_SET) {
+		return false;
+	}
+	for (i = 0; i < attrs->count && !found; i++) {
+		found = attrs->elements[i].length >= 10 &&
+			memcmp(attrs->elements[i].value, "urn:mspac:", 10) == 0;
+	}
+	(void)gss_release_buffer_set(&minor, &attrs);
+	return found;
+}
+
 /* The PAC: only as an authenticated attribute of the client's name,
  * i.e. one MIT verified with the ticket's key. */
 static NTSTATUS take_pac(struct krb5_call *c, gss_name_t name,
@@ -530,6 +553,13 @@ static NTSTATUS take_pac(struct krb5_call *c, gss_name_t name,
 	major = gss_get_name_attribute(&minor, name, &attr, &authenticated,
 				       &complete, &value, &display, &more);
 	if (major == GSS_S_UNAVAILABLE) {
+		if (name_has_pac(name)) {
+			/* MIT 1.20 withholds a PAC whose server (or
+			 * ticket) signature does not verify */
+			snprintf(c->why, sizeof(c->why),
+				 "the PAC's signature does not verify");
+			return NT_STATUS_LOGON_FAILURE;
+		}
 		return NT_STATUS_OK; /* no PAC in the ticket */
 	}
 	if (GSS_ERROR(major)) {

@@ -57,6 +57,10 @@ struct ntlmssp_server {
 	bool have_keys;
 	uint8_t client_sign_key[16], server_sign_key[16];
 	struct crypto_rc4 *client_seal, *server_seal;
+	/* ntlmssp_server_set_lookup(): the lookup was made already */
+	bool has_lookup;
+	NTSTATUS lookup_status;
+	struct auth_user_info *lookup_info;
 	/* ntlmssp_server_set_verdict(): the domain checked the logon */
 	bool has_verdict;
 	NTSTATUS verdict;
@@ -914,8 +918,15 @@ static NTSTATUS authenticate_user(struct ntlmssp_server *s, const uint8_t *in,
 	if (s->has_verdict) {
 		return authenticate_domain_user(s, in, in_len, am, v1);
 	}
-	status = s->lookup(s->priv, s, s->result.client_user,
-			   s->result.client_domain, &info);
+	if (s->has_lookup) {
+		status = s->lookup_status;
+		info = s->lookup_info;
+		s->has_lookup = false;
+		s->lookup_info = NULL;
+	} else {
+		status = s->lookup(s->priv, s, s->result.client_user,
+				   s->result.client_domain, &info);
+	}
 	if (status == NT_STATUS_NO_SUCH_USER) {
 		info = NULL;
 	} else if (!NT_STATUS_IS_OK(status)) {
@@ -1139,6 +1150,16 @@ bool ntlmssp_server_peek_auth(const struct ntlmssp_server *s,
 	}
 	memcpy(out->challenge, s->challenge, 8);
 	return out->nt != NULL && (am.lm.len == 0 || out->lm != NULL);
+}
+
+void ntlmssp_server_set_lookup(struct ntlmssp_server *s, NTSTATUS status,
+			       struct auth_user_info *info)
+{
+	s->has_lookup = true;
+	s->lookup_status = status;
+	talloc_free(s->lookup_info);
+	s->lookup_info = NT_STATUS_IS_OK(status) ? talloc_steal(s, info)
+						 : NULL;
 }
 
 void ntlmssp_server_set_verdict(struct ntlmssp_server *s, NTSTATUS status,

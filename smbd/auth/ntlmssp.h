@@ -129,6 +129,15 @@ void ntlmssp_server_set_verdict(struct ntlmssp_server *s, NTSTATUS status,
 				struct auth_user_info *user,
 				const uint8_t session_base_key[16]);
 
+/*
+ * The user lookup for the AUTHENTICATE ntlmssp_server_update() gets
+ * next, made elsewhere (in the pool: it goes through NSS, which may ask
+ * winbindd): what the auth_lookup_fn would have answered, info taken
+ * over.  The response is then checked against it here as usual.
+ */
+void ntlmssp_server_set_lookup(struct ntlmssp_server *s, NTSTATUS status,
+			       struct auth_user_info *info);
+
 /* NTLMv1 (MS-NLMP 3.3.1): the 24-byte NtChallengeResponse, with extended
  * session security when client_chal (8 bytes) is given; false when DES is
  * not available.  And the SessionBaseKey and KXKEY (3.4.5.1). */

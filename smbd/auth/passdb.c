@@ -751,10 +751,9 @@ NTSTATUS passdb_delete(struct passdb *pdb, const char *name)
 	return status;
 }
 
-NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
-			    const char *domain, struct auth_user_info **out)
+NTSTATUS passdb_auth_record(struct passdb *pdb, TALLOC_CTX *mem_ctx,
+			    const char *user, struct auth_user_info **out)
 {
-	struct passdb *pdb = priv;
 	struct passdb_user *u;
 	struct auth_user_info *info;
 	NTSTATUS status;
@@ -764,24 +763,11 @@ NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 		return status == NT_STATUS_NO_MEMORY ? status
 						     : NT_STATUS_NO_SUCH_USER;
 	}
-	/*
-	 * Samba: the SAM account maps to the Unix user of the same name,
-	 * tried as stored and then lower-cased (Get_Pwnam's first tries).
-	 */
-	status = auth_unix_user_info(mem_ctx, u->username, &info);
-	if (status == NT_STATUS_NO_SUCH_USER) {
-		char *lower = charset_strlower(u, u->username);
-
-		if (lower != NULL && strcmp(lower, u->username) != 0) {
-			status = auth_unix_user_info(mem_ctx, lower, &info);
-		}
-	}
-	if (!NT_STATUS_IS_OK(status)) {
-		DBG_WARNING("passdb user %s has no Unix account\n",
-			    u->username);
+	info = talloc_zero(mem_ctx, struct auth_user_info);
+	if (info == NULL) {
+		memset(u->nt_pw, 0, 16);
 		talloc_free(u);
-		return status == NT_STATUS_NO_MEMORY ? status
-						     : NT_STATUS_NO_SUCH_USER;
+		return NT_STATUS_NO_MEMORY;
 	}
 	info->account_name = talloc_steal(info, u->username);
 	info->domain = talloc_steal(info, u->domain);
@@ -792,6 +778,56 @@ NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 	talloc_free(u);
 	*out = info;
 	return NT_STATUS_OK;
+}
+
+NTSTATUS passdb_auth_unix(TALLOC_CTX *mem_ctx, struct auth_user_info *rec,
+			  struct auth_user_info **out)
+{
+	struct auth_user_info *info;
+	NTSTATUS status;
+
+	/*
+	 * Samba: the SAM account maps to the Unix user of the same name,
+	 * tried as stored and then lower-cased (Get_Pwnam's first tries).
+	 */
+	status = auth_unix_user_info(mem_ctx, rec->account_name, &info);
+	if (status == NT_STATUS_NO_SUCH_USER) {
+		char *lower = charset_strlower(rec, rec->account_name);
+
+		if (lower != NULL && strcmp(lower, rec->account_name) != 0) {
+			status = auth_unix_user_info(mem_ctx, lower, &info);
+		}
+		talloc_free(lower);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_WARNING("passdb user %s has no Unix account\n",
+			    rec->account_name);
+		return status == NT_STATUS_NO_MEMORY ? status
+						     : NT_STATUS_NO_SUCH_USER;
+	}
+	info->account_name = talloc_steal(info, rec->account_name);
+	info->domain = talloc_steal(info, rec->domain);
+	info->has_nt_hash = rec->has_nt_hash;
+	memcpy(info->nt_hash, rec->nt_hash, 16);
+	info->acct_ctrl = rec->acct_ctrl;
+	explicit_bzero(rec->nt_hash, 16);
+	*out = info;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
+			    const char *domain, struct auth_user_info **out)
+{
+	struct auth_user_info *rec;
+	NTSTATUS status;
+
+	status = passdb_auth_record(priv, mem_ctx, user, &rec);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = passdb_auth_unix(mem_ctx, rec, out);
+	talloc_free(rec);
+	return status;
 }
 
 NTSTATUS auth_nt_hash(const char *password, uint8_t out[16])

@@ -119,5 +119,16 @@ NTSTATUS passdb_delete(struct passdb *pdb, const char *name);
 /* auth_lookup_fn over a struct passdb (priv), with the Unix mapping. */
 NTSTATUS passdb_auth_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 			    const char *domain, struct auth_user_info **out);
+/*
+ * Its two halves, for a caller that may not block where it reads the
+ * database: the record alone (account_name, domain, NT hash, flags; no
+ * Unix ids), read from the local tdb; then its Unix side through NSS
+ * (getpwnam_r, getgrouplist: on a domain member nss_winbind may ask
+ * winbindd, so this half runs in the pool), the NT hash moved over.
+ */
+NTSTATUS passdb_auth_record(struct passdb *pdb, TALLOC_CTX *mem_ctx,
+			    const char *user, struct auth_user_info **out);
+NTSTATUS passdb_auth_unix(TALLOC_CTX *mem_ctx, struct auth_user_info *rec,
+			  struct auth_user_info **out);
 
 #endif

@@ -584,6 +584,12 @@ NTSTATUS smb2_sesssetup(struct smb2_request *req)
 		if (s->gensec == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
+		if (cfg->ads) {
+			/* a member's NSS asks winbindd: passdb users'
+			 * Unix side is looked up in the pool too */
+			gensec_set_record_lookup(s->gensec,
+						 sesssetup_lookup_record, s);
+		}
 	}
 	st = smbd_user_map_prepare(req, s, a.blob, a.len, sesssetup_resume);
 	if (!NT_STATUS_IS_OK(st)) {

@@ -128,8 +128,9 @@ struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
 /* The user database, opened on first use so a passdb.tdb created after
  * start-up (smbpasswd -a) is found.  The name looked up is the client's
  * after `username map` (smbd/smb2/user_map.h). */
-NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
-			  const char *domain, struct auth_user_info **out)
+static NTSTATUS lookup_common(void *priv, TALLOC_CTX *mem_ctx,
+			      const char *user, const char *domain,
+			      bool record_only, struct auth_user_info **out)
 {
 	struct smbd_session *s = priv;
 	struct smbd_worker *w = s->conn->worker;
@@ -158,9 +159,24 @@ NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 	if (name == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st = passdb_auth_lookup(w->passdb, mem_ctx, name, domain, out);
+	st = record_only ? passdb_auth_record(w->passdb, mem_ctx, name, out)
+			 : passdb_auth_lookup(w->passdb, mem_ctx, name, domain,
+					      out);
 	talloc_free(name);
 	return st;
+}
+
+NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
+			  const char *domain, struct auth_user_info **out)
+{
+	return lookup_common(priv, mem_ctx, user, domain, false, out);
+}
+
+NTSTATUS sesssetup_lookup_record(void *priv, TALLOC_CTX *mem_ctx,
+				 const char *user, const char *domain,
+				 struct auth_user_info **out)
+{
+	return lookup_common(priv, mem_ctx, user, domain, true, out);
 }
 
 /* The hash a SESSION_SETUP on conn goes into: a binding channel's own

@@ -47,6 +47,11 @@ struct auth_config *sesssetup_auth_config(TALLOC_CTX *mem_ctx,
  * map`). */
 NTSTATUS sesssetup_lookup(void *priv, TALLOC_CTX *mem_ctx, const char *user,
 			  const char *domain, struct auth_user_info **out);
+/* The same without the Unix side (passdb_auth_record): security = ads
+ * looks that up in the pool (gensec_set_record_lookup). */
+NTSTATUS sesssetup_lookup_record(void *priv, TALLOC_CTX *mem_ctx,
+				 const char *user, const char *domain,
+				 struct auth_user_info **out);
 /* 3.1.1: msg into the preauth hash a SESSION_SETUP of s on conn goes
  * into (a binding channel's own, else the session's); and the request's
  * after_reply that hashes a MORE_PROCESSING_REQUIRED reply. */
