@@ -129,7 +129,10 @@ static NTSTATUS acl_pull(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 	    !NT_STATUS_IS_OK(wire_pull_le16(&c, &size)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le16(&c, &acl->num_aces)) ||
 	    !NT_STATUS_IS_OK(wire_pull_le16(&c, &sbz2)) ||
-	    (acl->revision != 2 && acl->revision != 4) ||
+	    /* ACL_REVISION 2 or ACL_REVISION_DS 4 (MS-DTYP 2.4.5), and
+	     * 3 (ACL_REVISION3), which Windows' RtlValidAcl and Samba
+	     * take and smbcacls --set sends */
+	    acl->revision < 2 || acl->revision > 4 ||
 	    size < ACL_HEADER_LEN ||
 	    !NT_STATUS_IS_OK(wire_slice(buf, len, (uint64_t)off +
 					ACL_HEADER_LEN,

@@ -315,13 +315,22 @@ static void test_malformed(void **state)
 	memcpy(bad, a, alen);
 	bad[32] = 2;
 	REFUSE(NT_STATUS_INVALID_SID);
-	/* descriptor revision 2, ACL revision 3 */
+	/* descriptor revision 2, ACL revisions 1 and 5 */
 	memcpy(bad, a, alen);
 	bad[0] = 2;
 	REFUSE(NT_STATUS_INVALID_SECURITY_DESCR);
 	memcpy(bad, a, alen);
-	bad[76] = 3;
+	bad[76] = 1;
 	REFUSE(NT_STATUS_INVALID_ACL);
+	memcpy(bad, a, alen);
+	bad[76] = 5;
+	REFUSE(NT_STATUS_INVALID_ACL);
+	/* ACL revision 3, what smbcacls --set sends (issue 36): taken, as
+	 * Windows and Samba take it, and kept */
+	memcpy(bad, a, alen);
+	bad[76] = 3;
+	assert_int_equal(sd_parse(ctx, bad, alen, &back), NT_STATUS_OK);
+	assert_int_equal(back->dacl->revision, 3);
 	/* a short descriptor header */
 	assert_int_equal(sd_parse(ctx, a, 19, &back),
 			 NT_STATUS_INVALID_SECURITY_DESCR);
