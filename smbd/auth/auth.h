@@ -151,9 +151,13 @@ struct auth_audit {
 	const char *password_type; /* "NTLMv2", "NTLMv1", "None" */
 	/* The account as looked up: Samba's mappedAccount/mappedDomain. */
 	const char *mapped_user, *mapped_domain;
-	/* Who the session became (OK only): account and its Unix uid. */
+	/* Who the session became (OK only): account and its Unix uid;
+	 * for a domain user (security = ads) also its domain and SID, as
+	 * Samba's line shows them (NULL: this server's name, S-1-22-1-uid) */
 	const char *became_user;
 	uid_t became_uid;
+	const char *became_domain;
+	const char *became_sid;
 	uint64_t duration_us; /* AUTHENTICATE received to verdict */
 };
 

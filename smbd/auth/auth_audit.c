@@ -97,7 +97,16 @@ static char *became_sid(TALLOC_CTX *mem_ctx, const struct auth_audit *a)
 	if (!NT_STATUS_IS_OK(a->status) || a->became_user == NULL) {
 		return NULL;
 	}
+	if (a->became_sid != NULL) {
+		return talloc_strdup(mem_ctx, a->became_sid);
+	}
 	return uid_sid(mem_ctx, a->became_uid);
+}
+
+static const char *became_domain(const struct auth_audit *a,
+				 const struct auth_audit_where *w)
+{
+	return a->became_domain != NULL ? a->became_domain : w->became_domain;
 }
 
 /* The start of a Samba event: {"timestamp": ..., "type": TYPE, TYPE:
@@ -162,7 +171,7 @@ char *auth_audit_json(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 	json_add_str(&j, "becameAccount",
 		     ok ? clip(tmp, a->became_user) : NULL);
 	json_add_str(&j, "becameDomain",
-		     ok && a->became_user != NULL ? w->became_domain : NULL);
+		     ok && a->became_user != NULL ? became_domain(a, w) : NULL);
 	json_add_str(&j, "becameSid", became_sid(tmp, a));
 	json_add_str(&j, "mappedAccount", clip(tmp, a->mapped_user));
 	json_add_str(&j, "mappedDomain", clip(tmp, a->mapped_domain));
@@ -216,7 +225,7 @@ char *auth_audit_text(TALLOC_CTX *mem_ctx, const struct auth_audit *a,
 	}
 	if (NT_STATUS_IS_OK(a->status) && a->became_user != NULL) {
 		tail = talloc_asprintf(tmp, "became [%s]\\[%s] [%s].",
-				       w->became_domain,
+				       became_domain(a, w),
 				       clean(tmp, a->became_user),
 				       became_sid(tmp, a));
 	} else {
@@ -276,13 +285,21 @@ static const char *authz_account(const struct auth_authz *z)
 static const char *authz_domain(const struct auth_authz *z,
 				const struct auth_audit_where *w)
 {
-	return z->anonymous ? "NT AUTHORITY" : w->became_domain;
+	return z->anonymous ? "NT AUTHORITY"
+	       : z->domain != NULL ? z->domain
+				   : w->became_domain;
+}
+
+static const char *authz_type(const struct auth_authz *z)
+{
+	return z->auth_type != NULL ? z->auth_type : "NTLMSSP";
 }
 
 static char *authz_sid(TALLOC_CTX *mem_ctx, const struct auth_authz *z)
 {
-	return z->anonymous ? talloc_strdup(mem_ctx, "S-1-5-7")
-			    : uid_sid(mem_ctx, z->uid);
+	return z->anonymous	 ? talloc_strdup(mem_ctx, "S-1-5-7")
+	       : z->sid != NULL ? talloc_strdup(mem_ctx, z->sid)
+				: uid_sid(mem_ctx, z->uid);
 }
 
 char *auth_audit_authz_json(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
@@ -300,7 +317,7 @@ char *auth_audit_authz_json(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
 	json_add_str(&j, "remoteAddress",
 		     addr_str(tmp, w->remote_addr, w->remote_port));
 	json_add_str(&j, "serviceDescription", w->service);
-	json_add_str(&j, "authType", "NTLMSSP");
+	json_add_str(&j, "authType", authz_type(z));
 	json_add_str(&j, "domain", authz_domain(z, w));
 	json_add_str(&j, "account", clip(tmp, authz_account(z)));
 	json_add_str(&j, "sid", authz_sid(tmp, z));
@@ -323,9 +340,10 @@ char *auth_audit_authz_text(TALLOC_CTX *mem_ctx, const struct auth_authz *z,
 	}
 	ret = talloc_asprintf(
 		mem_ctx,
-		"Successful AuthZ: [%s,NTLMSSP] user [%s]\\[%s] [%s] at [%s] "
+		"Successful AuthZ: [%s,%s] user [%s]\\[%s] [%s] at [%s] "
 		"Remote host [%s] local host [%s]\n",
-		w->service, authz_domain(z, w), clean(tmp, authz_account(z)),
+		w->service, authz_type(z), authz_domain(z, w),
+		clean(tmp, authz_account(z)),
 		authz_sid(tmp, z), text_time(tmp),
 		addr_str(tmp, w->remote_addr, w->remote_port),
 		addr_str(tmp, w->local_addr, w->local_port));

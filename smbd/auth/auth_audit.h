@@ -49,6 +49,10 @@ struct auth_authz {
 	uid_t uid;            /* for the SID, as in struct auth_audit */
 	uint32_t acct_ctrl;   /* passdb account flags (ACB_*) */
 	const char *session_guid; /* "xxxxxxxx-xxxx-..." unique per logon */
+	/* security = ads, a domain user: its domain, SID ("S-1-5-21-...")
+	 * and how it logged on ("krb5"); NULL: the server's NetBIOS name,
+	 * S-1-22-1-uid, "NTLMSSP" */
+	const char *domain, *sid, *auth_type;
 };
 
 void auth_audit_authz_log(const struct auth_authz *z,

@@ -703,3 +703,8 @@ const struct auth_result *gensec_result(const struct gensec *g)
 	}
 	return g->krb5 ? &g->krb5_result : ntlmssp_server_result(g->ntlmssp);
 }
+
+bool gensec_is_krb5(const struct gensec *g)
+{
+	return g != NULL && g->krb5;
+}

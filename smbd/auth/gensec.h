@@ -59,6 +59,9 @@ NTSTATUS gensec_update(struct gensec *g, TALLOC_CTX *mem_ctx,
 char *gensec_peek_user(const struct gensec *g, TALLOC_CTX *mem_ctx,
 		       const uint8_t *in, size_t in_len);
 
+/* The logon was Kerberos (not NTLMSSP). */
+bool gensec_is_krb5(const struct gensec *g);
+
 /* NULL until gensec_update() returned NT_STATUS_OK. */
 const struct auth_result *gensec_result(const struct gensec *g);
 

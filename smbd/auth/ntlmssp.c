@@ -995,8 +995,19 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *s,
 				 : am.nt.len == 24   ? "NTLMv1"
 						     : "NTLMv2";
 	if (NT_STATUS_IS_OK(status) && s->result.user != NULL) {
-		s->audit.became_user = s->result.user->account_name;
-		s->audit.became_uid = s->result.user->uid;
+		const struct auth_user_info *u = s->result.user;
+
+		s->audit.became_user = u->account_name;
+		s->audit.became_uid = u->uid;
+		if (u->nsids > 0) {
+			/* a domain user: its domain and SID (Samba's
+			 * "became [SMBNG]\[bob] [S-1-5-21-...]") */
+			char buf[AUTH_SID_STRING_MAX];
+
+			s->audit.became_domain = u->domain;
+			s->audit.became_sid = talloc_strdup(
+				s, auth_sid_string(&u->sids[0], buf));
+		}
 	}
 	s->audit.duration_us =
 		(uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000LL +

@@ -265,6 +265,7 @@ static void sesssetup_authz(const struct smbd_session *s,
 	};
 	uint8_t g[16];
 	char guid[40];
+	char sid[AUTH_SID_STRING_MAX];
 
 	if (log_class_level[LOG_CLASS_AUTH_AUDIT] < AUTH_AUDIT_AUTHZ_LEVEL &&
 	    log_class_level[LOG_CLASS_AUTH_AUDIT_JSON] <
@@ -281,6 +282,12 @@ static void sesssetup_authz(const struct smbd_session *s,
 		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
 		 g[10], g[11], g[12], g[13], g[14], g[15]);
 	z.session_guid = guid;
+	if (s->nsids > 0) {
+		/* a domain user: as Samba's member logs it */
+		z.domain = s->domain;
+		z.sid = auth_sid_string(&s->sids[0], sid);
+	}
+	z.auth_type = gensec_is_krb5(s->gensec) ? "krb5" : NULL;
 	sesssetup_where(s->conn, &w);
 	auth_audit_authz_log(&z, &w);
 }

@@ -27,6 +27,7 @@
 #include "lib/charset.h"
 #include "smbd/auth/passdb.h"
 #include "smbd/auth/gensec.h"
+#include "smbd/auth/auth_audit.h"
 #include "smbd/auth/ntlmssp.h"
 #include "smbd/auth/spnego.h"
 
@@ -356,6 +357,10 @@ static NTSTATUS run_verdict(TALLOC_CTX *mem_ctx, const struct auth_config *cfg,
 	u->unix_name = talloc_asprintf(u, "%s\\%s", o->domain, o->user);
 	u->uid = 100001;
 	u->acct_ctrl = ACB_NORMAL;
+	u->sids = talloc_array(u, struct auth_sid, 2);
+	assert_true(auth_sid_parse("S-1-5-21-1-2-3-1104", &u->sids[0]));
+	assert_true(auth_sid_parse("S-1-5-21-1-2-3-513", &u->sids[1]));
+	u->nsids = 2;
 	ntlmssp_server_set_verdict(s, verdict, u,
 				   base_key != NULL ? base_key : base);
 	*out = s;
@@ -389,6 +394,25 @@ static void test_domain_verdict(void **state)
 	a = ntlmssp_server_audit(s);
 	assert_int_equal(a->status, NT_STATUS_OK);
 	assert_string_equal(a->became_user, "bob");
+	/* Samba's "became [SMBNG]\[bob] [S-1-5-21-...-1104]" */
+	assert_string_equal(a->became_domain, "SMBNG");
+	assert_string_equal(a->became_sid, "S-1-5-21-1-2-3-1104");
+	{
+		struct auth_audit_where w = {.service = "SMB2",
+					     .became_domain = "SERVER"};
+		struct auth_authz z = {.account = "bob", .uid = 100001,
+				       .domain = "SMBNG",
+				       .sid = "S-1-5-21-1-2-3-1104",
+				       .auth_type = "krb5"};
+		char *line = auth_audit_text(mem_ctx, a, &w);
+
+		assert_non_null(strstr(line, "became [SMBNG]\\[bob] "
+					     "[S-1-5-21-1-2-3-1104]"));
+		line = auth_audit_authz_text(mem_ctx, &z, &w);
+		assert_non_null(strstr(line, "AuthZ: [SMB2,krb5] user "
+					     "[SMBNG]\\[bob] "
+					     "[S-1-5-21-1-2-3-1104]"));
+	}
 
 	/* a key that is not the one the MIC was made with */
 	assert_int_equal(run_verdict(mem_ctx, &tcfg, &o, NT_STATUS_OK,
