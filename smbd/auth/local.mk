@@ -64,8 +64,19 @@ testsuite_unit_test_auth_pam_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # smbd/auth/pac: the PAC of a Kerberos ticket (MS-PAC), security = ads.
 check_PROGRAMS += testsuite/unit/test_pac
 TESTS += testsuite/unit/test_pac
-testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c
+testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c \
+	testsuite/unit/pac_sample.h
 testsuite_unit_test_pac_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_pac_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
-	testsuite/fuzz/corpus/fuzz_pac
+	testsuite/fuzz/corpus/fuzz_pac testsuite/fuzz/fuzz_spnego_krb5.c \
+	testsuite/fuzz/corpus/fuzz_spnego_krb5
+
+# security = ads's logon pieces: Kerberos acceptor, secrets.tdb, winbindd's
+# statuses, gensec's Kerberos leg (tickets minted by the test itself).
+check_PROGRAMS += testsuite/unit/test_ads
+TESTS += testsuite/unit/test_ads
+testsuite_unit_test_ads_SOURCES = testsuite/unit/test_ads.c \
+	testsuite/unit/pac_sample.h
+testsuite_unit_test_ads_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_ads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
