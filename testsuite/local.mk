@@ -138,7 +138,8 @@ check-ad: all
 		--builddir $(abs_top_builddir)
 .PHONY: check-ad
 EXTRA_DIST += testsuite/ad/run.sh testsuite/ad/ad_env.py \
-	testsuite/ad/test_ad_member.py testsuite/ad/README.md
+	testsuite/ad/test_ad_member.py testsuite/ad/test_ad_krb5.py \
+	testsuite/ad/README.md
 
 # The raw compression codecs for the compression test client
 # (testsuite/integration/smb3client.py, test_compression.py).

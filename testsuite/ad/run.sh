@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the AD member scenario (testsuite/ad/test_ad_member.py: a Samba AD
 # DC, a member joined with Samba's net ads join, Samba's winbindd, see
-# ad_env.py) with Debian's python3 (impacket lives there).
+# ad_env.py) and the bad Kerberos input of test_ad_krb5.py, each file on a
+# bed of its own, with Debian's python3 (impacket lives there).
 #
 # With SMBD set: one run against that server.  Without: two runs, first
 # against Samba's smbd (/usr/sbin/smbd, the yardstick and a self-check of
@@ -26,8 +27,8 @@ if [ -z "${BUILDDIR:-}" ]; then
 fi
 export BUILDDIR
 case "${1:-}" in
-*.py) test=$1; shift ;;
-*) test=$here/test_ad_member.py ;;
+*.py) tests=$1; shift ;;
+*) tests="$here/test_ad_member.py $here/test_ad_krb5.py" ;;
 esac
 PY=${PYTHON:-/usr/bin/python3}
 
@@ -43,7 +44,8 @@ for s in $servers; do
 		echo "FAIL: no server binary $s (set SMBD or BUILDDIR)" >&2
 		exit 1
 	fi
-	echo "=== AD member scenario against $s"
+	for test in $tests; do
+	echo "=== AD member scenario ($(basename "$test")) against $s"
 	t0=$(date +%s)
 	SMBD=$s "$PY" "$test" "$@"
 	r=$?
@@ -53,12 +55,14 @@ for s in $servers; do
 	77) res=SKIP ;;
 	*) res="FAIL (exit $r)"; rc=1 ;;
 	esac
-	summary="$summary$(printf '%-8s %4ss  %s' "$res" "$secs" "$s")\n"
+	summary="$summary$(printf '%-8s %4ss  %-18s %s' "$res" "$secs" \
+		"$(basename "$test")" "$s")\n"
 	# the bed itself cannot be built here: the same for every server
 	if [ $r -eq 77 ] && [ "$s" = /usr/sbin/smbd ] && [ -z "${SMBD:-}" ]; then
 		printf "%b" "$summary"
 		exit 77
 	fi
+	done
 done
 echo "=== AD member scenario summary"
 printf "%b" "$summary"
