@@ -130,6 +130,11 @@ struct auth_result {
 	/* ExportedSessionKey (MS-NLMP 3.1.5.1.2): SMB2 signing keys. */
 	uint8_t session_key[16];
 	bool has_session_key;
+	/* Kerberos: the whole GSS session key (32 bytes for AES256), MS-SMB2
+	 * 3.3.5.5.3 Session.FullSessionKey, from which 3.1.1 derives the
+	 * AES-256 ciphers' keys; 0 when it is session_key itself. */
+	uint8_t full_session_key[32];
+	size_t full_session_key_len;
 	char *client_user;
 	char *client_domain;
 	char *client_workstation;

@@ -428,6 +428,9 @@ static NTSTATUS krb5_spnego(struct gensec *g, TALLOC_CTX *mem_ctx,
 	r->user = talloc_steal(g, j->user);
 	memcpy(r->session_key, j->krb5->session_key, 16);
 	r->has_session_key = true;
+	memcpy(r->full_session_key, j->krb5->full_session_key,
+	       j->krb5->full_session_key_len);
+	r->full_session_key_len = j->krb5->full_session_key_len;
 	r->client_user = talloc_strdup(g, r->user->account_name);
 	r->client_domain = talloc_strdup(g, r->user->domain);
 	if (r->client_user == NULL || r->client_domain == NULL) {

@@ -608,6 +608,11 @@ static NTSTATUS take_session_key(struct krb5_call *c, gss_ctx_id_t ctx,
 	len = set->elements[0].length;
 	memset(r->session_key, 0, sizeof(r->session_key));
 	memcpy(r->session_key, set->elements[0].value, len < 16 ? len : 16);
+	r->full_session_key_len = len < sizeof(r->full_session_key)
+					  ? len
+					  : sizeof(r->full_session_key);
+	memcpy(r->full_session_key, set->elements[0].value,
+	       r->full_session_key_len);
 	(void)gss_release_buffer_set(&minor, &set);
 	return NT_STATUS_OK;
 }

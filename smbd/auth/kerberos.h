@@ -52,6 +52,9 @@ struct auth_krb5_result {
 	 * (the acceptor's or initiator's subkey, else the ticket's), right
 	 * padded with zeros when shorter. */
 	uint8_t session_key[16];
+	/* ... and the whole key (Session.FullSessionKey), up to 32 bytes */
+	uint8_t full_session_key[32];
+	size_t full_session_key_len;
 	char *principal;		/* the client, "alice@SMBNG.TEST" */
 	struct pac_logon_info *logon_info; /* NULL: the ticket had no PAC */
 	struct auth_sid *sids;		/* the PAC's token, pac_token_sids() */

@@ -201,8 +201,13 @@ static void session_set_keys(struct smbd_session *s,
 		return;
 	}
 	memcpy(s->session_key, r->session_key, 16);
-	smb2_derive_keys(conn->dialect, s->session_key, s->preauth_hash,
-			 smb2_cipher_of(conn->cipher), &s->keys);
+	/* 3.3.5.5.3: the AES-256 ciphers' keys come from the whole GSS key
+	 * (a Kerberos AES256 subkey's 32 bytes), the rest from its first
+	 * 16 */
+	smb2_derive_keys_full(conn->dialect, s->session_key,
+			      r->full_session_key, r->full_session_key_len,
+			      s->preauth_hash, smb2_cipher_of(conn->cipher),
+			      &s->keys);
 	s->has_keys = true;
 	s->sign_algo = (enum smb2_sign_algo)conn->signing_algo;
 	memcpy(s->conn_key, s->keys.signing, 16);

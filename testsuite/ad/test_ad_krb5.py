@@ -21,6 +21,8 @@ impacket makes the AP-REQ from the doctored ccache as it is (Samba's
 smbclient would fetch a fresh ticket); each case prints its status.
 Then winbindd's socket is moved away: a Kerberos and an NTLM logon of a
 domain user fail with NO_LOGON_SERVERS, and the server goes on serving.
+And a Kerberos session encrypted with the AES-256 ciphers (whose keys
+come from the whole 32-byte GSS session key) works.
 
 The expected statuses are ours; where Samba 4.17 answers otherwise the
 test says so and expects Samba's own answer when SMBD is Samba's, so
@@ -317,6 +319,21 @@ class TestBadKerberos(unittest.TestCase):
         tok["MechToken"] = tok["MechToken"][:-40]
         self.expect(raw_session_setup(tok.getData()), LOGON_FAILURE,
                     samba=MORE_PROCESSING, what="truncated")
+
+
+class TestEncryption(unittest.TestCase):
+    """MS-SMB2 3.3.5.5.3: with an AES-256 cipher, 3.1.1's cipher keys
+    come from the whole GSS session key (Session.FullSessionKey: the 32
+    bytes of an AES256 subkey), not from its first 16 bytes."""
+
+    def test_kerberos_aes256_encryption(self):
+        for alg in ("AES-256-GCM", "AES-256-CCM", "AES-128-GCM"):
+            rc, out = ENV.smbclient(
+                "open", "ls", user="alice", kerberos=True, port=SRV.port,
+                extra=["--client-protection=encrypt",
+                       "--option=client smb3 encryption algorithms=%s" %
+                       alg])
+            self.assertEqual(rc, 0, "%s: %s" % (alg, out))
 
 
 class TestWinbinddDown(unittest.TestCase):

@@ -404,6 +404,9 @@ static void test_good_ticket(void **state)
 	sid_is(&r->sids[0], "S-1-5-21-1111-2222-3333-1103");
 	sid_is(&r->sids[6], "S-1-5-21-7777-8888-9999-4242");
 	assert_memory_not_equal(r->session_key, zero, 16);
+	/* an AES256 subkey: Session.FullSessionKey is its 32 bytes */
+	assert_int_equal(r->full_session_key_len, 32);
+	assert_memory_equal(r->full_session_key, r->session_key, 16);
 	assert_null(r->mic);
 	/* mutual authentication: the AP-REP completes MIT's initiator,
 	 * and both sides hold the same SSPI session key (MS-SMB2
@@ -433,8 +436,8 @@ static void test_good_ticket(void **state)
 					       GSS_C_INQ_SSPI_SESSION_KEY,
 					       &set);
 	assert_int_equal(major, GSS_S_COMPLETE);
-	assert_true(set->elements[0].length >= 16);
-	assert_memory_equal(set->elements[0].value, r->session_key, 16);
+	assert_int_equal(set->elements[0].length, 32);
+	assert_memory_equal(set->elements[0].value, r->full_session_key, 32);
 	(void)gss_release_buffer_set(&minor, &set);
 
 	/* the same authenticator again: MIT's replay cache */
