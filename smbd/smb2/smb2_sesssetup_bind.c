@@ -123,6 +123,42 @@ static NTSTATUS sessbind_done(struct smb2_request *req,
 	return NT_STATUS_OK;
 }
 
+static NTSTATUS sessbind_auth(struct smb2_request *req,
+			      struct smbd_session *s, struct smbd_channel *ch,
+			      const struct sesssetup_args *a);
+
+/* security = ads: a leg's Kerberos or winbindd work in the pool's logon
+ * lane, as for a logon (smb2_sesssetup.c). */
+struct sessbind_job {
+	uint64_t session_id;
+	struct gensec_job *job;
+};
+
+static void sessbind_job_work(void *priv)
+{
+	struct sessbind_job *sj = priv;
+
+	gensec_job_run(sj->job);
+}
+
+static NTSTATUS sessbind_job_finished(struct smb2_request *req, void *priv)
+{
+	struct sessbind_job *sj = priv;
+	struct smbd_session *s = smbd_session_find_worker(req->conn->worker,
+							  sj->session_id);
+	struct smbd_channel *ch = s != NULL ? smbd_channel_find(s, req->conn)
+					    : NULL;
+	struct sesssetup_args a;
+
+	if (ch == NULL || ch->bound || ch->gensec == NULL) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	req->session = s;
+	gensec_job_take(ch->gensec, sj->job);
+	sesssetup_args(req, &a);
+	return sessbind_auth(req, s, ch, &a);
+}
+
 /* One leg of a binding's authentication on channel ch. */
 static NTSTATUS sessbind_auth(struct smb2_request *req,
 			      struct smbd_session *s, struct smbd_channel *ch,
@@ -131,6 +167,7 @@ static NTSTATUS sessbind_auth(struct smb2_request *req,
 	uint8_t *out = NULL;
 	size_t out_len = 0;
 	uint16_t flags = 0;
+	struct gensec_job *j;
 	NTSTATUS st;
 
 	if (ch->gensec == NULL) {
@@ -143,6 +180,24 @@ static NTSTATUS sessbind_auth(struct smb2_request *req,
 		if (ch->gensec == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
+		if (cfg->ads) {
+			gensec_set_record_lookup(ch->gensec,
+						 sesssetup_lookup_record, s);
+		}
+	}
+	j = gensec_job_new(ch->gensec, NULL, a->blob, a->len);
+	if (j != NULL) {
+		struct sessbind_job *sj = talloc_zero(NULL,
+						      struct sessbind_job);
+
+		if (sj == NULL) {
+			talloc_free(j);
+			return NT_STATUS_NO_MEMORY;
+		}
+		sj->session_id = s->id;
+		sj->job = talloc_steal(sj, j);
+		return smb2_job_run_daemon(req, sj, sessbind_job_work,
+					   sessbind_job_finished, NULL);
 	}
 	st = gensec_update(ch->gensec, req->mem_ctx, a->blob, a->len, &out,
 			   &out_len);
