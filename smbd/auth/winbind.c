@@ -330,3 +330,71 @@ bool winbind_domain_known(const char *domain)
 	wbcCtxFree(wb);
 	return WBC_ERROR_IS_OK(err);
 }
+
+/* wbcCtxLookupSid's answer, copied onto mem_ctx. */
+static NTSTATUS lookup_sid(struct wbcContext *wb, TALLOC_CTX *mem_ctx,
+			   const struct wbcDomainSid *w, char **dom_out,
+			   char **name_out, int *type)
+{
+	char *dom = NULL, *name = NULL;
+	enum wbcSidType t = WBC_SID_NAME_UNKNOWN;
+	wbcErr err = wbcCtxLookupSid(wb, w, &dom, &name, &t);
+
+	if (!WBC_ERROR_IS_OK(err)) {
+		return err == WBC_ERR_WINBIND_NOT_AVAILABLE
+			       ? NT_STATUS_NO_LOGON_SERVERS
+			       : NT_STATUS_NONE_MAPPED;
+	}
+	*dom_out = talloc_strdup(mem_ctx, dom != NULL ? dom : "");
+	*name_out = talloc_strdup(mem_ctx, name != NULL ? name : "");
+	*type = (int)t;
+	wbcFreeMemory(dom);
+	wbcFreeMemory(name);
+	return *dom_out != NULL && *name_out != NULL ? NT_STATUS_OK
+						     : NT_STATUS_NO_MEMORY;
+}
+
+NTSTATUS winbind_lookup_name(TALLOC_CTX *mem_ctx, const char *domain,
+			     const char *name, struct auth_sid *sid,
+			     char **dom_out, char **name_out, int *type)
+{
+	struct wbcContext *wb = wbcCtxCreate();
+	struct wbcDomainSid w;
+	enum wbcSidType t;
+	wbcErr err;
+	NTSTATUS status;
+
+	if (wb == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	err = wbcCtxLookupName(wb, domain, name, &w, &t);
+	if (!WBC_ERROR_IS_OK(err)) {
+		wbcCtxFree(wb);
+		return err == WBC_ERR_WINBIND_NOT_AVAILABLE
+			       ? NT_STATUS_NO_LOGON_SERVERS
+			       : NT_STATUS_NONE_MAPPED;
+	}
+	/* the canonical spelling, as LookupNames answers it */
+	status = lookup_sid(wb, mem_ctx, &w, dom_out, name_out, type);
+	wbcCtxFree(wb);
+	if (NT_STATUS_IS_OK(status) && !from_wbc(&w, sid)) {
+		status = NT_STATUS_NONE_MAPPED;
+	}
+	return status;
+}
+
+NTSTATUS winbind_lookup_sid(TALLOC_CTX *mem_ctx, const struct auth_sid *sid,
+			    char **dom_out, char **name_out, int *type)
+{
+	struct wbcContext *wb = wbcCtxCreate();
+	struct wbcDomainSid w;
+	NTSTATUS status;
+
+	if (wb == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	to_wbc(sid, &w);
+	status = lookup_sid(wb, mem_ctx, &w, dom_out, name_out, type);
+	wbcCtxFree(wb);
+	return status;
+}

@@ -76,4 +76,19 @@ bool winbind_domain_known(const char *domain);
  */
 NTSTATUS winbind_status(int wbc_err, uint32_t auth_nt_status);
 
+/*
+ * One account's name and SID as winbindd (and through it the domain)
+ * knows them, for lsarpc on a member (smbd/rpc/rpc_domain.c): by name
+ * (domain "" for an unqualified one: winbindd then applies `winbind use
+ * default domain`) or by SID.  *type is the SID_NAME_USE (MS-LSAT
+ * 2.2.13) winbindd answers; domain and name are the canonical ones, on
+ * mem_ctx.  NONE_MAPPED when winbindd knows no such account,
+ * NO_LOGON_SERVERS when it does not answer.
+ */
+NTSTATUS winbind_lookup_name(TALLOC_CTX *mem_ctx, const char *domain,
+			     const char *name, struct auth_sid *sid,
+			     char **dom_out, char **name_out, int *type);
+NTSTATUS winbind_lookup_sid(TALLOC_CTX *mem_ctx, const struct auth_sid *sid,
+			    char **dom_out, char **name_out, int *type);
+
 #endif

@@ -19,6 +19,7 @@
  * auth level none inside the authenticated SMB session.
  */
 #include "smbd/rpc/dcerpc.h"
+#include "smbd/rpc/rpc_domain.h"
 
 #include <string.h>
 #include <strings.h>
@@ -61,6 +62,8 @@ struct rpc_pipe {
 	struct rpc_msg *out_head, *out_tail;
 	size_t out_bytes;
 	bool bound, broken;
+	/* the request below waits for winbindd (rpc_domain.h) */
+	bool stalled;
 	uint16_t max_xmit;
 	uint32_t assoc_group;
 	uint16_t ctx_ids[RPC_MAX_CONTEXTS];
@@ -167,6 +170,13 @@ NTSTATUS rpc_pipe_open(TALLOC_CTX *mem_ctx, const char *name,
 		}
 	} else {
 		p->srv.ngroups = 0;
+	}
+	if (ctx->member) {
+		p->srv.dcache = rpc_dcache_new(p);
+		if (p->srv.dcache == NULL) {
+			talloc_free(p);
+			return NT_STATUS_NO_MEMORY;
+		}
 	}
 	if (iface->init != NULL) {
 		p->iface_state = iface->init(p);
@@ -537,7 +547,8 @@ static void rpc_respond(struct rpc_pipe *p, uint32_t call_id,
 	} while (off < len && !p->broken);
 }
 
-static void rpc_dispatch(struct rpc_pipe *p)
+/* True when the call waits for winbindd: nothing was answered. */
+static bool rpc_dispatch(struct rpc_pipe *p)
 {
 	const struct rpc_iface *ifc = p->iface;
 	struct rpc_call call;
@@ -548,18 +559,18 @@ static void rpc_dispatch(struct rpc_pipe *p)
 	if (!rpc_has_ctx(p, p->req_ctx)) {
 		rpc_fault(p, p->req_call_id, p->req_ctx,
 			  DCERPC_NCA_S_UNKNOWN_IF, true);
-		return;
+		return false;
 	}
 	if (p->req_opnum >= ifc->num_ops || ifc->ops[p->req_opnum] == NULL) {
 		rpc_fault(p, p->req_call_id, p->req_ctx,
 			  DCERPC_NCA_S_OP_RNG_ERROR, true);
-		return;
+		return false;
 	}
 	memset(&call, 0, sizeof(call));
 	call.mem_ctx = talloc_new(p);
 	if (call.mem_ctx == NULL) {
 		p->broken = true;
-		return;
+		return false;
 	}
 	call.srv = &p->srv;
 	call.pipe = p;
@@ -569,6 +580,13 @@ static void rpc_dispatch(struct rpc_pipe *p)
 	status = ifc->ops[p->req_opnum](&call, &in, &out);
 	DBG_DEBUG("rpc %s: opnum %u: %s\n", ifc->pipe_name, p->req_opnum,
 		  nt_errstr(status));
+	if (p->srv.dcache != NULL && rpc_dcache_wanting(p->srv.dcache)) {
+		talloc_free(call.mem_ctx);
+		return true;
+	}
+	if (p->srv.dcache != NULL) {
+		rpc_dcache_pass_done(p->srv.dcache);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		rpc_fault(p, p->req_call_id, p->req_ctx,
 			  status == NT_STATUS_NO_MEMORY
@@ -583,6 +601,7 @@ static void rpc_dispatch(struct rpc_pipe *p)
 			    out.b.len);
 	}
 	talloc_free(call.mem_ctx);
+	return false;
 }
 
 static void rpc_req_reset(struct rpc_pipe *p)
@@ -647,7 +666,10 @@ static void rpc_request(struct rpc_pipe *p, const struct dcerpc_hdr *h,
 	p->req_stub = n;
 	p->req_len += len;
 	if (h->flags & DCERPC_PFC_LAST_FRAG) {
-		rpc_dispatch(p);
+		if (rpc_dispatch(p)) {
+			p->stalled = true;
+			return;
+		}
 		rpc_req_reset(p);
 	}
 }
@@ -698,7 +720,7 @@ static void rpc_drain_buffer(struct rpc_pipe *p)
 {
 	struct dcerpc_hdr h;
 
-	while (p->in_len >= DCERPC_HDR_LEN && !p->broken) {
+	while (p->in_len >= DCERPC_HDR_LEN && !p->broken && !p->stalled) {
 		if (!NT_STATUS_IS_OK(dcerpc_pull_hdr(p->in, p->in_len, &h))) {
 			DBG_INFO("rpc %s: unframeable PDU, pipe broken\n",
 				 p->iface->pipe_name);
@@ -714,6 +736,27 @@ static void rpc_drain_buffer(struct rpc_pipe *p)
 	}
 }
 
+/* Input behind a stalled request, kept whole for rpc_drain_buffer(). */
+static void rpc_keep_input(struct rpc_pipe *p, const uint8_t *data,
+			   size_t len)
+{
+	if (len > RPC_IN_MAX - p->in_len) {
+		DBG_INFO("rpc %s: %zu bytes behind a waiting call, pipe "
+			 "broken\n", p->iface->pipe_name, len);
+		p->broken = true;
+		return;
+	}
+	if (p->in == NULL) {
+		p->in = talloc_size(p, RPC_IN_MAX);
+		if (p->in == NULL) {
+			p->broken = true;
+			return;
+		}
+	}
+	memcpy(p->in + p->in_len, data, len);
+	p->in_len += len;
+}
+
 /*
  * Whole PDUs are handled straight from the caller's bytes; only a partial
  * PDU is copied, into a buffer that exists only while one is pending
@@ -724,10 +767,10 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len)
 	if (p->broken) {
 		return NT_STATUS_PIPE_DISCONNECTED;
 	}
-	if (p->out_bytes > DCERPC_MAX_QUEUED) {
+	if (p->out_bytes > DCERPC_MAX_QUEUED || p->stalled) {
 		return NT_STATUS_PIPE_BUSY;
 	}
-	while (len > 0 && !p->broken) {
+	while (len > 0 && !p->broken && !p->stalled) {
 		struct dcerpc_hdr h;
 		size_t take;
 
@@ -761,10 +804,47 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len)
 		len -= take;
 		rpc_drain_buffer(p);
 	}
+	if (len > 0 && !p->broken) {
+		/* stalled: the rest waits for rpc_pipe_resume() */
+		rpc_keep_input(p, data, len);
+	}
 	if (p->in_len == 0) {
 		TALLOC_FREE(p->in);
 	}
 	return p->broken ? NT_STATUS_PIPE_DISCONNECTED : NT_STATUS_OK;
+}
+
+bool rpc_pipe_stalled(const struct rpc_pipe *p)
+{
+	return p->stalled;
+}
+
+struct rpc_dbatch *rpc_pipe_wanted(const struct rpc_pipe *p,
+				   TALLOC_CTX *mem_ctx)
+{
+	return p->srv.dcache != NULL ? rpc_dcache_batch(p->srv.dcache, mem_ctx)
+				     : NULL;
+}
+
+void rpc_pipe_lookup(struct rpc_dbatch *b)
+{
+	rpc_dcache_resolve(b);
+}
+
+void rpc_pipe_resume(struct rpc_pipe *p, const struct rpc_dbatch *b)
+{
+	if (!p->stalled) {
+		return;
+	}
+	rpc_dcache_fill(p->srv.dcache, b);
+	p->stalled = false;
+	/* the second pass wants nothing: it answers */
+	(void)rpc_dispatch(p);
+	rpc_req_reset(p);
+	rpc_drain_buffer(p);
+	if (p->in_len == 0) {
+		TALLOC_FREE(p->in);
+	}
 }
 
 NTSTATUS rpc_pipe_read(struct rpc_pipe *p, TALLOC_CTX *mem_ctx, size_t max,

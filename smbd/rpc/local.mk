@@ -4,6 +4,7 @@ libsmbd_a_SOURCES += \
 	smbd/rpc/dcerpc.c smbd/rpc/dcerpc.h \
 	smbd/rpc/ndr.c smbd/rpc/ndr.h \
 	smbd/rpc/rpc_sid.c smbd/rpc/rpc_sid.h \
+	smbd/rpc/rpc_domain.c smbd/rpc/rpc_domain.h \
 	smbd/rpc/srvsvc.c smbd/rpc/wkssvc.c smbd/rpc/lsarpc.c
 
 check_PROGRAMS += testsuite/unit/test_rpc_ndr

@@ -10,7 +10,8 @@
  * layer answers STATUS_BUFFER_OVERFLOW) and the next READ the rest.
  *
  * Everything here is CPU work plus short reads of secrets.tdb/passdb.tdb,
- * so it runs on the loop thread.
+ * so it runs on the loop thread; a member's questions to winbindd stall
+ * the call until the SMB layer has them answered in the pool (below).
  */
 #ifndef SMBD_RPC_PIPE_H
 #define SMBD_RPC_PIPE_H
@@ -24,6 +25,8 @@
 
 struct lp_ctx;
 struct passdb;
+struct rpc_dcache;
+struct rpc_dbatch;
 struct rpc_pipe;
 
 /* What the services need from the daemon. */
@@ -56,6 +59,12 @@ struct rpc_server_ctx {
 	 * of one file in a process, so a daemon that has it open passes it.
 	 */
 	struct passdb *passdb;
+	/*
+	 * security = ads: the domain's accounts come from winbindd
+	 * (rpc_domain.h).  Set by rpc_pipe_open() when member is.
+	 */
+	bool member;
+	struct rpc_dcache *dcache;
 };
 
 /*
@@ -85,6 +94,19 @@ NTSTATUS rpc_pipe_write(struct rpc_pipe *p, const uint8_t *data, size_t len);
 NTSTATUS rpc_pipe_read(struct rpc_pipe *p, TALLOC_CTX *mem_ctx, size_t max,
 		       uint8_t **data, size_t *len, bool *more);
 
+/*
+ * A lookup call waits for winbindd (rpc_domain.h): the request is kept,
+ * nothing is answered and further writes get NT_STATUS_PIPE_BUSY until
+ * rpc_pipe_resume().  rpc_pipe_wanted() copies what the call wants onto
+ * mem_ctx, for rpc_pipe_lookup() to resolve in the pool.
+ */
+bool rpc_pipe_stalled(const struct rpc_pipe *p);
+struct rpc_dbatch *rpc_pipe_wanted(const struct rpc_pipe *p,
+				   TALLOC_CTX *mem_ctx);
+void rpc_pipe_lookup(struct rpc_dbatch *b);
+/* The answers (b NULL: none to be had) in, the call run again and
+ * answered, then any input that came with it. */
+void rpc_pipe_resume(struct rpc_pipe *p, const struct rpc_dbatch *b);
 /* Queued response bytes (FilePipeLocalInformation ReadDataAvailable). */
 size_t rpc_pipe_pending(const struct rpc_pipe *p);
 

@@ -26,6 +26,7 @@
 #include "lib/log.h"
 #include "lib/charset.h"
 #include "smbd/auth/passdb.h"
+#include "smbd/rpc/rpc_domain.h"
 #include "smbd/rpc/rpc_service.h"
 
 #undef DBGC_CLASS
@@ -527,7 +528,9 @@ bool rpc_lookup_sid(TALLOC_CTX *mem_ctx, const struct rpc_server_ctx *srv,
 		rpc_fill(out, "Unix Group", name, sid, RPC_SID_GROUP);
 		return true;
 	}
-	return false;
+	/* a member: the domain's accounts are winbindd's (rpc_domain.h) */
+	return srv->dcache != NULL &&
+	       rpc_dcache_sid(srv->dcache, mem_ctx, sid, out);
 }
 
 static bool rpc_wkn_by_name(const char *domain, const char *name,
@@ -619,6 +622,21 @@ bool rpc_lookup_name(TALLOC_CTX *mem_ctx, const struct rpc_server_ctx *srv,
 		rpc_sid_append(&s, PASSDB_DOMAIN_USERS_RID);
 		rpc_fill(out, dom, "None", &s, RPC_SID_GROUP);
 		return true;
+	}
+	/*
+	 * A member asks the domain (winbindd) before the Unix accounts, as
+	 * Samba's lsarpc: SMBNG\staff, or an unqualified name of the
+	 * member's domain.  While the call waits for winbindd's answers
+	 * (its first pass, which is not sent) nothing else is looked up.
+	 */
+	if (srv->dcache != NULL &&
+	    (domain == NULL || strncasecmp(domain, "Unix ", 5) != 0)) {
+		if (rpc_dcache_name(srv->dcache, mem_ctx, full, out)) {
+			return true;
+		}
+		if (rpc_dcache_wanting(srv->dcache)) {
+			return false;
+		}
 	}
 	return rpc_lookup_unix(mem_ctx, domain, name, out);
 }

@@ -88,8 +88,8 @@ static NTSTATUS fsctl_validate_negotiate(struct smb2_ioctl_state *st)
 /* 3.3.5.15.1 / MS-FSCC 2.3.50: write a request, read the answer. */
 static NTSTATUS fsctl_pipe_transceive(struct smb2_ioctl_state *st)
 {
-	return smb2_pipe_transceive(st->op, wire_ptr(&st->in),
-				    wire_remaining(&st->in), st->call.max_out,
+	return smb2_pipe_transceive(st->req, st->op, &st->call,
+				    wire_ptr(&st->in), wire_remaining(&st->in),
 				    st->out);
 }
 

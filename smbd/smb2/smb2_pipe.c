@@ -5,12 +5,17 @@
  * A pipe open is an ordinary struct smbd_open with fd -1 and op->pipe
  * set, so the FileId table, session/tree checks, compounds and teardown
  * (the pipe is a talloc child of the open) work as for files.  The
- * handlers answer at once, there is no job: every complete request the
- * client wrote has been answered before its WRITE/IOCTL returns.
+ * handlers answer at once: every complete request the client wrote has
+ * been answered before its WRITE/IOCTL returns.  One exception: on a
+ * member (security = ads) an lsarpc lookup of domain accounts waits for
+ * winbindd (smbd/rpc/rpc_domain.h); the WRITE or IOCTL then goes async
+ * while a pool job asks winbindd, on a copy of the questions, and
+ * finishes when the answers are back on the loop.
  */
 #include "smbd/smb2/smb2_pipe.h"
 
 #include <string.h>
+#include <talloc.h>
 
 #include "conf/loadparm.h"
 #include "lib/log.h"
@@ -22,6 +27,7 @@
 #include "smbd/smb2.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smbd.h"
+#include "smbd/smb2/smb2_ioctl.h"
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -72,6 +78,7 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	ctx.state_dir = lp_str(lp, LP_GLOBAL, LP_STATE_DIRECTORY);
 	ctx.private_dir = lp_str(lp, LP_GLOBAL, LP_PRIVATE_DIR);
 	ctx.passdb = conn->worker->passdb;
+	ctx.member = lp_security_ads(lp);
 	status = rpc_pipe_open(req->mem_ctx, uname, &ctx, &pipe);
 	DBG_INFO("%s: open pipe '%s': %s\n", conn->remote, uname,
 		 nt_errstr(status));
@@ -140,14 +147,74 @@ NTSTATUS smb2_pipe_read(struct smb2_request *req, struct smbd_open *op,
 	return more ? STATUS_BUFFER_OVERFLOW : NT_STATUS_OK;
 }
 
-NTSTATUS smb2_pipe_write(struct smb2_request *req, struct smbd_open *op,
-			 const uint8_t *data, uint32_t length)
-{
-	NTSTATUS status = rpc_pipe_write(op->pipe, data, length);
+/* ---- a lookup call waiting for winbindd (see the top) ---- */
 
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
+struct pipe_lookup {
+	uint8_t fid[16];
+	struct rpc_dbatch *batch;
+	bool ioctl;
+	uint32_t length;		/* WRITE */
+	struct smb2_ioctl_call call;	/* IOCTL */
+};
+
+static NTSTATUS pipe_write_reply(struct smb2_request *req, uint32_t length);
+static NTSTATUS pipe_transceive_read(struct smbd_open *op, uint32_t max_out,
+				     struct wire_buf *out);
+
+static void pipe_lookup_work(void *priv)
+{
+	struct pipe_lookup *pl = priv;
+
+	rpc_pipe_lookup(pl->batch);
+}
+
+static NTSTATUS pipe_lookup_done(struct smb2_request *req, void *priv)
+{
+	struct pipe_lookup *pl = priv;
+	struct smbd_open *op = NULL;
+	struct wire_buf out;
+	NTSTATUS status;
+
+	/* closed meanwhile: the answers go with the job */
+	status = smbd_open_lookup(req, pl->fid, &op);
+	if (!NT_STATUS_IS_OK(status) || op->pipe == NULL) {
+		return NT_STATUS_FILE_CLOSED;
 	}
+	rpc_pipe_resume(op->pipe, pl->batch);
+	if (!pl->ioctl) {
+		return pipe_write_reply(req, pl->length);
+	}
+	wire_buf_init(&out, req->mem_ctx, pl->call.max_out + 1);
+	status = pipe_transceive_read(op, pl->call.max_out, &out);
+	return smb2_ioctl_reply(req, &pl->call, status, &out);
+}
+
+/* The call op's pipe stalled on: its questions to winbindd in a job. */
+static NTSTATUS pipe_lookup_start(struct smb2_request *req,
+				  struct smbd_open *op,
+				  struct pipe_lookup *pl)
+{
+	NTSTATUS status;
+
+	pl->batch = rpc_pipe_wanted(op->pipe, pl);
+	if (pl->batch == NULL) {
+		/* no memory for the questions: answered as unmapped */
+		talloc_free(pl);
+		rpc_pipe_resume(op->pipe, NULL);
+		return NT_STATUS_NO_MEMORY;
+	}
+	smbd_open_fid_bytes(op, pl->fid);
+	/* as the user, in IPC$'s lane: lookups never take logon threads */
+	status = smb2_job_run(req, pl, pipe_lookup_work, pipe_lookup_done,
+			      NULL);
+	if (status != SMBD_STATUS_ASYNC) {
+		rpc_pipe_resume(op->pipe, NULL);
+	}
+	return status;
+}
+
+static NTSTATUS pipe_write_reply(struct smb2_request *req, uint32_t length)
+{
 	/* 2.2.22 WRITE Response */
 	wire_push_le16(req->out, 17);
 	wire_push_le16(req->out, 0);
@@ -156,14 +223,33 @@ NTSTATUS smb2_pipe_write(struct smb2_request *req, struct smbd_open *op,
 	return req->out->failed ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 }
 
-NTSTATUS smb2_pipe_transceive(struct smbd_open *op, const uint8_t *in,
-			      size_t in_len, uint32_t max_out,
+NTSTATUS smb2_pipe_write(struct smb2_request *req, struct smbd_open *op,
+			 const uint8_t *data, uint32_t length)
+{
+	NTSTATUS status = rpc_pipe_write(op->pipe, data, length);
+	struct pipe_lookup *pl;
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (rpc_pipe_stalled(op->pipe)) {
+		pl = talloc_zero(NULL, struct pipe_lookup);
+		if (pl == NULL) {
+			rpc_pipe_resume(op->pipe, NULL);
+			return NT_STATUS_NO_MEMORY;
+		}
+		pl->length = length;
+		return pipe_lookup_start(req, op, pl);
+	}
+	return pipe_write_reply(req, length);
+}
+
+NTSTATUS smb2_pipe_transceive(struct smb2_request *req, struct smbd_open *op,
+			      const struct smb2_ioctl_call *call,
+			      const uint8_t *in, size_t in_len,
 			      struct wire_buf *out)
 {
-	TALLOC_CTX *tmp;
-	uint8_t *data;
-	size_t len;
-	bool more;
+	struct pipe_lookup *pl;
 	NTSTATUS status;
 
 	if (op->pipe == NULL) {
@@ -173,6 +259,29 @@ NTSTATUS smb2_pipe_transceive(struct smbd_open *op, const uint8_t *in,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	if (rpc_pipe_stalled(op->pipe)) {
+		pl = talloc_zero(NULL, struct pipe_lookup);
+		if (pl == NULL) {
+			rpc_pipe_resume(op->pipe, NULL);
+			return NT_STATUS_NO_MEMORY;
+		}
+		pl->ioctl = true;
+		pl->call = *call;
+		return pipe_lookup_start(req, op, pl);
+	}
+	return pipe_transceive_read(op, call->max_out, out);
+}
+
+/* The transceive's answer: up to max_out bytes of the pipe's message. */
+static NTSTATUS pipe_transceive_read(struct smbd_open *op, uint32_t max_out,
+				     struct wire_buf *out)
+{
+	TALLOC_CTX *tmp;
+	uint8_t *data;
+	size_t len;
+	bool more;
+	NTSTATUS status;
+
 	tmp = talloc_new(NULL);
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;

@@ -941,6 +941,97 @@ static void test_lsa(void **state)
 	assert_int_equal(le32(r + 20), NT_STATUS_INVALID_HANDLE);
 }
 
+/* One request fragment, written; nothing read. */
+static NTSTATUS send_req(struct tctx *t, uint16_t opnum, const uint8_t *stub,
+			 size_t stub_len)
+{
+	struct wire_buf b;
+
+	wire_buf_init(&b, t->mem, 64 + stub_len);
+	push_hdr(&b, DCERPC_PKT_REQUEST, 3, t->call_id++);
+	wire_push_le32(&b, (uint32_t)stub_len);
+	wire_push_le16(&b, 0);
+	wire_push_le16(&b, opnum);
+	wire_push_bytes(&b, stub, stub_len);
+	fix_len(&b);
+	return rpc_pipe_write(t->p, b.data, b.len);
+}
+
+/* LookupNames3 of names[0..n) on policy handle h. */
+static void lookup_names3_stub(struct tctx *t, struct ndr_push *p,
+			       const uint8_t h[20], const char **names,
+			       uint32_t n)
+{
+	uint32_t i;
+
+	ndr_push_init(p, t->mem);
+	ndr_push_bytes(p, h, 20);
+	ndr_push_u32(p, n);
+	ndr_push_u32(p, n);
+	for (i = 0; i < n; i++) {
+		ndr_push_unicode_fixed(p, names[i]);
+	}
+	for (i = 0; i < n; i++) {
+		ndr_push_unicode_buffer(p, names[i]);
+	}
+	ndr_push_u32(p, 0);
+	ndr_push_ptr(p, false);
+	ndr_push_u16(p, 1);
+	ndr_push_u32(p, 0);
+	ndr_push_u32(p, 0);
+	ndr_push_u32(p, 2);
+}
+
+/*
+ * A member's pipe (security = ads): a lookup naming a domain account
+ * stalls until the SMB layer brings winbindd's answers; meanwhile the
+ * pipe takes no input and answers nothing.  Resumed, the call is
+ * answered (here with no winbindd to ask: the domain name unmapped, the
+ * local one mapped), a miss is remembered and the same call then answers
+ * at once.
+ */
+static void test_lsa_member_stall(void **state)
+{
+	struct tctx *t = *state;
+	const char *names[] = { "SMBNG\\staff", "BUILTIN\\Users" };
+	struct rpc_dbatch *b;
+	struct ndr_push p;
+	uint8_t h[20], *r, *d;
+	size_t len;
+	uint32_t fault;
+
+	t->srv.member = true;
+	open_bound(t, "lsarpc", &lsa_syntax);
+	lsa_open(t, h);	/* no lookup: answered at once */
+	lookup_names3_stub(t, &p, h, names, 2);
+	assert_int_equal(send_req(t, 68, p.b.data, p.b.len), NT_STATUS_OK);
+	assert_true(rpc_pipe_stalled(t->p));
+	assert_int_equal(rpc_pipe_pending(t->p), 0);
+	assert_int_equal(send_req(t, 68, p.b.data, p.b.len),
+			 NT_STATUS_PIPE_BUSY);
+	b = rpc_pipe_wanted(t->p, t->mem);
+	assert_non_null(b);
+	rpc_pipe_lookup(b);	/* no winbindd here: nothing found */
+	rpc_pipe_resume(t->p, b);
+	assert_false(rpc_pipe_stalled(t->p));
+	d = read_msg(t, &len);
+	assert_int_equal(d[2], DCERPC_PKT_RESPONSE);
+	assert_int_equal(le32(d + len - 4), 0x00000107); /* SOME_NOT_MAPPED */
+	assert_int_equal(le32(d + len - 8), 1);
+	/* the miss is known now: no second wait */
+	r = call(t, 68, p.b.data, p.b.len, 4096, &len, &fault);
+	assert_non_null(r);
+	assert_int_equal(le32(r + len - 4), 0x00000107);
+	/* resumed without answers (no memory for them): unmapped too */
+	names[0] = "SMBNG\\bob";
+	lookup_names3_stub(t, &p, h, names, 2);
+	assert_int_equal(send_req(t, 68, p.b.data, p.b.len), NT_STATUS_OK);
+	assert_true(rpc_pipe_stalled(t->p));
+	rpc_pipe_resume(t->p, NULL);
+	d = read_msg(t, &len);
+	assert_int_equal(le32(d + len - 8), 1);
+}
+
 static void test_lsa_lying_counts(void **state)
 {
 	struct tctx *t = *state;
@@ -1000,6 +1091,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_info_tod_wksta,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lsa, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lsa_member_stall, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_lsa_lying_counts, setup,
 						teardown),
 	};
