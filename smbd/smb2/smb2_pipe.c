@@ -189,13 +189,24 @@ static NTSTATUS pipe_lookup_done(struct smb2_request *req, void *priv)
 	return smb2_ioctl_reply(req, &pl->call, status, &out);
 }
 
-/* The call op's pipe stalled on: its questions to winbindd in a job. */
+/* The call op's pipe stalled on: its questions to winbindd in a job;
+ * call is the IOCTL's (NULL for a WRITE of length bytes). */
 static NTSTATUS pipe_lookup_start(struct smb2_request *req,
-				  struct smbd_open *op,
-				  struct pipe_lookup *pl)
+				  struct smbd_open *op, uint32_t length,
+				  const struct smb2_ioctl_call *call)
 {
+	struct pipe_lookup *pl = talloc_zero(NULL, struct pipe_lookup);
 	NTSTATUS status;
 
+	if (pl == NULL) {
+		rpc_pipe_resume(op->pipe, NULL);
+		return NT_STATUS_NO_MEMORY;
+	}
+	pl->length = length;
+	pl->ioctl = call != NULL;
+	if (call != NULL) {
+		pl->call = *call;
+	}
 	pl->batch = rpc_pipe_wanted(op->pipe, pl);
 	if (pl->batch == NULL) {
 		/* no memory for the questions: answered as unmapped */
@@ -227,19 +238,12 @@ NTSTATUS smb2_pipe_write(struct smb2_request *req, struct smbd_open *op,
 			 const uint8_t *data, uint32_t length)
 {
 	NTSTATUS status = rpc_pipe_write(op->pipe, data, length);
-	struct pipe_lookup *pl;
 
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
 	if (rpc_pipe_stalled(op->pipe)) {
-		pl = talloc_zero(NULL, struct pipe_lookup);
-		if (pl == NULL) {
-			rpc_pipe_resume(op->pipe, NULL);
-			return NT_STATUS_NO_MEMORY;
-		}
-		pl->length = length;
-		return pipe_lookup_start(req, op, pl);
+		return pipe_lookup_start(req, op, length, NULL);
 	}
 	return pipe_write_reply(req, length);
 }
@@ -249,7 +253,6 @@ NTSTATUS smb2_pipe_transceive(struct smb2_request *req, struct smbd_open *op,
 			      const uint8_t *in, size_t in_len,
 			      struct wire_buf *out)
 {
-	struct pipe_lookup *pl;
 	NTSTATUS status;
 
 	if (op->pipe == NULL) {
@@ -260,14 +263,7 @@ NTSTATUS smb2_pipe_transceive(struct smb2_request *req, struct smbd_open *op,
 		return status;
 	}
 	if (rpc_pipe_stalled(op->pipe)) {
-		pl = talloc_zero(NULL, struct pipe_lookup);
-		if (pl == NULL) {
-			rpc_pipe_resume(op->pipe, NULL);
-			return NT_STATUS_NO_MEMORY;
-		}
-		pl->ioctl = true;
-		pl->call = *call;
-		return pipe_lookup_start(req, op, pl);
+		return pipe_lookup_start(req, op, 0, call);
 	}
 	return pipe_transceive_read(op, call->max_out, out);
 }
