@@ -398,3 +398,18 @@ NTSTATUS winbind_lookup_sid(TALLOC_CTX *mem_ctx, const struct auth_sid *sid,
 	wbcCtxFree(wb);
 	return status;
 }
+
+bool winbind_id_to_sid(bool group, uint32_t id, struct auth_sid *out)
+{
+	struct wbcContext *wb = wbcCtxCreate();
+	struct wbcDomainSid w;
+	wbcErr err;
+
+	if (wb == NULL) {
+		return false;
+	}
+	err = group ? wbcCtxGidToSid(wb, (gid_t)id, &w)
+		    : wbcCtxUidToSid(wb, (uid_t)id, &w);
+	wbcCtxFree(wb);
+	return WBC_ERROR_IS_OK(err) && from_wbc(&w, out);
+}

@@ -90,5 +90,11 @@ NTSTATUS winbind_lookup_name(TALLOC_CTX *mem_ctx, const char *domain,
 			     char **dom_out, char **name_out, int *type);
 NTSTATUS winbind_lookup_sid(TALLOC_CTX *mem_ctx, const struct auth_sid *sid,
 			    char **dom_out, char **name_out, int *type);
+/*
+ * The SID winbindd's idmap gives a uid (group false) or gid: false when
+ * it maps none (an id outside every `idmap config` range: a local
+ * account) or does not answer.
+ */
+bool winbind_id_to_sid(bool group, uint32_t id, struct auth_sid *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/secdesc.h"
+#include "smbd/auth/winbind.h"
 
 #include <string.h>
 
@@ -29,6 +30,28 @@ void ntacl_sid_unix_user(struct sd_sid *sid, uid_t uid)
 void ntacl_sid_unix_group(struct sd_sid *sid, gid_t gid)
 {
 	sid_set(sid, 22, 2, 2, (uint32_t)gid);
+}
+
+void ntacl_sid_of_id(struct sd_sid *sid, bool group, uint32_t id,
+		     bool domain)
+{
+	struct auth_sid a;
+
+	if (domain && winbind_id_to_sid(group, id, &a) &&
+	    a.num_auths <= SD_SID_MAX_SUB_AUTHS) {
+		memset(sid, 0, sizeof(*sid));
+		sid->revision = a.revision;
+		sid->num_auths = a.num_auths;
+		memcpy(sid->id_auth, a.id_auth, 6);
+		memcpy(sid->sub_auths, a.sub_auths,
+		       sizeof(uint32_t) * a.num_auths);
+		return;
+	}
+	if (group) {
+		ntacl_sid_unix_group(sid, (gid_t)id);
+	} else {
+		ntacl_sid_unix_user(sid, (uid_t)id);
+	}
 }
 
 void ntacl_sid_wellknown(struct sd_sid *sid, uint8_t auth, uint32_t rid)
@@ -130,6 +153,7 @@ NTSTATUS ntacl_token_domain(TALLOC_CTX *mem_ctx, const struct sd_sid *sids,
 		}
 	}
 	t->root = unix_tok->root;
+	t->domain = true;
 	talloc_free(unix_tok);
 	*out = t;
 	return NT_STATUS_OK;

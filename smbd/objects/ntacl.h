@@ -44,11 +44,22 @@ struct ntacl_token {
 	struct sd_sid *sids;
 	size_t num_sids;
 	bool root;
+	/* a domain user's (ntacl_token_domain): ids map through winbindd */
+	bool domain;
 };
 
 /* Samba's Unix SIDs: S-1-22-1-uid (user), S-1-22-2-gid (group). */
 void ntacl_sid_unix_user(struct sd_sid *sid, uid_t uid);
 void ntacl_sid_unix_group(struct sd_sid *sid, gid_t gid);
+/*
+ * The SID a uid (group false) or gid stands for in a descriptor.  With
+ * domain (security = ads) the one winbindd's idmap maps it to, as
+ * Samba's member shows SMBNG\alice as a file's owner; else, or when
+ * winbindd maps none (a local account), the Unix SID above.  With
+ * domain it asks winbindd and blocks: pool threads only.
+ */
+void ntacl_sid_of_id(struct sd_sid *sid, bool group, uint32_t id,
+		     bool domain);
 /* S-1-auth-rid, e.g. Everyone (1, 0), Authenticated Users (5, 11). */
 void ntacl_sid_wellknown(struct sd_sid *sid, uint8_t auth, uint32_t rid);
 bool ntacl_sid_equal(const struct sd_sid *a, const struct sd_sid *b);

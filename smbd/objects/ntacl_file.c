@@ -55,10 +55,12 @@ NTSTATUS ntacl_file_set(int fd, const struct sd *sd)
 	return status;
 }
 
-NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, struct sd **out)
+NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, bool domain,
+                              struct sd **out)
 {
 	TALLOC_CTX *tmp;
 	struct wire_buf b;
+	struct sd_sid owner, group;
 	struct stat sb;
 	NTSTATUS status;
 
@@ -70,12 +72,11 @@ NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, struct sd **out)
 		return NT_STATUS_NO_MEMORY;
 	}
 	wire_buf_init(&b, tmp, 256);
-	secdesc_from_mode(&b,
-	                  SECINFO_OWNER | SECINFO_GROUP | SECINFO_DACL,
-	                  sb.st_uid,
-	                  sb.st_gid,
-	                  sb.st_mode,
-	                  S_ISDIR(sb.st_mode));
+	ntacl_sid_of_id(&owner, false, sb.st_uid, domain);
+	ntacl_sid_of_id(&group, true, sb.st_gid, domain);
+	secdesc_from_mode_sids(&b, SECINFO_OWNER | SECINFO_GROUP | SECINFO_DACL,
+	                       &owner, &group, sb.st_mode,
+	                       S_ISDIR(sb.st_mode));
 	status = b.failed ? NT_STATUS_NO_MEMORY
 	                  : sd_parse(mem_ctx, b.data, b.len, out);
 	talloc_free(tmp);
@@ -187,7 +188,7 @@ NTSTATUS ntacl_file_set_info(int fd,
 	}
 	status = ntacl_file_get(tmp, fd, &old);
 	if (status == NT_STATUS_NOT_FOUND) {
-		status = ntacl_file_from_mode(tmp, fd, &old);
+		status = ntacl_file_from_mode(tmp, fd, tok->domain, &old);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		goto out;

@@ -21,8 +21,10 @@ NTSTATUS ntacl_file_get(TALLOC_CTX *mem_ctx, int fd, struct sd **out);
 /* Store sd as a version 1 blob. */
 NTSTATUS ntacl_file_set(int fd, const struct sd *sd);
 /* The descriptor the Unix owner, group and mode give (smbd/objects/secdesc.h),
- * for files without a stored one. */
-NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, struct sd **out);
+ * for files without a stored one; with domain the owner and group are
+ * the domain SIDs winbindd maps the ids to (ntacl_sid_of_id: blocks). */
+NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, bool domain,
+                              struct sd **out);
 /* The descriptor of the directory holding share-relative path (the
  * share root for a name at the top); NOT_FOUND when it has none. */
 NTSTATUS ntacl_file_get_parent(TALLOC_CTX *mem_ctx,

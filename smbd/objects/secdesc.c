@@ -52,15 +52,25 @@ static void mode_ace(struct sd_ace *a, const struct sd_sid *sid,
 void secdesc_from_mode(struct wire_buf *out, uint32_t secinfo, uid_t uid,
 		       gid_t gid, mode_t mode, bool is_dir)
 {
-	struct sd_sid owner, group, world;
+	struct sd_sid owner, group;
+
+	ntacl_sid_unix_user(&owner, uid);
+	ntacl_sid_unix_group(&group, gid);
+	secdesc_from_mode_sids(out, secinfo, &owner, &group, mode, is_dir);
+}
+
+void secdesc_from_mode_sids(struct wire_buf *out, uint32_t secinfo,
+			    const struct sd_sid *owner_sid,
+			    const struct sd_sid *group_sid, mode_t mode,
+			    bool is_dir)
+{
+	struct sd_sid owner = *owner_sid, group = *group_sid, world;
 	struct sd_ace aces[3];
 	struct sd_acl dacl = {.revision = 2, .num_aces = 3, .aces = aces};
 	struct sd sd = {.revision = 1, .control = SD_SE_SELF_RELATIVE};
 	uint8_t flags = is_dir ? (NTACL_CONTAINER_INHERIT | NTACL_OBJECT_INHERIT)
 			       : 0;
 
-	ntacl_sid_unix_user(&owner, uid);
-	ntacl_sid_unix_group(&group, gid);
 	ntacl_sid_wellknown(&world, 1, 0); /* Everyone */
 	if (secinfo & SECINFO_OWNER) {
 		sd.owner = &owner;
@@ -100,22 +110,34 @@ static unsigned sd_rwx(uint32_t mask)
 }
 
 /* The rwx bits one ALLOWED ACE gives the mode's owner, group or other. */
-static void mode_from_ace(const struct sd_ace *a, uid_t uid, gid_t gid,
+/* The owner's and group's SIDs: their Unix ones and, on a member, the
+ * domain ones QUERY_INFO shows (NULL: none). */
+struct mode_sids {
+	struct sd_sid u, g;
+	const struct sd_sid *du, *dg;
+};
+
+static bool sid_is(const struct sd_sid *s, const struct sd_sid *unix_sid,
+		   const struct sd_sid *dom)
+{
+	return ntacl_sid_equal(s, unix_sid) ||
+	       (dom != NULL && ntacl_sid_equal(s, dom));
+}
+
+static void mode_from_ace(const struct sd_ace *a, const struct mode_sids *m,
 			  unsigned *owner, unsigned *group, unsigned *other)
 {
-	struct sd_sid u, g, w, au;
+	struct sd_sid w, au;
 
 	if (a->type != NTACL_ACE_ALLOWED || a->opaque != NULL) {
 		return; /* deny ACEs and others: no mode bits */
 	}
-	ntacl_sid_unix_user(&u, uid);
-	ntacl_sid_unix_group(&g, gid);
 	ntacl_sid_wellknown(&w, 1, 0); /* Everyone */
 	/* Authenticated Users: as "other" here. */
 	ntacl_sid_wellknown(&au, 5, 11);
-	if (ntacl_sid_equal(&a->sid, &u)) {
+	if (sid_is(&a->sid, &m->u, m->du)) {
 		*owner |= sd_rwx(a->mask);
-	} else if (ntacl_sid_equal(&a->sid, &g)) {
+	} else if (sid_is(&a->sid, &m->g, m->dg)) {
 		*group |= sd_rwx(a->mask);
 	} else if (ntacl_sid_equal(&a->sid, &w) ||
 		   ntacl_sid_equal(&a->sid, &au)) {
@@ -126,12 +148,25 @@ static void mode_from_ace(const struct sd_ace *a, uid_t uid, gid_t gid,
 NTSTATUS secdesc_to_mode(const uint8_t *buf, size_t len, uint32_t secinfo,
 			 uid_t uid, gid_t gid, mode_t old, mode_t *mode)
 {
+	return secdesc_to_mode_sids(buf, len, secinfo, uid, gid, NULL, NULL,
+				    old, mode);
+}
+
+NTSTATUS secdesc_to_mode_sids(const uint8_t *buf, size_t len,
+			      uint32_t secinfo, uid_t uid, gid_t gid,
+			      const struct sd_sid *owner_sid,
+			      const struct sd_sid *group_sid, mode_t old,
+			      mode_t *mode)
+{
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	unsigned owner = 0, group = 0, other = 0;
+	struct mode_sids m = {.du = owner_sid, .dg = group_sid};
 	struct sd *sd;
 	uint16_t i;
 
 	*mode = old;
+	ntacl_sid_unix_user(&m.u, uid);
+	ntacl_sid_unix_group(&m.g, gid);
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
@@ -152,8 +187,7 @@ NTSTATUS secdesc_to_mode(const uint8_t *buf, size_t len, uint32_t secinfo,
 		return NT_STATUS_OK;
 	}
 	for (i = 0; i < sd->dacl->num_aces; i++) {
-		mode_from_ace(&sd->dacl->aces[i], uid, gid, &owner, &group,
-			      &other);
+		mode_from_ace(&sd->dacl->aces[i], &m, &owner, &group, &other);
 	}
 	talloc_free(tmp);
 	/* Everyone's rights apply to owner and group too. */

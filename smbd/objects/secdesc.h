@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include "lib/ntstatus.h"
 #include "lib/wire.h"
+#include "smbd/objects/sd.h"
 
 #define SECINFO_OWNER 0x00000001
 #define SECINFO_GROUP 0x00000002
@@ -19,6 +20,12 @@
 /* Append the self-relative descriptor for the parts secinfo asks for. */
 void secdesc_from_mode(struct wire_buf *out, uint32_t secinfo, uid_t uid,
 		       gid_t gid, mode_t mode, bool is_dir);
+/* The same with the owner's and group's SIDs given (a member's: the
+ * domain SIDs of the ids, ntacl_sid_of_id). */
+void secdesc_from_mode_sids(struct wire_buf *out, uint32_t secinfo,
+			    const struct sd_sid *owner,
+			    const struct sd_sid *group, mode_t mode,
+			    bool is_dir);
 
 /*
  * SET_INFO's security descriptor as far as a Unix mode can hold it: the
@@ -29,5 +36,12 @@ void secdesc_from_mode(struct wire_buf *out, uint32_t secinfo, uid_t uid,
  */
 NTSTATUS secdesc_to_mode(const uint8_t *buf, size_t len, uint32_t secinfo,
 			 uid_t uid, gid_t gid, mode_t old, mode_t *mode);
+/* The same where owner and group also stand for the owner and group
+ * (a member's domain SIDs of the ids, as QUERY_INFO showed them). */
+NTSTATUS secdesc_to_mode_sids(const uint8_t *buf, size_t len,
+			      uint32_t secinfo, uid_t uid, gid_t gid,
+			      const struct sd_sid *owner,
+			      const struct sd_sid *group, mode_t old,
+			      mode_t *mode);
 
 #endif

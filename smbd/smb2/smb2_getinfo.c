@@ -10,6 +10,7 @@
 #include "smbd/smb2/smb2_pipe.h"
 #include "smbd/objects/sd.h"
 #include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
@@ -94,6 +95,12 @@ struct getinfo_state {
 	bool want_ntacl;	/* security class on an acl_xattr share */
 	uint8_t *ntacl;		/* the security.NTACL value, if any */
 	size_t ntacl_len;
+	/* security class on a member (security = ads): the owner's and
+	 * group's domain SIDs, asked of winbindd in the job, for a
+	 * descriptor made from the mode */
+	bool want_domain_sids;
+	bool have_domain_sids;
+	struct sd_sid owner_sid, group_sid;
 };
 
 /* One more stream at the end of the listing (left out for want of
@@ -299,6 +306,13 @@ static void getinfo_job(void *p)
 		}
 		if (st->want_ntacl) {
 			getinfo_read_ntacl(st);
+		}
+		if (st->want_domain_sids && st->ntacl == NULL) {
+			ntacl_sid_of_id(&st->owner_sid, false, st->fi.uid,
+					true);
+			ntacl_sid_of_id(&st->group_sid, true, st->fi.gid,
+					true);
+			st->have_domain_sids = true;
 		}
 		if (st->share.ea_support) {
 			st->ea_size = vfs_ea_size(st->fd);
@@ -572,6 +586,21 @@ static struct sd *getinfo_stored_sd(struct smb2_request *req,
 	return sd;
 }
 
+/* The descriptor the mode gives, with a member's domain SIDs. */
+static void getinfo_mode_sd(struct wire_buf *out,
+			    const struct getinfo_state *st,
+			    const struct getinfo_req *g)
+{
+	if (st->have_domain_sids) {
+		secdesc_from_mode_sids(out, g->secinfo, &st->owner_sid,
+				       &st->group_sid, st->fi.mode,
+				       st->fi.is_dir);
+	} else {
+		secdesc_from_mode(out, g->secinfo, st->fi.uid, st->fi.gid,
+				  st->fi.mode, st->fi.is_dir);
+	}
+}
+
 /*
  * fruit:nfs_aces on a Mac's session, the DACL asked for: the descriptor
  * (stored, or the mode's) with the owner, group and mode as NFS ACEs at
@@ -590,8 +619,7 @@ static NTSTATUS getinfo_push_nfs(struct smb2_request *req,
 		struct wire_buf b;
 
 		wire_buf_init(&b, req->mem_ctx, 256);
-		secdesc_from_mode(&b, g->secinfo, st->fi.uid, st->fi.gid,
-				  st->fi.mode, st->fi.is_dir);
+		getinfo_mode_sd(&b, st, g);
 		if (b.failed) {
 			return NT_STATUS_NO_MEMORY;
 		}
@@ -624,8 +652,7 @@ static NTSTATUS getinfo_security(struct smb2_request *req,
 	if (sd != NULL) {
 		sd_push(req->out, sd, 0);
 	} else {
-		secdesc_from_mode(req->out, g->secinfo, st->fi.uid, st->fi.gid,
-				  st->fi.mode, st->fi.is_dir);
+		getinfo_mode_sd(req->out, st, g);
 	}
 	return NT_STATUS_OK;
 }
@@ -820,6 +847,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 			   cls == FSCC_FILE_STREAM_INFORMATION;
 	st->want_ntacl = type == SMB2_0_INFO_SECURITY &&
 			 req->tcon->share.acl_xattr;
+	st->want_domain_sids = type == SMB2_0_INFO_SECURITY &&
+			       lp_security_ads(req->conn->worker->srv->lp);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->rsrc_file = op->rsrc_file;
 	st->afpinfo = op->afpinfo;

@@ -5,6 +5,7 @@
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
+#include "conf/loadparm.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/fscc.h"
 #include "smbd/objects/open.h"
@@ -12,10 +13,12 @@
 #include "locking/locking_rec.h"
 #include "smbd/objects/smbd_locking.h"
 #include "smbd/objects/secdesc.h"
+#include "smbd/objects/ntacl.h"
 #include "smbd/objects/ntacl_file.h"
 #include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "smbd/objects/status.h"
+#include "smbd/smbd.h"
 #include "lib/charset.h"
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
@@ -83,6 +86,8 @@ struct setinfo_state {
 	/* fruit:nfs_aces on a Mac's session, the DACL sent: its NFS ACEs
 	 * are a chmod (smbd/objects/ntacl_nfs.h) */
 	bool nfs_aces;
+	/* security = ads: the owner and group were shown as domain SIDs */
+	bool domain_ids;
 };
 
 /* fd's mode := mode, as the session's user (the kernel's check: its
@@ -109,8 +114,21 @@ static void setinfo_security_sd(struct setinfo_state *st)
 		st->status = vfs_map_errno(errno);
 		return;
 	}
-	st->status = secdesc_to_mode(st->sd, st->sd_len, st->secinfo,
-				     sb.st_uid, sb.st_gid, sb.st_mode, &mode);
+	if (st->domain_ids) {
+		/* a member showed the owner and group as domain SIDs */
+		struct sd_sid du, dg;
+
+		ntacl_sid_of_id(&du, false, sb.st_uid, true);
+		ntacl_sid_of_id(&dg, true, sb.st_gid, true);
+		st->status = secdesc_to_mode_sids(st->sd, st->sd_len,
+						  st->secinfo, sb.st_uid,
+						  sb.st_gid, &du, &dg,
+						  sb.st_mode, &mode);
+	} else {
+		st->status = secdesc_to_mode(st->sd, st->sd_len, st->secinfo,
+					     sb.st_uid, sb.st_gid, sb.st_mode,
+					     &mode);
+	}
 	if (!NT_STATUS_IS_OK(st->status) || mode == sb.st_mode) {
 		return;
 	}
@@ -1066,11 +1084,17 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		status = len >= 20 && st->sd != NULL ? NT_STATUS_OK
 						     : NT_STATUS_INVALID_PARAMETER;
 		st->acl_xattr = req->tcon->share.acl_xattr;
+		st->domain_ids = lp_security_ads(req->conn->worker->srv->lp);
 		st->nfs_aces = (secinfo & SECINFO_DACL) && mac != NULL &&
 			       mac->nfs_aces;
 		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
 			status = ntacl_session_token(st, req->session,
 						     req->tcon, &st->tok);
+		}
+		if (NT_STATUS_IS_OK(status) && st->tok != NULL) {
+			/* a member's local users too: ids as QUERY_INFO
+			 * shows them */
+			st->tok->domain = st->domain_ids;
 		}
 	} else {
 		status = fscc_set_info_pull(st, cls, len ? req->in + off : NULL,

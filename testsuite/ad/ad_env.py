@@ -31,7 +31,7 @@ secrets and keytab`, idmap `*` = tdb 3000-7999 and `SMBNG` = rid
 default domain = no`, its own private/lock/state/cache/pid/ncalrpc dirs,
 `winbindd socket directory = BASE/member/winbindd`, shares [data]
 (`valid users = @SMBNG\\staff`) and [open] (both `vfs objects =
-acl_xattr`).  `net ads join -s that --no-dns-updates` joins it (machine
+acl_xattr`), and [plain] (no NT ACLs stored: the Unix mode is the ACL).  `net ads join -s that --no-dns-updates` joins it (machine
 password in BASE/member/private/secrets.tdb, keys in the keytab
 BASE/member/krb5.keytab, the krb5.conf's default_keytab_name);
 `winbindd -F` runs for it.  MemberSmbd starts a server on that same
@@ -444,6 +444,10 @@ class AdEnv:
             "\tpath = %s" % self.share_path("open"),
             "\tread only = no",
             "\tvfs objects = acl_xattr",
+            "",
+            "[plain]",
+            "\tpath = %s" % self.share_path("plain"),
+            "\tread only = no",
         ]
 
     def member_conf_text(self, extra_global=()):
@@ -663,7 +667,7 @@ class AdEnv:
         os.makedirs(self.member_dir, exist_ok=True)
         for d in ("private", "lock", "state", "cache", "pid", "ncalrpc"):
             os.makedirs(os.path.join(self.member_dir, d), exist_ok=True)
-        for s in ("data", "open"):
+        for s in ("data", "open", "plain"):
             os.makedirs(self.share_path(s), exist_ok=True)
             os.chmod(self.share_path(s), 0o777)
         self._write(self.member_conf, self.member_conf_text())

@@ -101,17 +101,6 @@ def tearDownModule():
         ENV.cleanup()
 
 
-def known_failure_ours(why):
-    """A check ours still fails (why says what is missing), kept as an
-    expected failure for ours only: Samba must pass it, and once ours
-    passes too the run fails (an unexpected success) until the marker
-    goes, as the known-failures lists of testsuite/ do."""
-    if os.path.realpath(h.smbd_binary()) == os.path.realpath(
-            ad_env.SAMBA_SMBD):
-        return lambda f: f
-    return unittest.expectedFailure
-
-
 def unique(prefix):
     return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
 
@@ -281,10 +270,6 @@ class TestNtAcl(AdCase):
                          out)
         self.check_honoured(name)
 
-    @known_failure_ours("a file's owner uid is shown as its Unix SID "
-                        "(S-1-22-1-uid), not the domain SID winbindd maps it "
-                        "to: the descriptor is built on the loop, and "
-                        "uid -> SID through winbindd needs the pool")
     def test_owner_is_domain_account(self):
         """A directory alice made, with no stored NT ACL: its owner is
         SMBNG\\alice (the SID winbindd maps her uid to), as Samba shows."""
@@ -292,6 +277,34 @@ class TestNtAcl(AdCase):
         out = self.assertOk(ENV.smbcacls("open", name, port=self.srv_port),
                             "smbcacls read")
         self.assertRegex(out, r"(?m)^OWNER:%s\\alice$" % DOMAIN)
+
+    def test_plain_share_acl_round_trip(self):
+        """A share without stored NT ACLs: the ACL the Unix permissions
+        give shows alice as SMBNG\\alice with full control; set back as
+        read, she keeps it (her ACE is the owner's whichever SID names it:
+        Samba keeps it in a POSIX ACL, ours in the mode's owner bits)."""
+        name = unique("plain")
+        self.assertOk(self.smbclient("plain", "mkdir %s" % name,
+                                     kerberos=True), "mkdir")
+
+        def alice_full(text):
+            return any(ln.startswith("ACL:%s\\alice:ALLOWED/" % DOMAIN) and
+                       ln.endswith("/FULL") for ln in text.splitlines())
+
+        out = self.assertOk(ENV.smbcacls("plain", name, port=self.srv_port),
+                            "smbcacls read")
+        self.assertRegex(out, r"(?m)^OWNER:%s\\alice$" % DOMAIN)
+        self.assertTrue(alice_full(out), out)
+        acl = [ln for ln in out.splitlines() if ln.startswith("ACL:")]
+        self.assertOk(ENV.smbcacls("plain", name, "--set", ",".join(acl),
+                                   port=self.srv_port), "smbcacls --set")
+        again = self.assertOk(ENV.smbcacls("plain", name,
+                                           port=self.srv_port),
+                              "smbcacls read again")
+        self.assertTrue(alice_full(again),
+                        "before:\n%s\nafter:\n%s" % (out, again))
+        self.assertOk(self.smbclient("plain", "mkdir %s\\sub" % name,
+                                     kerberos=True), "alice writes")
 
 
 class TestImpacket(AdCase):
