@@ -70,6 +70,12 @@ struct auth_user_info {
 	 */
 	struct auth_sid *sids;
 	size_t nsids;
+	/*
+	 * The passwd entry's home directory (NSS's, or for a domain user
+	 * winbindd's, which applies `template homedir`): [homes] serves
+	 * it.  NULL when the entry has none.
+	 */
+	const char *home_dir;
 };
 
 /*

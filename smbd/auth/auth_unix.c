@@ -107,6 +107,9 @@ NTSTATUS auth_unix_user_info(TALLOC_CTX *mem_ctx, const char *unix_name,
 	info->gid = pw.pw_gid;
 	info->unix_name = talloc_strdup(info, pw.pw_name);
 	info->account_name = info->unix_name;
+	if (pw.pw_dir != NULL && pw.pw_dir[0] == '/') {
+		info->home_dir = talloc_strdup(info, pw.pw_dir);
+	}
 	if (info->unix_name == NULL) {
 		goto nomem;
 	}

@@ -193,6 +193,9 @@ static NTSTATUS user_from_sids(struct wbcContext *wb, TALLOC_CTX *mem_ctx,
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	u->acct_ctrl = ACB_NORMAL;
+	if (pw->pw_dir != NULL && pw->pw_dir[0] == '/') {
+		u->home_dir = talloc_strdup(u, pw->pw_dir);
+	}
 	wbcFreeMemory(pw);
 	u->sids = talloc_memdup(u, sids, sizeof(*sids) * n);
 	u->nsids = n;

@@ -127,6 +127,7 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 	TALLOC_FREE(s->account_name);
 	TALLOC_FREE(s->domain);
 	TALLOC_FREE(s->unix_name);
+	TALLOC_FREE(s->home);
 	TALLOC_FREE(s->groups);
 	TALLOC_FREE(s->sids);
 	s->nsids = 0;
@@ -142,6 +143,12 @@ static NTSTATUS session_take_identity(struct smbd_session *s,
 		s->account_name = talloc_strdup(s, u->account_name);
 		s->domain = talloc_strdup(s, u->domain ? u->domain : "");
 		s->unix_name = talloc_strdup(s, u->unix_name);
+		/* [homes]: the home the logon's passwd entry gave, so no
+		 * NSS call on the loop at TREE_CONNECT (a member's comes
+		 * from winbindd, `template homedir` applied) */
+		if (u->home_dir != NULL) {
+			s->home = talloc_strdup(s, u->home_dir);
+		}
 		s->uid = u->uid;
 		s->gid = u->gid;
 		s->ngroups = u->ngroups;

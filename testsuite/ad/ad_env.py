@@ -31,7 +31,8 @@ secrets and keytab`, idmap `*` = tdb 3000-7999 and `SMBNG` = rid
 default domain = no`, its own private/lock/state/cache/pid/ncalrpc dirs,
 `winbindd socket directory = BASE/member/winbindd`, shares [data]
 (`valid users = @SMBNG\\staff`) and [open] (both `vfs objects =
-acl_xattr`), and [plain] (no NT ACLs stored: the Unix mode is the ACL).  `net ads join -s that --no-dns-updates` joins it (machine
+acl_xattr`), [plain] (no NT ACLs stored: the Unix mode is the ACL) and
+[homes] (`template homedir = BASE/member/home/%U`, winbindd's).  `net ads join -s that --no-dns-updates` joins it (machine
 password in BASE/member/private/secrets.tdb, keys in the keytab
 BASE/member/krb5.keytab, the krb5.conf's default_keytab_name);
 `winbindd -F` runs for it.  MemberSmbd starts a server on that same
@@ -415,7 +416,7 @@ class AdEnv:
             "\tidmap config %s : backend = rid" % DOMAIN,
             "\tidmap config %s : range = %d-%d" % ((DOMAIN,) + IDMAP_DOMAIN),
             "\twinbind use default domain = no",
-            "\ttemplate homedir = /nonexistent",
+            "\ttemplate homedir = %s/home/%%U" % m,
             "\ttemplate shell = /usr/sbin/nologin",
             "\tinterfaces = %s/8" % MEMBER_IP,
             "\tbind interfaces only = yes",
@@ -448,6 +449,10 @@ class AdEnv:
             "[plain]",
             "\tpath = %s" % self.share_path("plain"),
             "\tread only = no",
+            "",
+            "[homes]",
+            "\tread only = no",
+            "\tbrowseable = no",
         ]
 
     def member_conf_text(self, extra_global=()):

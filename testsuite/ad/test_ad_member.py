@@ -195,6 +195,25 @@ class TestLogon(AdCase):
                           "NT_STATUS_LOGON_FAILURE", "unknown user")
 
 
+class TestHomes(AdCase):
+
+    def test_home_from_template_homedir(self):
+        """[homes]: alice's share is the home winbindd's passwd entry
+        gives her (`template homedir`), over Kerberos and NTLM."""
+        home = os.path.join(ENV.member_dir, "home", "alice")
+        os.makedirs(home, exist_ok=True)
+        os.chown(home, ENV.uid_of("alice"), -1)
+        os.chmod(home, 0o700)
+        name = unique("home")
+        self.assertOk(self.smbclient("alice", "mkdir %s" % name,
+                                     kerberos=True), "mkdir (Kerberos)")
+        self.assertTrue(os.path.isdir(os.path.join(home, name)))
+        self.assertEqual(os.stat(os.path.join(home, name)).st_uid,
+                         ENV.uid_of("alice"))
+        out = self.assertOk(self.smbclient("alice", "ls"), "ls (NTLM)")
+        self.assertIn(name, out)
+
+
 class TestGroupAccess(AdCase):
     """[data]: valid users = @SMBNG\\staff; staff = {alice}."""
 
