@@ -873,7 +873,11 @@ static NTSTATUS tcon_enter_send(struct smb2_request *req,
 	talloc_set_destructor(e->guard, tcon_guard_destructor);
 	s->ntcons_entering++;
 	/* From here freeing e frees t. */
-	e->home = s->home ? s->home : tcon_home_dir(t, s->unix_name);
+	/* a domain user's passwd entry came from winbindd at logon: no
+	 * NSS call on the loop for one without a home */
+	e->home = s->home != NULL ? s->home
+		  : s->nsids > 0  ? NULL
+				  : tcon_home_dir(t, s->unix_name);
 	tcon_subst(req, s, t, e->home, &sub);
 	st = tcon_setup_disk(req, s, t, homes, &sub);
 	if (NT_STATUS_IS_OK(st)) {
