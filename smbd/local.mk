@@ -8,7 +8,7 @@ libsmbd_a_SOURCES += \
 	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_handover.c smbd/conn/smb2_seal.c smbd/conn/smb2_seal.h smbd/conn/smb2_compress.c smbd/conn/smb2_compress.h smbd/conn/conn_limits.c smbd/conn/conn_limits.h smbd/conn/auth_limit.c smbd/conn/auth_limit.h smbd/conn/conn_log.c smbd/conn/conn_log.h smbd/conn/smb2_pdu.c smbd/conn/smb2_dispatch.c \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_negotiate.c smbd/conn/session.h smbd/conn/session.c smbd/smb2/smb2_sesssetup.c smbd/smb2/smb2_sesssetup_auth.c smbd/smb2/smb2_sesssetup_bind.c smbd/smb2/smb2_sesssetup_private.h \
 	smbd/smb2/smb2_sesssetup_pam.c \
-	smbd/auth/access.c smbd/auth/access.h smbd/smb2/smb2_tcon.c smbd/smb2/smb2_ioctl.c smbd/smb2/smb2_ioctl_reply.c \
+	smbd/auth/access.c smbd/auth/access.h smbd/smb2/smb2_tcon.c smbd/smb2/smb2_tcon_names.c smbd/smb2/smb2_tcon_names.h smbd/smb2/smb2_ioctl.c smbd/smb2/smb2_ioctl_reply.c \
 	smbd/smb2/user_map.c smbd/smb2/user_map.h \
 	smbd/conn/smb2_job.c smbd/conn/smb2_work.h smbd/conn/smb2_ring.c smbd/objects/open.c smbd/objects/open.h smbd/objects/durable.c \
 	smbd/objects/durable.h smbd/objects/create_ctx.c \

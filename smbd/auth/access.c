@@ -219,17 +219,24 @@ static bool user_in_group(const char *group, const struct smbd_user_id *u)
 {
 	struct group grbuf, *gr = NULL;
 	char buf[16384];
+	gid_t gid;
 	size_t i;
 
-	if (getgrnam_r(group, &grbuf, buf, sizeof(buf), &gr) != 0 ||
-	    gr == NULL) {
+	if (u->group_gid != NULL) {
+		if (!u->group_gid(u->group_priv, group, &gid)) {
+			return false;
+		}
+	} else if (getgrnam_r(group, &grbuf, buf, sizeof(buf), &gr) != 0 ||
+		   gr == NULL) {
 		return false;
+	} else {
+		gid = gr->gr_gid;
 	}
-	if (gr->gr_gid == u->gid) {
+	if (gid == u->gid) {
 		return true;
 	}
 	for (i = 0; i < u->ngroups; i++) {
-		if (u->groups[i] == gr->gr_gid) {
+		if (u->groups[i] == gid) {
 			return true;
 		}
 	}

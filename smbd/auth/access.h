@@ -14,6 +14,14 @@ struct smbd_user_id {
 	gid_t gid;
 	const gid_t *groups;
 	size_t ngroups;
+	/*
+	 * The gid of an `@group` entry: when set, asked of this (answers
+	 * found in the pool beforehand, smb2_tcon_names.h) instead of NSS,
+	 * which may block (nss_winbind, LDAP) and must not on a loop
+	 * thread.  false: no such group.
+	 */
+	bool (*group_gid)(void *priv, const char *name, gid_t *gid);
+	void *group_priv;
 };
 
 /* What decided a host check, for the log line: list is "hosts allow" or

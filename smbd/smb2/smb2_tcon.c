@@ -6,6 +6,7 @@
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
+#include "smbd/smb2/smb2_tcon_names.h"
 #include "smbd/auth/access.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/conn_log.h"
@@ -93,22 +94,33 @@ static const char *tcon_share_part(const char *unc)
 	return unc;
 }
 
-static char *tcon_home_dir(TALLOC_CTX *mem_ctx, const char *unix_name)
-{
-	struct passwd pwbuf, *pw = NULL;
-	char buf[4096];
+/* valid users (substituted: `valid users = %S` is the usual [homes]
+ * rule), invalid users, read list, write list */
+struct tcon_lists {
+	const char **valid, **invalid, **rlist, **wlist;
+};
 
-	if (unix_name == NULL ||
-	    getpwnam_r(unix_name, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
-	    pw == NULL) {
-		return NULL;
+static void tcon_lists(TALLOC_CTX *mem_ctx, const struct lp_ctx *lp,
+		       int snum, const struct lp_subst *sub,
+		       struct tcon_lists *l)
+{
+	size_t i;
+
+	l->valid = lp_list(mem_ctx, lp, snum, LP_VALID_USERS);
+	l->invalid = lp_list(mem_ctx, lp, snum, LP_INVALID_USERS);
+	for (i = 0; l->valid != NULL && l->valid[i] != NULL; i++) {
+		l->valid[i] = lp_substitute(mem_ctx, lp, l->valid[i], sub);
 	}
-	return talloc_strdup(mem_ctx, pw->pw_dir);
+	l->rlist = lp_list(mem_ctx, lp, snum, LP_READ_LIST);
+	l->wlist = lp_list(mem_ctx, lp, snum, LP_WRITE_LIST);
 }
 
+/* Who may connect, and read-only or not.  The lists' groups are names
+ * the pool resolved (smb2_tcon_names.h): no NSS call here. */
 static NTSTATUS tcon_check_access(struct smb2_request *req,
 				  struct smbd_session *s, int snum,
-				  const struct lp_subst *sub, bool *read_only)
+				  const struct lp_subst *sub,
+				  struct tcon_names *names, bool *read_only)
 {
 	const struct lp_ctx *lp = req->conn->worker->srv->lp;
 	TALLOC_CTX *tmp = talloc_new(req->mem_ctx);
@@ -118,11 +130,12 @@ static NTSTATUS tcon_check_access(struct smb2_request *req,
 		.gid = s->gid,
 		.groups = s->groups,
 		.ngroups = s->ngroups,
+		.group_gid = tcon_names_gid,
+		.group_priv = names,
 	};
 	const char **allow = lp_list(tmp, lp, snum, LP_HOSTS_ALLOW);
 	const char **deny = lp_list(tmp, lp, snum, LP_HOSTS_DENY);
-	const char **valid, **invalid, **rlist, **wlist;
-	size_t i;
+	struct tcon_lists l;
 	NTSTATUS st = NT_STATUS_ACCESS_DENIED;
 
 	if (!smbd_host_allowed(allow, deny, req->conn->remote_addr)) {
@@ -133,30 +146,23 @@ static NTSTATUS tcon_check_access(struct smb2_request *req,
 	if ((s->guest || s->anonymous) && !lp_bool(lp, snum, LP_GUEST_OK)) {
 		goto out;
 	}
-	valid = lp_list(tmp, lp, snum, LP_VALID_USERS);
-	invalid = lp_list(tmp, lp, snum, LP_INVALID_USERS);
-	/* `valid users = %S` is the usual [homes] rule: substitute. */
-	for (i = 0; valid != NULL && valid[i] != NULL; i++) {
-		valid[i] = lp_substitute(tmp, lp, valid[i], sub);
-	}
+	tcon_lists(tmp, lp, snum, sub, &l);
 	if (!s->guest && !s->anonymous) {
-		if (smbd_user_in_list(invalid, &uid)) {
+		if (smbd_user_in_list(l.invalid, &uid)) {
 			goto out;
 		}
-		if (valid != NULL && valid[0] != NULL &&
-		    !smbd_user_in_list(valid, &uid)) {
+		if (l.valid != NULL && l.valid[0] != NULL &&
+		    !smbd_user_in_list(l.valid, &uid)) {
 			goto out;
 		}
-	} else if (valid != NULL && valid[0] != NULL) {
+	} else if (l.valid != NULL && l.valid[0] != NULL) {
 		goto out;
 	}
 	*read_only = lp_bool(lp, snum, LP_READ_ONLY);
-	rlist = lp_list(tmp, lp, snum, LP_READ_LIST);
-	wlist = lp_list(tmp, lp, snum, LP_WRITE_LIST);
-	if (smbd_user_in_list(rlist, &uid)) {
+	if (smbd_user_in_list(l.rlist, &uid)) {
 		*read_only = true;
 	}
-	if (smbd_user_in_list(wlist, &uid)) {
+	if (smbd_user_in_list(l.wlist, &uid)) {
 		*read_only = false;
 	}
 	st = NT_STATUS_OK;
@@ -470,14 +476,18 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 
 /* `force group = [+]group`: the primary group file work runs with; with
  * the `+`, only for users already in that group (smb.conf(5)). */
-static NTSTATUS tcon_force_group(struct smbd_tcon *t, const char *name)
+static NTSTATUS tcon_force_group(struct smbd_tcon *t, const char *name,
+				 const struct tcon_names *names)
 {
 	bool only_members = name[0] == '+';
-	NTSTATUS st;
-	gid_t gid;
+	NTSTATUS st = names->force_group_status;
+	gid_t gid = names->force_gid;
 	size_t i;
 
-	st = auth_unix_group_gid(only_members ? name + 1 : name, &gid);
+	if (names->force_group == NULL ||
+	    strcmp(names->force_group, name) != 0) {
+		st = NT_STATUS_NO_SUCH_GROUP; /* not resolved: a reload */
+	}
 	if (!NT_STATUS_IS_OK(st)) {
 		DBG_ERR("share [%s]: force group '%s': no such group\n",
 			t->share_name, name);
@@ -504,7 +514,8 @@ static NTSTATUS tcon_force_group(struct smbd_tcon *t, const char *name)
  * connect (valid users, read list, ...) was decided on the real user.
  */
 static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
-			       struct smbd_tcon *t, const struct lp_subst *sub)
+			       struct smbd_tcon *t, const struct lp_subst *sub,
+			       const struct tcon_names *names)
 {
 	char *user = lp_str_subst(t, lp, t->snum, LP_FORCE_USER, sub);
 	char *group = lp_str_subst(t, lp, t->snum, LP_FORCE_GROUP, sub);
@@ -526,7 +537,15 @@ static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
 						  sizeof(gid_t) * s->ngroups)
 				  : NULL;
 	if (user[0] != '\0') {
-		st = auth_unix_user_info(t, user, &u);
+		/* resolved in the pool (smb2_tcon_names.h) */
+		st = names->force_user != NULL &&
+				     strcmp(names->force_user, user) == 0
+			     ? names->force_user_status
+			     : NT_STATUS_NO_SUCH_USER;
+		u = names->force_user_info;
+		if (NT_STATUS_IS_OK(st)) {
+			u = talloc_steal(t, u);
+		}
 		if (!NT_STATUS_IS_OK(st)) {
 			DBG_ERR("share [%s]: force user '%s': %s\n",
 				t->share_name, user, nt_errstr(st));
@@ -541,7 +560,7 @@ static NTSTATUS tcon_force_ids(const struct lp_ctx *lp, struct smbd_session *s,
 		return NT_STATUS_NO_MEMORY;
 	}
 	if (group[0] != '\0') {
-		return tcon_force_group(t, group);
+		return tcon_force_group(t, group, names);
 	}
 	return NT_STATUS_OK;
 }
@@ -581,8 +600,8 @@ static NTSTATUS tcon_setup_share(const struct lp_ctx *lp, struct smbd_tcon *t,
 	return tcon_setup_vfs(lp, t, sub);
 }
 
-/* The `%` substitutions of the tree's parameters; home is %H, looked up
- * once (tcon_home_dir asks NSS). */
+/* The `%` substitutions of the tree's parameters; home is %H (the
+ * logon's, or what the pool asked NSS: smb2_tcon_names.h). */
 static void tcon_subst(const struct smb2_request *req,
 		       const struct smbd_session *s, const struct smbd_tcon *t,
 		       const char *home, struct lp_subst *sub)
@@ -599,13 +618,14 @@ static void tcon_subst(const struct smb2_request *req,
  * before the share's root is entered (no file-system call here). */
 static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 				struct smbd_session *s, struct smbd_tcon *t,
-				bool homes, const struct lp_subst *sub)
+				bool homes, const struct lp_subst *sub,
+				struct tcon_names *names)
 {
 	const struct lp_ctx *lp = req->conn->worker->srv->lp;
 	bool ro = true;
 	NTSTATUS status;
 
-	status = tcon_check_access(req, s, t->snum, sub, &ro);
+	status = tcon_check_access(req, s, t->snum, sub, names, &ro);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -620,7 +640,7 @@ static NTSTATUS tcon_setup_disk(struct smb2_request *req,
 			   t->share_name);
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
-	status = tcon_force_ids(lp, s, t, sub);
+	status = tcon_force_ids(lp, s, t, sub, names);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -712,7 +732,10 @@ struct tcon_guard {
 struct tcon_enter {
 	struct smbd_tcon *t;		/* NULL once it is gone or taken */
 	struct tcon_guard *guard;	/* t's child while attached */
+	bool homes;			/* t is a [homes] share */
 	const char *home;		/* %H (t's or the session's) */
+	/* what NSS must say first, asked in the pool (first job) */
+	struct tcon_names *names;
 	char *path;			/* the job's own copy */
 	/* set by the job */
 	int fd;
@@ -747,6 +770,7 @@ static struct smbd_tcon *tcon_enter_take(struct tcon_enter *e)
 
 static int tcon_enter_destructor(struct tcon_enter *e)
 {
+	TALLOC_FREE(e->names);
 	talloc_free(tcon_enter_take(e));
 	if (e->fd != -1) {
 		close(e->fd);
@@ -845,14 +869,127 @@ static NTSTATUS tcon_enter_done(struct smb2_request *req, void *p)
 	return st;
 }
 
-/* A disk share's tree: decide who may connect, then enter the root in
- * the pool (SMBD_STATUS_ASYNC).  t is freed on every other outcome. */
+/* Decide who may connect, then enter the root in the pool
+ * (SMBD_STATUS_ASYNC); e (and its tree) is freed on every other
+ * outcome. */
+static NTSTATUS tcon_enter_setup(struct smb2_request *req,
+				 struct tcon_enter *e)
+{
+	struct smbd_tcon *t = e->t;
+	struct smbd_session *s = t->session;
+	struct lp_subst sub;
+	NTSTATUS st;
+
+	tcon_subst(req, s, t, e->home, &sub);
+	st = tcon_setup_disk(req, s, t, e->homes, &sub, e->names);
+	if (NT_STATUS_IS_OK(st)) {
+		e->path = talloc_strdup(e, t->path);
+		st = e->path != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(st)) {
+		talloc_free(e);
+		return st;
+	}
+	/* smbd_tree_cred takes the forced ids from the request's tree:
+	 * this one, for the job's credentials only (the dispatcher finds
+	 * the tree again by id when the reply goes). */
+	req->tcon = t;
+	st = smb2_job_run(req, e, tcon_enter_job, tcon_enter_done, NULL);
+	req->tcon = NULL;
+	return st;
+}
+
+/* Pool thread: the names the loop collected, asked of NSS. */
+static void tcon_names_job(void *p)
+{
+	struct tcon_enter *e = p;
+
+	tcon_names_resolve(e->names);
+}
+
+/* Loop thread: NSS has answered; the tree is decided and entered. */
+static NTSTATUS tcon_names_done(struct smb2_request *req, void *p)
+{
+	struct tcon_enter *e = p;
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	int prev;
+	NTSTATUS st;
+
+	if (e->t == NULL) {
+		/* The session went while the job ran (3.3.5.2.9). */
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	/* a reload meanwhile renumbers the shares or removes this one */
+	e->t->snum = lp_find_share(lp, e->t->section);
+	if (e->t->snum < 0 || !lp_bool(lp, e->t->snum, LP_AVAILABLE)) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	if (e->names->home != NULL) {
+		e->home = e->names->home;
+	}
+	prev = smbd_conn_log_enter(req->conn);
+	/* the state is the next job's (freed if it cannot start) */
+	st = tcon_enter_setup(req, e);
+	smbd_conn_log_leave(prev);
+	return st;
+}
+
+/* The NSS questions of this tree connect (smb2_tcon_names.h); false:
+ * no memory. */
+static bool tcon_names_collect(struct smb2_request *req,
+			       struct smbd_session *s, struct tcon_enter *e)
+{
+	const struct lp_ctx *lp = req->conn->worker->srv->lp;
+	struct smbd_tcon *t = e->t;
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	struct tcon_names *n = tcon_names_new();
+	struct tcon_lists l;
+	struct lp_subst sub;
+	char *user, *group;
+	bool ok;
+
+	e->names = n;
+	if (tmp == NULL || n == NULL) {
+		talloc_free(tmp);
+		return false;
+	}
+	/* [homes] without a home from the logon: NSS's, in the pool (a
+	 * domain user's came from winbindd at logon, or there is none) */
+	if (e->home == NULL && s->nsids == 0 && s->unix_name != NULL) {
+		n->home_user = talloc_strdup(n, s->unix_name);
+		ok = n->home_user != NULL;
+	} else {
+		ok = true;
+	}
+	tcon_subst(req, s, t, e->home, &sub);
+	tcon_lists(tmp, lp, t->snum, &sub, &l);
+	ok = ok && tcon_names_add_list(n, l.valid) &&
+	     tcon_names_add_list(n, l.invalid) &&
+	     tcon_names_add_list(n, l.rlist) &&
+	     tcon_names_add_list(n, l.wlist);
+	user = lp_str_subst(tmp, lp, t->snum, LP_FORCE_USER, &sub);
+	group = lp_str_subst(tmp, lp, t->snum, LP_FORCE_GROUP, &sub);
+	ok = ok && user != NULL && group != NULL;
+	if (ok && user[0] != '\0') {
+		n->force_user = talloc_strdup(n, user);
+		ok = n->force_user != NULL;
+	}
+	if (ok && group[0] != '\0') {
+		n->force_group = talloc_strdup(n, group);
+		ok = n->force_group != NULL;
+	}
+	talloc_free(tmp);
+	return ok;
+}
+
+/* A disk share's tree: what NSS must say is asked in the pool, then
+ * who may connect is decided and the root entered in the pool
+ * (SMBD_STATUS_ASYNC).  t is freed on every other outcome. */
 static NTSTATUS tcon_enter_send(struct smb2_request *req,
 				struct smbd_session *s, struct smbd_tcon *t,
 				bool homes)
 {
 	struct tcon_enter *e = talloc_zero(NULL, struct tcon_enter);
-	struct lp_subst sub;
 	NTSTATUS st;
 
 	if (e == NULL) {
@@ -873,26 +1010,17 @@ static NTSTATUS tcon_enter_send(struct smb2_request *req,
 	talloc_set_destructor(e->guard, tcon_guard_destructor);
 	s->ntcons_entering++;
 	/* From here freeing e frees t. */
-	/* a domain user's passwd entry came from winbindd at logon: no
-	 * NSS call on the loop for one without a home */
-	e->home = s->home != NULL ? s->home
-		  : s->nsids > 0  ? NULL
-				  : tcon_home_dir(t, s->unix_name);
-	tcon_subst(req, s, t, e->home, &sub);
-	st = tcon_setup_disk(req, s, t, homes, &sub);
-	if (NT_STATUS_IS_OK(st)) {
-		e->path = talloc_strdup(e, t->path);
-		st = e->path != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
-	}
-	if (!NT_STATUS_IS_OK(st)) {
+	e->homes = homes;
+	e->home = s->home;
+	if (!tcon_names_collect(req, s, e)) {
 		talloc_free(e);
-		return st;
+		return NT_STATUS_NO_MEMORY;
 	}
-	/* smbd_tree_cred takes the forced ids from the request's tree:
-	 * this one, for the job's credentials only (the dispatcher finds
-	 * the tree again by id when the reply goes). */
+	if (tcon_names_empty(e->names)) {
+		return tcon_enter_setup(req, e);
+	}
 	req->tcon = t;
-	st = smb2_job_run(req, e, tcon_enter_job, tcon_enter_done, NULL);
+	st = smb2_job_run(req, e, tcon_names_job, tcon_names_done, NULL);
 	req->tcon = NULL;
 	return st;
 }

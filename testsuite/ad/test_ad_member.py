@@ -49,6 +49,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import unittest
 import uuid
 
@@ -60,6 +61,7 @@ ENV = None      # the bed (ad_env.AdEnv), shared by every test
 SRV = None      # the member server (ad_env.MemberSmbd) on 445
 NET_TIMEOUT = 15
 NTLM_OFF_PORT = 1445
+STUCK_PORT = 1446
 
 STATUS_ACCESS_DENIED = 0xC0000022
 STATUS_LOGON_FAILURE = 0xC000006D
@@ -384,6 +386,71 @@ class TestImpacket(AdCase):
             conn.disconnectTree(conn.connectTree("data"))
         finally:
             conn.close()
+
+
+class TestStuckWinbindd(AdCase):
+    """A winbindd that stops answering holds only what waits for it.
+    A tree connect to [data] (`valid users = @SMBNG\\staff`) must ask NSS
+    (nss_winbind) for the group; with winbindd stopped (SIGSTOP) that
+    call hangs.  Another client's work on [open] on the same server, with
+    one worker (`smbd workers = 1`: the same loop for both), must go on.
+    Samba's smbd runs each client in a process of its own."""
+
+    srv_port = STUCK_PORT
+
+    @classmethod
+    def setUpClass(cls):
+        if h.is_samba():
+            # Its process for bob asks winbindd itself while listing
+            # [open] (measured: the listing waits until winbindd is
+            # back); what this checks is a loop shared between clients.
+            raise unittest.SkipTest("Samba: one process per client")
+        cls.srv = ad_env.MemberSmbd(ENV, binary=h.smbd_binary(),
+                                    port=STUCK_PORT,
+                                    extra_global=[("smbd workers", "1")])
+        cls.addClassCleanup(cls.srv.cleanup)
+        try:
+            cls.srv.start()
+        except ad_env.ServerRefused as e:
+            raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
+
+    def logged_on(self, user):
+        conn = self.impacket()
+        conn.login(user, ad_env.USERS[user], DOMAIN)
+        return conn
+
+    def test_other_client_goes_on(self):
+        import threading
+        waiting, other = self.logged_on("alice"), self.logged_on("bob")
+        pid = ENV.winbindd_proc.pid
+        result = {}
+
+        def connect_data():
+            result["status"] = self.impacket_status(
+                lambda: waiting.connectTree("data"))
+
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            t = threading.Thread(target=connect_data, daemon=True)
+            t.start()
+            time.sleep(1)   # its tree connect is now waiting for NSS
+            self.assertTrue(t.is_alive(),
+                            "the tree connect did not wait for winbindd")
+            t0 = time.monotonic()
+            tid = other.connectTree("open")
+            other.listPath("open", "*")
+            other.disconnectTree(tid)
+            took = time.monotonic() - t0
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        t.join(NET_TIMEOUT)
+        self.assertLess(took, 3.0, "bob's [open] waited %.1f s for "
+                        "alice's NSS call" % took)
+        self.assertFalse(t.is_alive(), "alice's tree connect never ended")
+        self.assertEqual(result.get("status"), 0,
+                         "alice's [data] after winbindd came back")
+        waiting.logoff()
+        other.logoff()
 
 
 class TestNtlmDisabled(AdCase):
