@@ -62,7 +62,8 @@ struct open_owner {
 #define LOCKING_MAX_LOCKS_PER_FILE 65536
 
 /*
- * Open (create) the two tdb files in lock_dir.  The master opens them at
+ * Open (create) the three tdb files in lock_dir (share modes, byte-range
+ * locks, the status records).  The master opens them at
  * start: TDB_CLEAR_IF_FIRST wipes what a previous run left, as long as no
  * other process has them open.  A worker opens them again after fork()
  * (master = false), or calls locking_db_reopen() on an inherited handle.

@@ -15,8 +15,9 @@
  * "module:option" values once and hooking only the operations it changes
  * (recycle: unlink; shadow_copy2 and snapper: snap_list and snap_root),
  * each handing on to the next and finally to the POSIX calls here.  The stack is immutable and reference counted (pool jobs
- * may outlive the tree).  A module the registry lacks is logged and
- * left out (testparm warns too).  New hooks go into struct vfs_module
+ * may outlive the tree).  A module the registry lacks refuses the
+ * tree connect (BAD_NETWORK_NAME and a log line naming it; testparm
+ * reports it too), as serving the share without it could not be safe.  New hooks go into struct vfs_module
  * with a vfs_stack_<op> / vfs_next_<op> pair.  vfs_fruit's AFP_AfpInfo
  * rules are not a hook: whether a handle gets them is decided once, at
  * CREATE, from the share's fruit configuration (the READ, WRITE and

@@ -6,7 +6,7 @@
  *
  * This file only parses.  The PAC's server signature is checked by MIT
  * Kerberos with the service key when the ticket is accepted
- * (smbd/auth/krb5.c asks for the PAC only as an authenticated name
+ * (smbd/auth/kerberos.c asks for the PAC only as an authenticated name
  * attribute); what is parsed here is trusted only after that.
  *
  * Parsed structures are talloc children of the caller's context.  Every
