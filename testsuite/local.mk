@@ -71,7 +71,8 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_compress_pending.py \
 	testsuite/integration/test_pool.py \
 	testsuite/integration/test_resilient.py \
-	testsuite/integration/test_cipher_choice.py
+	testsuite/integration/test_cipher_choice.py \
+	testsuite/integration/test_harness_exit.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).

@@ -17,7 +17,9 @@ limits, negotiate contexts, SMB1 negotiate, malformed packets); every socket
 operation has a timeout.  `SmbdTestCase` runs one server per test class and
 `backend_variants()` turns a test mixin into one class per event-loop backend
 (`smbd io backend = io_uring` and `= epoll`), so every test runs under both
-loops.  `main()` runs a module's tests and prints "N passed, N failed".
+loops.  `main()` runs a module's tests, prints "N passed, N failed" and
+exits 0, 1 on a failure, or 77 (automake's SKIP) when every test was
+skipped: every test file ends with `h.main()`.
 
 Run with /usr/bin/python3 (Debian's impacket and smbc live there).
 Environment: SMBD (server binary), BUILDDIR (a build directory whose
@@ -945,24 +947,59 @@ class _Result(unittest.TextTestResult):
         self._dump(test)
 
 
-def main():
-    """Run the calling module's tests; print 'N passed, N failed'."""
+# automake's test driver: 0 PASS, 77 SKIP, anything else FAIL.
+EXIT_SKIP = 77
+
+
+def exit_status(res):
+    """The exit status for a finished run: 1 on any failure, error or
+    unexpected success; 77 (automake's SKIP) when no test ran to the end,
+    i.e. every test, class or module was skipped (not root, a tool or a
+    feature missing, Samba's server for a test of ours only), so a file
+    that could not run is never counted as a PASS; 0 otherwise, also when
+    some tests passed and others were skipped.  A file that holds no test
+    at all is a failure."""
+    failed = len(res.failures) + len(res.errors) + \
+        len(res.unexpectedSuccesses)
+    if failed:
+        return 1
+    if res.passed or res.expectedFailures:
+        return 0
+    if res.skipped:
+        return EXIT_SKIP
+    return 1
+
+
+def main(resultclass=None, epilogue=None):
+    """Run the calling module's tests (those named on the command line,
+    options such as -v left aside, else all); print 'N passed, N failed'
+    and exit with exit_status().  resultclass: a _Result subclass (e.g. to
+    dump other servers' logs); epilogue: called before the exit."""
     signal.signal(signal.SIGTERM, _sigterm)
-    argv = sys.argv[1:]
+    names = [a for a in sys.argv[1:] if not a.startswith("-")]
     mod = sys.modules["__main__"]
     loader = unittest.TestLoader()
-    if argv:
-        suite = loader.loadTestsFromNames(argv, mod)
+    if names:
+        suite = loader.loadTestsFromNames(names, mod)
     else:
         suite = loader.loadTestsFromModule(mod)
     sys.stderr.write("server under test: %s\n" % smbd_binary())
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
-                                     resultclass=_Result)
+                                     resultclass=resultclass or _Result)
     res = runner.run(suite)
     failed = len(res.failures) + len(res.errors) + \
         len(res.unexpectedSuccesses)
-    passed = res.passed
     if res.skipped:
         print("%d skipped" % len(res.skipped))
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    if res.expectedFailures:
+        print("%d known failures" % len(res.expectedFailures))
+    print("%d passed, %d failed" % (res.passed, failed))
+    if epilogue is not None:
+        epilogue()
+    rc = exit_status(res)
+    if rc == EXIT_SKIP:
+        for _, why in res.skipped[:1]:
+            print("SKIP (exit 77): nothing ran; first reason: %s" % why)
+    elif rc != 0 and not failed:
+        print("FAIL: no test found")
+    sys.exit(rc)
