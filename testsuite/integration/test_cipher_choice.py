@@ -25,7 +25,6 @@ SMBD=/usr/sbin/smbd runs the same against Samba.
 import os
 import struct
 import sys
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
@@ -194,4 +193,4 @@ class EncryptedWithChoice(h.TestUser, h.SmbdTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -88,4 +88,4 @@ class GuestOnShare(Base, unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

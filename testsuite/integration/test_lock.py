@@ -366,4 +366,4 @@ class LockTwoWorkers(LockTests, unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -304,4 +304,4 @@ class MetricsConfigTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -202,4 +202,4 @@ class OtherClient(_Base):
 del _Base
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -315,4 +315,4 @@ class NotifyFdBoundTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -73,4 +73,4 @@ class Ntlmv1Permitted(Ntlmv1Base, unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -394,4 +394,4 @@ class ResilientWorkers(_Resilient):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

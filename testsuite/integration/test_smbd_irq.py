@@ -403,4 +403,4 @@ class MasterIrqAffinity(h.SmbdTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

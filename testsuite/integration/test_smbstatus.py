@@ -218,4 +218,4 @@ class SmbstatusJson(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()
