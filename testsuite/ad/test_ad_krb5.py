@@ -362,4 +362,4 @@ class TestWinbinddDown(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

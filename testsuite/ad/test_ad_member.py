@@ -46,7 +46,6 @@ SMBD=/usr/sbin/smbd /usr/bin/python3 testsuite/ad/test_ad_member.py -v
 """
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -539,56 +538,23 @@ class TestKerberosOnlyDomain(AdCase):
                                      ccache=cc), "Kerberos")
 
 
-class _Result(unittest.TextTestResult):
-    passed = 0
+class _Result(h._Result):
+    """The harness's result, dumping the member servers' logs."""
 
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.passed += 1
-
-    def _dump(self):
+    def _dump(self, test):
         for srv in (SRV, getattr(TestNtlmDisabled, "srv", None)):
             if srv is not None:
                 self.stream.write("\n--- %s log %s (tail)\n%s\n" %
                                   (srv.binary, srv.log, srv.log_tail(30)))
 
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._dump()
 
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._dump()
-
-
-def main():
-    """Run the tests; exit 77 when nothing ran but skips (the bed cannot
-    be built, or the server refuses security = ads)."""
-    signal.signal(signal.SIGTERM, h._sigterm)
-    sys.stderr.write("server under test: %s\n" % h.smbd_binary())
-    loader = unittest.TestLoader()
-    mod = sys.modules["__main__"]
-    names = [a for a in sys.argv[1:] if not a.startswith("-")]
-    suite = (loader.loadTestsFromNames(names, mod) if names
-             else loader.loadTestsFromModule(mod))
-    res = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
-                                  resultclass=_Result).run(suite)
-    failed = len(res.failures) + len(res.errors) + \
-        len(res.unexpectedSuccesses)
-    print("%d passed, %d failed, %d skipped, %d known failures" %
-          (res.passed, failed, len(res.skipped),
-           len(res.expectedFailures)))
+def bed_timings():
     if ENV is not None:
         print("bed timings: %s" % ", ".join(
             "%s %.1f s" % kv for kv in ENV.timings.items()))
-    if failed:
-        sys.exit(1)
-    if res.skipped and not res.passed:
-        for _, why in res.skipped[:1]:
-            print("SKIP: %s" % why)
-        sys.exit(77)
-    sys.exit(0)
 
 
 if __name__ == "__main__":
-    main()
+    # exits 77 when nothing ran but skips (the bed cannot be built, or the
+    # server refuses security = ads)
+    h.main(resultclass=_Result, epilogue=bed_timings)

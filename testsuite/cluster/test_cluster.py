@@ -617,13 +617,5 @@ class Cluster(unittest.TestCase):
         b.close(fid)
 
 
-def main():
-    signal.signal(signal.SIGTERM, h._sigterm)   # SIGTERM: atexit cleanup
-    sys.stderr.write("server under test: %s\n" %
-                     os.path.abspath(os.environ.get("SMBD") or
-                                     "/usr/sbin/smbd"))
-    unittest.main(verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    h.main()
