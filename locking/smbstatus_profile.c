@@ -305,6 +305,7 @@ int smbstatus_profile(TALLOC_CTX *mem, const char *lockdir,
 	struct metrics_shm *m = metrics_attach(mem, lockdir);
 	struct metrics_worker *sum;
 	char when[64];
+	struct tm tm;
 	time_t t;
 
 	if (m == NULL) {
@@ -323,7 +324,10 @@ int smbstatus_profile(TALLOC_CTX *mem, const char *lockdir,
 		return json_profile(mem, m, sum, config) ? 0 : 1;
 	}
 	t = (time_t)m->hdr->started;
-	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", gmtime(&t));
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm) == 0) {
+		snprintf(when, sizeof(when), "%lld", (long long)t);
+	}
 	printf("smbd-ng version %s (lock directory %s)\n", PACKAGE_VERSION,
 	       lockdir);
 	printf("profile since %s UTC, %u workers\n\n", when,

@@ -70,12 +70,13 @@ static int conn_destructor(struct ctdb_conn *c)
 static NTSTATUS conn_connect(struct ctdb_conn *c)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	size_t len = strlen(c->path);
 
-	if (strlen(c->path) >= sizeof(sun.sun_path)) {
+	if (len >= sizeof(sun.sun_path)) {
 		DBG_ERR("ctdbd socket path %s is too long\n", c->path);
 		return NT_STATUS_OBJECT_PATH_INVALID;
 	}
-	strcpy(sun.sun_path, c->path);
+	memcpy(sun.sun_path, c->path, len + 1);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
