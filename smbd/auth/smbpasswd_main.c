@@ -256,10 +256,23 @@ static int do_modify(TALLOC_CTX *mem_ctx, struct passdb *pdb,
 	return 0;
 }
 
+/* -D LEVEL: a whole number from 0 to LOG_LEVEL_MAX. */
+static bool parse_debug_level(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end != '\0' || v < 0 || v > LOG_LEVEL_MAX) {
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
 static int parse_args(int argc, char **argv, struct smbpasswd_opts *o)
 {
 	bool n_flag = false;
-	int c;
+	int c, level;
 
 	while ((c = getopt(argc, argv, "axdenshc:D:U:L")) != -1) {
 		switch (c) {
@@ -285,7 +298,12 @@ static int parse_args(int argc, char **argv, struct smbpasswd_opts *o)
 			o->config = optarg;
 			break;
 		case 'D':
-			log_set_level(atoi(optarg));
+			if (!parse_debug_level(optarg, &level)) {
+				fprintf(stderr, "smbpasswd: invalid debug "
+					"level '%s'\n", optarg);
+				return -1;
+			}
+			log_set_level(level);
 			break;
 		case 'U':
 			o->user = optarg;
