@@ -42,8 +42,9 @@ bool smbd_pidfile_create(struct smbd_server *srv)
 	if (fcntl(fd, F_SETLK, &fl) != 0) {
 		n = (int)read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';	/* the first line */
 		DBG_ERR("smbd is already running (pid %s, pid file %s)\n",
-			strtok(buf, "\n") ? buf : "?", srv->pidfile);
+			buf[0] != '\0' ? buf : "?", srv->pidfile);
 		close(fd);
 		return false;
 	}

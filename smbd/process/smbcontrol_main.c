@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,20 @@ static int control_send(const char *lockdir, const char *req, int timeout_s)
 	return 0;
 }
 
+/* -t SECONDS: a whole number (0 or less: the default, 10), small enough
+ * for poll()'s milliseconds in an int. */
+static bool parse_timeout(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end != '\0' || v > INT_MAX / 1000) {
+		return false;
+	}
+	*out = v > 0 ? (int)v : 10;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -109,9 +124,10 @@ int main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 't':
-			timeout_s = atoi(optarg);
-			if (timeout_s <= 0) {
-				timeout_s = 10;
+			if (!parse_timeout(optarg, &timeout_s)) {
+				fprintf(stderr, "smbcontrol: invalid timeout "
+					"'%s'\n", optarg);
+				return 1;
 			}
 			break;
 		case 'h':
