@@ -3,7 +3,8 @@
 
 The daemon's rooms are directories, stacked from the top down in ROOMS. A
 file may include the headers of its own room and of the rooms below it,
-never of one above.  Two ways of breaking that are checked:
+never of one above.  Two ways of breaking that are checked, and one rule
+of the house:
 
   includes  every `#include "..."` of a project header in a .c or .h under
             the rooms (tests, fuzz targets and benchmarks are not rooms);
@@ -11,6 +12,12 @@ never of one above.  Two ways of breaking that are checked:
             room's object file (nm: undefined here, defined there), which
             also catches a handler called by name through a prototype that a
             lower header declares.
+
+  banned    every call, in a .c or .h of the rooms, of a C library function
+            listed in BANNED (unbounded copies, hidden static state, no
+            error detection, predictable names or numbers), comments and
+            string literals left aside; a use that is right is listed in
+            BANNED_ALLOWED with its reason (kept near empty; issue 37).
 
 A reference that runs upward must be listed in UPWARD with its reason; the
 list is kept short on purpose (issue 16: at most five).  Programs (a file
@@ -57,6 +64,40 @@ UPWARD = {
 }
 
 MAX_CIRCLE = 3
+
+# C library functions the rooms do not call: why, and what to use instead.
+BANNED = {
+    "strcpy": "no bound; memcpy of a checked length, snprintf, talloc_strdup",
+    "strcat": "no bound; snprintf, talloc_asprintf_append",
+    "sprintf": "no bound; snprintf, talloc_asprintf",
+    "vsprintf": "no bound; vsnprintf, talloc_vasprintf",
+    "gets": "no bound at all (removed in C11); fgets",
+    "strtok": "hidden static state, not thread-safe; strtok_r, strcspn",
+    "strncpy": "no NUL when the source fills the bound, and NUL padding; "
+               "snprintf, memcpy of a checked length",
+    "atoi": "no error detection (\"12x\", overflow); strtol with checks",
+    "atol": "no error detection (\"12x\", overflow); strtol with checks",
+    "atoll": "no error detection (\"12x\", overflow); strtoll with checks",
+    "tmpnam": "a name another process can take first; mkstemp, O_TMPFILE",
+    "tempnam": "a name another process can take first; mkstemp, O_TMPFILE",
+    "mktemp": "a name another process can take first; mkstemp, mkdtemp",
+    "asctime": "a static buffer, not thread-safe; strftime, gmtime_r",
+    "ctime": "a static buffer, not thread-safe; strftime, localtime_r",
+    "gmtime": "a static struct, not thread-safe; gmtime_r",
+    "localtime": "a static struct, not thread-safe; localtime_r",
+    "readdir_r": "deprecated by glibc 2.24 (a fixed d_name); readdir",
+    "rand": "predictable, shared state; getrandom(), lib/crypto",
+    "srand": "predictable, shared state; getrandom(), lib/crypto",
+    "random": "predictable, shared state; getrandom(), lib/crypto",
+    "srandom": "predictable, shared state; getrandom(), lib/crypto",
+}
+# (file, function) -> why that use is right.  Keep it near empty.
+BANNED_ALLOWED = {
+}
+# A call: the name, not part of a longer identifier nor a member (s.f(),
+# p->f()), then "(".
+BANNED_RE = re.compile(r"(?<![\w.])(?<!->)(%s)\s*\("
+                       % "|".join(sorted(BANNED, key=len, reverse=True)))
 
 PROGRAM_RE = re.compile(r"(_main\.c$|^smbd/process/main\.c$)")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -105,6 +146,51 @@ def check_includes(srcdir, files):
                 continue
             bad.append("include: %s (%s) includes %s (%s), a room above it"
                        % (rel, here, inc, there))
+    return bad
+
+
+def code_only(text):
+    """text with comments and string and character literals blanked (their
+    newlines kept, so line numbers hold): prose is not code."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+        elif text[i] in "\"'":
+            q, j = text[i], i + 1
+            while j < n and text[j] not in (q, "\n"):
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        else:
+            j = i + 1
+            while j < n and text[j] not in "/\"'":
+                j += 1
+            out.append(text[i:j])
+        i = j
+    return "".join(out)
+
+
+def check_banned(srcdir, files):
+    bad = []
+    for rel in files:
+        with open(os.path.join(srcdir, rel), encoding="utf-8",
+                  errors="replace") as fh:
+            code = code_only(fh.read())
+        for m in BANNED_RE.finditer(code):
+            fn = m.group(1)
+            if (rel, fn) in BANNED_ALLOWED:
+                continue
+            line = code.count("\n", 0, m.start()) + 1
+            bad.append("banned: %s:%d calls %s(): %s"
+                       % (rel, line, fn, BANNED[fn]))
     return bad
 
 
@@ -224,6 +310,7 @@ def main():
     args = ap.parse_args()
     files = source_files(args.srcdir)
     bad = check_includes(args.srcdir, files)
+    bad += check_banned(args.srcdir, files)
     calls = check_calls(args.srcdir, args.builddir, files)
     if calls is None:
         print("layers: no objects in %s, calls not checked" % args.builddir)
