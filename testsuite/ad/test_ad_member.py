@@ -542,7 +542,8 @@ class _Result(h._Result):
     """The harness's result, dumping the member servers' logs."""
 
     def _dump(self, test):
-        for srv in (SRV, getattr(TestNtlmDisabled, "srv", None)):
+        for srv in (SRV, getattr(TestNtlmDisabled, "srv", None),
+                    getattr(TestStuckWinbindd, "srv", None)):
             if srv is not None:
                 self.stream.write("\n--- %s log %s (tail)\n%s\n" %
                                   (srv.binary, srv.log, srv.log_tail(30)))
