@@ -46,6 +46,7 @@ SMBD=/usr/sbin/smbd /usr/bin/python3 testsuite/ad/test_ad_member.py -v
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
