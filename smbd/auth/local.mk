@@ -19,13 +19,15 @@ libsmbd_a_SOURCES += \
 
 check_PROGRAMS += testsuite/unit/test_ntlmssp
 TESTS += testsuite/unit/test_ntlmssp
-testsuite_unit_test_ntlmssp_SOURCES = testsuite/unit/test_ntlmssp.c
+testsuite_unit_test_ntlmssp_SOURCES = testsuite/unit/test_ntlmssp.c \
+	testsuite/unit/unhex.h
 testsuite_unit_test_ntlmssp_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ntlmssp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_spnego
 TESTS += testsuite/unit/test_spnego
-testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c
+testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c \
+	testsuite/unit/unhex.h
 testsuite_unit_test_spnego_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_spnego_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
@@ -65,7 +67,7 @@ testsuite_unit_test_auth_pam_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 check_PROGRAMS += testsuite/unit/test_pac
 TESTS += testsuite/unit/test_pac
 testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c \
-	testsuite/unit/pac_sample.h
+	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
 testsuite_unit_test_pac_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_pac_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
@@ -77,6 +79,6 @@ EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
 check_PROGRAMS += testsuite/unit/test_ads
 TESTS += testsuite/unit/test_ads
 testsuite_unit_test_ads_SOURCES = testsuite/unit/test_ads.c \
-	testsuite/unit/pac_sample.h
+	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
 testsuite_unit_test_ads_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

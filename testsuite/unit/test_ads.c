@@ -72,29 +72,7 @@ struct fx {
 	size_t kvi_len;
 };
 
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *hex != '\0'; hex++) {
-		char ch = *hex;
-		int v;
-
-		if (ch == ' ' || ch == '\n') {
-			continue;
-		}
-		v = ch >= 'a' ? ch - 'a' + 10 : ch - '0';
-		if (hi < 0) {
-			hi = v;
-		} else {
-			assert_true(n < max);
-			out[n++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	return n;
-}
+#include "unhex.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
 {

@@ -31,35 +31,7 @@
 #include "smbd/auth/ntlmssp.h"
 #include "smbd/auth/spnego.h"
 
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *hex != '\0'; hex++) {
-		char ch = *hex;
-		int v;
-
-		if (ch == ' ' || ch == '\n') {
-			continue;
-		}
-		if (ch >= '0' && ch <= '9') {
-			v = ch - '0';
-		} else if (ch >= 'a' && ch <= 'f') {
-			v = ch - 'a' + 10;
-		} else {
-			v = ch - 'A' + 10;
-		}
-		if (hi < 0) {
-			hi = v;
-		} else {
-			assert_true(n < max);
-			out[n++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	return n;
-}
+#include "unhex.h"
 
 static void assert_hex(const uint8_t *got, size_t len, const char *want_hex)
 {
