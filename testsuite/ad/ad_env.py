@@ -181,6 +181,42 @@ def keep():
     return bool(os.environ.get("SMBD_KEEP"))
 
 
+def bed_for_tests():
+    """A started bed for a test module's setUpModule, or SkipTest (not
+    root, packages missing, the bed cannot be built here)."""
+    import unittest
+    why = unavailable_reason()
+    if why:
+        raise unittest.SkipTest(why)
+    env = AdEnv()
+    try:
+        env.start()
+    except AdUnavailable as e:
+        env.cleanup()
+        raise unittest.SkipTest(str(e))
+    except BaseException:
+        env.cleanup()
+        raise
+    return env
+
+
+def member_for_tests(env, **kw):
+    """A started MemberSmbd (kw as MemberSmbd takes them), or SkipTest
+    when the server refuses security = ads; one that fails to start is
+    cleaned up."""
+    import unittest
+    srv = MemberSmbd(env, **kw)
+    try:
+        srv.start()
+    except ServerRefused as e:
+        srv.cleanup()
+        raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
+    except BaseException:
+        srv.cleanup()
+        raise
+    return srv
+
+
 def unavailable_reason():
     """None when the bed can be built here, else why not."""
     if os.geteuid() != 0:

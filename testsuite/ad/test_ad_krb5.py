@@ -43,7 +43,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ad_env  # noqa: E402
-from ad_env import h, DOMAIN, REALM, MEMBER_FQDN, MEMBER_IP  # noqa: E402
+from ad_env import h, REALM, MEMBER_FQDN, MEMBER_IP  # noqa: E402
 
 ENV = None
 SRV = None
@@ -58,26 +58,8 @@ NO_LOGON_SERVERS = 0xC000005E
 
 def setUpModule():
     global ENV, SRV
-    why = ad_env.unavailable_reason()
-    if why:
-        raise unittest.SkipTest(why)
-    env = ad_env.AdEnv()
-    try:
-        env.start()
-    except ad_env.AdUnavailable as e:
-        env.cleanup()
-        raise unittest.SkipTest(str(e))
-    except BaseException:
-        env.cleanup()
-        raise
-    ENV = env
-    srv = ad_env.MemberSmbd(env, binary=h.smbd_binary())
-    try:
-        srv.start()
-    except ad_env.ServerRefused as e:
-        srv.cleanup()
-        raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
-    SRV = srv
+    ENV = ad_env.bed_for_tests()
+    SRV = ad_env.member_for_tests(ENV, binary=h.smbd_binary())
 
 
 def tearDownModule():

@@ -70,30 +70,12 @@ STATUS_NTLM_BLOCKED = 0xC0000418
 
 def setUpModule():
     global ENV, SRV
-    why = ad_env.unavailable_reason()
-    if why:
-        raise unittest.SkipTest(why)
-    env = ad_env.AdEnv()
-    try:
-        env.start()
-    except ad_env.AdUnavailable as e:
-        env.cleanup()
-        raise unittest.SkipTest(str(e))
-    except BaseException:
-        env.cleanup()
-        raise
-    ENV = env
+    ENV = ad_env.bed_for_tests()
     sys.stderr.write("bed: %s\n" % "  ".join(
-        "%s %.1f s" % kv for kv in env.timings.items()))
-    srv = ad_env.MemberSmbd(env, binary=h.smbd_binary())
-    try:
-        srv.start()
-    except ad_env.ServerRefused as e:
-        srv.cleanup()
-        raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
-    SRV = srv
+        "%s %.1f s" % kv for kv in ENV.timings.items()))
+    SRV = ad_env.member_for_tests(ENV, binary=h.smbd_binary())
     sys.stderr.write("member smbd %s up in %.2f s\n" %
-                     (srv.binary, srv.start_seconds))
+                     (SRV.binary, SRV.start_seconds))
 
 
 def tearDownModule():
@@ -405,14 +387,10 @@ class TestStuckWinbindd(AdCase):
             # [open] (measured: the listing waits until winbindd is
             # back); what this checks is a loop shared between clients.
             raise unittest.SkipTest("Samba: one process per client")
-        cls.srv = ad_env.MemberSmbd(ENV, binary=h.smbd_binary(),
-                                    port=STUCK_PORT,
-                                    extra_global=[("smbd workers", "1")])
+        cls.srv = ad_env.member_for_tests(
+            ENV, binary=h.smbd_binary(), port=STUCK_PORT,
+            extra_global=[("smbd workers", "1")])
         cls.addClassCleanup(cls.srv.cleanup)
-        try:
-            cls.srv.start()
-        except ad_env.ServerRefused as e:
-            raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
 
     def logged_on(self, user):
         conn = self.impacket()
@@ -465,15 +443,10 @@ class TestNtlmDisabled(AdCase):
     @classmethod
     def setUpClass(cls):
         h.create_user(ENV.member_conf, h.TEST_USER, h.TEST_PASSWORD)
-        cls.srv = ad_env.MemberSmbd(ENV, binary=h.smbd_binary(),
-                                    port=NTLM_OFF_PORT,
-                                    extra_global=[("ntlm auth",
-                                                   "disabled")])
+        cls.srv = ad_env.member_for_tests(
+            ENV, binary=h.smbd_binary(), port=NTLM_OFF_PORT,
+            extra_global=[("ntlm auth", "disabled")])
         cls.addClassCleanup(cls.srv.cleanup)
-        try:
-            cls.srv.start()
-        except ad_env.ServerRefused as e:
-            raise unittest.SkipTest("smbd refuses security = ads: %s" % e)
 
     def local_ntlm(self, port, password=h.TEST_PASSWORD):
         return ad_env._run(
