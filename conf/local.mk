@@ -8,7 +8,6 @@ bin_PROGRAMS += conf/testparm
 conf_testparm_SOURCES = conf/testparm_main.c
 conf_testparm_LDADD = $(SMBD_LIBS)
 
-dist_man_MANS += man/smb.conf.5 man/testparm.1
 EXTRA_DIST += conf/gen-samba-params.sh
 
 check_PROGRAMS += testsuite/unit/test_conf

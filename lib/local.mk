@@ -1,4 +1,6 @@
-# lib/: event loop, wire cursor, logging, clock, charset, crypto glue.
+# lib/: event loop, wire cursor, logging, clock, charset, crypto glue, the
+# MS-XCA codecs, the metrics table.  Its sources, its unit tests, its fuzz
+# targets' files.
 libsmbd_a_SOURCES += \
 	lib/ntstatus.c lib/ntstatus.h \
 	lib/wire.c lib/wire.h \
@@ -14,6 +16,17 @@ libsmbd_a_SOURCES += lib/crash.c lib/crash.h
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
 # smb.conf `interfaces` entries: what to bind, what to advertise.
 libsmbd_a_SOURCES += lib/ifspec.c lib/ifspec.h
+# Crypto glue over OpenSSL 3 libcrypto (SMB2 signing and encryption are
+# smbd/conn/'s).
+libsmbd_a_SOURCES += \
+	lib/crypto.c lib/crypto.h
+# lib/xca_lz77.c, lib/xca_lznt1.c: MS-XCA Plain LZ77 and LZNT1.
+libsmbd_a_SOURCES += lib/xca_lz77.c lib/xca_lznt1.c lib/xca_private.h
+# lib/xca_huff.c: MS-XCA LZ77+Huffman.
+libsmbd_a_SOURCES += lib/xca_huff.c lib/xca.h
+# Live per-operation metrics (issue 20): the shared table and histogram.
+libsmbd_a_SOURCES += lib/histo.c lib/histo.h lib/metrics.c lib/metrics.h \
+	lib/metrics_prom.c
 
 check_PROGRAMS += testsuite/unit/test_ev_sendfile
 TESTS += testsuite/unit/test_ev_sendfile
@@ -81,3 +94,54 @@ testsuite_unit_test_ifspec_SOURCES = testsuite/unit/test_ifspec.c
 testsuite_unit_test_ifspec_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ifspec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/fuzz/fuzz_ifspec.c testsuite/fuzz/corpus/fuzz_ifspec
+
+check_PROGRAMS += testsuite/unit/test_crypto
+TESTS += testsuite/unit/test_crypto
+testsuite_unit_test_crypto_SOURCES = testsuite/unit/test_crypto.c
+testsuite_unit_test_crypto_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_crypto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_xca_lz77
+TESTS += testsuite/unit/test_xca_lz77
+testsuite_unit_test_xca_lz77_SOURCES = testsuite/unit/test_xca_lz77.c
+testsuite_unit_test_xca_lz77_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_xca_lz77_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_xca_lznt1
+TESTS += testsuite/unit/test_xca_lznt1
+testsuite_unit_test_xca_lznt1_SOURCES = testsuite/unit/test_xca_lznt1.c
+testsuite_unit_test_xca_lznt1_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_xca_lznt1_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+EXTRA_DIST += testsuite/fuzz/fuzz_xca_lz77.c \
+	testsuite/fuzz/corpus/fuzz_xca_lz77 \
+	testsuite/fuzz/fuzz_xca_lznt1.c \
+	testsuite/fuzz/corpus/fuzz_xca_lznt1
+
+check_PROGRAMS += testsuite/unit/test_xca_huff
+TESTS += testsuite/unit/test_xca_huff
+testsuite_unit_test_xca_huff_SOURCES = testsuite/unit/test_xca_huff.c
+testsuite_unit_test_xca_huff_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_xca_huff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_xca_huff.c \
+	testsuite/fuzz/corpus/fuzz_xca_huff
+
+# The decoders' work counted (XCA_COUNT_STEPS, lib/xca.h) on the
+# hand-built adversaries of testsuite/common/xca_adversary.c: its own
+# copy of the codecs, so the daemon's build counts nothing.
+check_PROGRAMS += testsuite/unit/test_xca_cost
+TESTS += testsuite/unit/test_xca_cost
+testsuite_unit_test_xca_cost_SOURCES = testsuite/unit/test_xca_cost.c \
+	testsuite/common/xca_adversary.c testsuite/common/xca_adversary.h \
+	lib/xca_lz77.c lib/xca_lznt1.c lib/xca_huff.c
+testsuite_unit_test_xca_cost_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
+	-DXCA_COUNT_STEPS
+testsuite_unit_test_xca_cost_LDADD = $(TALLOC_LIBS) $(CMOCKA_LIBS)
+
+# The metrics table, histogram and Prometheus text (and the endpoint,
+# smbd/process/metrics_http.c).
+check_PROGRAMS += testsuite/unit/test_metrics
+TESTS += testsuite/unit/test_metrics
+testsuite_unit_test_metrics_SOURCES = testsuite/unit/test_metrics.c
+testsuite_unit_test_metrics_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_metrics_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -10,8 +10,7 @@ libsmbd_a_SOURCES += \
 	locking/locking_table.c locking/locking_ctdb.c \
 	locking/ctdb/ctdb_proto.h locking/ctdb/ctdb_proto.c \
 	locking/ctdb/ctdb_conn.h locking/ctdb/ctdb_conn.c \
-	locking/ctdb/ctdb_db.h locking/ctdb/ctdb_db.c \
-	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
+	locking/ctdb/ctdb_db.h locking/ctdb/ctdb_db.c
 
 check_PROGRAMS += testsuite/unit/test_locking
 TESTS += testsuite/unit/test_locking
@@ -19,20 +18,14 @@ testsuite_unit_test_locking_SOURCES = testsuite/unit/test_locking.c
 testsuite_unit_test_locking_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_locking_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-# smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
-check_PROGRAMS += testsuite/unit/test_locking_smb2
-TESTS += testsuite/unit/test_locking_smb2
-testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c
-testsuite_unit_test_locking_smb2_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-
-# smbstatus: sessions, shares, open files and locks of the running smbd.
+# smbstatus: sessions, shares, open files and locks of the running smbd;
+# --profile reads the metrics table.
 bin_PROGRAMS += locking/smbstatus
 locking_smbstatus_SOURCES = locking/smbstatus.c locking/smbstatus.h \
 	locking/smbstatus_snap.c \
-	locking/smbstatus_json.c
+	locking/smbstatus_json.c \
+	locking/smbstatus_profile.c
 locking_smbstatus_LDADD = $(SMBD_LIBS)
-dist_man_MANS += man/smbstatus.1
 
 # locking/ctdb/ctdb_proto.c: the ctdbd client protocol codec.
 check_PROGRAMS += testsuite/unit/test_ctdb_proto

@@ -72,7 +72,9 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_pool.py \
 	testsuite/integration/test_resilient.py \
 	testsuite/integration/test_cipher_choice.py \
-	testsuite/integration/test_harness_exit.py
+	testsuite/integration/test_harness_exit.py \
+	testsuite/integration/test_rpc.py \
+	testsuite/integration/test_metrics.py
 TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
@@ -141,6 +143,11 @@ check-ad: all
 EXTRA_DIST += testsuite/ad/run.sh testsuite/ad/ad_env.py \
 	testsuite/ad/test_ad_member.py testsuite/ad/test_ad_krb5.py \
 	testsuite/ad/README.md
+
+# Tests of the SMB2 layer drive a socket-less connection.
+noinst_LIBRARIES += testsuite/libtestconn.a
+testsuite_libtestconn_a_SOURCES = testsuite/common/smb2_testconn.c \
+	testsuite/common/smb2_testconn.h
 
 # The raw compression codecs for the compression test client
 # (testsuite/integration/smb3client.py, test_compression.py).

@@ -1,4 +1,5 @@
-# vfs: sources are added here as the layer grows.
+# vfs/: the file-system layer, the POSIX module and the stackable
+# modules (vfs objects).
 
 # vfs/name: SMB2 path rules, wildcards, case folding, 8.3 names;
 # vfs/dosattrib: Samba's user.DOSATTRIB xattr.
@@ -138,3 +139,17 @@ TESTS += testsuite/unit/test_vfs_symlink
 testsuite_unit_test_vfs_symlink_SOURCES = testsuite/unit/test_vfs_symlink.c
 testsuite_unit_test_vfs_symlink_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_vfs_symlink_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+
+# vfs_openat_beneath and the path walk under a share (vfs/vfs_posix.c).
+check_PROGRAMS += testsuite/unit/test_vfs_open
+TESTS += testsuite/unit/test_vfs_open
+testsuite_unit_test_vfs_open_SOURCES = testsuite/unit/test_vfs_open.c
+testsuite_unit_test_vfs_open_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_open_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_vfs_resolve
+TESTS += testsuite/unit/test_vfs_resolve
+testsuite_unit_test_vfs_resolve_SOURCES = testsuite/unit/test_vfs_resolve.c
+testsuite_unit_test_vfs_resolve_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_vfs_resolve_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -1,5 +1,7 @@
-# smbd/auth: SPNEGO with its DER codec, NTLMSSP server, passdb.tdb, smbpasswd.
+# smbd/auth: SPNEGO with its DER codec, NTLMSSP server, passdb.tdb, smbpasswd,
+# hosts allow/deny and user lists.
 libsmbd_a_SOURCES += \
+	smbd/auth/access.c smbd/auth/access.h \
 	smbd/auth/asn1.c smbd/auth/asn1.h \
 	smbd/auth/auth.h \
 	smbd/auth/auth_unix.c \
@@ -35,7 +37,6 @@ testsuite_unit_test_spnego_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 bin_PROGRAMS += smbd/auth/smbpasswd
 smbd_auth_smbpasswd_SOURCES = smbd/auth/smbpasswd_main.c
 smbd_auth_smbpasswd_LDADD = $(SMBD_LIBS)
-dist_man_MANS += man/smbpasswd.8
 
 check_PROGRAMS += testsuite/unit/test_passdb
 TESTS += testsuite/unit/test_passdb
@@ -82,3 +83,11 @@ testsuite_unit_test_ads_SOURCES = testsuite/unit/test_ads.c \
 	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
 testsuite_unit_test_ads_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_ads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+
+# smbd/access: hosts allow / deny (accept and tree connect), user lists.
+check_PROGRAMS += testsuite/unit/test_access
+TESTS += testsuite/unit/test_access
+testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
+testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -1,4 +1,6 @@
 # smbd/rpc: IPC$ named pipes, DCE/RPC PDUs, NDR, srvsvc, wkssvc, lsarpc.
+# (The SMB2 side of named pipes is smbd/smb2/smb2_pipe.c; the end-to-end
+# test, testsuite/integration/test_rpc.py, is in testsuite/local.mk.)
 libsmbd_a_SOURCES += \
 	smbd/rpc/pipe.h smbd/rpc/rpc_service.h \
 	smbd/rpc/dcerpc.c smbd/rpc/dcerpc.h \
@@ -19,11 +21,4 @@ testsuite_unit_test_rpc_pipe_SOURCES = testsuite/unit/test_rpc_pipe.c
 testsuite_unit_test_rpc_pipe_LDADD = $(UNIT_LIBS)
 testsuite_unit_test_rpc_pipe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc \
-	testsuite/integration/test_rpc.py
-
-# The SMB2 side of named pipes (hooks in smb2_create/read/write/ioctl/getinfo).
-libsmbd_a_SOURCES += smbd/smb2/smb2_pipe.c smbd/smb2/smb2_pipe.h
-
-# End to end: smbclient -L, rpcclient, impacket against the daemon.
-TESTS += testsuite/integration/test_rpc.py
+EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc

@@ -1,0 +1,76 @@
+# smbd/smb2/: one file per SMB2 command family (negotiate, session setup,
+# tree connect, create, read, write, ioctl and the FSCTLs, ...) and the
+# wire codecs they alone use.
+libsmbd_a_SOURCES += \
+	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h \
+	smbd/smb2/smb2_negotiate.c \
+	smbd/smb2/smb2_sesssetup.c smbd/smb2/smb2_sesssetup_auth.c \
+	smbd/smb2/smb2_sesssetup_bind.c smbd/smb2/smb2_sesssetup_private.h \
+	smbd/smb2/smb2_sesssetup_pam.c \
+	smbd/smb2/smb2_tcon.c smbd/smb2/smb2_tcon_names.c \
+	smbd/smb2/smb2_tcon_names.h \
+	smbd/smb2/smb2_ioctl.c smbd/smb2/smb2_ioctl_reply.c \
+	smbd/smb2/user_map.c smbd/smb2/user_map.h \
+	smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
+	smbd/smb2/smb2_create_access.c smbd/smb2/max_access.c \
+	smbd/smb2/smb2_create_ctx_apply.c \
+	smbd/smb2/smb2_create_durable.c smbd/smb2/smb2_create_reply.c \
+	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
+	smbd/smb2/smb2_write.c \
+	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c \
+	smbd/smb2/fruit_session.h \
+	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
+	smbd/smb2/smb2_lock.h smbd/smb2/smb2_break.c \
+	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c \
+	smbd/smb2/notify_wire.h \
+	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h \
+	smbd/smb2/smb2_fsctl_snap.c \
+	smbd/smb2/dfs_wire.c smbd/smb2/dfs_wire.h smbd/smb2/smb2_fsctl_dfs.c \
+	smbd/smb2/smb2_copychunk.c smbd/smb2/smb2_fsctl_fs.c \
+	smbd/smb2/smb2_fsctl_net.c \
+	smbd/smb2/smb2_fsctl_lmr.c
+# The SMB2 side of named pipes (hooks in smb2_create/read/write/ioctl/getinfo).
+libsmbd_a_SOURCES += smbd/smb2/smb2_pipe.c smbd/smb2/smb2_pipe.h
+# Reparse points (issue 35): the wire side (reparse_wire.c) and the
+# FSCTLs (smb2_fsctl_reparse.c).
+libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h \
+	smbd/smb2/smb2_create_link.c smbd/smb2/smb2_fsctl_reparse.c
+
+# Tests of the SMB2 layer drive a socket-less connection
+# (testsuite/libtestconn.a, testsuite/local.mk).
+check_PROGRAMS += testsuite/unit/test_smb2_negotiate
+TESTS += testsuite/unit/test_smb2_negotiate
+testsuite_unit_test_smb2_negotiate_SOURCES = \
+	testsuite/unit/test_smb2_negotiate.c
+testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
+	$(UNIT_LIBS)
+testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
+check_PROGRAMS += testsuite/unit/test_locking_smb2
+TESTS += testsuite/unit/test_locking_smb2
+testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c
+testsuite_unit_test_locking_smb2_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_fsctl_wire
+TESTS += testsuite/unit/test_fsctl_wire
+testsuite_unit_test_fsctl_wire_SOURCES = testsuite/unit/test_fsctl_wire.c
+testsuite_unit_test_fsctl_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_fsctl_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+check_PROGRAMS += testsuite/unit/test_dfs_wire
+TESTS += testsuite/unit/test_dfs_wire
+testsuite_unit_test_dfs_wire_SOURCES = testsuite/unit/test_dfs_wire.c
+testsuite_unit_test_dfs_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_dfs_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_dfs.c testsuite/fuzz/corpus/fuzz_dfs
+
+EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
+
+check_PROGRAMS += testsuite/unit/test_reparse_wire
+TESTS += testsuite/unit/test_reparse_wire
+testsuite_unit_test_reparse_wire_SOURCES = testsuite/unit/test_reparse_wire.c
+testsuite_unit_test_reparse_wire_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_reparse_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+EXTRA_DIST += testsuite/fuzz/fuzz_reparse.c testsuite/fuzz/corpus/fuzz_reparse
