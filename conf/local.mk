@@ -10,10 +10,7 @@ conf_testparm_LDADD = $(SMBD_LIBS)
 
 EXTRA_DIST += conf/gen-samba-params.sh
 
-check_PROGRAMS += testsuite/unit/test_conf
-TESTS += testsuite/unit/test_conf testsuite/unit/test_testparm.sh
-testsuite_unit_test_conf_SOURCES = testsuite/unit/test_conf.c
-testsuite_unit_test_conf_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_conf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_conf
+TESTS += testsuite/unit/test_testparm.sh
 EXTRA_DIST += testsuite/unit/test_testparm.sh testsuite/fuzz/fuzz_conf.c \
 	testsuite/fuzz/corpus/fuzz_conf

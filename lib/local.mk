@@ -28,101 +28,48 @@ libsmbd_a_SOURCES += lib/xca_huff.c lib/xca.h
 libsmbd_a_SOURCES += lib/histo.c lib/histo.h lib/metrics.c lib/metrics.h \
 	lib/metrics_prom.c
 
-check_PROGRAMS += testsuite/unit/test_ev_sendfile
-TESTS += testsuite/unit/test_ev_sendfile
+UNIT_TESTS += testsuite/unit/test_ev_sendfile
 testsuite_unit_test_ev_sendfile_SOURCES = testsuite/unit/test_ev_sendfile.c \
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
-testsuite_unit_test_ev_sendfile_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ev_sendfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-check_PROGRAMS += testsuite/unit/test_ev_detach
-TESTS += testsuite/unit/test_ev_detach
+UNIT_TESTS += testsuite/unit/test_ev_detach
 testsuite_unit_test_ev_detach_SOURCES = testsuite/unit/test_ev_detach.c \
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
-testsuite_unit_test_ev_detach_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ev_detach_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-check_PROGRAMS += testsuite/unit/test_ev_after_poll
-TESTS += testsuite/unit/test_ev_after_poll
+UNIT_TESTS += testsuite/unit/test_ev_after_poll
 testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c \
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
-testsuite_unit_test_ev_after_poll_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ev_after_poll_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-check_PROGRAMS += testsuite/unit/test_heartbeat
-TESTS += testsuite/unit/test_heartbeat
-testsuite_unit_test_heartbeat_SOURCES = testsuite/unit/test_heartbeat.c
-testsuite_unit_test_heartbeat_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_heartbeat_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_heartbeat
 
-check_PROGRAMS += testsuite/unit/test_tpool
-TESTS += testsuite/unit/test_tpool
-testsuite_unit_test_tpool_SOURCES = testsuite/unit/test_tpool.c
-testsuite_unit_test_tpool_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_tpool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_tpool
 
-check_PROGRAMS += testsuite/unit/test_log
-TESTS += testsuite/unit/test_log
-testsuite_unit_test_log_SOURCES = testsuite/unit/test_log.c
-testsuite_unit_test_log_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_log
 EXTRA_DIST += testsuite/fuzz/fuzz_log_levels.c testsuite/fuzz/corpus/fuzz_log_levels \
 	testsuite/fuzz/fuzz_json.c testsuite/fuzz/corpus/fuzz_json
 
-check_PROGRAMS += testsuite/unit/test_proc
-TESTS += testsuite/unit/test_proc
-testsuite_unit_test_proc_SOURCES = testsuite/unit/test_proc.c
-testsuite_unit_test_proc_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_proc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_proc
 
-check_PROGRAMS += testsuite/unit/test_irqplan
-TESTS += testsuite/unit/test_irqplan
-testsuite_unit_test_irqplan_SOURCES = testsuite/unit/test_irqplan.c
-testsuite_unit_test_irqplan_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_irqplan_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_irqplan
 EXTRA_DIST += testsuite/fuzz/fuzz_irqplan.c testsuite/fuzz/corpus/fuzz_irqplan
 
-check_PROGRAMS += testsuite/unit/test_ev_file_write
-TESTS += testsuite/unit/test_ev_file_write
-testsuite_unit_test_ev_file_write_SOURCES = testsuite/unit/test_ev_file_write.c
-testsuite_unit_test_ev_file_write_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ev_file_write_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_ev_file_write
 
-check_PROGRAMS += testsuite/unit/test_ifspec
-TESTS += testsuite/unit/test_ifspec
-testsuite_unit_test_ifspec_SOURCES = testsuite/unit/test_ifspec.c
-testsuite_unit_test_ifspec_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ifspec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_ifspec
 EXTRA_DIST += testsuite/fuzz/fuzz_ifspec.c testsuite/fuzz/corpus/fuzz_ifspec
 
-check_PROGRAMS += testsuite/unit/test_crypto
-TESTS += testsuite/unit/test_crypto
-testsuite_unit_test_crypto_SOURCES = testsuite/unit/test_crypto.c
-testsuite_unit_test_crypto_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_crypto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_crypto
 
-check_PROGRAMS += testsuite/unit/test_xca_lz77
-TESTS += testsuite/unit/test_xca_lz77
-testsuite_unit_test_xca_lz77_SOURCES = testsuite/unit/test_xca_lz77.c
-testsuite_unit_test_xca_lz77_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_xca_lz77_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_xca_lz77
 
-check_PROGRAMS += testsuite/unit/test_xca_lznt1
-TESTS += testsuite/unit/test_xca_lznt1
-testsuite_unit_test_xca_lznt1_SOURCES = testsuite/unit/test_xca_lznt1.c
-testsuite_unit_test_xca_lznt1_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_xca_lznt1_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_xca_lznt1
 
 EXTRA_DIST += testsuite/fuzz/fuzz_xca_lz77.c \
 	testsuite/fuzz/corpus/fuzz_xca_lz77 \
 	testsuite/fuzz/fuzz_xca_lznt1.c \
 	testsuite/fuzz/corpus/fuzz_xca_lznt1
 
-check_PROGRAMS += testsuite/unit/test_xca_huff
-TESTS += testsuite/unit/test_xca_huff
-testsuite_unit_test_xca_huff_SOURCES = testsuite/unit/test_xca_huff.c
-testsuite_unit_test_xca_huff_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_xca_huff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_xca_huff
 EXTRA_DIST += testsuite/fuzz/fuzz_xca_huff.c \
 	testsuite/fuzz/corpus/fuzz_xca_huff
 
@@ -134,14 +81,10 @@ TESTS += testsuite/unit/test_xca_cost
 testsuite_unit_test_xca_cost_SOURCES = testsuite/unit/test_xca_cost.c \
 	testsuite/common/xca_adversary.c testsuite/common/xca_adversary.h \
 	lib/xca_lz77.c lib/xca_lznt1.c lib/xca_huff.c
-testsuite_unit_test_xca_cost_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
+testsuite_unit_test_xca_cost_CFLAGS = $(AM_CFLAGS) \
 	-DXCA_COUNT_STEPS
 testsuite_unit_test_xca_cost_LDADD = $(TALLOC_LIBS) $(CMOCKA_LIBS)
 
 # The metrics table, histogram and Prometheus text (and the endpoint,
 # smbd/process/metrics_http.c).
-check_PROGRAMS += testsuite/unit/test_metrics
-TESTS += testsuite/unit/test_metrics
-testsuite_unit_test_metrics_SOURCES = testsuite/unit/test_metrics.c
-testsuite_unit_test_metrics_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_metrics_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_metrics

@@ -12,11 +12,7 @@ libsmbd_a_SOURCES += \
 	locking/ctdb/ctdb_conn.h locking/ctdb/ctdb_conn.c \
 	locking/ctdb/ctdb_db.h locking/ctdb/ctdb_db.c
 
-check_PROGRAMS += testsuite/unit/test_locking
-TESTS += testsuite/unit/test_locking
-testsuite_unit_test_locking_SOURCES = testsuite/unit/test_locking.c
-testsuite_unit_test_locking_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_locking_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_locking
 
 # smbstatus: sessions, shares, open files and locks of the running smbd;
 # --profile reads the metrics table.
@@ -28,8 +24,4 @@ locking_smbstatus_SOURCES = locking/smbstatus.c locking/smbstatus.h \
 locking_smbstatus_LDADD = $(SMBD_LIBS)
 
 # locking/ctdb/ctdb_proto.c: the ctdbd client protocol codec.
-check_PROGRAMS += testsuite/unit/test_ctdb_proto
-TESTS += testsuite/unit/test_ctdb_proto
-testsuite_unit_test_ctdb_proto_SOURCES = testsuite/unit/test_ctdb_proto.c
-testsuite_unit_test_ctdb_proto_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ctdb_proto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_ctdb_proto

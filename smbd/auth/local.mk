@@ -19,30 +19,20 @@ libsmbd_a_SOURCES += \
 	smbd/auth/usermap.c smbd/auth/usermap.h \
 	smbd/auth/auth_pam.c smbd/auth/auth_pam.h
 
-check_PROGRAMS += testsuite/unit/test_ntlmssp
-TESTS += testsuite/unit/test_ntlmssp
+UNIT_TESTS += testsuite/unit/test_ntlmssp
 testsuite_unit_test_ntlmssp_SOURCES = testsuite/unit/test_ntlmssp.c \
 	testsuite/unit/unhex.h
-testsuite_unit_test_ntlmssp_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ntlmssp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-check_PROGRAMS += testsuite/unit/test_spnego
-TESTS += testsuite/unit/test_spnego
+UNIT_TESTS += testsuite/unit/test_spnego
 testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c \
 	testsuite/unit/unhex.h
-testsuite_unit_test_spnego_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_spnego_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # Samba installs smbpasswd in /usr/bin.
 bin_PROGRAMS += smbd/auth/smbpasswd
 smbd_auth_smbpasswd_SOURCES = smbd/auth/smbpasswd_main.c
 smbd_auth_smbpasswd_LDADD = $(SMBD_LIBS)
 
-check_PROGRAMS += testsuite/unit/test_passdb
-TESTS += testsuite/unit/test_passdb
-testsuite_unit_test_passdb_SOURCES = testsuite/unit/test_passdb.c
-testsuite_unit_test_passdb_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_passdb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_passdb
 TESTS += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/fuzz/fuzz_spnego.c testsuite/fuzz/fuzz_ntlmssp.c \
@@ -50,44 +40,26 @@ EXTRA_DIST += testsuite/fuzz/fuzz_spnego.c testsuite/fuzz/fuzz_ntlmssp.c \
 	testsuite/fuzz/corpus/fuzz_ntlmssp testsuite/fuzz/corpus/fuzz_passdb
 
 # smbd/auth/usermap: the username map file.
-check_PROGRAMS += testsuite/unit/test_usermap
-TESTS += testsuite/unit/test_usermap
-testsuite_unit_test_usermap_SOURCES = testsuite/unit/test_usermap.c
-testsuite_unit_test_usermap_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_usermap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_usermap
 EXTRA_DIST += testsuite/fuzz/fuzz_usermap.c testsuite/fuzz/corpus/fuzz_usermap
 
 # smbd/auth/auth_pam: `obey pam restrictions`, on PAM stacks of its own.
-check_PROGRAMS += testsuite/unit/test_auth_pam
-TESTS += testsuite/unit/test_auth_pam
-testsuite_unit_test_auth_pam_SOURCES = testsuite/unit/test_auth_pam.c
-testsuite_unit_test_auth_pam_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_auth_pam_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_auth_pam
 
 # smbd/auth/pac: the PAC of a Kerberos ticket (MS-PAC), security = ads.
-check_PROGRAMS += testsuite/unit/test_pac
-TESTS += testsuite/unit/test_pac
+UNIT_TESTS += testsuite/unit/test_pac
 testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c \
 	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
-testsuite_unit_test_pac_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_pac_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
 	testsuite/fuzz/corpus/fuzz_pac testsuite/fuzz/fuzz_spnego_krb5.c \
 	testsuite/fuzz/corpus/fuzz_spnego_krb5
 
 # security = ads's logon pieces: Kerberos acceptor, secrets.tdb, winbindd's
 # statuses, gensec's Kerberos leg (tickets minted by the test itself).
-check_PROGRAMS += testsuite/unit/test_ads
-TESTS += testsuite/unit/test_ads
+UNIT_TESTS += testsuite/unit/test_ads
 testsuite_unit_test_ads_SOURCES = testsuite/unit/test_ads.c \
 	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
-testsuite_unit_test_ads_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_ads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 
 # smbd/access: hosts allow / deny (accept and tree connect), user lists.
-check_PROGRAMS += testsuite/unit/test_access
-TESTS += testsuite/unit/test_access
-testsuite_unit_test_access_SOURCES = testsuite/unit/test_access.c
-testsuite_unit_test_access_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_access_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_access

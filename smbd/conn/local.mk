@@ -22,36 +22,18 @@ libsmbd_a_SOURCES += smbd/conn/smb2_metrics.c smbd/conn/smb2_metrics.h
 EXTRA_DIST += testsuite/fuzz/fuzz_smb2_pdu.c \
 	testsuite/fuzz/corpus/fuzz_smb2_pdu
 
-check_PROGRAMS += testsuite/unit/test_signing
-TESTS += testsuite/unit/test_signing
-testsuite_unit_test_signing_SOURCES = testsuite/unit/test_signing.c
-testsuite_unit_test_signing_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_signing_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_signing
 
 # smbd/conn/auth_limit.c: the rate limiter's per-address arithmetic.
-check_PROGRAMS += testsuite/unit/test_auth_limit
-TESTS += testsuite/unit/test_auth_limit
-testsuite_unit_test_auth_limit_SOURCES = testsuite/unit/test_auth_limit.c
-testsuite_unit_test_auth_limit_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_auth_limit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_auth_limit
 
-check_PROGRAMS += testsuite/unit/test_session
-TESTS += testsuite/unit/test_session
-testsuite_unit_test_session_SOURCES = testsuite/unit/test_session.c
+UNIT_TESTS += testsuite/unit/test_session
 testsuite_unit_test_session_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
-testsuite_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # The bounds on decompressed bytes of waiting requests (issue 34).
-check_PROGRAMS += testsuite/unit/test_conn_limits
-TESTS += testsuite/unit/test_conn_limits
-testsuite_unit_test_conn_limits_SOURCES = testsuite/unit/test_conn_limits.c
+UNIT_TESTS += testsuite/unit/test_conn_limits
 testsuite_unit_test_conn_limits_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
-testsuite_unit_test_conn_limits_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-check_PROGRAMS += testsuite/unit/test_smb2_compress
-TESTS += testsuite/unit/test_smb2_compress
-testsuite_unit_test_smb2_compress_SOURCES = testsuite/unit/test_smb2_compress.c
-testsuite_unit_test_smb2_compress_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_smb2_compress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_smb2_compress
 EXTRA_DIST += testsuite/fuzz/fuzz_smb2_compress.c \
 	testsuite/fuzz/corpus/fuzz_smb2_compress

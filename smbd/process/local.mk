@@ -24,11 +24,7 @@ bin_PROGRAMS += smbd/smbcontrol
 smbd_smbcontrol_SOURCES = smbd/process/smbcontrol_main.c
 smbd_smbcontrol_LDADD = $(SMBD_LIBS)
 
-check_PROGRAMS += testsuite/unit/test_control
-TESTS += testsuite/unit/test_control
-testsuite_unit_test_control_SOURCES = testsuite/unit/test_control.c
-testsuite_unit_test_control_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_control
 EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control
 EXTRA_DIST += testsuite/fuzz/fuzz_metrics_http.c \
 	testsuite/fuzz/corpus/fuzz_metrics_http

@@ -9,16 +9,8 @@ libsmbd_a_SOURCES += \
 	smbd/rpc/rpc_domain.c smbd/rpc/rpc_domain.h \
 	smbd/rpc/srvsvc.c smbd/rpc/wkssvc.c smbd/rpc/lsarpc.c
 
-check_PROGRAMS += testsuite/unit/test_rpc_ndr
-TESTS += testsuite/unit/test_rpc_ndr
-testsuite_unit_test_rpc_ndr_SOURCES = testsuite/unit/test_rpc_ndr.c
-testsuite_unit_test_rpc_ndr_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_rpc_ndr_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_rpc_ndr
 
-check_PROGRAMS += testsuite/unit/test_rpc_pipe
-TESTS += testsuite/unit/test_rpc_pipe
-testsuite_unit_test_rpc_pipe_SOURCES = testsuite/unit/test_rpc_pipe.c
-testsuite_unit_test_rpc_pipe_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_rpc_pipe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_rpc_pipe
 
 EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc

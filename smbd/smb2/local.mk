@@ -38,39 +38,18 @@ libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h \
 
 # Tests of the SMB2 layer drive a socket-less connection
 # (testsuite/libtestconn.a, testsuite/local.mk).
-check_PROGRAMS += testsuite/unit/test_smb2_negotiate
-TESTS += testsuite/unit/test_smb2_negotiate
-testsuite_unit_test_smb2_negotiate_SOURCES = \
-	testsuite/unit/test_smb2_negotiate.c
-testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a \
-	$(UNIT_LIBS)
-testsuite_unit_test_smb2_negotiate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_smb2_negotiate
+testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 
 # smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
-check_PROGRAMS += testsuite/unit/test_locking_smb2
-TESTS += testsuite/unit/test_locking_smb2
-testsuite_unit_test_locking_smb2_SOURCES = testsuite/unit/test_locking_smb2.c
-testsuite_unit_test_locking_smb2_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_locking_smb2_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_locking_smb2
 
-check_PROGRAMS += testsuite/unit/test_fsctl_wire
-TESTS += testsuite/unit/test_fsctl_wire
-testsuite_unit_test_fsctl_wire_SOURCES = testsuite/unit/test_fsctl_wire.c
-testsuite_unit_test_fsctl_wire_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_fsctl_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_fsctl_wire
 
-check_PROGRAMS += testsuite/unit/test_dfs_wire
-TESTS += testsuite/unit/test_dfs_wire
-testsuite_unit_test_dfs_wire_SOURCES = testsuite/unit/test_dfs_wire.c
-testsuite_unit_test_dfs_wire_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_dfs_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_dfs_wire
 EXTRA_DIST += testsuite/fuzz/fuzz_dfs.c testsuite/fuzz/corpus/fuzz_dfs
 
 EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
 
-check_PROGRAMS += testsuite/unit/test_reparse_wire
-TESTS += testsuite/unit/test_reparse_wire
-testsuite_unit_test_reparse_wire_SOURCES = testsuite/unit/test_reparse_wire.c
-testsuite_unit_test_reparse_wire_LDADD = $(UNIT_LIBS)
-testsuite_unit_test_reparse_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += testsuite/unit/test_reparse_wire
 EXTRA_DIST += testsuite/fuzz/fuzz_reparse.c testsuite/fuzz/corpus/fuzz_reparse

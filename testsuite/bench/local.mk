@@ -22,14 +22,14 @@ TESTS += testsuite/unit/test_nbench_load
 testsuite_unit_test_nbench_load_SOURCES = testsuite/unit/test_nbench_load.c \
 	$(BENCH_SRCS)
 testsuite_unit_test_nbench_load_LDADD = $(TALLOC_LIBS) $(CMOCKA_LIBS) -lm
-testsuite_unit_test_nbench_load_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_test_nbench_load_CFLAGS = $(AM_CFLAGS)
 
 check_PROGRAMS += testsuite/unit/test_nbench_stats
 TESTS += testsuite/unit/test_nbench_stats
 testsuite_unit_test_nbench_stats_SOURCES = testsuite/unit/test_nbench_stats.c \
 	testsuite/bench/nbench_stats.c testsuite/bench/nbench_stats.h
 testsuite_unit_test_nbench_stats_LDADD = $(CMOCKA_LIBS) -lm
-testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_test_nbench_stats_CFLAGS = $(AM_CFLAGS)
 
 EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
 	testsuite/bench/extras.py testsuite/bench/floods.py \
