@@ -13,6 +13,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/user_map.c smbd/smb2/user_map.h \
 	smbd/smb2/smb2_create.c smbd/smb2/smb2_create_private.h \
 	smbd/smb2/smb2_create_access.c smbd/smb2/max_access.c \
+	smbd/smb2/max_access.h \
 	smbd/smb2/smb2_create_ctx_apply.c \
 	smbd/smb2/smb2_create_durable.c smbd/smb2/smb2_create_reply.c \
 	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
