@@ -12,5 +12,4 @@ EXTRA_DIST += conf/gen-samba-params.sh
 
 UNIT_TESTS += testsuite/unit/test_conf
 TESTS += testsuite/unit/test_testparm.sh
-EXTRA_DIST += testsuite/unit/test_testparm.sh testsuite/fuzz/fuzz_conf.c \
-	testsuite/fuzz/corpus/fuzz_conf
+EXTRA_DIST += testsuite/unit/test_testparm.sh

@@ -45,18 +45,14 @@ UNIT_TESTS += testsuite/unit/test_heartbeat
 UNIT_TESTS += testsuite/unit/test_tpool
 
 UNIT_TESTS += testsuite/unit/test_log
-EXTRA_DIST += testsuite/fuzz/fuzz_log_levels.c testsuite/fuzz/corpus/fuzz_log_levels \
-	testsuite/fuzz/fuzz_json.c testsuite/fuzz/corpus/fuzz_json
 
 UNIT_TESTS += testsuite/unit/test_proc
 
 UNIT_TESTS += testsuite/unit/test_irqplan
-EXTRA_DIST += testsuite/fuzz/fuzz_irqplan.c testsuite/fuzz/corpus/fuzz_irqplan
 
 UNIT_TESTS += testsuite/unit/test_ev_file_write
 
 UNIT_TESTS += testsuite/unit/test_ifspec
-EXTRA_DIST += testsuite/fuzz/fuzz_ifspec.c testsuite/fuzz/corpus/fuzz_ifspec
 
 UNIT_TESTS += testsuite/unit/test_crypto
 
@@ -64,14 +60,7 @@ UNIT_TESTS += testsuite/unit/test_xca_lz77
 
 UNIT_TESTS += testsuite/unit/test_xca_lznt1
 
-EXTRA_DIST += testsuite/fuzz/fuzz_xca_lz77.c \
-	testsuite/fuzz/corpus/fuzz_xca_lz77 \
-	testsuite/fuzz/fuzz_xca_lznt1.c \
-	testsuite/fuzz/corpus/fuzz_xca_lznt1
-
 UNIT_TESTS += testsuite/unit/test_xca_huff
-EXTRA_DIST += testsuite/fuzz/fuzz_xca_huff.c \
-	testsuite/fuzz/corpus/fuzz_xca_huff
 
 # The decoders' work counted (XCA_COUNT_STEPS, lib/xca.h) on the
 # hand-built adversaries of testsuite/common/xca_adversary.c: its own

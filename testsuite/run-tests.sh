@@ -19,7 +19,9 @@
 #                                     check and the torture subset (lock,
 #                                     oplock, lease, durable, notify,
 #                                     compound); fails on any sanitizer report
-#   fuzz                              testsuite/fuzz/build.sh + run.sh N
+#   fuzz                              testsuite/fuzz/build.sh (a third
+#                                     build in ./build-fuzz, configured
+#                                     --enable-fuzzing CC=clang) + run.sh N
 #                                     (N s in all, shared by every target)
 #   make bench-short                  only if the Makefile has that target;
 #   make bench-floods                 then issue 14's floods, ours and Samba
@@ -32,7 +34,7 @@
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (the fuzz step's
 # whole budget, shared by all targets, default 300), SKIP (space-separated steps to leave out: check torture asan fuzz
 # bench cluster ad), BUILD (build directory, default ./build), ASAN_BUILD (default
-# ./build-asan), CONFIGURE_FLAGS.
+# ./build-asan), FUZZ_BUILD (default ./build-fuzz), CONFIGURE_FLAGS.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -176,7 +178,8 @@ do_fuzz() {
 		echo "no fuzz targets yet"
 		return 0
 	fi
-	BUILDDIR=$BUILD testsuite/fuzz/build.sh || return 1
+	FUZZ_BUILD=${FUZZ_BUILD:-$top/build-fuzz} JOBS=$JOBS \
+		testsuite/fuzz/build.sh || return 1
 	testsuite/fuzz/run.sh "$FUZZ_SECONDS"
 }
 

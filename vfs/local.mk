@@ -10,8 +10,6 @@ libsmbd_a_SOURCES += vfs/name.c vfs/name.h vfs/dosattrib.c vfs/dosattrib.h \
 UNIT_TESTS += testsuite/unit/test_vfs_name
 
 UNIT_TESTS += testsuite/unit/test_dosattrib
-EXTRA_DIST += testsuite/fuzz/fuzz_vfs_name.c testsuite/fuzz/fuzz_dosattrib.c \
-	testsuite/fuzz/corpus/fuzz_vfs_name testsuite/fuzz/corpus/fuzz_dosattrib
 
 # The POSIX module (the lead's block).
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dirents.c vfs/dirents.h vfs/dosmode.c \
@@ -28,7 +26,6 @@ testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c \
 	testsuite/common/xattr_tmpfile.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_fault
-EXTRA_DIST += testsuite/fuzz/fuzz_vfs_fault.c testsuite/fuzz/corpus/fuzz_vfs_fault
 
 UNIT_TESTS += testsuite/unit/test_dosmode
 
@@ -41,29 +38,21 @@ libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
 	vfs/snapper_info.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_catia
-EXTRA_DIST += testsuite/fuzz/fuzz_catia.c testsuite/fuzz/corpus/fuzz_catia
 
 UNIT_TESTS += testsuite/unit/test_vfs_fruit
 testsuite_unit_test_vfs_fruit_SOURCES = testsuite/unit/test_vfs_fruit.c \
 	testsuite/common/xattr_tmpfile.h
-EXTRA_DIST += testsuite/fuzz/fuzz_adouble.c testsuite/fuzz/corpus/fuzz_adouble
 
 UNIT_TESTS += testsuite/unit/test_vfs_module
 
 UNIT_TESTS += testsuite/unit/test_snapshot
-EXTRA_DIST += testsuite/fuzz/fuzz_gmt.c testsuite/fuzz/corpus/fuzz_gmt \
-	testsuite/fuzz/fuzz_snapshot_array.c \
-	testsuite/fuzz/corpus/fuzz_snapshot_array
 
 # snapper's info.xml parser (vfs/snapper_info.c)
 UNIT_TESTS += testsuite/unit/test_snapper_info
-EXTRA_DIST += testsuite/fuzz/fuzz_snapper_info.c \
-	testsuite/fuzz/corpus/fuzz_snapper_info
 
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_rsrc
 
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_tm
-EXTRA_DIST += testsuite/fuzz/fuzz_fruit_plist.c testsuite/fuzz/corpus/fuzz_fruit_plist
 
 # fruit:copyfile: the streams a whole-file copy takes (the copy is
 # smbd/smb2/smb2_copychunk.c's).
@@ -75,7 +64,6 @@ UNIT_TESTS += testsuite/unit/test_vfs_fruit_copy
 libsmbd_a_SOURCES += vfs/symlink.c vfs/symlink.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_symlink
-
 
 # vfs_openat_beneath and the path walk under a share (vfs/vfs_posix.c).
 UNIT_TESTS += testsuite/unit/test_vfs_open

@@ -35,13 +35,9 @@ smbd_auth_smbpasswd_LDADD = $(SMBD_LIBS)
 UNIT_TESTS += testsuite/unit/test_passdb
 TESTS += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/unit/test_smbpasswd.sh
-EXTRA_DIST += testsuite/fuzz/fuzz_spnego.c testsuite/fuzz/fuzz_ntlmssp.c \
-	testsuite/fuzz/fuzz_passdb.c testsuite/fuzz/corpus/fuzz_spnego \
-	testsuite/fuzz/corpus/fuzz_ntlmssp testsuite/fuzz/corpus/fuzz_passdb
 
 # smbd/auth/usermap: the username map file.
 UNIT_TESTS += testsuite/unit/test_usermap
-EXTRA_DIST += testsuite/fuzz/fuzz_usermap.c testsuite/fuzz/corpus/fuzz_usermap
 
 # smbd/auth/auth_pam: `obey pam restrictions`, on PAM stacks of its own.
 UNIT_TESTS += testsuite/unit/test_auth_pam
@@ -50,16 +46,13 @@ UNIT_TESTS += testsuite/unit/test_auth_pam
 UNIT_TESTS += testsuite/unit/test_pac
 testsuite_unit_test_pac_SOURCES = testsuite/unit/test_pac.c \
 	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
-EXTRA_DIST += testsuite/unit/gen_pac.py testsuite/fuzz/fuzz_pac.c \
-	testsuite/fuzz/corpus/fuzz_pac testsuite/fuzz/fuzz_spnego_krb5.c \
-	testsuite/fuzz/corpus/fuzz_spnego_krb5
+EXTRA_DIST += testsuite/unit/gen_pac.py
 
 # security = ads's logon pieces: Kerberos acceptor, secrets.tdb, winbindd's
 # statuses, gensec's Kerberos leg (tickets minted by the test itself).
 UNIT_TESTS += testsuite/unit/test_ads
 testsuite_unit_test_ads_SOURCES = testsuite/unit/test_ads.c \
 	testsuite/unit/pac_sample.h testsuite/unit/unhex.h
-
 
 # smbd/access: hosts allow / deny (accept and tree connect), user lists.
 UNIT_TESTS += testsuite/unit/test_access

@@ -19,9 +19,6 @@ libsmbd_a_SOURCES += \
 # Live per-operation metrics (issue 20): the recording in the pipeline.
 libsmbd_a_SOURCES += smbd/conn/smb2_metrics.c smbd/conn/smb2_metrics.h
 
-EXTRA_DIST += testsuite/fuzz/fuzz_smb2_pdu.c \
-	testsuite/fuzz/corpus/fuzz_smb2_pdu
-
 UNIT_TESTS += testsuite/unit/test_signing
 
 # smbd/conn/auth_limit.c: the rate limiter's per-address arithmetic.
@@ -35,5 +32,3 @@ UNIT_TESTS += testsuite/unit/test_conn_limits
 testsuite_unit_test_conn_limits_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 
 UNIT_TESTS += testsuite/unit/test_smb2_compress
-EXTRA_DIST += testsuite/fuzz/fuzz_smb2_compress.c \
-	testsuite/fuzz/corpus/fuzz_smb2_compress

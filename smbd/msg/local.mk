@@ -3,4 +3,3 @@ libsmbd_a_SOURCES += smbd/msg/mailbox.c smbd/msg/mailbox.h
 
 # Sessions on a test server (testsrv_new): identity, keys, the harness.
 UNIT_TESTS += testsuite/unit/test_mailbox
-EXTRA_DIST += testsuite/fuzz/fuzz_mailbox.c testsuite/fuzz/corpus/fuzz_mailbox

@@ -31,12 +31,9 @@ UNIT_TESTS += testsuite/unit/test_sd
 
 # smbd/ntacl: access check, inheritance and SET_INFO merge.
 UNIT_TESTS += testsuite/unit/test_ntacl
-EXTRA_DIST += testsuite/fuzz/fuzz_ntacl.c testsuite/fuzz/corpus/fuzz_ntacl
 
 # smbd/ntacl_nfs: vfs_fruit's NFS ACEs (fruit:nfs_aces).
 UNIT_TESTS += testsuite/unit/test_ntacl_nfs
-EXTRA_DIST += testsuite/fuzz/fuzz_ntacl_nfs.c testsuite/fuzz/corpus/fuzz_ntacl_nfs
-EXTRA_DIST += testsuite/fuzz/fuzz_dirwatch.c testsuite/fuzz/corpus/fuzz_dirwatch
 
 UNIT_TESTS += testsuite/unit/test_channel_seq
 

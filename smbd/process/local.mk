@@ -25,6 +25,3 @@ smbd_smbcontrol_SOURCES = smbd/process/smbcontrol_main.c
 smbd_smbcontrol_LDADD = $(SMBD_LIBS)
 
 UNIT_TESTS += testsuite/unit/test_control
-EXTRA_DIST += testsuite/fuzz/fuzz_control.c testsuite/fuzz/corpus/fuzz_control
-EXTRA_DIST += testsuite/fuzz/fuzz_metrics_http.c \
-	testsuite/fuzz/corpus/fuzz_metrics_http

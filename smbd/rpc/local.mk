@@ -13,4 +13,3 @@ UNIT_TESTS += testsuite/unit/test_rpc_ndr
 
 UNIT_TESTS += testsuite/unit/test_rpc_pipe
 
-EXTRA_DIST += testsuite/fuzz/fuzz_rpc.c testsuite/fuzz/corpus/fuzz_rpc

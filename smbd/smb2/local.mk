@@ -48,9 +48,5 @@ UNIT_TESTS += testsuite/unit/test_locking_smb2
 UNIT_TESTS += testsuite/unit/test_fsctl_wire
 
 UNIT_TESTS += testsuite/unit/test_dfs_wire
-EXTRA_DIST += testsuite/fuzz/fuzz_dfs.c testsuite/fuzz/corpus/fuzz_dfs
-
-EXTRA_DIST += testsuite/fuzz/fuzz_notify_encode.c testsuite/fuzz/corpus/fuzz_notify_encode
 
 UNIT_TESTS += testsuite/unit/test_reparse_wire
-EXTRA_DIST += testsuite/fuzz/fuzz_reparse.c testsuite/fuzz/corpus/fuzz_reparse

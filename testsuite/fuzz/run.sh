@@ -8,12 +8,14 @@
 # its budget by more than one target's share.  Exits non-zero on the first
 # crash, leak or sanitizer report.
 # Usage: testsuite/fuzz/run.sh [TOTAL_SECONDS] [TARGET...]   (default 300)
+# The targets are taken from FUZZ_BIN (default testsuite/fuzz/bin, where
+# build.sh links them; make fuzz-run passes its build's testsuite/fuzz).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 total=${1:-300}
 [ $# -gt 0 ] && shift
 MIN_SECONDS=${MIN_SECONDS:-3}
-bin=$top/testsuite/fuzz/bin
+bin=${FUZZ_BIN:-$top/testsuite/fuzz/bin}
 targets=${*:-$(cd "$bin" && ls fuzz_* 2>/dev/null | grep -v '\.' || true)}
 [ -n "$targets" ] || { echo "no fuzz targets built" >&2; exit 1; }
 work=$(mktemp -d)
