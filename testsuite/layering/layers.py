@@ -19,6 +19,13 @@ of the house:
             string literals left aside; a use that is right is listed in
             BANNED_ALLOWED with its reason (kept near empty; issue 37).
 
+  build     each room directory has one local.mk that lists the .c and .h
+            files of that directory (with its subdirectories that have no
+            local.mk of their own), every one of them, and no other
+            room's (its unit tests under testsuite/ aside); and every
+            testsuite/fuzz/fuzz_*.c is a target in FUZZ_TARGETS of
+            testsuite/fuzz/local.mk with its _LDFLAGS (issue 37).
+
 A reference that runs upward must be listed in UPWARD with its reason; the
 list is kept short on purpose (issue 16: at most five).  Programs (a file
 with main(): *_main.c, smbd/process/main.c) sit above everything.
@@ -194,6 +201,66 @@ def check_banned(srcdir, files):
     return bad
 
 
+MK_PATH_RE = re.compile(r"(?<![\w./-])([\w./-]+\.[ch])(?![\w.])")
+
+
+def mk_text(path):
+    """a make fragment's text, comments dropped"""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return "".join(re.sub(r"#.*", "", line) for line in fh)
+
+
+def check_build(srcdir, files):
+    """the build fragments follow the rooms (see the docstring)"""
+    bad = []
+    dirs = sorted({prefix for _, prefix in ROOMS})
+
+    def owner(rel):
+        # the deepest directory of rel that has a fragment of its own
+        best = None
+        for d in dirs:
+            if rel.startswith(d) and os.path.exists(
+                    os.path.join(srcdir, d, "local.mk")):
+                if best is None or len(d) > len(best):
+                    best = d
+        return best
+
+    listed = set()
+    for d in dirs:
+        mk = os.path.join(d, "local.mk")
+        if not os.path.exists(os.path.join(srcdir, mk)):
+            bad.append("build: room directory %s has no local.mk" % d)
+            continue
+        for rel in MK_PATH_RE.findall(mk_text(os.path.join(srcdir, mk))):
+            if rel.startswith("testsuite/"):
+                continue
+            if owner(rel) != d:
+                bad.append("build: %s lists %s, a file of %s"
+                           % (mk, rel, owner(rel) or "no room"))
+            listed.add(rel)
+    for rel in files:
+        if rel not in listed:
+            bad.append("build: %s is in no local.mk (%slocal.mk)"
+                       % (rel, owner(rel)))
+    fuzz_mk = os.path.join(srcdir, "testsuite", "fuzz", "local.mk")
+    fuzz_dir = os.path.dirname(fuzz_mk)
+    text = mk_text(fuzz_mk) if os.path.exists(fuzz_mk) else ""
+    m = re.search(r"^FUZZ_TARGETS\s*=((?:.*\\\n)*.*)$", text, re.M)
+    targets = set(m.group(1).replace("\\", " ").split()) if m else set()
+    for f in sorted(os.listdir(fuzz_dir)):
+        if not (f.startswith("fuzz_") and f.endswith(".c")):
+            continue
+        name = f[:-2]
+        if "testsuite/fuzz/" + name not in targets:
+            bad.append("build: testsuite/fuzz/%s is not in FUZZ_TARGETS "
+                       "(testsuite/fuzz/local.mk)" % f)
+        elif not re.search(r"^testsuite_fuzz_%s_LDFLAGS\s*=" % name, text,
+                           re.M):
+            bad.append("build: testsuite/fuzz/local.mk gives %s no "
+                       "_LDFLAGS (libFuzzer's main)" % name)
+    return bad
+
+
 def nm_symbols(obj):
     res = subprocess.run(["nm", "-P", obj], capture_output=True, text=True,
                          check=True)
@@ -311,6 +378,7 @@ def main():
     files = source_files(args.srcdir)
     bad = check_includes(args.srcdir, files)
     bad += check_banned(args.srcdir, files)
+    bad += check_build(args.srcdir, files)
     calls = check_calls(args.srcdir, args.builddir, files)
     if calls is None:
         print("layers: no objects in %s, calls not checked" % args.builddir)
