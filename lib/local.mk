@@ -1,6 +1,5 @@
 # lib/: event loop, wire cursor, logging, clock, charset, crypto glue, the
-# MS-XCA codecs, the metrics table.  Its sources, its unit tests, its fuzz
-# targets' files.
+# MS-XCA codecs, the metrics table: its sources and its unit tests.
 libsmbd_a_SOURCES += \
 	lib/ntstatus.c lib/ntstatus.h \
 	lib/wire.c lib/wire.h \
@@ -41,25 +40,15 @@ testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c 
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
 
 UNIT_TESTS += testsuite/unit/test_heartbeat
-
 UNIT_TESTS += testsuite/unit/test_tpool
-
 UNIT_TESTS += testsuite/unit/test_log
-
 UNIT_TESTS += testsuite/unit/test_proc
-
 UNIT_TESTS += testsuite/unit/test_irqplan
-
 UNIT_TESTS += testsuite/unit/test_ev_file_write
-
 UNIT_TESTS += testsuite/unit/test_ifspec
-
 UNIT_TESTS += testsuite/unit/test_crypto
-
 UNIT_TESTS += testsuite/unit/test_xca_lz77
-
 UNIT_TESTS += testsuite/unit/test_xca_lznt1
-
 UNIT_TESTS += testsuite/unit/test_xca_huff
 
 # The decoders' work counted (XCA_COUNT_STEPS, lib/xca.h) on the

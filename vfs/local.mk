@@ -8,7 +8,6 @@ libsmbd_a_SOURCES += vfs/name.c vfs/name.h vfs/dosattrib.c vfs/dosattrib.h \
 	vfs/ntacl_xattr.c vfs/ntacl_xattr.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_name
-
 UNIT_TESTS += testsuite/unit/test_dosattrib
 
 # The POSIX module (the lead's block).
@@ -18,7 +17,6 @@ libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dirents.c vfs
 	vfs/msdfs.c vfs/msdfs.h
 
 UNIT_TESTS += testsuite/unit/test_msdfs
-
 UNIT_TESTS += testsuite/unit/test_dircache
 
 UNIT_TESTS += testsuite/unit/test_streams
@@ -26,7 +24,6 @@ testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c \
 	testsuite/common/xattr_tmpfile.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_fault
-
 UNIT_TESTS += testsuite/unit/test_dosmode
 
 # The stackable module layer (vfs objects) and its modules.
@@ -44,14 +41,11 @@ testsuite_unit_test_vfs_fruit_SOURCES = testsuite/unit/test_vfs_fruit.c \
 	testsuite/common/xattr_tmpfile.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_module
-
 UNIT_TESTS += testsuite/unit/test_snapshot
 
 # snapper's info.xml parser (vfs/snapper_info.c)
 UNIT_TESTS += testsuite/unit/test_snapper_info
-
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_rsrc
-
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_tm
 
 # fruit:copyfile: the streams a whole-file copy takes (the copy is
@@ -67,5 +61,4 @@ UNIT_TESTS += testsuite/unit/test_vfs_symlink
 
 # vfs_openat_beneath and the path walk under a share (vfs/vfs_posix.c).
 UNIT_TESTS += testsuite/unit/test_vfs_open
-
 UNIT_TESTS += testsuite/unit/test_vfs_resolve

@@ -24,6 +24,7 @@ UNIT_TESTS += testsuite/unit/test_signing
 # smbd/conn/auth_limit.c: the rate limiter's per-address arithmetic.
 UNIT_TESTS += testsuite/unit/test_auth_limit
 
+# Sessions on a test server (testsrv_new): identity, keys, the harness.
 UNIT_TESTS += testsuite/unit/test_session
 testsuite_unit_test_session_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 

@@ -21,9 +21,7 @@ libsmbd_a_SOURCES += \
 libsmbd_a_SOURCES += smbd/objects/fscc.c smbd/objects/fscc.h
 
 UNIT_TESTS += testsuite/unit/test_fscc
-
 UNIT_TESTS += testsuite/unit/test_create_ctx
-
 UNIT_TESTS += testsuite/unit/test_write_time
 
 # smbd/sd: self-relative security descriptors and Samba's security.NTACL.
@@ -34,7 +32,5 @@ UNIT_TESTS += testsuite/unit/test_ntacl
 
 # smbd/ntacl_nfs: vfs_fruit's NFS ACEs (fruit:nfs_aces).
 UNIT_TESTS += testsuite/unit/test_ntacl_nfs
-
 UNIT_TESTS += testsuite/unit/test_channel_seq
-
 UNIT_TESTS += testsuite/unit/test_dirwatch

@@ -10,6 +10,4 @@ libsmbd_a_SOURCES += \
 	smbd/rpc/srvsvc.c smbd/rpc/wkssvc.c smbd/rpc/lsarpc.c
 
 UNIT_TESTS += testsuite/unit/test_rpc_ndr
-
 UNIT_TESTS += testsuite/unit/test_rpc_pipe
-

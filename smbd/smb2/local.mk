@@ -44,9 +44,7 @@ testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 
 # smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
 UNIT_TESTS += testsuite/unit/test_locking_smb2
-
 UNIT_TESTS += testsuite/unit/test_fsctl_wire
 
 UNIT_TESTS += testsuite/unit/test_dfs_wire
-
 UNIT_TESTS += testsuite/unit/test_reparse_wire
