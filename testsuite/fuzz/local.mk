@@ -121,7 +121,7 @@ testsuite_fuzz_fuzz_xca_huff_LDFLAGS = $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_xca_lz77_LDFLAGS = $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_xca_lznt1_LDFLAGS = $(FUZZ_LDFLAGS)
 
-EXTRA_DIST += testsuite/fuzz/build.sh testsuite/fuzz/run.sh \
+EXTRA_DIST += testsuite/fuzz/build.sh testsuite/fuzz/run.sh testsuite/fuzz/lsan.supp \
 	testsuite/fuzz/corpus
 
 # The targets behind the logon (fuzz_transform_session,

@@ -18,6 +18,9 @@ MIN_SECONDS=${MIN_SECONDS:-3}
 bin=${FUZZ_BIN:-$top/testsuite/fuzz/bin}
 targets=${*:-$(cd "$bin" && ls fuzz_* 2>/dev/null | grep -v '\.' || true)}
 [ -n "$targets" ] || { echo "no fuzz targets built" >&2; exit 1; }
+# Known reports that are not ours, each with its reason (lsan.supp).
+LSAN_OPTIONS="suppressions=$top/testsuite/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 left=$(echo "$targets" | wc -w)
