@@ -41,6 +41,9 @@ libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h \
 # (testsuite/libtestconn.a, testsuite/local.mk).
 UNIT_TESTS += testsuite/unit/test_smb2_negotiate
 testsuite_unit_test_smb2_negotiate_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
+# CREATE's walk over its create contexts (create_ctx_ops[]).
+UNIT_TESTS += testsuite/unit/test_create_ctx_walk
+testsuite_unit_test_create_ctx_walk_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 
 # smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
 UNIT_TESTS += testsuite/unit/test_locking_smb2
