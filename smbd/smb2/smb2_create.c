@@ -13,7 +13,8 @@
  * the share-mode step; the rest of CREATE is split out to keep files
  * small (shared declarations in smb2_create_private.h):
  * smb2_create_access.c the access checks (MS-FSA 2.1.5.1.2.1),
- * smb2_create_ctx_apply.c the request's create contexts (2.2.13.2),
+ * smb2_create_ctx_apply.c the table of create contexts and its walks
+ * (2.2.13.2),
  * smb2_create_durable.c the durable contexts, reclaims and replays
  * (3.3.5.9.6/7/10/12), smb2_create_reply.c the response (2.2.14).  CLOSE
  * (3.3.5.10) is smb2_close.c.
@@ -1469,14 +1470,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return NT_STATUS_IS_OK(status) ? NT_STATUS_TOO_MANY_OPENED_FILES
 					       : status;
 	}
-	if (st->reconnect) {
-		return create_reconnect(req, st);
-	}
-	if (st->want_durable && st->durable.v2) {
-		status = create_replay(req, st);
-		if (status != NT_STATUS_NOT_FOUND) {
-			return status;
-		}
+	if (create_ctx_apply(req, st, &status)) {
+		return status;	/* a reclaim or a replay answered */
 	}
 	return smb2_job_run(req, st, create_job, create_done, create_orphan);
 }

@@ -35,39 +35,37 @@
 #include <string.h>
 
 /*
- * DHnQ/DHnC (3.3.5.9.6, 3.3.5.9.7) and DH2Q/DH2C (3.3.5.9.10,
- * 3.3.5.9.12; 3.x dialects only, ignored before).  A v2 context with any
- * other durable context is INVALID_PARAMETER; DHnC makes DHnQ moot.
+ * The take step of the rows DH2C, DH2Q, DHnC, DHnQ (in that order in
+ * create_ctx_ops[]): DHnQ/DHnC (3.3.5.9.6, 3.3.5.9.7) and DH2Q/DH2C
+ * (3.3.5.9.10, 3.3.5.9.12; 3.x dialects only, the rows' CREATE_CTX_SMB3
+ * ignores them before).  The first one taken is the one used; a v2
+ * context with any other durable context is INVALID_PARAMETER, and
+ * DHnC, taken before DHnQ, makes DHnQ moot.
  */
-NTSTATUS create_durable_ctx(struct smb2_request *req,
-			    struct create_state *st,
-			    const struct create_ctx_list *l)
+static bool durable_ctx_v2(const struct create_ctx *c)
 {
-	const struct create_ctx *q1 = create_ctx_find(l, "DHnQ");
-	const struct create_ctx *c1 = create_ctx_find(l, "DHnC");
-	const struct create_ctx *q2 = create_ctx_find(l, "DH2Q");
-	const struct create_ctx *c2 = create_ctx_find(l, "DH2C");
-	const struct create_ctx *use;
+	return c->tag[2] == '2';	/* DH2Q, DH2C; not DHnQ, DHnC */
+}
 
-	if (req->conn->dialect < 0x0300) {
-		q2 = NULL;
-		c2 = NULL;
+NTSTATUS create_durable_take(struct smb2_request *req,
+			     struct create_state *st,
+			     const struct create_ctx *c)
+{
+	if (st->durable_seen) {
+		/* Only DHnQ after DHnC is no conflict (rows' order). */
+		return st->durable_v2_seen || durable_ctx_v2(c)
+			       ? NT_STATUS_INVALID_PARAMETER
+			       : NT_STATUS_OK;
 	}
-	if ((q2 != NULL || c2 != NULL) &&
-	    (q1 != NULL || c1 != NULL || (q2 != NULL && c2 != NULL))) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	use = c2 ? c2 : q2 ? q2 : c1 ? c1 : q1;
-	if (use == NULL) {
-		return NT_STATUS_OK;
-	}
-	if ((use == q1 || use == q2) &&
+	st->durable_seen = true;
+	st->durable_v2_seen = durable_ctx_v2(c);
+	if ((strcmp(c->tag, "DHnQ") == 0 || strcmp(c->tag, "DH2Q") == 0) &&
 	    !lp_bool(req->conn->worker->srv->lp, req->tcon->snum,
 		     LP_DURABLE_HANDLES)) {
 		/* `durable handles = no`: a request is not granted. */
 		return NT_STATUS_OK;
 	}
-	if (!NT_STATUS_IS_OK(create_ctx_durable_parse(use, &st->durable))) {
+	if (!NT_STATUS_IS_OK(create_ctx_durable_parse(c, &st->durable))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	st->reconnect = st->durable.reconnect;
@@ -139,8 +137,8 @@ static void create_reclaimed(void *priv, struct smbd_open *op,
 }
 
 /* DHnC / DH2C: reclaim a disconnected durable open (durable.c). */
-NTSTATUS create_reconnect(struct smb2_request *req,
-			  struct create_state *st)
+static NTSTATUS create_reconnect(struct smb2_request *req,
+				 struct create_state *st)
 {
 	struct smbd_open *op;
 	NTSTATUS status;
@@ -176,8 +174,8 @@ NTSTATUS create_reconnect(struct smb2_request *req,
  * the flag such a CREATE is refused with DUPLICATE_OBJECTID.
  * NT_STATUS_NOT_FOUND: none, open anew.
  */
-NTSTATUS create_replay(struct smb2_request *req,
-		       struct create_state *st)
+static NTSTATUS create_replay(struct smb2_request *req,
+			      struct create_state *st)
 {
 	struct smbd_open *op = smbd_durable_find_guid(
 		req->conn->worker, req->conn->client_guid,
@@ -218,25 +216,25 @@ NTSTATUS create_replay(struct smb2_request *req,
 	return create_reply_existing(req, st, op, true);
 }
 
-/* Whether the CREATE carries DHnC or DH2C (a malformed list is not:
- * the full parse reports it). */
-bool create_is_reconnect(struct smb2_request *req, uint32_t off,
-			 uint32_t len)
+/* The apply step of DH2C and DHnC: the reclaim answers the CREATE. */
+bool create_reclaim_apply(struct smb2_request *req, struct create_state *st,
+			  NTSTATUS *status)
 {
-	TALLOC_CTX *tmp;
-	struct create_ctx_list l;
-	bool ret = false;
-
-	if (len == 0 || req->tcon->ipc) {
+	if (!st->reconnect) {
 		return false;
 	}
-	tmp = talloc_new(NULL);
-	if (tmp != NULL &&
-	    NT_STATUS_IS_OK(create_ctx_parse(tmp, req->in + off, len, &l))) {
-		ret = create_ctx_find(&l, "DHnC") != NULL ||
-		      (req->conn->dialect >= 0x0300 &&
-		       create_ctx_find(&l, "DH2C") != NULL);
+	*status = create_reconnect(req, st);
+	return true;
+}
+
+/* The apply step of DH2Q: a replay answers the CREATE from the open it
+ * made, or the CREATE goes on to open anew. */
+bool create_replay_apply(struct smb2_request *req, struct create_state *st,
+			 NTSTATUS *status)
+{
+	if (!st->want_durable || !st->durable.v2) {
+		return false;
 	}
-	talloc_free(tmp);
-	return ret;
+	*status = create_replay(req, st);
+	return *status != NT_STATUS_NOT_FOUND;
 }

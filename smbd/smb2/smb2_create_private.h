@@ -2,13 +2,13 @@
  * Internal to CREATE (MS-SMB2 2.2.13, 2.2.14, 3.3.5.9): the request
  * state and the helpers shared by smb2_create.c (the open itself),
  * smb2_create_access.c (MAXIMUM_ALLOWED, NT ACLs, the granted access),
- * smb2_create_ctx_apply.c (the request's create contexts: parsing them;
- * applying ExtA and SecD), smb2_create_durable.c (DHnQ/DH2Q requests,
- * DHnC/DH2C reclaims, DH2Q replays) and smb2_create_reply.c (the CREATE
- * response and all its contexts, built from this state; it calls none
- * of the others), plus the attributes part of the CLOSE response
- * (smb2_close.c).  Not for other files: these names carry no
- * module prefix.
+ * smb2_create_ctx_apply.c (the table of create contexts,
+ * create_ctx_ops[], and its walks; applying ExtA and SecD),
+ * smb2_create_durable.c (DHnQ/DH2Q requests, DHnC/DH2C reclaims, DH2Q
+ * replays) and smb2_create_reply.c (the CREATE response and all its
+ * contexts, built from this state; it calls none of the others), plus
+ * the attributes part of the CLOSE response (smb2_close.c).  Not for
+ * other files: these names carry no module prefix.
  */
 #ifndef SMBD_SMB2_CREATE_PRIVATE_H
 #define SMBD_SMB2_CREATE_PRIVATE_H
@@ -22,6 +22,7 @@
 
 struct sd;
 struct smbd_open;
+struct create_ctx_op;
 
 /* CreateDisposition (2.2.13) */
 #define FILE_SUPERSEDE 0
@@ -126,7 +127,18 @@ struct create_state {
 	uint16_t lease_epoch;
 	uint8_t parent_key[16];
 	bool has_parent_key;
+	/* The table of create contexts (create_ctx_ops[]), set by
+	 * create_contexts for the walks below it (create_reply). */
+	const struct create_ctx_op *ctx_ops;
+	/* The contexts the request carries, one bit per row of
+	 * create_ctx_ops[] (create_contexts fills it, create_ctx_apply
+	 * reads it). */
+	uint32_t ctx_present;
+	/* It carries a CREATE_CTX_RECLAIM row (DHnC, DH2C on 3.x). */
+	bool reclaim;
 	/* Durable handle contexts (2.2.13.2.3/.4/.11/.12, durable.h). */
+	bool durable_seen;	/* a durable context was taken already */
+	bool durable_v2_seen;	/* and it was DH2Q or DH2C */
 	bool want_durable;	/* DHnQ or DH2Q */
 	bool reconnect;		/* DHnC or DH2C */
 	bool durable_granted;
@@ -189,22 +201,80 @@ void create_link_stopped(struct create_state *st, size_t comp,
 /* On the loop: STOPPED_ON_SYMLINK's reply with its error data. */
 NTSTATUS create_link_error(struct smb2_request *req, struct create_state *st);
 
+/*
+ * The create contexts CREATE handles (MS-SMB2 2.2.13.2, 3.3.5.9), one
+ * row each in create_ctx_ops[] (smb2_create_ctx_apply.c); a context no
+ * row names is ignored, as 3.3.5.9 allows.  A row with a NULL tag ends
+ * the table.  The rows are in the order the steps run, for all three
+ * walks:
+ * - take: create_contexts() calls it for each context the request
+ *   carries (with NULL too where CREATE_CTX_ABSENT says so), to check it
+ *   (through its pure codec in smbd/objects/create_ctx.c) and fill the
+ *   create state; a failure fails the CREATE;
+ * - apply: create_ctx_apply() calls it, on the loop before the open's
+ *   job, for each context the request carries; true when it answered
+ *   the CREATE itself (*status, st consumed: a reclaim, a replay), false
+ *   to go on with the open.  The effects on the file (ExtA, SecD, AlSi)
+ *   and on share modes (RqLs, DHnQ/DH2Q) are no row's: they happen in
+ *   the job (create_new/create_existing) and in create_share, where the
+ *   open is made, from what take left in the state;
+ * - reply: create_reply() calls it for every row of st->ctx_ops (the
+ *   table create_contexts() handed it); it appends its response context
+ *   when the state says one is owed (2.2.14.2).
+ */
+#define CREATE_CTX_SMB3 0x1	/* a 3.x context, ignored before */
+#define CREATE_CTX_ABSENT 0x2	/* take runs without the context too */
+#define CREATE_CTX_RECLAIM 0x4	/* names a durable open to reclaim */
+struct create_ctx_op {
+	const char *tag;
+	unsigned flags;
+	NTSTATUS (*take)(struct smb2_request *req, struct create_state *st,
+			 const struct create_ctx *c);
+	bool (*apply)(struct smb2_request *req, struct create_state *st,
+		      NTSTATUS *status);
+	void (*reply)(struct smb2_request *req, const struct create_state *st,
+		      const struct smbd_open *op, size_t *prev);
+};
+
 /* smb2_create_ctx_apply.c */
+/* The take walk over the request's contexts (off, len in req->in). */
 NTSTATUS create_contexts(struct smb2_request *req, struct create_state *st,
 			 uint32_t off, uint32_t len);
+/* The apply walk: true when a row answered the CREATE (*status). */
+bool create_ctx_apply(struct smb2_request *req, struct create_state *st,
+		      NTSTATUS *status);
+/* Whether the CREATE carries a CREATE_CTX_RECLAIM context (a malformed
+ * list does not: the take walk reports it). */
+bool create_is_reconnect(struct smb2_request *req, uint32_t off,
+			 uint32_t len);
 void create_set_eas(struct create_state *st);
 NTSTATUS create_apply_secd(struct create_state *st, struct sd **sd);
 
-/* smb2_create_durable.c */
-NTSTATUS create_durable_ctx(struct smb2_request *req, struct create_state *st,
-			    const struct create_ctx_list *l);
-bool create_is_reconnect(struct smb2_request *req, uint32_t off,
-			 uint32_t len);
-NTSTATUS create_reconnect(struct smb2_request *req, struct create_state *st);
-NTSTATUS create_replay(struct smb2_request *req, struct create_state *st);
+/* smb2_create_durable.c: DHnQ, DHnC, DH2Q, DH2C */
+NTSTATUS create_durable_take(struct smb2_request *req,
+			     struct create_state *st,
+			     const struct create_ctx *c);
+bool create_reclaim_apply(struct smb2_request *req, struct create_state *st,
+			  NTSTATUS *status);
+bool create_replay_apply(struct smb2_request *req, struct create_state *st,
+			 NTSTATUS *status);
 
 /* smb2_create_reply.c */
 void create_push_times(struct wire_buf *out, const struct vfs_file_info *fi);
+/* The rows' reply builders. */
+void create_reply_mxac(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev);
+void create_reply_qfid(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev);
+void create_reply_aapl(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev);
+void create_reply_lease(struct smb2_request *req,
+			const struct create_state *st,
+			const struct smbd_open *op, size_t *prev);
+void create_reply_dh2q(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev);
+void create_reply_dhnq(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev);
 NTSTATUS create_reply(struct smb2_request *req, struct create_state *st,
 		      struct smbd_open *op);
 

@@ -1,14 +1,18 @@
 /*
  * The CREATE response (MS-SMB2 2.2.14) and its contexts: MxAc
- * (2.2.14.2.5), QFid (2.2.14.2.9), the lease (2.2.14.2.10/11) and
+ * (2.2.14.2.5), QFid (2.2.14.2.9), AAPL, the lease (2.2.14.2.10/11) and
  * DHnQ/DH2Q (2.2.14.2.3, 2.2.14.2.12), built from what the create state
- * and the open say.  Everything of CREATE that answers comes here last:
- * a new open (smb2_create.c) and an open that exists already, reclaimed
- * or replayed (smb2_create_durable.c).  This file only builds, from
- * data the others supplied: it calls none of the other CREATE files, so
- * they all stand above it and none of them calls another back.  Split
- * from smb2_create_ctx_apply.c, which reads the request's contexts.  The
- * CLOSE response borrows the attributes part (create_push_times).
+ * and the open say: create_reply() walks the contexts' table
+ * (create_ctx_ops[], smb2_create_ctx_apply.c), as create_contexts()
+ * handed it in the state, and each row's reply builder, here, appends
+ * its context when the state says one is owed.
+ * Everything of CREATE that answers comes here last: a new open
+ * (smb2_create.c) and an open that exists already, reclaimed or replayed
+ * (smb2_create_durable.c).  This file only builds, from data the others
+ * supplied: it names nothing of the other CREATE files (the table comes
+ * in the state, and the reply steps it calls are its own), so they all
+ * stand above it and none of them calls another back.  The CLOSE response
+ * borrows the attributes part (create_push_times).
  */
 #include "smbd/smb2/smb2_create_private.h"
 #include "smbd/conn/smb2_server.h"
@@ -37,16 +41,52 @@ void create_push_times(struct wire_buf *out,
 	wire_push_le32(out, fi->attributes);
 }
 
+/* MxAc (2.2.14.2.5): QueryStatus, MaximalAccess (3.3.5.9.5). */
+void create_reply_mxac(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev)
+{
+	uint8_t mx[8];
+
+	(void)op;
+	if (!st->want_max_access) {
+		return;
+	}
+	put_le32(mx, NT_STATUS_OK);
+	put_le32(mx + 4, st->max_access);
+	create_ctx_push(req->out, req->out_hdr, prev, "MxAc", mx, 8);
+}
+
+/* QFid (2.2.14.2.9): DiskFileId (inode, device), VolumeId. */
+void create_reply_qfid(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev)
+{
+	uint8_t q[32];
+
+	(void)op;
+	if (!st->want_qfid) {
+		return;
+	}
+	memset(q, 0, sizeof(q));
+	put_le64(q, st->fi.ino);
+	put_le64(q + 8, st->fi.dev);
+	create_ctx_push(req->out, req->out_hdr, prev, "QFid", q, 32);
+}
+
 /* 2.2.14.2.10 / 2.2.14.2.11: the lease the open got. */
 #define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS 0x02
 #define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET 0x04
-static void create_push_lease(struct wire_buf *out, size_t base,
-			      size_t *prev, const struct create_state *st)
+void create_reply_lease(struct smb2_request *req,
+			const struct create_state *st,
+			const struct smbd_open *op, size_t *prev)
 {
 	uint8_t l[52];
 	uint32_t flags = st->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS
 					    : 0;
 
+	(void)op;
+	if (!st->lease) {
+		return;
+	}
 	memset(l, 0, sizeof(l));
 	memcpy(l, st->lease_key, 16);
 	put_le32(l + 16, st->granted_state);
@@ -58,7 +98,7 @@ static void create_push_lease(struct wire_buf *out, size_t base,
 		put_le16(l + 48, st->granted_epoch);
 	}
 	put_le32(l + 20, flags);
-	create_ctx_push(out, base, prev, "RqLs", l,
+	create_ctx_push(req->out, req->out_hdr, prev, "RqLs", l,
 			st->lease_version == 2 ? 52 : 32);
 }
 
@@ -67,9 +107,9 @@ static void create_push_lease(struct wire_buf *out, size_t base,
  * the open is durable was decided before (st->durable_granted, by
  * create_share or a replay's create_reply_existing), the kind asked for
  * is st->durable.v2 and the timeout the one the grant gave the open
- * (durable.c). */
-static void create_push_durable(struct wire_buf *out, size_t base,
-				size_t *prev, const struct create_state *st,
+ * (durable.c).  The DH2Q row answers a v2 grant, the DHnQ row a v1. */
+static void create_push_durable(struct smb2_request *req, size_t *prev,
+				const struct create_state *st,
 				const struct smbd_open *op)
 {
 	uint8_t d[8];
@@ -78,8 +118,24 @@ static void create_push_durable(struct wire_buf *out, size_t base,
 	if (st->durable.v2) {
 		put_le32(d, op->durable_timeout_ms);
 	}
-	create_ctx_push(out, base, prev, st->durable.v2 ? "DH2Q" : "DHnQ", d,
-			8);
+	create_ctx_push(req->out, req->out_hdr, prev,
+			st->durable.v2 ? "DH2Q" : "DHnQ", d, 8);
+}
+
+void create_reply_dh2q(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev)
+{
+	if (st->durable_granted && st->durable.v2) {
+		create_push_durable(req, prev, st, op);
+	}
+}
+
+void create_reply_dhnq(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev)
+{
+	if (st->durable_granted && !st->durable.v2) {
+		create_push_durable(req, prev, st, op);
+	}
 }
 
 /*
@@ -93,8 +149,8 @@ static void create_push_durable(struct wire_buf *out, size_t base,
  * CASE_SENSITIVE on a case-sensitive share, FULL_SYNC with fruit:time
  * machine (a FLUSH is an fsync); no RESOLVE_ID (vfs_fruit.8).
  */
-static void create_push_aapl(struct smb2_request *req, size_t *prev,
-			     const struct create_state *st)
+void create_reply_aapl(struct smb2_request *req, const struct create_state *st,
+		       const struct smbd_open *op, size_t *prev)
 {
 	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
 	uint64_t rdattr = (st->aapl.request_bitmap & SMB2_AAPL_SERVER_CAPS) &&
@@ -107,7 +163,8 @@ static void create_push_aapl(struct smb2_request *req, size_t *prev,
 	uint8_t *r;
 	size_t len = 0;
 
-	if (fc == NULL) {
+	(void)op;
+	if (!st->want_aapl || fc == NULL) {
 		return;
 	}
 	more = (fc->nfs_aces ? SMB2_AAPL_SUPPORTS_NFS_ACE : 0) |
@@ -135,6 +192,7 @@ NTSTATUS create_reply(struct smb2_request *req,
 		      struct create_state *st, struct smbd_open *op)
 {
 	struct wire_buf *out = req->out;
+	const struct create_ctx_op *row;
 	size_t body = out->len, prev = (size_t)-1, ctx_start;
 	uint8_t fid[16];
 
@@ -155,30 +213,10 @@ NTSTATUS create_reply(struct smb2_request *req,
 	wire_push_le32(out, 0); /* CreateContextsOffset, patched */
 	wire_push_le32(out, 0); /* CreateContextsLength, patched */
 	ctx_start = out->len;
-	if (st->want_max_access) {
-		uint8_t mx[8];
-
-		put_le32(mx, NT_STATUS_OK);
-		put_le32(mx + 4, st->max_access);
-		create_ctx_push(out, req->out_hdr, &prev, "MxAc", mx, 8);
-	}
-	if (st->want_qfid) {
-		uint8_t q[32];
-
-		/* 2.2.14.2.9: DiskFileId (inode, device), VolumeId. */
-		memset(q, 0, sizeof(q));
-		put_le64(q, st->fi.ino);
-		put_le64(q + 8, st->fi.dev);
-		create_ctx_push(out, req->out_hdr, &prev, "QFid", q, 32);
-	}
-	if (st->want_aapl) {
-		create_push_aapl(req, &prev, st);
-	}
-	if (st->lease) {
-		create_push_lease(out, req->out_hdr, &prev, st);
-	}
-	if (st->durable_granted) {
-		create_push_durable(out, req->out_hdr, &prev, st, op);
+	for (row = st->ctx_ops; row != NULL && row->tag != NULL; row++) {
+		if (row->reply != NULL) {
+			row->reply(req, st, op, &prev);
+		}
 	}
 	if (prev != (size_t)-1 && !out->failed) {
 		size_t first = ctx_start + ((8 - ((ctx_start - req->out_hdr) & 7)) & 7);
