@@ -79,7 +79,7 @@ TESTS += $(INTEGRATION_TESTS)
 # The layering check (issue 16): rooms, one-way dependencies, no big
 # circles; it reads the sources and this build's objects (nm).
 TESTS += testsuite/layering/layers.py
-EXTRA_DIST += testsuite/layering/layers.py
+EXTRA_DIST += testsuite/layering/layers.py testsuite/layering/known-bypass.txt
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	testsuite/integration/smbd_harness.py \
 	testsuite/integration/mchan.py \

@@ -26,6 +26,16 @@ of the house:
             testsuite/fuzz/fuzz_*.c is a target in FUZZ_TARGETS of
             testsuite/fuzz/local.mk with its _LDFLAGS (issue 37).
 
+  bypass    the file-system room is the one way to the OS (issue 37 item
+            1): no object of smbd/smb2/ or smbd/objects/ calls a system
+            call wrapper listed in SYSCALLS, no object outside vfs/ and
+            lib/ reads errno (__errno_location in its nm), and no file
+            outside vfs/ names a VFS module (MODULE_RE) in its code.  What
+            is left of each is listed in known-bypass.txt beside this
+            file, and the list only shrinks: a use not listed fails, and
+            so does a listed one that is gone (remove its line; the
+            list is rewritten with --update-known).
+
 A reference that runs upward must be listed in UPWARD with its reason; the
 list is kept short on purpose (issue 16: at most five).  Programs (a file
 with main(): *_main.c, smbd/process/main.c) sit above everything.
@@ -35,7 +45,7 @@ all reach each other through calls) may hold at most MAX_CIRCLE files: a
 small circle is one mechanism (a connection and its dispatcher), a larger
 one is a knot to untie.
 
-Usage: layers.py [--srcdir DIR] [--builddir DIR]
+Usage: layers.py [--srcdir DIR] [--builddir DIR] [--update-known]
 make check runs it as a test (BUILDDIR in the environment, the sources
 found from this file's place).  Without objects in the build directory
 only the includes are checked, and under make check that is a failure.
@@ -105,6 +115,38 @@ BANNED_ALLOWED = {
 # p->f()), then "(".
 BANNED_RE = re.compile(r"(?<![\w.])(?<!->)(%s)\s*\("
                        % "|".join(sorted(BANNED, key=len, reverse=True)))
+
+# The C library's wrappers of file-system and process system calls that
+# smbd/smb2/ and smbd/objects/ leave to vfs/ (issue 37 item 1): the
+# handlers say what to do to a file, vfs/ says how, and maps errno once.
+SYSCALLS = set("""
+    open openat openat2 creat close close_range read write pread pwrite
+    pread64 pwrite64 preadv pwritev preadv2 pwritev2 readv writev lseek
+    lseek64 fstat fstat64 stat stat64 lstat lstat64 fstatat fstatat64
+    statx fstatfs statfs fstatvfs statvfs fcntl fcntl64 ioctl flock
+    ftruncate ftruncate64 truncate fallocate fallocate64 posix_fallocate
+    fsync fdatasync sync_file_range futimens utimensat utimes futimes
+    fchmod fchmodat chmod fchown fchownat chown lchown access faccessat
+    unlink unlinkat rmdir mkdir mkdirat rename renameat renameat2 link
+    linkat symlink symlinkat readlink readlinkat getxattr fgetxattr
+    lgetxattr setxattr fsetxattr lsetxattr removexattr fremovexattr
+    lremovexattr listxattr flistxattr llistxattr opendir fdopendir
+    readdir readdir64 closedir rewinddir seekdir telldir dirfd scandir
+    getdents64 copy_file_range sendfile sendfile64 splice tee vmsplice
+    mmap mmap64 munmap madvise posix_fadvise posix_fadvise64 dup dup2
+    dup3 pipe pipe2 fopen fdopen fclose syscall inotify_init1
+    inotify_add_watch inotify_rm_watch fanotify_init fanotify_mark
+    name_to_handle_at open_by_handle_at fork vfork execve execv execvp
+    waitpid wait4 kill poll ppoll
+""".split())
+# Where SYSCALLS are checked (errno is checked in every room but these).
+BYPASS_ROOMS = ("smb2", "objects")
+ERRNO_FREE_EXCEPT = ("vfs", "lib")
+# A VFS module's name in code (identifiers, not comments or strings).
+MODULE_RE = re.compile(r"\b\w*?(fruit|afp|rsrc|catia|recycle|shadow)\w*",
+                       re.I)
+KNOWN_BYPASS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "known-bypass.txt")
 
 PROGRAM_RE = re.compile(r"(_main\.c$|^smbd/process/main\.c$)")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -323,6 +365,73 @@ def check_calls(srcdir, builddir, files):
     return bad
 
 
+def bypass_uses(srcdir, builddir, files):
+    """{(file, what): count} of the uses the bypass rule counts: what is
+    "syscall NAME", "errno" or "module"; None without objects."""
+    uses = {}
+    seen_obj = False
+    for rel in files:
+        room = room_of(rel)
+        if rel.endswith(".c") and not is_program(rel):
+            o = os.path.join(builddir, rel[:-2] + ".o")
+            if os.path.exists(o):
+                seen_obj = True
+                _, undefined = nm_symbols(o)
+                if room in BYPASS_ROOMS:
+                    for sym in undefined & SYSCALLS:
+                        uses[(rel, "syscall " + sym)] = 1
+                if (room not in ERRNO_FREE_EXCEPT
+                        and "__errno_location" in undefined):
+                    uses[(rel, "errno")] = 1
+        if room != "vfs":
+            with open(os.path.join(srcdir, rel), encoding="utf-8",
+                      errors="replace") as fh:
+                n = len(MODULE_RE.findall(code_only(fh.read())))
+            if n:
+                uses[(rel, "module")] = n
+    return uses if seen_obj else None
+
+
+def read_known(path):
+    known = {}
+    if not os.path.exists(path):
+        return known
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].split()
+            if not line:
+                continue
+            rel, count, what = line[0], int(line[1]), " ".join(line[2:])
+            known[(rel, what)] = count
+    return known
+
+
+def write_known(path, uses):
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("# What is left of the file-system bypass (layers.py, "
+                 "issue 37 item 1):\n# FILE COUNT WHAT, one per line; "
+                 "the list only shrinks.  Rewrite it with\n# "
+                 "testsuite/layering/layers.py --builddir BUILD "
+                 "--update-known\n")
+        for (rel, what), n in sorted(uses.items()):
+            fh.write("%s %d %s\n" % (rel, n, what))
+
+
+def check_bypass(uses, known):
+    bad = []
+    for key in sorted(set(uses) | set(known)):
+        rel, what = key
+        now, was = uses.get(key, 0), known.get(key, 0)
+        if now > was:
+            bad.append("bypass: %s: %s%s (vfs/ is the way to the file "
+                       "system; known-bypass.txt lists %d)"
+                       % (rel, what, "" if now == 1 else " x%d" % now, was))
+        elif now < was:
+            bad.append("bypass: %s: %s is down to %d from %d: lower "
+                       "its line in known-bypass.txt" % (rel, what, now, was))
+    return bad
+
+
 def circles(graph):
     """The strongly connected components of more than one file (Tarjan,
     iterative: the graph has a few hundred nodes)."""
@@ -374,6 +483,8 @@ def main():
     ap.add_argument("--srcdir",
                     default=os.path.normpath(os.path.join(here, "..", "..")))
     ap.add_argument("--builddir", default=os.environ.get("BUILDDIR", "."))
+    ap.add_argument("--update-known", action="store_true",
+                    help="rewrite known-bypass.txt from the tree")
     args = ap.parse_args()
     files = source_files(args.srcdir)
     bad = check_includes(args.srcdir, files)
@@ -387,6 +498,10 @@ def main():
                        % args.builddir)
     else:
         bad += calls
+        uses = bypass_uses(args.srcdir, args.builddir, files)
+        if args.update_known:
+            write_known(KNOWN_BYPASS, uses)
+        bad += check_bypass(uses, read_known(KNOWN_BYPASS))
     if len(UPWARD) > 5:
         bad.append("the UPWARD table holds %d entries; issue 16 allows 5"
                    % len(UPWARD))
