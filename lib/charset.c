@@ -6,16 +6,16 @@
  * strings come straight off the wire.  Case mapping uses the C library's
  * Unicode tables through a private C.UTF-8 locale object (towupper_l), so
  * the process locale does not matter; without that locale only ASCII is
- * mapped.
+ * mapped.  It keeps to the BMP, as Windows' upcase tables do (charset.h).
  */
 #include "lib/charset.h"
 #include <locale.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <string.h>
 #include <wctype.h>
 
-/* Decode one UTF-8 sequence; returns bytes used, 0 when invalid. */
-static size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
+size_t charset_utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
 {
 	uint32_t c;
 	size_t len, i;
@@ -38,11 +38,9 @@ static size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
 	} else {
 		return 0;
 	}
-	if (n < len) {
-		return 0;
-	}
 	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
+		/* Also stops at a NUL terminator. */
+		if (i >= n || (s[i] & 0xc0) != 0x80) {
 			return 0;
 		}
 		c = (c << 6) | (s[i] & 0x3f);
@@ -57,7 +55,7 @@ static size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
 	return len;
 }
 
-static size_t utf8_encode(uint32_t c, uint8_t out[4])
+size_t charset_utf8_put(uint32_t c, uint8_t out[4])
 {
 	if (c < 0x80) {
 		out[0] = (uint8_t)c;
@@ -111,7 +109,7 @@ NTSTATUS charset_utf16_to_utf8(TALLOC_CTX *mem_ctx, const uint8_t *p,
 		} else if ((c >= 0xdc00 && c <= 0xdfff) || c == 0) {
 			goto bad;
 		}
-		o += utf8_encode(c, buf + o);
+		o += charset_utf8_put(c, buf + o);
 	}
 	buf[o] = '\0';
 	*out = (char *)buf;
@@ -135,7 +133,7 @@ NTSTATUS charset_utf8_to_utf16(TALLOC_CTX *mem_ctx, const char *s,
 	}
 	while (i < n) {
 		uint32_t c;
-		size_t used = utf8_decode(u + i, n - i, &c);
+		size_t used = charset_utf8_next(u + i, n - i, &c);
 
 		if (used == 0) {
 			talloc_free(buf);
@@ -164,45 +162,56 @@ static void utf8_locale_init(void)
 	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
-static char *auth_strcase(TALLOC_CTX *mem_ctx, const char *s, bool upper)
+static uint32_t case_bmp(uint32_t c, bool upper)
+{
+	wint_t m;
+
+	if (c > 0xffff || (c >= 0xd800 && c <= 0xdfff)) {
+		return c;
+	}
+	pthread_once(&utf8_locale_once, utf8_locale_init);
+	if (utf8_locale == (locale_t)0) {
+		return c;
+	}
+	m = upper ? towupper_l((wint_t)c, utf8_locale)
+		  : towlower_l((wint_t)c, utf8_locale);
+	/* A simple mapping stays in the BMP; keep the one-unit rule. */
+	return (m > 0xffff || (m >= 0xd800 && m <= 0xdfff)) ? c : (uint32_t)m;
+}
+
+uint32_t charset_toupper_bmp(uint32_t c)
+{
+	return case_bmp(c, true);
+}
+
+uint32_t charset_tolower_bmp(uint32_t c)
+{
+	return case_bmp(c, false);
+}
+
+static char *strcase(TALLOC_CTX *mem_ctx, const char *s, bool upper)
 {
 	const uint8_t *u = (const uint8_t *)s;
 	size_t n = strlen(s), i = 0, o = 0;
 	uint8_t *buf;
 
-	pthread_once(&utf8_locale_once, utf8_locale_init);
-	/* Case mapping can change a code point's UTF-8 length (e.g. 2->3). */
+	/* A BMP mapping may take a code point from 2 UTF-8 bytes to 3
+	 * (U+023A -> U+2C65), never more than doubling a string. */
 	buf = talloc_array(mem_ctx, uint8_t, n * 2 + 1);
 	if (buf == NULL) {
 		return NULL;
 	}
 	while (i < n) {
 		uint32_t c;
-		size_t used = utf8_decode(u + i, n - i, &c);
+		size_t used = charset_utf8_next(u + i, n - i, &c);
 
 		if (used == 0) {
 			talloc_free(buf);
 			return NULL;
 		}
 		i += used;
-		if (c < 0x80 || utf8_locale == (locale_t)0) {
-			if (c < 0x80) {
-				if (upper && c >= 'a' && c <= 'z') {
-					c -= 32;
-				} else if (!upper && c >= 'A' && c <= 'Z') {
-					c += 32;
-				}
-			}
-		} else {
-			wint_t m = upper ? towupper_l((wint_t)c, utf8_locale)
-					 : towlower_l((wint_t)c, utf8_locale);
-			/* Keep the length bound: only same-size mappings. */
-			uint8_t tmp[4];
-			if (utf8_encode((uint32_t)m, tmp) <= used * 2) {
-				c = (uint32_t)m;
-			}
-		}
-		o += utf8_encode(c, buf + o);
+		c = upper ? charset_toupper(c) : charset_tolower(c);
+		o += charset_utf8_put(c, buf + o);
 	}
 	buf[o] = '\0';
 	return (char *)buf;
@@ -210,10 +219,10 @@ static char *auth_strcase(TALLOC_CTX *mem_ctx, const char *s, bool upper)
 
 char *charset_strupper(TALLOC_CTX *mem_ctx, const char *s)
 {
-	return auth_strcase(mem_ctx, s, true);
+	return strcase(mem_ctx, s, true);
 }
 
 char *charset_strlower(TALLOC_CTX *mem_ctx, const char *s)
 {
-	return auth_strcase(mem_ctx, s, false);
+	return strcase(mem_ctx, s, false);
 }

@@ -39,6 +39,9 @@ UNIT_TESTS += testsuite/unit/test_ev_after_poll
 testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c \
 	testsuite/common/tcp_pair.c testsuite/common/tcp_pair.h
 
+# lib/charset: the one UTF-8 decoder and case mapping.
+UNIT_TESTS += testsuite/unit/test_charset
+
 UNIT_TESTS += testsuite/unit/test_heartbeat
 UNIT_TESTS += testsuite/unit/test_tpool
 UNIT_TESTS += testsuite/unit/test_log

@@ -7,6 +7,7 @@
  */
 #include "vfs/catia.h"
 #include "vfs/module.h"
+#include "lib/charset.h"
 #include "lib/log.h"
 
 #include <stdbool.h>
@@ -219,57 +220,6 @@ static bool lookup(const struct name_pair *t, size_t len, uint32_t cp,
 	return false;
 }
 
-/* One UTF-8 code point of s (at most 4 bytes, no overlong forms, no
- * surrogates): its length, or 0 when s does not start with one. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t len, i;
-	uint32_t v, min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if ((c & 0xe0) == 0xc0) {
-		len = 2, v = c & 0x1f, min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3, v = c & 0x0f, min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			return 0;	/* also stops at the NUL */
-		}
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
-		return 0;
-	}
-	*cp = v;
-	return len;
-}
-
-static size_t utf8_put(char *o, uint16_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	o[0] = (char)(0xe0 | (cp >> 12));
-	o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[2] = (char)(0x80 | (cp & 0x3f));
-	return 3;
-}
-
 char *vfs_name_map_apply(TALLOC_CTX *mem_ctx, const struct vfs_name_map *m,
 			 enum vfs_name_map_dir dir, const char *name)
 {
@@ -293,14 +243,15 @@ char *vfs_name_map_apply(TALLOC_CTX *mem_ctx, const struct vfs_name_map *m,
 	while (*s != '\0') {
 		uint32_t cp;
 		uint16_t to;
-		size_t n = utf8_next(s, &cp);
+		/* 4: the NUL ends any sequence early (charset.h) */
+		size_t n = charset_utf8_next(s, 4, &cp);
 
 		if (n == 0) {
 			*o++ = (char)*s++;	/* not UTF-8: kept */
 			continue;
 		}
 		if (lookup(m->t[d], m->len[d], cp, &to)) {
-			o += utf8_put(o, to);
+			o += charset_utf8_put(to, (uint8_t *)o);
 		} else {
 			memcpy(o, s, n);
 			o += n;

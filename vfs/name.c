@@ -13,90 +13,38 @@
  * hostile pattern of many '*' costs O(pattern * name), never exponential
  * backtracking.
  *
- * Case folding uses the C library's Unicode tables through a private
- * C.UTF-8 locale object (towupper_l), restricted to the BMP as NTFS's
- * upcase table is; without that locale only ASCII is folded.
+ * Case folding is lib/charset.h's (one decoder, one mapping for the whole
+ * project), restricted to the BMP as NTFS's upcase table is.
  */
 #include "vfs/name.h"
 #include "lib/charset.h"
 
-#include <locale.h>
 #include <pthread.h>
 #include <string.h>
-#include <wctype.h>
 
 /* ---- Case folding --------------------------------------------------- */
 
-static locale_t name_locale;
-static pthread_once_t name_locale_once = PTHREAD_ONCE_INIT;
-
-static void name_locale_init(void)
-{
-	name_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-}
-
-uint32_t vfs_toupper(uint32_t c)
-{
-	wint_t u;
-
-	if (c < 0x80) {
-		return (c >= 'a' && c <= 'z') ? c - 32 : c;
-	}
-	if (c > 0xffff || (c >= 0xd800 && c <= 0xdfff)) {
-		return c;
-	}
-	pthread_once(&name_locale_once, name_locale_init);
-	if (name_locale == (locale_t)0) {
-		return c;
-	}
-	u = towupper_l((wint_t)c, name_locale);
-	/* A simple mapping stays in the BMP; keep NTFS's one-unit rule. */
-	return (u > 0xffff) ? c : (uint32_t)u;
-}
-
 /*
- * One code point from UTF-8 at s (NUL-terminated); returns the bytes used.
- * A byte that does not start a valid sequence decodes to 0x110000 + byte:
- * outside Unicode, so it equals only the same invalid byte.
+ * One code point from UTF-8 at s (NUL-terminated) with lib/charset.h's
+ * decoder; returns the bytes used.  A byte that does not start a valid
+ * sequence decodes to 0x110000 + byte: outside Unicode, so it equals only
+ * the same invalid byte (a name on disk need not be UTF-8).
  */
-static size_t next_cp(const uint8_t *s, uint32_t *cp)
+static inline size_t next_cp(const uint8_t *s, uint32_t *cp)
 {
-	uint32_t c;
-	size_t len, i;
+	size_t len;
 
 	if (s[0] < 0x80) {
 		*cp = s[0];
 		return 1;
 	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		c = s[0] & 0x1f;
-		len = 2;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		c = s[0] & 0x0f;
-		len = 3;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		c = s[0] & 0x07;
-		len = 4;
-	} else {
-		goto bad;
+	/* 4: the NUL ends any sequence early (charset.h). */
+	len = charset_utf8_next(s, 4, cp);
+	if (len == 0) {
+		*cp = 0x110000 + s[0];
+		return 1;
 	}
-	for (i = 1; i < len; i++) {
-		/* The NUL terminator fails this test, so no overrun. */
-		if ((s[i] & 0xc0) != 0x80) {
-			goto bad;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) ||
-	    (len == 4 && c < 0x10000) || c > 0x10ffff ||
-	    (c >= 0xd800 && c <= 0xdfff)) {
-		goto bad;
-	}
-	*cp = c;
 	return len;
-bad:
-	*cp = 0x110000 + s[0];
-	return 1;
 }
 
 int vfs_strcasecmp(const char *a, const char *b)
@@ -108,8 +56,8 @@ int vfs_strcasecmp(const char *a, const char *b)
 
 		pa += next_cp(pa, &ca);
 		pb += next_cp(pb, &cb);
-		ca = vfs_toupper(ca);
-		cb = vfs_toupper(cb);
+		ca = charset_toupper(ca);
+		cb = charset_toupper(cb);
 		if (ca != cb) {
 			return ca < cb ? -1 : 1;
 		}
@@ -132,7 +80,7 @@ uint32_t vfs_name_case_hash(const char *name)
 		int i;
 
 		p += next_cp(p, &c);
-		c = vfs_toupper(c);
+		c = charset_toupper(c);
 		for (i = 0; i < 4; i++) {
 			h ^= (c >> (8 * i)) & 0xff;
 			h *= 16777619u;
@@ -459,7 +407,7 @@ static size_t decode_cps(const char *s, bool cs, uint32_t *out)
 		uint32_t c;
 
 		i += next_cp(u + i, &c);
-		out[n++] = cs ? c : vfs_toupper(c);
+		out[n++] = cs ? c : charset_toupper(c);
 	}
 	return n;
 }

@@ -109,8 +109,6 @@ int vfs_strcasecmp(const char *a, const char *b);
 /* A hash of name's folded code points: names vfs_strcasecmp calls equal
  * hash alike (the key of vfs/dircache.h's tables). */
 uint32_t vfs_name_case_hash(const char *name);
-/* The simple upper-case mapping of one code point, as above. */
-uint32_t vfs_toupper(uint32_t c);
 
 /*
  * 8.3 names (MS-FSCC 2.1.5.2.1; FileBothDirectoryInformation's ShortName,
