@@ -4,10 +4,6 @@ libsmbd_a_SOURCES += \
 	conf/param_table.c conf/param_table.h conf/samba_params.c \
 	conf/loadparm.c conf/parse.c conf/subst.c conf/dump.c
 
-bin_PROGRAMS += conf/testparm
-conf_testparm_SOURCES = conf/testparm_main.c
-conf_testparm_LDADD = $(SMBD_LIBS)
-
 EXTRA_DIST += conf/gen-samba-params.sh
 
 UNIT_TESTS += testsuite/unit/test_conf

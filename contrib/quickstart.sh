@@ -56,7 +56,7 @@ cat > "$DEMO_DIR/smb.conf" <<CONF
 	path = $DEMO_DIR/share
 	read only = no
 CONF
-printf 'demo\ndemo\n' | build/smbd/auth/smbpasswd -c "$DEMO_DIR/smb.conf" \
+printf 'demo\ndemo\n' | build/utils/smbpasswd -c "$DEMO_DIR/smb.conf" \
 	-a -s demo >/dev/null
 echo "hello from smbd-ng" > "$DEMO_DIR/share/README.txt"
 chown demo "$DEMO_DIR/share/README.txt"

@@ -14,14 +14,5 @@ libsmbd_a_SOURCES += \
 
 UNIT_TESTS += testsuite/unit/test_locking
 
-# smbstatus: sessions, shares, open files and locks of the running smbd;
-# --profile reads the metrics table.
-bin_PROGRAMS += locking/smbstatus
-locking_smbstatus_SOURCES = locking/smbstatus.c locking/smbstatus.h \
-	locking/smbstatus_snap.c \
-	locking/smbstatus_json.c \
-	locking/smbstatus_profile.c
-locking_smbstatus_LDADD = $(SMBD_LIBS)
-
 # locking/ctdb/ctdb_proto.c: the ctdbd client protocol codec.
 UNIT_TESTS += testsuite/unit/test_ctdb_proto

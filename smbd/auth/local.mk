@@ -27,11 +27,6 @@ UNIT_TESTS += testsuite/unit/test_spnego
 testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c \
 	testsuite/unit/unhex.h
 
-# Samba installs smbpasswd in /usr/bin.
-bin_PROGRAMS += smbd/auth/smbpasswd
-smbd_auth_smbpasswd_SOURCES = smbd/auth/smbpasswd_main.c
-smbd_auth_smbpasswd_LDADD = $(SMBD_LIBS)
-
 UNIT_TESTS += testsuite/unit/test_passdb
 TESTS += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/unit/test_smbpasswd.sh

@@ -565,8 +565,8 @@ class Cluster(unittest.TestCase):
         if self.srv.samba:
             self.skipTest("our %s: the server under test is Samba's" % name)
         path = os.path.join(os.path.dirname(self.srv.binary), "..",
-                            {"smbpasswd": "smbd/auth/smbpasswd",
-                             "smbstatus": "locking/smbstatus"}[name])
+                            {"smbpasswd": "utils/smbpasswd",
+                             "smbstatus": "utils/smbstatus"}[name])
         if not os.access(path, os.X_OK):
             self.skipTest("no %s in the build" % path)
         return os.path.normpath(path)

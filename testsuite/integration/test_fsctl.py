@@ -242,7 +242,7 @@ class NetInterfaces(h.TestUser):
                          r"interfaces: \"127\.0\.0\.1;speed=fast\": "
                          r"speed 'fast' is not a positive number")
         r = subprocess.run([os.path.join(os.environ.get("BUILDDIR", "."),
-                                         "conf", "testparm"), "-s",
+                                         "utils", "testparm"), "-s",
                             bad.conf], capture_output=True, text=True,
                            timeout=30, stdin=subprocess.DEVNULL)
         self.assertNotEqual(r.returncode, 0)

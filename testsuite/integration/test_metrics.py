@@ -39,7 +39,7 @@ N = 10000
 
 
 def smbstatus_binary():
-    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "locking",
+    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "utils",
                         "smbstatus")
 
 

@@ -45,7 +45,7 @@ def kill_socket(server_port, client_port):
 
 
 def smbstatus_binary():
-    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "locking",
+    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "utils",
                         "smbstatus")
 
 

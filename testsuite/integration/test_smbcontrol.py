@@ -21,7 +21,7 @@ NETWORK_NAME_DELETED = 0xC00000C9
 
 def smbcontrol_binary():
     build = os.environ.get("BUILDDIR", os.getcwd())
-    return os.path.join(build, "smbd", "smbcontrol")
+    return os.path.join(build, "utils", "smbcontrol")
 
 
 class SmbControl(h.TestUser, h.SmbdTestCase):

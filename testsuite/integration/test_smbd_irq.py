@@ -30,7 +30,7 @@ LINE_RE = re.compile(r"^(\S+) queue (\S+) irq (\d+) -> cpu (\d+) "
 
 def smbd_irq_binary():
     build = os.environ.get("BUILDDIR", os.getcwd())
-    return os.path.join(build, "smbd", "smbd-irq")
+    return os.path.join(build, "utils", "smbd-irq")
 
 
 def put(root, rel, text):
@@ -286,7 +286,7 @@ class SmbdIrq(unittest.TestCase):
 
 def smbstatus_binary():
     build = os.environ.get("BUILDDIR", os.getcwd())
-    return os.path.join(build, "locking", "smbstatus")
+    return os.path.join(build, "utils", "smbstatus")
 
 
 PLAN_LOG = (r"smbd irq affinity: eth9 queue eth9-TxRx-(\d) irq (\d+) -> "

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """smbd_status.tdb's users: smbstatus and `max connections`.
 
-smbstatus (locking/smbstatus.c) against a running server.
+smbstatus (utils/smbstatus.c) against a running server.
 
 A client logs on, connects the share, holds a file open with a batch
 oplock and a share mode, and a byte-range lock: smbstatus lists the
@@ -28,7 +28,7 @@ NET_TIMEOUT = 20
 
 
 def smbstatus_binary():
-    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "locking",
+    return os.path.join(os.path.dirname(h.smbd_binary()), "..", "utils",
                         "smbstatus")
 
 

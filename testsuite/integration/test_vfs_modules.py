@@ -272,7 +272,7 @@ class UnknownModule(h.TestUser, h.SmbdTestCase):
         if h.is_samba():
             self.skipTest("our testparm")
         r = subprocess.run([os.path.join(os.environ.get("BUILDDIR", "."),
-                                         "conf", "testparm"), "-s",
+                                         "utils", "testparm"), "-s",
                             self.smbd.conf], capture_output=True,
                            text=True, timeout=30,
                            stdin=subprocess.DEVNULL)
@@ -287,7 +287,7 @@ class UnknownModule(h.TestUser, h.SmbdTestCase):
 
     def reload(self):
         sc = ("smbcontrol" if h.is_samba() else
-              os.path.join(os.environ.get("BUILDDIR", "."), "smbd",
+              os.path.join(os.environ.get("BUILDDIR", "."), "utils",
                            "smbcontrol"))
         r = subprocess.run([sc, "-s", self.smbd.conf, "smbd",
                             "reload-config"], capture_output=True,

@@ -38,7 +38,8 @@ of the house:
 
 A reference that runs upward must be listed in UPWARD with its reason; the
 list is kept short on purpose (issue 16: at most five).  Programs (a file
-with main(): *_main.c, smbd/process/main.c) sit above everything.
+with main(): *_main.c, smbd/process/main.c, and utils/, the admin's tools)
+sit above everything.
 
 Within a room files may use each other, but a circle of them (files that
 all reach each other through calls) may hold at most MAX_CIRCLE files: a
@@ -60,6 +61,7 @@ import sys
 # Top to bottom.  (room, directory prefix); the longest prefix wins, so
 # "smbd/" holds only what lies directly in smbd/ (smbd.h, smb2.h).
 ROOMS = [
+    ("utils", "utils/"),            # smbstatus, testparm, smbpasswd, ...
     ("process", "smbd/process/"),   # master, workers, listeners, reload
     ("smb2", "smbd/smb2/"),         # one file per SMB2 command family
     ("objects", "smbd/objects/"),   # opens, durable handles, ACLs, encoders
@@ -148,7 +150,9 @@ MODULE_RE = re.compile(r"\b\w*?(fruit|afp|rsrc|catia|recycle|shadow)\w*",
 KNOWN_BYPASS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                             "known-bypass.txt")
 
-PROGRAM_RE = re.compile(r"(_main\.c$|^smbd/process/main\.c$)")
+# The programs: their main() files, and the whole of utils/ (the admin's
+# tools, which may use any room).
+PROGRAM_RE = re.compile(r"(_main\.c$|^smbd/process/main\.c$|^utils/)")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -5,9 +5,9 @@
 # accounts Samba's smbpasswd writes are modified by ours; Samba's messages
 # and exit codes for the error cases.  Skipped (77) unless root with
 # Samba's smbd, pdbedit and smbclient installed.
-# Run by automake in the build dir (./smbd/auth/smbpasswd).
+# Run by automake in the build dir (./utils/smbpasswd).
 set -u
-ours=./smbd/auth/smbpasswd
+ours=./utils/smbpasswd
 for t in /usr/sbin/smbd /usr/bin/pdbedit /usr/bin/smbclient; do
 	[ -x "$t" ] || { echo "SKIP: $t missing (apt-get install samba smbclient)"; exit 77; }
 done

@@ -2,9 +2,9 @@
 # testparm end to end: -s on a good file exits 0 and dumps it; a bad value
 # exits 1 naming file and line; --parameter-name/--section-name/--option;
 # every parameter testparm knows is documented in man/smb.conf.5.
-# Run by automake in the build dir (./conf/testparm), sources in $srcdir.
+# Run by automake in the build dir (./utils/testparm), sources in $srcdir.
 set -u
-tp=./conf/testparm
+tp=./utils/testparm
 srcdir=${srcdir:-.}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -3,7 +3,7 @@
  * the JSON output.
  */
 #include "config.h"
-#include "locking/smbstatus.h"
+#include "utils/smbstatus.h"
 #include "locking/locking.h"
 #include "lib/clock.h"
 

@@ -7,7 +7,7 @@
  * (no cluster), unique_id the server's start time (unique with the pid).
  */
 #include "config.h"
-#include "locking/smbstatus.h"
+#include "utils/smbstatus.h"
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
 #include "lib/clock.h"

@@ -8,7 +8,7 @@
  * counted one by one, of the shares and of the workers.  With --json the same as one object.
  */
 #include "config.h"
-#include "locking/smbstatus.h"
+#include "utils/smbstatus.h"
 #include "lib/json.h"
 #include "lib/metrics.h"
 

@@ -9,7 +9,7 @@
 #include "conf/loadparm.h"
 #include "locking/locking.h"
 #include "locking/locking_rec.h"
-#include "locking/smbstatus.h"
+#include "utils/smbstatus.h"
 #include "locking/ctdb/ctdb_conn.h"
 #include "lib/log.h"
 
