@@ -2,6 +2,7 @@
  * A descriptor shared by its owner and pool jobs: see fd_share.h.
  */
 #include "lib/fd_share.h"
+#include "lib/bug.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@ struct fd_borrow {
 
 static void fd_share_put(struct fd_share *sh)
 {
+	BUG_ON(sh->refs == 0);
 	if (--sh->refs == 0) {
 		close(sh->fd);
 		talloc_free(sh);

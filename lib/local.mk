@@ -10,7 +10,7 @@ libsmbd_a_SOURCES += \
 libsmbd_a_SOURCES += \
 	lib/ev.c lib/ev.h lib/ev_internal.h lib/ev_uring.c lib/ev_epoll.c \
 	lib/tpool.c lib/tpool.h lib/fd_share.c lib/fd_share.h
-libsmbd_a_SOURCES += lib/crash.c lib/crash.h
+libsmbd_a_SOURCES += lib/crash.c lib/crash.h lib/bug.c lib/bug.h
 # NIC IRQ affinity matched to the workers (smbd-irq, the master).
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
 # smb.conf `interfaces` entries: what to bind, what to advertise.
@@ -41,6 +41,8 @@ testsuite_unit_test_ev_after_poll_SOURCES = testsuite/unit/test_ev_after_poll.c 
 
 # lib/charset: the one UTF-8 decoder and case mapping.
 UNIT_TESTS += testsuite/unit/test_charset
+# lib/bug: BUG_ON invariant checks.
+UNIT_TESTS += testsuite/unit/test_bug
 
 UNIT_TESTS += testsuite/unit/test_heartbeat
 UNIT_TESTS += testsuite/unit/test_tpool

@@ -2,6 +2,7 @@
  * The VFS module registry and per-share stacks (design in module.h).
  */
 #include "vfs/module.h"
+#include "lib/bug.h"
 #include "vfs/streams.h"
 #include "lib/log.h"
 
@@ -207,6 +208,7 @@ struct vfs_stack *vfs_stack_ref(struct vfs_stack *s)
 
 void vfs_stack_unref(struct vfs_stack *s)
 {
+	BUG_ON(s != NULL && s->refs == 0);
 	if (s != NULL && --s->refs == 0) {
 		talloc_free(s);
 	}

@@ -10,6 +10,7 @@
 #include "smbd/conn/smb2_seal.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/conn_limits.h"
+#include "lib/bug.h"
 #include "smbd/conn/session.h"
 #include "smbd/conn/smb2_signing.h"
 #include "smbd/conn/smb2_metrics.h"
@@ -85,6 +86,7 @@ bool smb2_credits_charge(struct smbd_conn *conn, uint64_t mid,
 	for (i = 0; i < charge; i++) {
 		seq_set(conn, mid + i, true);
 	}
+	BUG_ON(charge > conn->cur_credits);
 	conn->cur_credits -= charge;
 	while (conn->seq_low < conn->seq_high &&
 	       seq_bit(conn, conn->seq_low)) {
@@ -111,6 +113,8 @@ void smb2_credits_uncharge(struct smbd_conn *conn, uint64_t mid,
 		seq_set(conn, mid + i, false);
 	}
 	conn->cur_credits += charge;
+	/* cur_credits counts the unused ids of [seq_low, seq_high) */
+	BUG_ON(conn->cur_credits > conn->seq_high - conn->seq_low);
 }
 
 uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
@@ -133,6 +137,8 @@ uint16_t smb2_credits_grant(struct smbd_conn *conn, uint16_t charge,
 	}
 	conn->seq_high += grant;
 	conn->cur_credits += grant;
+	BUG_ON(conn->cur_credits > conn->seq_high - conn->seq_low ||
+	       conn->cur_credits > SMBD_MAX_CREDITS);
 	DBGC_DEBUG(LOG_CLASS_SMB2_CREDITS,
 		   "%s: charge %u, asked %u, granted %u: %u credits, window "
 		   "[%llu, %llu)\n", conn->remote, charge, requested, grant,
