@@ -62,3 +62,8 @@ UNIT_TESTS += testsuite/unit/test_vfs_symlink
 # vfs_openat_beneath and the path walk under a share (vfs/vfs_posix.c).
 UNIT_TESTS += testsuite/unit/test_vfs_open
 UNIT_TESTS += testsuite/unit/test_vfs_resolve
+
+# vfs/fsctl_io: the fd, stat and data calls of smbd/smb2/'s FSCTL, copy
+# and info handlers, NTSTATUS out (issue 37 item 1); vfs/fsinfo: the
+# sparse-file FSCTLs' fallocate and SEEK_DATA calls, fstatvfs.
+libsmbd_a_SOURCES += vfs/fsctl_io.c vfs/fsctl_io.h vfs/fsinfo.c vfs/fsinfo.h

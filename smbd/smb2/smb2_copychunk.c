@@ -43,14 +43,12 @@
 #include "vfs/fruit_rsrc.h"
 #include "vfs/name.h"
 #include "vfs/vfs.h"
+#include "vfs/fsctl_io.h"
 #include "vfs/streams.h"
 #include "lib/crypto.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* fruit:copyfile's buffer, and the most of the data one job copies */
 #define COPYFILE_BUF (1024 * 1024)
@@ -138,49 +136,14 @@ static struct smbd_open *copychunk_source(struct smb2_request *req,
 
 /* ---- the copy, in the pool ---- */
 
-/* copy_file_range until done; false (nothing copied) when the kernel or
- * file system cannot, or the ranges overlap within one file (EINVAL). */
-static bool copychunk_kernel(const struct copychunk_end *src,
-			     const struct copychunk_end *dst,
-			     const struct fsctl_chunk *ch, NTSTATUS *status)
-{
-	loff_t in = (loff_t)ch->src_off, out = (loff_t)ch->dst_off;
-	size_t left = ch->len;
-
-	*status = NT_STATUS_OK;
-	while (left > 0) {
-		ssize_t n = copy_file_range(src->fd, &in, dst->fd, &out, left,
-					    0);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0 && left == ch->len &&
-		    (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-		     errno == EOPNOTSUPP || errno == EBADF)) {
-			return false;
-		}
-		if (n < 0) {
-			*status = vfs_map_errno(errno);
-			return true;
-		}
-		if (n == 0) {
-			/* The source shrank under us. */
-			*status = NT_STATUS_INVALID_VIEW_SIZE;
-			return true;
-		}
-		left -= (size_t)n;
-	}
-	return true;
-}
-
 static NTSTATUS copychunk_read(const struct copychunk_end *src, uint8_t *buf,
 			       const struct fsctl_chunk *ch)
 {
 	size_t done = 0;
+	NTSTATUS status;
 
 	if (src->stream != NULL) {
-		NTSTATUS status =
+		status =
 			src->afpinfo
 				? vfs_afpinfo_pread(src->fd, src->afpinfo,
 						    src->stream, buf,
@@ -196,29 +159,17 @@ static NTSTATUS copychunk_read(const struct copychunk_end *src, uint8_t *buf,
 		return done == ch->len ? NT_STATUS_OK
 				       : NT_STATUS_INVALID_VIEW_SIZE;
 	}
-	while (done < ch->len) {
-		ssize_t n = pread(src->fd, buf + done, ch->len - done,
-				  (off_t)(ch->src_off + done));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return vfs_map_errno(errno);
-		}
-		if (n == 0) {
-			return NT_STATUS_INVALID_VIEW_SIZE;
-		}
-		done += (size_t)n;
+	status = vfs_pread_all(src->fd, buf, ch->len, ch->src_off, &done);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
-	return NT_STATUS_OK;
+	return done == ch->len ? NT_STATUS_OK : NT_STATUS_INVALID_VIEW_SIZE;
 }
 
 static NTSTATUS copychunk_write(const struct copychunk_end *dst,
 				const uint8_t *buf,
 				const struct fsctl_chunk *ch)
 {
-	size_t done = 0;
-
 	if (dst->afpinfo) {
 		return vfs_afpinfo_pwrite(dst->fd, dst->afpinfo, dst->stream,
 					  buf, ch->len, ch->dst_off);
@@ -230,18 +181,7 @@ static NTSTATUS copychunk_write(const struct copychunk_end *dst,
 		return vfs_stream_pwrite(dst->fd, dst->stream, buf, ch->len,
 					 ch->dst_off);
 	}
-	while (done < ch->len) {
-		ssize_t n = pwrite(dst->fd, buf + done, ch->len - done,
-				   (off_t)(ch->dst_off + done));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			return n < 0 ? vfs_map_errno(errno) : NT_STATUS_DISK_FULL;
-		}
-		done += (size_t)n;
-	}
-	return NT_STATUS_OK;
+	return vfs_pwrite_all(dst->fd, buf, ch->len, ch->dst_off);
 }
 
 static NTSTATUS copychunk_size(const struct copychunk_end *e, uint64_t *size)
@@ -269,7 +209,8 @@ static NTSTATUS copychunk_one(const struct copychunk_end *src,
 		return NT_STATUS_INVALID_VIEW_SIZE;
 	}
 	if (src->stream == NULL && dst->stream == NULL &&
-	    copychunk_kernel(src, dst, ch, &status)) {
+	    vfs_copy_range(src->fd, ch->src_off, dst->fd, ch->dst_off,
+			   ch->len, &status)) {
 		return status;
 	}
 	status = copychunk_read(src, buf, ch);
@@ -291,7 +232,7 @@ static void copychunk_close(struct copychunk_state *st)
 	}
 	for (i = 0; i < 4; i++) {
 		if (fds[i] != NULL && *fds[i] != -1) {
-			close(*fds[i]);
+			vfs_fd_close(*fds[i]);
 			*fds[i] = -1;
 		}
 	}
@@ -412,11 +353,11 @@ static NTSTATUS copyfile_stream(struct copychunk_state *st,
 	if (NT_STATUS_IS_OK(status)) {
 		status = copyfile_range(&from, &to, st->buf, 0, size);
 	}
-	if (from.rsrc && from.fd != -1) {
-		close(from.fd);
+	if (from.rsrc) {
+		vfs_fd_close(from.fd);
 	}
-	if (to.rsrc && to.fd != -1) {
-		close(to.fd);
+	if (to.rsrc) {
+		vfs_fd_close(to.fd);
 	}
 	return status;
 }
@@ -451,7 +392,7 @@ static NTSTATUS copyfile_streams(struct copychunk_state *st)
 	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
 	struct stat sb;
 
-	if (fstat(st->src.fd, &sb) == 0) {
+	if (NT_STATUS_IS_OK(vfs_fd_stat(st->src.fd, &sb))) {
 		ts[1] = sb.st_mtim;
 	}
 	if (NT_STATUS_IS_OK(status)) {
@@ -468,7 +409,7 @@ static NTSTATUS copyfile_streams(struct copychunk_state *st)
 		copied += NT_STATUS_IS_OK(status) ? 1 : 0;
 	}
 	if (copied > 0) {
-		(void)futimens(st->dst.fd, ts);
+		(void)vfs_fd_utimens(st->dst.fd, ts);
 	}
 	talloc_free(tmp);
 	return status;
@@ -589,8 +530,9 @@ static NTSTATUS copychunk_prepare_ends(struct copychunk_state *st,
 				       struct smbd_open *src,
 				       struct smbd_open *dst)
 {
-	st->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0);
-	st->dst.fd = fcntl(dst->fd, F_DUPFD_CLOEXEC, 0);
+	/* TOO_MANY_OPENED_FILES whatever stopped the dup */
+	(void)vfs_fd_dup(src->fd, &st->src.fd);
+	(void)vfs_fd_dup(dst->fd, &st->dst.fd);
 	if (st->src.fd == -1 || st->dst.fd == -1) {
 		return NT_STATUS_TOO_MANY_OPENED_FILES;
 	}
@@ -666,7 +608,7 @@ static NTSTATUS copyfile_side(TALLOC_CTX *mem_ctx, struct vfs_fruit_file *f,
 	f->meta = fc != NULL ? fc->metadata : VFS_FRUIT_META_NONE;
 	f->rsrc_file = fc != NULL && fc->resource == VFS_FRUIT_RSRC_FILE;
 	f->rsrc_xattr = fc != NULL && fc->resource == VFS_FRUIT_RSRC_XATTR;
-	f->sh.root_fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+	(void)vfs_fd_dup(root, &f->sh.root_fd);
 	return f->sh.root_fd != -1 ? NT_STATUS_OK
 				   : NT_STATUS_TOO_MANY_OPENED_FILES;
 }

@@ -28,6 +28,7 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
+#include "vfs/fsctl_io.h"
 #include "vfs/msdfs.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
@@ -36,7 +37,6 @@
 #include "lib/log.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_MSDFS
@@ -58,9 +58,7 @@ struct dfs_job {
 
 static int dfs_job_destructor(struct dfs_job *j)
 {
-	if (j->share.root_fd != -1) {
-		close(j->share.root_fd);
-	}
+	vfs_fd_close(j->share.root_fd);
 	return 0;
 }
 

@@ -23,12 +23,11 @@
 #include "smbd/smbd.h"
 #include "vfs/vfs.h"
 #include "vfs/dosattrib.h"
+#include "vfs/fsctl_io.h"
+#include "vfs/fsinfo.h"
 #include "vfs/streams.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The most ranges one QUERY_ALLOCATED_RANGES answer holds (1 MiB of
  * output): a client cannot make us allocate more for it. */
@@ -93,7 +92,7 @@ static void set_sparse_job(struct fs_job *st)
 	st->status = dosattrib_fset(st->fd, &di);
 	if (NT_STATUS_IS_OK(st->status) && was && st->stream == NULL &&
 	    NT_STATUS_IS_OK(vfs_data_size(st->fd, st->stream, &size)) && size > 0) {
-		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
+		vfs_fill_holes(st->fd, size);
 	}
 }
 
@@ -105,25 +104,16 @@ static NTSTATUS zero_data_write(struct fs_job *st, uint64_t off, uint64_t end)
 	while (off < end) {
 		size_t n = end - off < sizeof(zeros) ? (size_t)(end - off)
 						     : sizeof(zeros);
-		ssize_t w;
+		NTSTATUS status =
+			st->stream != NULL
+				? vfs_stream_pwrite(st->fd, st->stream, zeros,
+						    n, off)
+				: vfs_pwrite_all(st->fd, zeros, n, off);
 
-		if (st->stream != NULL) {
-			NTSTATUS status = vfs_stream_pwrite(st->fd, st->stream,
-							    zeros, n, off);
-			if (!NT_STATUS_IS_OK(status)) {
-				return status;
-			}
-			off += n;
-			continue;
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
 		}
-		w = pwrite(st->fd, zeros, n, (off_t)off);
-		if (w < 0 && errno == EINTR) {
-			continue;
-		}
-		if (w <= 0) {
-			return w < 0 ? vfs_map_errno(errno) : NT_STATUS_DISK_FULL;
-		}
-		off += (uint64_t)w;
+		off += n;
 	}
 	return NT_STATUS_OK;
 }
@@ -137,7 +127,6 @@ static NTSTATUS zero_data_write(struct fs_job *st, uint64_t off, uint64_t end)
 static void zero_data_job(struct fs_job *st)
 {
 	uint64_t size, end;
-	int mode;
 
 	st->status = vfs_data_size(st->fd, st->stream, &size);
 	if (!NT_STATUS_IS_OK(st->status)) {
@@ -147,52 +136,27 @@ static void zero_data_job(struct fs_job *st)
 	if (st->off >= end) {
 		return;
 	}
-	if (st->stream == NULL) {
-		mode = fs_job_is_sparse(st)
-			       ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
-			       : FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE;
-		if (fallocate(st->fd, mode, (off_t)st->off,
-			      (off_t)(end - st->off)) == 0) {
-			return;
-		}
+	if (st->stream == NULL &&
+	    vfs_zero_range(st->fd, st->off, end - st->off,
+			   fs_job_is_sparse(st))) {
+		return;
 	}
 	st->status = zero_data_write(st, st->off, end);
 }
 
-static void qar_add(struct fs_job *st, uint64_t off, uint64_t len)
+/* One range into the answer; false once it holds no more. */
+static bool qar_add(void *p, uint64_t off, uint64_t len)
 {
+	struct fs_job *st = p;
+
 	if (st->n_ranges == st->max_ranges) {
 		st->overflow = true;
-		return;
+		return false;
 	}
 	put_le64(st->ranges + (size_t)st->n_ranges * FSCTL_QAR_ENTRY_LEN, off);
 	put_le64(st->ranges + (size_t)st->n_ranges * FSCTL_QAR_ENTRY_LEN + 8,
 		 len);
 	st->n_ranges++;
-}
-
-/* The data extents of [off, end) of a sparse file, by SEEK_DATA and
- * SEEK_HOLE; false when the file system cannot tell. */
-static bool qar_walk(struct fs_job *st, uint64_t off, uint64_t end)
-{
-	while (off < end && !st->overflow) {
-		off_t d = lseek(st->fd, (off_t)off, SEEK_DATA);
-		off_t h;
-
-		if (d < 0) {
-			/* ENXIO: no data from off to the end. */
-			return errno == ENXIO;
-		}
-		if ((uint64_t)d >= end) {
-			break;
-		}
-		h = lseek(st->fd, d, SEEK_HOLE);
-		if (h < 0 || (uint64_t)h > end) {
-			h = (off_t)end;
-		}
-		qar_add(st, (uint64_t)d, (uint64_t)(h - d));
-		off = (uint64_t)h;
-	}
 	return true;
 }
 
@@ -210,14 +174,15 @@ static void qar_job(struct fs_job *st)
 	if (st->off >= end) {
 		return;
 	}
+	/* A sparse file's data extents (a full answer stops the walk) */
 	if (st->stream == NULL && fs_job_is_sparse(st) &&
-	    qar_walk(st, st->off, end)) {
+	    vfs_data_extents(st->fd, st->off, end, qar_add, st)) {
 		return;
 	}
 	/* Not sparse (or the file system has no SEEK_DATA): all of it. */
 	st->n_ranges = 0;
 	st->overflow = false;
-	qar_add(st, st->off, end - st->off);
+	(void)qar_add(st, st->off, end - st->off);
 }
 
 static void fs_job_run(void *p)
@@ -235,7 +200,7 @@ static void fs_job_run(void *p)
 		qar_job(st);
 		break;
 	}
-	close(st->fd);
+	vfs_fd_close(st->fd);
 	st->fd = -1;
 }
 
@@ -268,9 +233,7 @@ static NTSTATUS fs_job_done(struct smb2_request *req, void *p)
 
 static int fs_job_destructor(struct fs_job *st)
 {
-	if (st->fd != -1) {
-		close(st->fd);
-	}
+	vfs_fd_close(st->fd);
 	return 0;
 }
 
@@ -280,7 +243,7 @@ static NTSTATUS fs_job_start(struct smb2_ioctl_state *st, struct fs_job *job)
 
 	job->call = st->call;
 	job->store_dos = st->req->tcon->share.store_dos_attributes;
-	job->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	(void)vfs_fd_dup(op->fd, &job->fd);
 	if (op->stream != NULL) {
 		job->stream = talloc_strdup(job, op->stream);
 	}

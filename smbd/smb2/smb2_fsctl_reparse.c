@@ -43,12 +43,11 @@
 #include "smbd/objects/open.h"
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
+#include "vfs/fsctl_io.h"
 #include "vfs/symlink.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -133,26 +132,33 @@ static void reparse_delete(struct reparse_job *j, const struct stat *sb)
 	}
 }
 
-static void reparse_job_run(void *p)
+/* The job's work once the open file's stat is known. */
+static void reparse_job_act(struct reparse_job *j, const struct stat *sb)
 {
-	struct reparse_job *j = p;
-	struct stat sb;
-
-	if (fstat(j->fd, &sb) != 0) {
-		j->status = vfs_map_errno(errno);
-	} else if (j->kind == REPARSE_GET) {
-		reparse_get(j, &sb);
+	if (j->kind == REPARSE_GET) {
+		reparse_get(j, sb);
 	} else if (j->kind == REPARSE_DELETE) {
-		reparse_delete(j, &sb);
-	} else if (S_ISLNK(sb.st_mode) || S_ISREG(sb.st_mode) ||
-		   S_ISDIR(sb.st_mode)) {
+		reparse_delete(j, sb);
+	} else if (S_ISLNK(sb->st_mode) || S_ISREG(sb->st_mode) ||
+		   S_ISDIR(sb->st_mode)) {
 		j->status = vfs_link_replace(&j->share, j->share.root_fd,
 					     j->path, &j->id, j->target);
 	} else {
 		/* already an NFS reparse point */
 		j->status = NT_STATUS_IO_REPARSE_TAG_MISMATCH;
 	}
-	close(j->fd);
+}
+
+static void reparse_job_run(void *p)
+{
+	struct reparse_job *j = p;
+	struct stat sb;
+
+	j->status = vfs_fd_stat(j->fd, &sb);
+	if (NT_STATUS_IS_OK(j->status)) {
+		reparse_job_act(j, &sb);
+	}
+	vfs_fd_close(j->fd);
 	j->fd = -1;
 }
 
@@ -186,11 +192,9 @@ static NTSTATUS reparse_job_done(struct smb2_request *req, void *p)
 
 static int reparse_job_destructor(struct reparse_job *j)
 {
-	if (j->fd != -1) {
-		close(j->fd);
-	}
-	if (j->root_owned && j->share.root_fd != -1) {
-		close(j->share.root_fd);
+	vfs_fd_close(j->fd);
+	if (j->root_owned) {
+		vfs_fd_close(j->share.root_fd);
 	}
 	return 0;
 }
@@ -214,10 +218,12 @@ static NTSTATUS reparse_job_start(struct smb2_ioctl_state *st,
 		return NT_STATUS_NO_MEMORY;
 	}
 	j->root_owned = op->snap_root_fd != -1;
-	j->share.root_fd = j->root_owned
-				   ? fcntl(op->snap_root_fd, F_DUPFD_CLOEXEC, 0)
-				   : smbd_tcon_root_borrow(t, j);
-	j->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (j->root_owned) {
+		(void)vfs_fd_dup(op->snap_root_fd, &j->share.root_fd);
+	} else {
+		j->share.root_fd = smbd_tcon_root_borrow(t, j);
+	}
+	(void)vfs_fd_dup(op->fd, &j->fd);
 	if (j->fd == -1 || j->share.root_fd == -1) {
 		talloc_free(j);
 		return NT_STATUS_TOO_MANY_OPENED_FILES;

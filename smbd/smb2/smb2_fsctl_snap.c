@@ -10,12 +10,11 @@
 #include "smbd/smb2/fsctl_wire.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
+#include "vfs/fsctl_io.h"
 #include "vfs/module.h"
 #include "vfs/snapshot.h"
 #include "lib/log.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 struct snap_job {
 	struct smb2_ioctl_call call;
@@ -28,9 +27,7 @@ struct snap_job {
 
 static int snap_job_destructor(struct snap_job *j)
 {
-	if (j->share.root_fd != -1) {
-		close(j->share.root_fd);
-	}
+	vfs_fd_close(j->share.root_fd);
 	vfs_stack_unref(j->vfs);
 	return 0;
 }
@@ -103,7 +100,7 @@ NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st)
 		talloc_free(j);
 		return NT_STATUS_NO_MEMORY;
 	}
-	j->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	(void)vfs_fd_dup(t->share.root_fd, &j->share.root_fd);
 	j->vfs = vfs_stack_ref(t->vfs);
 	talloc_set_destructor(j, snap_job_destructor);
 	if (j->share.root_fd == -1) {

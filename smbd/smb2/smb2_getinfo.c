@@ -23,11 +23,11 @@
 #include "vfs/streams.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
+#include "vfs/fsinfo.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/statvfs.h>
@@ -321,15 +321,19 @@ static void getinfo_job(void *p)
 			}
 		}
 	}
-	if (st->want_fs && fstatvfs(st->fd, &st->vfs) != 0) {
-		st->status = vfs_map_errno(errno);
+	if (st->want_fs) {
+		NTSTATUS status = vfs_fstatvfs(st->fd, &st->vfs);
+
+		if (!NT_STATUS_IS_OK(status)) {
+			st->status = status;
+		}
 	}
 	if (st->root_fd != -1) {
 		/* an unreadable share counts nothing: the limit still holds */
 		if (st->tm_max != 0) {
 			(void)vfs_fruit_tm_used(st->root_fd, &st->tm_used);
 		}
-		close(st->root_fd);
+		vfs_fd_close(st->root_fd);
 		st->root_fd = -1;
 	}
 }
@@ -337,9 +341,7 @@ static void getinfo_job(void *p)
 /* A job that never ran (no credentials) still gives its fds back. */
 static int getinfo_state_destructor(struct getinfo_state *st)
 {
-	if (st->root_fd != -1) {
-		close(st->root_fd);
-	}
+	vfs_fd_close(st->root_fd);
 	return 0;
 }
 
@@ -877,15 +879,18 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		return getinfo_done(req, st);
 	}
 	st->fd = smbd_open_fd_borrow(op, st);	/* not closed by the job */
+	/* as fd_share_borrow fails: no fd (EBADF), or no memory */
+	status = st->fd != -1   ? NT_STATUS_OK
+		 : op->fd == -1 ? NT_STATUS_INVALID_HANDLE
+				: NT_STATUS_NO_MEMORY;
 	need_root = st->tm_max != 0 ||
 		    (st->fruit_rsrc_file && st->want_streams);
 	if (need_root && st->fd != -1) {
-		st->root_fd = fcntl(req->tcon->share.root_fd, F_DUPFD_CLOEXEC,
-				    0);
+		status = vfs_fd_dup(req->tcon->share.root_fd, &st->root_fd);
 	}
-	if (st->fd == -1 || (need_root && st->root_fd == -1)) {
+	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
-		return vfs_map_errno(errno);
+		return status;
 	}
 	return smb2_job_run(req, st, getinfo_job, getinfo_done,
 			    getinfo_orphan);
