@@ -3,6 +3,7 @@
  * (design in fsctl_io.h).
  */
 #include "vfs/fsctl_io.h"
+#include "vfs/anchor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,22 @@ NTSTATUS vfs_fd_stat(int fd, struct stat *sb)
 NTSTATUS vfs_fd_utimens(int fd, const struct timespec ts[2])
 {
 	return futimens(fd, ts) == 0 ? NT_STATUS_OK : vfs_map_errno(errno);
+}
+
+bool vfs_dir_writable(int dirfd)
+{
+	return faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+}
+
+bool vfs_link_refused(const struct vfs_share *sh, int root_fd,
+		      const char *path)
+{
+	struct stat sb;
+
+	if (vfs_stat_beneath(sh, root_fd, path, &sb) == 0) {
+		return false;
+	}
+	return errno == ELOOP || errno == EXDEV;
 }
 
 bool vfs_copy_range(int src_fd, uint64_t src_off, int dst_fd,

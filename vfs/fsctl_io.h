@@ -34,6 +34,17 @@ NTSTATUS vfs_fd_stat(int fd, struct stat *sb);
 /* futimens(2): ts as utimensat(2) takes them (UTIME_OMIT leaves one). */
 NTSTATUS vfs_fd_utimens(int fd, const struct timespec ts[2]);
 
+/* Whether the calling user may add and remove entries of the directory
+ * dirfd (any fd, O_PATH too): faccessat W_OK|X_OK with the effective
+ * ids, as the kernel will check the change itself. */
+bool vfs_dir_writable(int dirfd);
+
+/* Whether the share's openat2 rules refuse the way to path, a symbolic
+ * link on it leaving the share or not to be followed (ELOOP, EXDEV of
+ * vfs_stat_beneath); false when path is reached or missing. */
+bool vfs_link_refused(const struct vfs_share *sh, int root_fd,
+		      const char *path);
+
 /*
  * len bytes of src_fd at src_off to dst_fd at dst_off by
  * copy_file_range(2), which lets the file system share or clone blocks.

@@ -65,5 +65,7 @@ UNIT_TESTS += testsuite/unit/test_vfs_resolve
 
 # vfs/fsctl_io: the fd, stat and data calls of smbd/smb2/'s FSCTL, copy
 # and info handlers, NTSTATUS out (issue 37 item 1); vfs/fsinfo: the
-# sparse-file FSCTLs' fallocate and SEEK_DATA calls, fstatvfs.
-libsmbd_a_SOURCES += vfs/fsctl_io.c vfs/fsctl_io.h vfs/fsinfo.c vfs/fsinfo.h
+# sparse-file FSCTLs' fallocate and SEEK_DATA calls, fstatvfs;
+# vfs/setinfo: SET_INFO's mode, times, EA and directory calls.
+libsmbd_a_SOURCES += vfs/fsctl_io.c vfs/fsctl_io.h vfs/fsinfo.c vfs/fsinfo.h \
+	vfs/setinfo.c vfs/setinfo.h

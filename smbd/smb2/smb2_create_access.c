@@ -17,12 +17,10 @@
 #include "lib/tpool.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* Changing the permissions (WRITE_DAC) or owner (WRITE_OWNER) of a file
  * maps to chmod/chown, which Unix leaves to the owner (and root): the
@@ -49,7 +47,6 @@ int create_parent_fd(struct create_state *st)
 	create_parent_fd_close(st);
 	st->parent_of = talloc_strndup(st, st->real_path, n);
 	if (st->parent_of == NULL) {
-		errno = ENOMEM;
 		return -1;
 	}
 	st->parent_fd = vfs_open_parent(&st->share, st->share.root_fd,
@@ -59,10 +56,8 @@ int create_parent_fd(struct create_state *st)
 
 void create_parent_fd_close(struct create_state *st)
 {
-	if (st->parent_fd != -1) {
-		close(st->parent_fd);
-		st->parent_fd = -1;
-	}
+	vfs_fd_close(st->parent_fd);
+	st->parent_fd = -1;
 	TALLOC_FREE(st->parent_of);
 }
 
@@ -72,7 +67,7 @@ static bool create_parent_writable(struct create_state *st)
 {
 	int pfd = create_parent_fd(st);
 
-	return pfd != -1 && faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+	return pfd != -1 && vfs_dir_writable(pfd);
 }
 
 /* The rights create_grant asks the Unix permissions about for want:

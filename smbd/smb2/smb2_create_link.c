@@ -38,12 +38,11 @@
 #include "vfs/catia.h"
 #include "vfs/symlink.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 void create_link_stopped(struct create_state *st, size_t comp,
 			 const char *link_path)
@@ -94,7 +93,7 @@ static void create_link_open_self(struct create_state *st, int fd)
 		st->status = vfs_fstat_info(fd, &st->fi);
 	}
 	if (!NT_STATUS_IS_OK(st->status)) {
-		close(fd);
+		vfs_fd_close(fd);
 		return;
 	}
 	st->fd = fd;
@@ -121,7 +120,7 @@ bool create_link_open(struct create_state *st, const struct vfs_resolved *r)
 	bool self = (st->options & FILE_OPEN_REPARSE_POINT) &&
 		    st->stream == NULL && !st->data_stream;
 	struct stat sb;
-	int fd, err;
+	int fd;
 
 	if (!r->exists ||
 	    (r->have_stat && !S_ISLNK(r->stat.st_mode) &&
@@ -133,9 +132,10 @@ bool create_link_open(struct create_state *st, const struct vfs_resolved *r)
 	if (fd == -1) {
 		return false;	/* the open below says why */
 	}
-	if (fstat(fd, &sb) != 0 || !is_reparse_point(sb.st_mode) ||
+	if (!NT_STATUS_IS_OK(vfs_fd_stat(fd, &sb)) ||
+	    !is_reparse_point(sb.st_mode) ||
 	    (!S_ISLNK(sb.st_mode) && !self)) {
-		close(fd);
+		vfs_fd_close(fd);
 		return false;
 	}
 	if (self) {
@@ -145,15 +145,11 @@ bool create_link_open(struct create_state *st, const struct vfs_resolved *r)
 		create_link_open_self(st, fd);
 		return true;
 	}
-	close(fd);
-	/* Does the server follow it?  Then the open below does. */
-	if (vfs_stat_beneath(&st->share, st->share.root_fd, r->path, &sb) ==
-	    0) {
+	vfs_fd_close(fd);
+	/* Does the server follow it?  Then the open below does; a
+	 * dangling one, the open says NOT_FOUND. */
+	if (!vfs_link_refused(&st->share, st->share.root_fd, r->path)) {
 		return false;
-	}
-	err = errno;
-	if (err != ELOOP && err != EXDEV) {
-		return false;	/* dangling: the open says NOT_FOUND */
 	}
 	create_link_stopped(st, path_comps(st->path) - 1, r->path);
 	return true;

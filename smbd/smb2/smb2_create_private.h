@@ -175,7 +175,7 @@ struct create_state {
 
 /* smb2_create_access.c */
 /* The directory holding st->real_path, opened once per job (O_PATH,
- * the share's resolve rules): -1 and errno when it cannot be opened. */
+ * the share's resolve rules): -1 when it cannot be opened. */
 int create_parent_fd(struct create_state *st);
 void create_parent_fd_close(struct create_state *st);
 /* st->max_access for name (share-relative, "." for the root), once

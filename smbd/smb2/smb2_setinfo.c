@@ -29,6 +29,8 @@
 #include "vfs/fruit_rsrc.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
+#include "vfs/setinfo.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 
@@ -39,7 +41,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #undef DBGC_CLASS
@@ -90,16 +91,6 @@ struct setinfo_state {
 	bool domain_ids;
 };
 
-/* fd's mode := mode, as the session's user (the kernel's check: its
- * owner); through /proc, which takes an O_PATH fd too. */
-static NTSTATUS setinfo_chmod(int fd, mode_t mode)
-{
-	char proc[32];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return chmod(proc, mode) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
-}
-
 static void setinfo_security_sd(struct setinfo_state *st)
 {
 	struct stat sb;
@@ -110,8 +101,8 @@ static void setinfo_security_sd(struct setinfo_state *st)
 						 st->sd_len, st->secinfo);
 		return;
 	}
-	if (fstat(st->fd, &sb) != 0) {
-		st->status = vfs_map_errno(errno);
+	st->status = vfs_fd_stat(st->fd, &sb);
+	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
 	if (st->domain_ids) {
@@ -132,7 +123,8 @@ static void setinfo_security_sd(struct setinfo_state *st)
 	if (!NT_STATUS_IS_OK(st->status) || mode == sb.st_mode) {
 		return;
 	}
-	st->status = setinfo_chmod(st->fd, mode & 07777);
+	/* as the session's user: the kernel checks it is the owner */
+	st->status = vfs_fd_chmod(st->fd, mode & 07777);
 }
 
 /*
@@ -157,37 +149,15 @@ static void setinfo_security(struct setinfo_state *st)
 	}
 	setinfo_security_sd(st);
 	if (NT_STATUS_IS_OK(st->status) && chmod_asked && !st->acl_xattr) {
-		st->status = setinfo_chmod(st->fd, mode);
+		st->status = vfs_fd_chmod(st->fd, mode);
 	}
 }
 
-
-/* `store dos attributes = no`: the attributes live in the mode bits
- * (`map archive/system/hidden`, READONLY as the write bits), as Samba
- * keeps them.  Directories keep their mode: their attributes are not
- * mapped. */
-static void setinfo_dos_mode(struct setinfo_state *st, uint32_t attrs)
-{
-	char proc[32];
-	struct stat sb;
-	mode_t m;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
-	if (stat(proc, &sb) != 0) {
-		st->status = vfs_map_errno(errno);
-		return;
-	}
-	m = vfs_mode_with_dos(&st->share, attrs, sb.st_mode);
-	if (m != (sb.st_mode & 07777) && chmod(proc, m) != 0) {
-		st->status = vfs_map_errno(errno);
-	}
-}
 
 static void setinfo_basic(struct setinfo_state *st)
 {
 	const typeof(st->in.basic) *b = &st->in.basic;
 	struct timespec ts[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
-	char proc[32];
 
 	if (b->access_time != 0 && b->access_time < FSCC_TIME_UNFREEZE) {
 		timespec_from_nttime(b->access_time, &ts[0]);
@@ -196,10 +166,9 @@ static void setinfo_basic(struct setinfo_state *st)
 		timespec_from_nttime(b->write_time, &ts[1]);
 	}
 	if (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) {
-		/* Through /proc so attribute-only (O_PATH) opens work. */
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", st->fd);
-		if (utimensat(AT_FDCWD, proc, ts, 0) != 0) {
-			st->status = vfs_map_errno(errno);
+		/* attribute-only (O_PATH) opens too (vfs/setinfo.h) */
+		st->status = vfs_fd_set_times(st->fd, ts);
+		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
 	}
@@ -226,7 +195,12 @@ static void setinfo_basic(struct setinfo_state *st)
 		st->status = dosattrib_fset(st->fd, &di);
 	} else if (b->attributes != 0 && !st->share.store_dos_attributes &&
 		   !st->is_dir) {
-		setinfo_dos_mode(st, b->attributes);
+		/* `store dos attributes = no`: the attributes live in the
+		 * mode bits (`map archive/system/hidden`, READONLY as the
+		 * write bits), as Samba keeps them.  Directories keep their
+		 * mode: their attributes are not mapped. */
+		st->status = vfs_fd_dos_mode(&st->share, st->fd,
+					     b->attributes);
 	}
 }
 
@@ -241,30 +215,6 @@ static bool setinfo_readonly(struct setinfo_state *st)
 	}
 	vfs_fill_dos_attributes(&st->share, st->fd, st->opath, st->path, &fi);
 	return (fi.attributes & FILE_ATTRIBUTE_READONLY) != 0;
-}
-
-static bool dir_is_empty(int fd)
-{
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd == -1 ? NULL : fdopendir(dfd);
-	struct dirent *de;
-	bool empty = true;
-
-	if (d == NULL) {
-		if (dfd != -1) {
-			close(dfd);
-		}
-		return true;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0) {
-			empty = false;
-			break;
-		}
-	}
-	closedir(d);
-	return empty;
 }
 
 /*
@@ -296,24 +246,11 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 	}
 	same_file = r.exists && strcmp(r.path, st->path) == 0;
 	if (r.exists && !same_file) {
-		struct stat sb;
-		const char *base;
-		int dfd;
-		bool is_dir;
-
 		if (!replace) {
 			st->status = NT_STATUS_OBJECT_NAME_COLLISION;
 			return;
 		}
-		dfd = vfs_open_parent(&st->share, st->share.root_fd, r.path,
-				      &base);
-		is_dir = dfd != -1 &&
-			 fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-			 S_ISDIR(sb.st_mode);
-		if (dfd != -1) {
-			close(dfd);
-		}
-		if (is_dir) {
+		if (vfs_entry_is_dir(&st->share, st->share.root_fd, r.path)) {
 			st->status = NT_STATUS_ACCESS_DENIED;
 			return;
 		}
@@ -458,16 +395,8 @@ NTSTATUS smbd_eas_set(TALLOC_CTX *mem_ctx, int fd, const struct fscc_ea *eas,
 			talloc_free(x);
 			return NT_STATUS_ACCESS_DENIED;
 		}
-		if (ea->value_len == 0) {
-			if (fremovexattr(fd, x) != 0 && errno != ENODATA) {
-				status = vfs_map_errno(errno);
-			}
-		} else if (fsetxattr(fd, x, ea->value, ea->value_len, 0) !=
-			   0) {
-			status = errno == E2BIG || errno == ERANGE
-					 ? NT_STATUS_EA_TOO_LARGE
-					 : vfs_map_errno(errno);
-		}
+		/* an empty value removes the EA */
+		status = vfs_ea_fset(fd, x, ea->value, ea->value_len);
 		talloc_free(x);
 	}
 	return status;
@@ -540,7 +469,8 @@ static void setinfo_job(void *p)
 	}
 	case FSCC_FILE_DISPOSITION_INFORMATION:
 	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
-		if (st->in.delete_pending && st->is_dir && !dir_is_empty(st->fd)) {
+		if (st->in.delete_pending && st->is_dir &&
+		    !vfs_dir_is_empty(st->fd)) {
 			st->status = NT_STATUS_DIRECTORY_NOT_EMPTY;
 		} else if (st->in.delete_pending && setinfo_readonly(st)) {
 			/* MS-FSA 2.1.5.14.3 */
