@@ -15,6 +15,8 @@ libsmbd_a_SOURCES += lib/crash.c lib/crash.h lib/bug.c lib/bug.h
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
 # smb.conf `interfaces` entries: what to bind, what to advertise.
 libsmbd_a_SOURCES += lib/ifspec.c lib/ifspec.h
+# The host's interfaces as the kernel reports them (the FSCTL's detection).
+libsmbd_a_SOURCES += lib/netif.c lib/netif.h
 # Crypto glue over OpenSSL 3 libcrypto (SMB2 signing and encryption are
 # smbd/conn/'s).
 libsmbd_a_SOURCES += \

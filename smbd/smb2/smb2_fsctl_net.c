@@ -20,13 +20,12 @@
 #include "smbd/smbd.h"
 #include "conf/loadparm.h"
 #include "lib/ifspec.h"
+#include "lib/netif.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,43 +36,12 @@
  * what Samba reports too. */
 #define FSCTL_NET_DEFAULT_SPEED 1000000000ULL
 
+/* The detected link speed, 1 Gbit/s when sysfs does not say. */
 static uint64_t net_link_speed(const char *ifname)
 {
-	char path[64 + IF_NAMESIZE];
-	long mbit = -1;
-	FILE *f;
+	uint64_t speed = netif_link_speed(ifname);
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
-	f = fopen(path, "re");
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &mbit) != 1) {
-			mbit = -1;
-		}
-		fclose(f);
-	}
-	return mbit > 0 ? (uint64_t)mbit * 1000000ULL : FSCTL_NET_DEFAULT_SPEED;
-}
-
-/* RSS_CAPABLE when the NIC has more than one receive queue. */
-static uint32_t net_capability(const char *ifname)
-{
-	char path[64 + IF_NAMESIZE];
-	struct dirent *de;
-	unsigned rx = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	d = opendir(path);
-	if (d == NULL) {
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "rx-", 3) == 0) {
-			rx++;
-		}
-	}
-	closedir(d);
-	return rx > 1 ? IFSPEC_CAP_RSS : 0;
+	return speed != 0 ? speed : FSCTL_NET_DEFAULT_SPEED;
 }
 
 /* The `interfaces` entry naming this address: the first that does. */
@@ -133,13 +101,15 @@ static bool net_iface_from(const struct ifaddrs *ifa, bool loopback,
 	}
 	v->if_index = spec != NULL && spec->if_index != 0
 			      ? spec->if_index
-			      : if_nametoindex(ifa->ifa_name);
+			      : netif_index(ifa->ifa_name);
 	v->link_speed = spec != NULL && spec->speed != 0
 				? spec->speed
 				: net_link_speed(ifa->ifa_name);
 	v->capability = spec != NULL && spec->caps_given
 				? spec->caps
-				: net_capability(ifa->ifa_name);
+				: netif_multi_queue(ifa->ifa_name)
+					  ? IFSPEC_CAP_RSS
+					  : 0;
 	return true;
 }
 
@@ -205,7 +175,7 @@ NTSTATUS smb2_fsctl_network_interface_info(struct smb2_ioctl_state *st)
 		talloc_free(tmp);
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (getifaddrs(&list) != 0) {
+	if (!netif_addrs(&list)) {
 		talloc_free(tmp);
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
@@ -215,7 +185,7 @@ NTSTATUS smb2_fsctl_network_interface_info(struct smb2_ioctl_state *st)
 		n = net_ifaces_collect(list, true, specs, nspecs, v,
 				       FSCTL_NET_MAX_IFACES);
 	}
-	freeifaddrs(list);
+	netif_addrs_free(list);
 	fsctl_net_iface_push(st->out, v, n);
 	talloc_free(tmp);
 	return NT_STATUS_OK;
