@@ -69,3 +69,7 @@ UNIT_TESTS += testsuite/unit/test_vfs_resolve
 # vfs/setinfo: SET_INFO's mode, times, EA and directory calls.
 libsmbd_a_SOURCES += vfs/fsctl_io.c vfs/fsctl_io.h vfs/fsinfo.c vfs/fsinfo.h \
 	vfs/setinfo.c vfs/setinfo.h
+
+UNIT_TESTS += testsuite/unit/test_vfs_fsctl_io
+testsuite_unit_test_vfs_fsctl_io_SOURCES = testsuite/unit/test_vfs_fsctl_io.c \
+	testsuite/common/xattr_tmpfile.h
