@@ -2,8 +2,9 @@
  * FSCTL_SRV_ENUMERATE_SNAPSHOTS (MS-SMB2 3.3.5.15.1): the share's
  * previous versions as @GMT tokens in an SRV_SNAPSHOT_ARRAY (2.2.32.2,
  * encoded by fsctl_wire.c).  The list comes from the share's vfs module
- * stack (vfs_shadow_copy2, vfs_snapper), read in the pool as the user, since the
- * snapshot directory is read with the user's rights like any other.
+ * stack (its snapshot modules' snap_list hook, vfs/module.h), read in
+ * the pool as the user, since the snapshot directory is read with the
+ * user's rights like any other.
  */
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/conn/smb2_server.h"
@@ -84,8 +85,8 @@ NTSTATUS smb2_fsctl_enumerate_snapshots(struct smb2_ioctl_state *st)
 		return NT_STATUS_INVALID_DEVICE_REQUEST;
 	}
 	if (!vfs_stack_has_snapshots(t->vfs)) {
-		/* No previous versions on this share (no shadow_copy2 or
-		 * snapper). */
+		/* No previous versions on this share (no snapshot module
+		 * in its `vfs objects`). */
 		return NT_STATUS_NOT_SUPPORTED;
 	}
 	if (st->call.max_out < FSCTL_SNAPSHOT_MIN_OUT) {
