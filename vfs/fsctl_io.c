@@ -117,7 +117,8 @@ NTSTATUS vfs_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 			continue;
 		}
 		if (n <= 0) {
-			return n < 0 ? vfs_map_errno(errno) : NT_STATUS_DISK_FULL;
+			return n < 0 ? vfs_map_errno(errno)
+				     : NT_STATUS_DISK_FULL;
 		}
 		done += (size_t)n;
 	}

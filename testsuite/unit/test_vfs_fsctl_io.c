@@ -136,7 +136,7 @@ static bool extents_add(void *p, uint64_t off, uint64_t len)
 static void test_data_extents_and_zero(void **state)
 {
 	int fd = new_file(*state, "sparse");
-	struct extents e = { .max = 8 };
+	struct extents e = {.max = 8};
 	const uint64_t mib = 1024 * 1024;
 	char buf[4096], zeros[4096];
 	size_t done;
