@@ -73,3 +73,8 @@ libsmbd_a_SOURCES += vfs/fsctl_io.c vfs/fsctl_io.h vfs/fsinfo.c vfs/fsinfo.h \
 UNIT_TESTS += testsuite/unit/test_vfs_fsctl_io
 testsuite_unit_test_vfs_fsctl_io_SOURCES = testsuite/unit/test_vfs_fsctl_io.c \
 	testsuite/common/xattr_tmpfile.h
+
+# vfs/dirread: the directory calls of QUERY_DIRECTORY and CHANGE_NOTIFY's
+# tree walk; vfs/watch: the kernel's change watches (inotify for
+# CHANGE_NOTIFY, fanotify for directory leases), issue 37.
+libsmbd_a_SOURCES += vfs/dirread.c vfs/dirread.h

@@ -70,18 +70,15 @@
 #include "vfs/module.h"
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
-#include "vfs/dirents.h"
+#include "vfs/dirread.h"
 #include "smbd/smb2/fruit_session.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+#include <fcntl.h>	/* O_PATH, for vfs_openat_beneath */
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -230,8 +227,8 @@ static bool qd_scan_one(void *priv, const char *name)
 static NTSTATUS qd_scan(struct qd_state *st)
 {
 	struct qd_names *n = talloc_zero(st, struct qd_names);
-	struct stat sb;
-	int dfd, got, err;
+	NTSTATUS status;
+	bool cut;
 
 	if (n == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -245,28 +242,21 @@ static NTSTATUS qd_scan(struct qd_state *st)
 	    strcmp(st->pattern, ".") != 0 && strcmp(st->pattern, "..") != 0 &&
 	    !vfs_name_in_list(st->share.veto_files, st->pattern,
 			      st->share.case_sensitive) &&
-	    fstatat(st->fd, st->pattern, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+	    vfs_dir_entry_exists(st->fd, st->pattern)) {
 		return qd_names_add(n, st->pattern, strlen(st->pattern))
 			       ? NT_STATUS_OK
 			       : NT_STATUS_NO_MEMORY;
 	}
-	/* A description of our own: the open's file offset is shared by
-	 * every dup of it. */
-	dfd = openat(st->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd == -1) {
-		return vfs_map_errno(errno);
-	}
 	if (!qd_names_add(n, ".", 1) || !qd_names_add(n, "..", 2)) {
-		close(dfd);
 		return NT_STATUS_NO_MEMORY;
 	}
-	got = vfs_dir_each(dfd, qd_scan_one, st);
-	err = errno;
-	close(dfd);
-	if (got == -1) {
-		return vfs_map_errno(err);
+	/* On a description of its own (vfs/dirread.h): one getdents64
+	 * pass. */
+	status = vfs_dir_read_names(st->fd, qd_scan_one, st, &cut);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
-	if (got == 1) {
+	if (cut) {
 		DBG_WARNING("directory listing cut at %zu names\n", n->count);
 	}
 	return NT_STATUS_OK;
@@ -317,15 +307,9 @@ static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
 static bool qd_link_inside(const struct qd_state *st, const char *path)
 {
 	struct vfs_share beneath = st->share;
-	int fd;
 
 	beneath.wide_links = false;
-	fd = vfs_openat_beneath(&beneath, st->share.root_fd, path, O_PATH, 0);
-	if (fd == -1) {
-		return false;
-	}
-	close(fd);
-	return true;
+	return vfs_dir_path_reachable(&beneath, st->share.root_fd, path);
 }
 
 /*
@@ -364,9 +348,7 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 		bool dir = fi->is_dir;
 
 		/* the link itself */
-		ok = statx(st->fd, name,
-			   AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-			   STATX_BASIC_STATS | STATX_BTIME, &stx) == 0 &&
+		ok = vfs_dir_entry_statx(st->fd, name, &stx) &&
 		     S_ISLNK(stx.stx_mode);
 		if (ok) {
 			vfs_statx_to_info(&stx, fi);
@@ -387,9 +369,7 @@ static bool qd_stat_link(struct qd_state *st, const char *name,
 			qd_aapl_fill(st, special ? -1 : fd, name, fi, aapl);
 		}
 	}
-	if (fd != -1) {
-		close(fd);
-	}
+	vfs_dir_close(fd);
 	talloc_free(path);
 	return ok;
 }
@@ -453,8 +433,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (st->is_root && strcmp(name, "..") == 0) {
 		what = ".";	/* never look above the share */
 	}
-	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
+	if (!vfs_dir_entry_statx(st->fd, what, &stx)) {
 		return false;
 	}
 	if (qd_msdfs_entry(st, what, &stx, fi, ea_size)) {
@@ -477,9 +456,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	}
 	/* O_PATH: no open side effects (fifos, leases, atime);
 	 * dosattrib_fget reads the xattr through /proc/self/fd. */
-	efd = special ? -1
-		      : openat(st->fd, what,
-			       O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	efd = special ? -1 : vfs_dir_entry_opath(st->fd, what);
 	vfs_fill_dos_attributes(&st->share, efd, efd == -1, name, fi);
 	if (efd != -1) {
 		*ea_size = qd_ea_size(st, efd);
@@ -487,9 +464,7 @@ static bool qd_stat_entry(struct qd_state *st, const char *name,
 	if (aapl != NULL) {
 		qd_aapl_fill(st, efd, what, fi, aapl);
 	}
-	if (efd != -1) {
-		close(efd);
-	}
+	vfs_dir_close(efd);
 	return true;
 }
 
@@ -524,8 +499,7 @@ static void qd_stat_plain(const struct qd_state *st, const char *name,
 	if (st->is_root && strcmp(name, "..") == 0) {
 		what = ".";	/* never look above the share */
 	}
-	if (statx(st->fd, what, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-		  STATX_BASIC_STATS | STATX_BTIME, &stx) != 0) {
+	if (!vfs_dir_entry_statx(st->fd, what, &stx)) {
 		r->state = QD_RES_GONE;
 		return;
 	}
@@ -652,10 +626,9 @@ static void qd_aapl_dir(struct qd_state *st)
 	struct sd *sd;
 
 	st->dir_ready = true;
-	st->euid = geteuid();
+	st->euid = vfs_dir_euid();
 	st->dir_delete_mode =
-		!st->read_only &&
-		faccessat(st->fd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+		!st->read_only && vfs_dir_may_delete_child(st->fd);
 	st->dir_delete_ntacl = st->dir_delete_mode;
 	if (st->tok != NULL &&
 	    NT_STATUS_IS_OK(ntacl_file_get(st, st->fd, &sd))) {
@@ -853,8 +826,8 @@ static void qd_job(void *p)
 out:
 	/* The borrowed fds go back with st; a snapshot's root is ours. */
 	st->fd = -1;
-	if (st->root_owned && st->share.root_fd != -1) {
-		close(st->share.root_fd);
+	if (st->root_owned) {
+		vfs_dir_close(st->share.root_fd);
 	}
 	st->share.root_fd = -1;
 }
@@ -863,8 +836,8 @@ out:
  * not be taken, an early error), its fds close with it. */
 static int qd_state_destructor(struct qd_state *st)
 {
-	if (st->root_owned && st->share.root_fd != -1) {
-		close(st->share.root_fd);
+	if (st->root_owned) {
+		vfs_dir_close(st->share.root_fd);
 	}
 	vfs_stack_unref(st->vfs);
 	return 0;
@@ -1088,6 +1061,40 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	return NT_STATUS_OK;
 }
 
+/*
+ * The fds the job lists with (see the caller).  A borrow fails only on
+ * an open without its fd (EBADF) or out of memory (lib/fd_share.h), so
+ * the status is the one vfs_map_errno gave those: INVALID_HANDLE,
+ * NO_MEMORY.
+ */
+static NTSTATUS qd_borrow_one(int fd, int orig)
+{
+	if (fd != -1) {
+		return NT_STATUS_OK;
+	}
+	return orig == -1 ? NT_STATUS_INVALID_HANDLE : NT_STATUS_NO_MEMORY;
+}
+
+static NTSTATUS qd_borrow_fds(struct smb2_request *req,
+			      struct smbd_open *op, struct qd_state *st)
+{
+	NTSTATUS status;
+
+	st->fd = smbd_open_fd_borrow(op, st);
+	status = qd_borrow_one(st->fd, op->fd);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (op->snap_root_fd != -1) {
+		/* An open inside a snapshot lists it beneath the
+		 * snapshot's root (symlinks are resolved from there). */
+		st->root_owned = true;
+		return vfs_dir_dup(op->snap_root_fd, &st->share.root_fd);
+	}
+	st->share.root_fd = smbd_tcon_root_borrow(req->tcon, st);
+	return qd_borrow_one(st->share.root_fd, req->tcon->share.root_fd);
+}
+
 NTSTATUS smb2_querydir(struct smb2_request *req)
 {
 	struct qd_state *st;
@@ -1143,20 +1150,10 @@ NTSTATUS smb2_querydir(struct smb2_request *req)
 	/* Held for the job without a dup (lib/fd_share.h): a CLOSE or
 	 * TREE_DISCONNECT meanwhile does not pull them from under the pool
 	 * thread. */
-	st->fd = smbd_open_fd_borrow(op, st);
-	if (st->fd != -1 && op->snap_root_fd != -1) {
-		/* An open inside a snapshot lists it beneath the
-		 * snapshot's root (symlinks are resolved from there). */
-		st->share.root_fd =
-			fcntl(op->snap_root_fd, F_DUPFD_CLOEXEC, 0);
-		st->root_owned = true;
-	} else if (st->fd != -1) {
-		st->share.root_fd = smbd_tcon_root_borrow(req->tcon, st);
-	}
-	if (st->fd == -1 || st->share.root_fd == -1) {
+	status = qd_borrow_fds(req, op, st);
+	if (!NT_STATUS_IS_OK(status)) {
 		struct qd_dir *d = op->dir;
 
-		status = vfs_map_errno(errno);
 		d->busy = false;
 		if (st->names != NULL) {
 			d->names = talloc_steal(d, st->names);
