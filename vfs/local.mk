@@ -77,4 +77,4 @@ testsuite_unit_test_vfs_fsctl_io_SOURCES = testsuite/unit/test_vfs_fsctl_io.c \
 # vfs/dirread: the directory calls of QUERY_DIRECTORY and CHANGE_NOTIFY's
 # tree walk; vfs/watch: the kernel's change watches (inotify for
 # CHANGE_NOTIFY, fanotify for directory leases), issue 37.
-libsmbd_a_SOURCES += vfs/dirread.c vfs/dirread.h
+libsmbd_a_SOURCES += vfs/dirread.c vfs/dirread.h vfs/watch.c vfs/watch.h

@@ -18,6 +18,8 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
 #include "vfs/catia.h"
+#include "vfs/dirread.h"
+#include "vfs/watch.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
@@ -30,13 +32,8 @@
 #include "smbd/smb2/notify_wire.h"
 #include "conf/loadparm.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <unistd.h>
+#include <sys/inotify.h>	/* the IN_* event bits (vfs/watch.h) */
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -148,6 +145,7 @@ static void notify_readable(void *priv);
 static struct notify_ctx *notify_ctx(struct smbd_worker *w)
 {
 	struct notify_ctx *nc = w->notify;
+	NTSTATUS status;
 
 	if (nc != NULL) {
 		return nc->fd == -1 ? NULL : nc;
@@ -157,14 +155,15 @@ static struct notify_ctx *notify_ctx(struct smbd_worker *w)
 		return NULL;
 	}
 	w->notify = nc;
-	nc->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (nc->fd == -1 ||
+	status = vfs_notify_open(&nc->fd);
+	if (NT_STATUS_IS_OK(status) &&
 	    ev_watch_fd(w->loop, nc, nc->fd, notify_readable, w) != 0) {
+		status = NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
 		DBG_ERR("worker %d: no inotify: %s\n", w->index,
-			strerror(errno));
-		if (nc->fd != -1) {
-			close(nc->fd);
-		}
+			nt_errstr(status));
+		vfs_watch_close(nc->fd);
 		nc->fd = -1;
 		return NULL;
 	}
@@ -306,7 +305,7 @@ static void notify_drop_wd(struct notify_ctx *nc, int wd)
 
 	if (nc->walks == 0) {
 		if (!notify_wd_used(nc, wd)) {
-			(void)inotify_rm_watch(nc->fd, wd);
+			vfs_notify_rm(nc->fd, wd);
 		}
 		return;
 	}
@@ -325,7 +324,7 @@ static void notify_sweep_orphans(struct notify_ctx *nc)
 
 	for (i = 0; i < nc->norphans; i++) {
 		if (!notify_wd_used(nc, nc->orphans[i])) {
-			(void)inotify_rm_watch(nc->fd, nc->orphans[i]);
+			vfs_notify_rm(nc->fd, nc->orphans[i]);
 		}
 	}
 	TALLOC_FREE(nc->orphans);
@@ -364,16 +363,15 @@ static bool notify_add_wd(struct notify_state *ns, int dirfd,
 			  const char *prefix)
 {
 	struct notify_ctx *nc = notify_ctx(ns->w);
-	char path[64];
+	NTSTATUS status;
 	int wd;
 
 	if (nc == NULL || ns->nwds >= NOTIFY_MAX_TREE_DIRS) {
 		return false;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
-	wd = inotify_add_watch(nc->fd, path, IN_MASK);
-	if (wd == -1) {
-		DBG_NOTICE("inotify_add_watch: %s\n", strerror(errno));
+	status = vfs_notify_add(nc->fd, dirfd, IN_MASK, &wd);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("inotify_add_watch: %s\n", nt_errstr(status));
 		return false;
 	}
 	if (!notify_register_wd(ns, wd, prefix)) {
@@ -423,13 +421,13 @@ static bool notify_walk_watch(struct notify_walk *wk, int fd,
 			      const char *prefix)
 {
 	struct notify_walk_dir *n;
-	char path[64];
+	NTSTATUS status;
 	int wd;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	wd = inotify_add_watch(wk->ifd, path, IN_MASK);
-	if (wd == -1) {
-		return errno != ENOSPC;	/* out of watches: stop */
+	status = vfs_notify_add(wk->ifd, fd, IN_MASK, &wd);
+	if (!NT_STATUS_IS_OK(status)) {
+		/* out of watches: stop */
+		return status != NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	n = talloc_realloc(wk, wk->dirs, struct notify_walk_dir,
 			   wk->ndirs + 1);
@@ -447,48 +445,42 @@ static bool notify_walk_watch(struct notify_walk *wk, int fd,
 }
 
 static void notify_walk_dir(struct notify_walk *wk, int dfd,
+			    const char *prefix, int depth);
+
+/* One level of the walk: where it is, for notify_walk_sub. */
+struct notify_walk_level {
+	struct notify_walk *wk;
+	const char *prefix;
+	int depth;
+};
+
+/* A subdirectory the user could open (vfs_dir_each_subdir): watched,
+ * then walked; false stops this level's walk. */
+static bool notify_walk_sub(void *priv, int sfd, const char *name)
+{
+	struct notify_walk_level *l = priv;
+	struct notify_walk *wk = l->wk;
+	char *sub = talloc_asprintf(wk, "%s%s\\", l->prefix, name);
+	bool more = sub != NULL && notify_walk_watch(wk, sfd, sub);
+
+	if (more) {
+		notify_walk_dir(wk, sfd, sub, l->depth + 1);
+	}
+	talloc_free(sub);
+	/* The bounds end the walk before the next entry is opened. */
+	return more && wk->ndirs < wk->max;
+}
+
+static void notify_walk_dir(struct notify_walk *wk, int dfd,
 			    const char *prefix, int depth)
 {
-	struct dirent *de;
-	DIR *d;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct notify_walk_level l = {
+		.wk = wk, .prefix = prefix, .depth = depth};
 
-	if (fd == -1) {
+	if (wk->ndirs >= wk->max || depth > 32) {
 		return;
 	}
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL && wk->ndirs < wk->max &&
-	       depth <= 32) {
-		char *sub;
-		int sfd;
-		bool more;
-
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0) {
-			continue;
-		}
-		/* O_RDONLY, not O_PATH: the user must be able to open it. */
-		sfd = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sfd == -1) {
-			continue;
-		}
-		sub = talloc_asprintf(wk, "%s%s\\", prefix, de->d_name);
-		more = sub != NULL && notify_walk_watch(wk, sfd, sub);
-		if (more) {
-			notify_walk_dir(wk, sfd, sub, depth + 1);
-		}
-		talloc_free(sub);
-		close(sfd);
-		if (!more) {
-			break;
-		}
-	}
-	closedir(d);
+	vfs_dir_each_subdir(dfd, notify_walk_sub, &l);
 }
 
 static void notify_walk_fn(struct tpool_job *tj)
@@ -496,15 +488,14 @@ static void notify_walk_fn(struct tpool_job *tj)
 	struct notify_walk *wk = tj->priv;
 
 	if (wk->include_start) {
-		int fd = openat(wk->start, ".",
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		bool more;
+		int fd;
 
-		if (fd == -1) {
+		if (!NT_STATUS_IS_OK(vfs_dir_reopen(wk->start, false, &fd))) {
 			return;	/* not the user's to see: no watch */
 		}
 		more = notify_walk_watch(wk, fd, wk->prefix);
-		close(fd);
+		vfs_dir_close(fd);
 		if (!more) {
 			return;
 		}
@@ -537,7 +528,7 @@ static void notify_walk_done(struct tpool_job *tj)
 			notify_drop_wd(nc, wk->dirs[i].wd);
 		}
 	}
-	close(wk->start);
+	vfs_dir_close(wk->start);
 	talloc_free(wk);
 	if (--nc->walks == 0) {
 		notify_sweep_orphans(nc);
@@ -560,12 +551,12 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 	if (wk == NULL) {
 		return;
 	}
-	wk->start = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!NT_STATUS_IS_OK(vfs_dir_reopen(dirfd, true, &wk->start))) {
+		wk->start = -1;
+	}
 	wk->prefix = talloc_strdup(wk, prefix);
 	if (wk->start == -1 || wk->prefix == NULL) {
-		if (wk->start != -1) {
-			close(wk->start);
-		}
+		vfs_dir_close(wk->start);
 		talloc_free(wk);
 		return;
 	}
@@ -578,7 +569,7 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 	wk->tj.lane = smbd_tcon_lane(ns->w, ns->op->tcon); /* the share's */
 	wk->tj.use_cred = true;
 	if (!smbd_tree_cred(wk, s, ns->op->tcon, &wk->tj.cred)) {
-		close(wk->start);
+		vfs_dir_close(wk->start);
 		talloc_free(wk);
 		return;
 	}
@@ -738,11 +729,9 @@ static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 		}
 	}
 	/* O_PATH only names it; the user's open happens in the pool. */
-	fd = openat(ns->op->fd, rel,
-		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd != -1) {
+	if (NT_STATUS_IS_OK(vfs_dir_open_sub_path(ns->op->fd, rel, &fd))) {
 		notify_walk_start(ns, fd, sub, true);
-		close(fd);
+		vfs_dir_close(fd);
 	}
 	talloc_free(rel);
 	talloc_free(sub);
@@ -852,37 +841,34 @@ void smbd_notify_register(struct smbd_worker *w)
 			    false);
 }
 
+/* One event the kernel queued (vfs_notify_drain). */
+static void notify_one(void *priv, const struct inotify_event *ev)
+{
+	struct smbd_worker *w = priv;
+	struct notify_ctx *nc = w->notify;
+
+	if (ev->mask & (IN_DELETE_SELF | IN_IGNORED)) {
+		notify_gone(w, ev->wd);
+	} else if (ev->mask & IN_Q_OVERFLOW) {
+		struct notify_state *ns;
+
+		/* The kernel lost events: every watcher is told to look
+		 * again. */
+		for (ns = nc->list; ns != NULL; ns = ns->next) {
+			notify_clear(ns);
+			ns->overflow = true;
+		}
+	} else {
+		notify_event(w, ev);
+	}
+}
+
 static void notify_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
 	struct notify_ctx *nc = w->notify;
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
-	ssize_t n;
 
-	while ((n = read(nc->fd, buf, sizeof(buf))) > 0) {
-		ssize_t off = 0;
-
-		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
-			const struct inotify_event *ev =
-				(const struct inotify_event *)(buf + off);
-
-			if (ev->mask & (IN_DELETE_SELF | IN_IGNORED)) {
-				notify_gone(w, ev->wd);
-			} else if (ev->mask & IN_Q_OVERFLOW) {
-				struct notify_state *ns;
-
-				/* The kernel lost events: every watcher is
-				 * told to look again. */
-				for (ns = nc->list; ns != NULL; ns = ns->next) {
-					notify_clear(ns);
-					ns->overflow = true;
-				}
-			} else {
-				notify_event(w, ev);
-			}
-			off += (ssize_t)sizeof(*ev) + ev->len;
-		}
-	}
+	vfs_notify_drain(nc->fd, notify_one, w);
 }
 
 /* ---- the request ---- */
