@@ -93,3 +93,26 @@ bool proc_alive(pid_t pid)
 	 * process's files (sockets, locks) until the last one is done. */
 	return !(pi.state == 'Z' || pi.state == 'X') || pi.threads > 1;
 }
+
+pid_t proc_parent(void)
+{
+	return getppid();
+}
+
+ssize_t proc_stat_text(pid_t pid, char *buf, size_t size)
+{
+	char path[32];
+	ssize_t got = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd != -1) {
+		got = read(fd, buf, size - 1);
+		close(fd);
+	}
+	if (got >= 0) {
+		buf[got] = '\0';
+	}
+	return got;
+}

@@ -35,4 +35,10 @@ bool proc_stat(pid_t pid, struct proc_info *out);
  * hold its files).  Without /proc, what kill() says. */
 bool proc_alive(pid_t pid);
 
+/* This process's parent (getppid(): a worker's is its master). */
+pid_t proc_parent(void);
+/* The text of /proc/PID/stat, NUL-terminated in buf (size > 0): its
+ * length, or -1 when the process has no such file (gone). */
+ssize_t proc_stat_text(pid_t pid, char *buf, size_t size);
+
 #endif

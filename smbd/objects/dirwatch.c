@@ -17,23 +17,19 @@
 #include "lib/clock.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/proc.h"
+#include "vfs/watch.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <ctype.h>
+#include <fcntl.h>	/* struct file_handle, in the events */
+#include <limits.h>
 #include <string.h>
-#include <sys/fanotify.h>
+#include <sys/fanotify.h>	/* the event format smbd_dirwatch_parse reads */
 #include <talloc.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
 
-/* What changes a directory's listing or what it caches of its entries. */
-#define DIRWATCH_MASK                                                         \
-	(FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO |            \
-	 FAN_MODIFY | FAN_ATTRIB | FAN_EVENT_ON_CHILD | FAN_ONDIR)
 #define DIRWATCH_HANDLE_MAX 128	/* MAX_HANDLE_SZ */
 /* How long an answer about a pid is believed without asking /proc again:
  * a local `cp -r` into a leased directory makes an event per file. */
@@ -66,6 +62,36 @@ struct dirwatch {
 	unsigned pids_next;
 };
 
+/* strtol(s, end, 10) that fails where it would set errno (overflow)
+ * or take no digit. */
+static bool dirwatch_parse_long(const char *s, long *out, char **end)
+{
+	bool neg = false;
+	long v = 0;
+
+	while (isspace((unsigned char)*s)) {
+		s++;
+	}
+	if (*s == '+' || *s == '-') {
+		neg = *s == '-';
+		s++;
+	}
+	if (!isdigit((unsigned char)*s)) {
+		return false;
+	}
+	for (; isdigit((unsigned char)*s); s++) {
+		int d = *s - '0';
+
+		if (neg ? v < (LONG_MIN + d) / 10 : v > (LONG_MAX - d) / 10) {
+			return false;
+		}
+		v = neg ? v * 10 - d : v * 10 + d;
+	}
+	*out = v;
+	*end = (char *)s;
+	return true;
+}
+
 bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
 			       const char *stat_text)
 {
@@ -85,9 +111,8 @@ bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
 	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ') {
 		return false;
 	}
-	errno = 0;
-	ppid = strtol(p + 4, &end, 10);
-	if (errno != 0 || end == p + 4 || (*end != ' ' && *end != '\0')) {
+	if (!dirwatch_parse_long(p + 4, &ppid, &end) ||
+	    (*end != ' ' && *end != '\0')) {
 		return false;
 	}
 	return ppid == (long)master;
@@ -96,31 +121,22 @@ bool smbd_dirwatch_pid_is_smbd(pid_t pid, pid_t self, pid_t master,
 static bool dirwatch_pid_ours(struct dirwatch *dw, pid_t pid)
 {
 	uint64_t now = clock_mono_ms();
-	char path[64], text[512];
-	ssize_t got = -1;
+	char text[512];
+	ssize_t got;
 	unsigned i;
-	int fd;
 
 	for (i = 0; i < DIRWATCH_PID_CACHE; i++) {
 		if (dw->pids[i].pid == pid && dw->pids[i].until > now) {
 			return dw->pids[i].ours;
 		}
 	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd != -1) {
-		got = read(fd, text, sizeof(text) - 1);
-		close(fd);
-	}
-	if (got >= 0) {
-		text[got] = '\0';
-	}
+	got = proc_stat_text(pid, text, sizeof(text));
 	i = dw->pids_next;
 	dw->pids_next = (i + 1) % DIRWATCH_PID_CACHE;
 	dw->pids[i].pid = pid;
 	dw->pids[i].until = now + DIRWATCH_PID_TTL_MS;
 	dw->pids[i].ours = smbd_dirwatch_pid_is_smbd(
-		pid, getpid(), getppid(), got >= 0 ? text : NULL);
+		pid, proc_pid(), proc_parent(), got >= 0 ? text : NULL);
 	return dw->pids[i].ours;
 }
 
@@ -252,16 +268,18 @@ static void dirwatch_on_event(const struct smbd_dirwatch_event *e,
 	}
 }
 
+/* A buffer of events (vfs_dirwatch_drain). */
+static void dirwatch_batch(void *priv, const uint8_t *buf, size_t n)
+{
+	smbd_dirwatch_parse(buf, n, dirwatch_on_event, priv);
+}
+
 static void dirwatch_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
 	struct dirwatch *dw = w->dirwatch;
-	uint8_t buf[8192];
-	ssize_t n;
 
-	while ((n = read(dw->fd, buf, sizeof(buf))) > 0) {
-		smbd_dirwatch_parse(buf, (size_t)n, dirwatch_on_event, w);
-	}
+	vfs_dirwatch_drain(dw->fd, dirwatch_batch, w);
 }
 
 /* An open's hold on its directory's entry. */
@@ -280,17 +298,16 @@ static int dirwatch_destructor(struct dirwatch *dw)
 		r->dw = NULL;
 	}
 	for (i = 0; i < dw->n; i++) {
-		close(dw->dirs[i].fd);
+		vfs_watch_close(dw->dirs[i].fd);
 	}
-	if (dw->fd != -1) {
-		close(dw->fd);
-	}
+	vfs_watch_close(dw->fd);
 	return 0;
 }
 
 static struct dirwatch *dirwatch_get(struct smbd_worker *w)
 {
 	struct dirwatch *dw = w->dirwatch;
+	NTSTATUS status;
 
 	if (dw != NULL) {
 		return dw->unavailable ? NULL : dw;
@@ -300,13 +317,12 @@ static struct dirwatch *dirwatch_get(struct smbd_worker *w)
 		return NULL;
 	}
 	w->dirwatch = dw;
-	dw->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
-				       FAN_REPORT_DIR_FID,
-			       O_RDONLY);
-	if (dw->fd == -1) {
+	status = vfs_dirwatch_open(&dw->fd);
+	if (!NT_STATUS_IS_OK(status)) {
+		dw->fd = -1;
 		DBG_NOTICE("worker %d: fanotify unavailable (%s): directory "
 			   "leases break on changes through SMB only, not on "
-			   "local ones\n", w->index, strerror(errno));
+			   "local ones\n", w->index, nt_errstr(status));
 		dw->unavailable = true;
 		return NULL;
 	}
@@ -314,23 +330,12 @@ static struct dirwatch *dirwatch_get(struct smbd_worker *w)
 	if (ev_watch_fd(w->loop, dw, dw->fd, dirwatch_readable, w) != 0) {
 		DBG_ERR("worker %d: cannot watch the fanotify descriptor\n",
 			w->index);
-		close(dw->fd);
+		vfs_watch_close(dw->fd);
 		dw->fd = -1;
 		dw->unavailable = true;
 		return NULL;
 	}
 	return dw;
-}
-
-static bool dirwatch_mark(struct dirwatch *dw, unsigned flags, int fd)
-{
-	char path[64];
-
-	/* fanotify_mark() takes no O_PATH descriptor as its object; the
-	 * descriptor's /proc link names the same directory. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return fanotify_mark(dw->fd, flags, DIRWATCH_MASK, AT_FDCWD, path) ==
-	       0;
 }
 
 static struct dirwatch_dir *dirwatch_by_id(struct dirwatch *dw,
@@ -351,8 +356,8 @@ static void dirwatch_drop(struct dirwatch *dw, struct dirwatch_dir *d)
 {
 	/* Fails harmlessly when the directory is gone: the kernel dropped
 	 * the mark with it. */
-	(void)dirwatch_mark(dw, FAN_MARK_REMOVE, d->fd);
-	close(d->fd);
+	(void)vfs_dirwatch_mark(dw->fd, false, d->fd);
+	vfs_watch_close(d->fd);
 	*d = dw->dirs[--dw->n];
 }
 
@@ -385,12 +390,11 @@ static struct dirwatch_dir *dirwatch_new_dir(struct smbd_worker *w,
 					     const struct smbd_open *op,
 					     const struct file_key *k)
 {
-	union {
-		struct file_handle fh;
-		uint8_t room[sizeof(struct file_handle) + DIRWATCH_HANDLE_MAX];
-	} h;
+	uint8_t handle[DIRWATCH_HANDLE_MAX];
 	struct dirwatch_dir *d;
-	int mount_id;
+	unsigned handle_len;
+	int handle_type;
+	NTSTATUS status;
 	int fd;
 
 	if (dw->n == SMBD_DIRWATCH_MAX) {
@@ -402,22 +406,20 @@ static struct dirwatch_dir *dirwatch_new_dir(struct smbd_worker *w,
 		}
 		return NULL;
 	}
-	h.fh.handle_bytes = DIRWATCH_HANDLE_MAX;
-	if (name_to_handle_at(op->fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) !=
-		    0 ||
-	    h.fh.handle_bytes > DIRWATCH_HANDLE_MAX) {
+	status = vfs_dirwatch_handle(op->fd, &handle_type, handle,
+				     &handle_len, DIRWATCH_HANDLE_MAX);
+	if (!NT_STATUS_IS_OK(status)) {
 		DBG_DEBUG("no file handle for %s: %s\n", op->path,
-			  strerror(errno));
+			  nt_errstr(status));
 		return NULL;
 	}
-	fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (fd == -1) {
+	if (!NT_STATUS_IS_OK(vfs_dirwatch_dup(op->fd, &fd))) {
 		return NULL;
 	}
-	if (!dirwatch_mark(dw, FAN_MARK_ADD, fd)) {
-		DBG_NOTICE("worker %d: fanotify_mark on %s: %s\n", w->index,
-			   op->path, strerror(errno));
-		close(fd);
+	if (!vfs_dirwatch_mark(dw->fd, true, fd)) {
+		DBG_NOTICE("worker %d: fanotify_mark on %s failed\n",
+			   w->index, op->path);
+		vfs_watch_close(fd);
 		return NULL;
 	}
 	d = &dw->dirs[dw->n++];
@@ -425,9 +427,9 @@ static struct dirwatch_dir *dirwatch_new_dir(struct smbd_worker *w,
 	d->dev = k->dev;
 	d->ino = k->ino;
 	d->fd = fd;
-	d->handle_type = h.fh.handle_type;
-	d->handle_len = h.fh.handle_bytes;
-	memcpy(d->handle, h.fh.f_handle, h.fh.handle_bytes);
+	d->handle_type = handle_type;
+	d->handle_len = handle_len;
+	memcpy(d->handle, handle, handle_len);
 	return d;
 }
 
