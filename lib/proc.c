@@ -1,4 +1,5 @@
 #include "lib/proc.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static pid_t cached_pid;
@@ -115,4 +117,16 @@ ssize_t proc_stat_text(pid_t pid, char *buf, size_t size)
 		buf[got] = '\0';
 	}
 	return got;
+}
+
+void *proc_shared_alloc(size_t size, const char *what)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		DBG_ERR("%s: %s\n", what, strerror(errno));
+		return NULL;
+	}
+	return p;
 }

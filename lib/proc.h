@@ -40,5 +40,9 @@ pid_t proc_parent(void);
 /* The text of /proc/PID/stat, NUL-terminated in buf (size > 0): its
  * length, or -1 when the process has no such file (gone). */
 ssize_t proc_stat_text(pid_t pid, char *buf, size_t size);
+/* size zeroed bytes that this process and the ones it forks afterwards
+ * share (an anonymous shared mapping, never unmapped): NULL, logged with
+ * what, when the kernel refuses it. */
+void *proc_shared_alloc(size_t size, const char *what);
 
 #endif

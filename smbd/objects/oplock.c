@@ -15,14 +15,12 @@
 #include "lib/clock.h"
 #include "lib/ev.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/wire.h"
 #include "smbd/msg/mailbox.h"
 #include "smbd/objects/cluster.h"
 
-#include <errno.h>
-#include <sys/mman.h>
 #include <string.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -303,12 +301,11 @@ void smbd_dir_change_of(const struct smbd_open *op, struct smbd_dir_change *c)
 
 bool smbd_dirlease_flag_create(struct smbd_server *srv)
 {
-	void *p = mmap(NULL, sizeof(uint32_t), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	/* Shared with the workers forked after it (lib/proc.h). */
+	void *p = proc_shared_alloc(sizeof(uint32_t),
+				    "directory leases: shared flag");
 
-	if (p == MAP_FAILED) {
-		DBG_ERR("directory leases: shared flag: %s\n",
-			strerror(errno));
+	if (p == NULL) {
 		return false;
 	}
 	srv->dirlease_armed = p;
