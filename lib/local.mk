@@ -5,6 +5,7 @@ libsmbd_a_SOURCES += \
 	lib/wire.c lib/wire.h \
 	lib/log.c lib/log.h lib/json.c lib/json.h \
 	lib/clock.c lib/clock.h lib/proc.c lib/proc.h \
+	lib/spawn.c lib/spawn.h \
 	lib/heartbeat.c lib/heartbeat.h \
 	lib/charset.c lib/charset.h
 libsmbd_a_SOURCES += \

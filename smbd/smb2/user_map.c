@@ -12,25 +12,17 @@
 #include "conf/loadparm.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/spawn.h"
+#include "vfs/textfile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
-#include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_AUTH
-
-extern char **environ;
 
 struct script_answer {
 	char *client;
@@ -41,10 +33,7 @@ struct script_answer {
 /* Per worker: the parsed map file and the script's recent answers. */
 struct smbd_user_map_cache {
 	char *path;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct vfs_text_stamp stamp;
 	struct usermap *map;
 	struct script_answer *answers;
 	size_t nanswers;
@@ -65,41 +54,34 @@ static struct smbd_user_map_cache *cache_of(struct smbd_worker *w)
 static const struct usermap *map_file(struct smbd_user_map_cache *c,
 				      const char *path)
 {
-	struct stat st;
+	struct vfs_text_stamp stamp;
+	NTSTATUS status;
 	char *text;
-	ssize_t n;
-	int fd;
+	size_t n;
 
 	if (c->path != NULL && strcmp(c->path, path) == 0 &&
-	    stat(path, &st) == 0 && st.st_dev == c->dev &&
-	    st.st_ino == c->ino && st.st_size == c->size &&
-	    st.st_mtim.tv_sec == c->mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == c->mtime.tv_nsec) {
+	    vfs_text_unchanged(path, &c->stamp)) {
 		return c->map;
 	}
 	TALLOC_FREE(c->map);
 	TALLOC_FREE(c->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
+	switch (vfs_text_read(c, path, USERMAP_MAX_FILE, &text, &n, &stamp,
+			      &status)) {
+	case VFS_TEXT_OK:
+		break;
+	case VFS_TEXT_NO_OPEN:
 		DBG_WARNING("username map %s: %s: no mapping\n", path,
-			    strerror(errno));
+			    nt_errstr(status));
 		return NULL;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > USERMAP_MAX_FILE) {
+	case VFS_TEXT_NOT_SMALL:
 		DBG_WARNING("username map %s: not a regular file of at most "
 			    "%d bytes: no mapping\n", path, USERMAP_MAX_FILE);
-		close(fd);
+		return NULL;
+	case VFS_TEXT_NO_READ:
+	default:
 		return NULL;
 	}
-	text = talloc_size(c, (size_t)st.st_size + 1);
-	n = text != NULL ? read(fd, text, (size_t)st.st_size) : -1;
-	close(fd);
-	if (n < 0) {
-		talloc_free(text);
-		return NULL;
-	}
-	c->map = usermap_parse(c, text, (size_t)n, path);
+	c->map = usermap_parse(c, text, n, path);
 	talloc_free(text);
 	c->path = talloc_strdup(c, path);
 	if (c->map == NULL || c->path == NULL) {
@@ -107,10 +89,7 @@ static const struct usermap *map_file(struct smbd_user_map_cache *c,
 		TALLOC_FREE(c->path);
 		return NULL;
 	}
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
-	c->size = st.st_size;
-	c->mtime = st.st_mtim;
+	c->stamp = stamp;
 	return c->map;
 }
 
@@ -222,37 +201,12 @@ struct script_job {
 	char err[128];
 };
 
-/* Read the child's output until EOF, the byte bound or the deadline. */
-static size_t script_read(int fd, char *buf, size_t max, struct timespec end)
-{
-	size_t have = 0;
-
-	while (have < max) {
-		struct timespec now;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		long ms;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (end.tv_sec - now.tv_sec) * 1000 +
-		     (end.tv_nsec - now.tv_nsec) / 1000000;
-		if (ms <= 0 || poll(&p, 1, (int)ms) <= 0) {
-			break;
-		}
-		n = read(fd, buf + have, max - have);
-		if (n <= 0) {
-			break;
-		}
-		have += (size_t)n;
-	}
-	return have;
-}
-
 /*
- * Pool thread: `sh -c 'SCRIPT "$1"' sh NAME`.  The client's name is the
- * shell's $1, never part of the command text, so no name a client sends
- * is parsed by the shell; the command itself may hold arguments, as in
- * Samba.  Descriptors of the daemon are not inherited (closefrom 3).
+ * Pool thread: `sh -c 'SCRIPT "$1"' sh NAME` (lib/spawn.h).  The
+ * client's name is the shell's $1, never part of the command text, so no
+ * name a client sends is parsed by the shell; the command itself may
+ * hold arguments, as in Samba.  Descriptors of the daemon are not
+ * inherited.
  */
 static void script_run(void *priv)
 {
@@ -260,63 +214,17 @@ static void script_run(void *priv)
 	char *cmd = talloc_asprintf(j, "%s \"$1\"", j->script);
 	char *argv[] = {"/bin/sh", "-c", cmd, "sh", j->client, NULL};
 	char out[SMBD_USER_MAP_SCRIPT_OUTPUT + 1];
-	posix_spawn_file_actions_t fa;
-	struct timespec end;
-	int pfd[2], status = 0, rc;
 	size_t n;
-	pid_t pid;
 	char *nl;
 
-	if (cmd == NULL || pipe2(pfd, O_CLOEXEC) != 0) {
+	if (cmd == NULL) {
 		snprintf(j->err, sizeof(j->err), "cannot start: %s",
-			 cmd == NULL ? "out of memory" : strerror(errno));
+			 "out of memory");
 		return;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc != 0) {
-		close(pfd[0]);
-		snprintf(j->err, sizeof(j->err), "cannot start: %s",
-			 strerror(rc));
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += SMBD_USER_MAP_SCRIPT_SECONDS;
-	n = script_read(pfd[0], out, SMBD_USER_MAP_SCRIPT_OUTPUT, end);
-	close(pfd[0]);
-	/* Past the deadline or the output bound it is killed; either way
-	 * it is reaped here, not left to the worker. */
-	if (waitpid(pid, &status, WNOHANG) == 0) {
-		struct timespec now;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		while (waitpid(pid, &status, WNOHANG) == 0 &&
-		       (now.tv_sec < end.tv_sec ||
-			(now.tv_sec == end.tv_sec &&
-			 now.tv_nsec < end.tv_nsec))) {
-			struct timespec pause = {0, 10 * 1000 * 1000};
-
-			nanosleep(&pause, NULL);
-			clock_gettime(CLOCK_MONOTONIC, &now);
-		}
-		if (waitpid(pid, &status, WNOHANG) == 0) {
-			kill(pid, SIGKILL);
-			(void)waitpid(pid, &status, 0);
-			snprintf(j->err, sizeof(j->err),
-				 "killed after %d s or %d bytes",
-				 SMBD_USER_MAP_SCRIPT_SECONDS,
-				 SMBD_USER_MAP_SCRIPT_OUTPUT);
-			return;
-		}
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(j->err, sizeof(j->err), "failed (status %d)",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (!spawn_capture(argv, out, SMBD_USER_MAP_SCRIPT_OUTPUT,
+			   SMBD_USER_MAP_SCRIPT_SECONDS, &n, j->err,
+			   sizeof(j->err))) {
 		return;
 	}
 	out[n] = '\0';
