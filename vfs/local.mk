@@ -80,3 +80,6 @@ testsuite_unit_test_vfs_fsctl_io_SOURCES = testsuite/unit/test_vfs_fsctl_io.c \
 libsmbd_a_SOURCES += vfs/dirread.c vfs/dirread.h vfs/watch.c vfs/watch.h
 # vfs/textfile: the `username map` file read whole (issue 37).
 libsmbd_a_SOURCES += vfs/textfile.c vfs/textfile.h
+# vfs/stack_props: the module stack asked by property, not by module
+# name (issue 37).
+libsmbd_a_SOURCES += vfs/stack_props.c vfs/stack_props.h

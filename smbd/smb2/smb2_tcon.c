@@ -19,11 +19,11 @@
 #include "lib/charset.h"
 #include "conf/loadparm.h"
 #include "vfs/module.h"
-#include "vfs/fruit.h"
+#include "vfs/dirread.h"
+#include "vfs/stack_props.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -369,19 +369,18 @@ static bool vfs_objects_have_streams(const char *const *names)
 	return i == 0;
 }
 
-/* fruit:veto_appledouble: "._" AppleDouble files are vetoed like the
- * names of `veto files` (fruit still reads them: it converts one to its
- * file's streams when the file is opened, vfs/fruit.h). */
-static NTSTATUS tcon_veto_appledouble(struct smbd_tcon *t)
+/* Names the module stack vetoes besides `veto files` (the AppleDouble
+ * "._" files, vfs/stack_props.h) are added to them. */
+static NTSTATUS tcon_veto_extra(struct smbd_tcon *t)
 {
-	const struct vfs_fruit_config *fc = vfs_fruit_config(t->vfs);
+	const char *extra = vfs_stack_veto_extra(t->vfs);
 
-	if (fc == NULL || !fc->veto_appledouble) {
+	if (extra == NULL) {
 		return NT_STATUS_OK;
 	}
 	t->share.veto_files = talloc_asprintf(
-		t, "%s/._*/",
-		t->share.veto_files != NULL ? t->share.veto_files : "");
+		t, "%s%s",
+		t->share.veto_files != NULL ? t->share.veto_files : "", extra);
 	return t->share.veto_files != NULL ? NT_STATUS_OK
 					   : NT_STATUS_NO_MEMORY;
 }
@@ -470,8 +469,8 @@ static NTSTATUS tcon_setup_vfs(const struct lp_ctx *lp, struct smbd_tcon *t,
 		return st;
 	}
 	t->share.acl_xattr = vfs_stack_has(t->vfs, "acl_xattr");
-	t->share.name_map = vfs_stack_priv(t->vfs, "catia");
-	return tcon_veto_appledouble(t);
+	t->share.name_map = vfs_stack_name_map(t->vfs);
+	return tcon_veto_extra(t);
 }
 
 /* `force group = [+]group`: the primary group file work runs with; with
@@ -773,7 +772,7 @@ static int tcon_enter_destructor(struct tcon_enter *e)
 	TALLOC_FREE(e->names);
 	talloc_free(tcon_enter_take(e));
 	if (e->fd != -1) {
-		close(e->fd);
+		vfs_dir_close(e->fd);
 	}
 	return 0;
 }
