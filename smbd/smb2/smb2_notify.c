@@ -17,8 +17,8 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
-#include "vfs/catia.h"
 #include "vfs/dirread.h"
+#include "vfs/stack_props.h"	/* the name map */
 #include "vfs/watch.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
@@ -195,7 +195,7 @@ static bool notify_encode(struct notify_state *ns, struct wire_buf *out,
 		return false;
 	}
 	for (i = 0; i < ns->nq; i++) {
-		/* vfs_catia: the names the client uses */
+		/* the share's name map: the names the client uses */
 		names[i] = vfs_name_map_apply(names, notify_name_map(ns),
 					      VFS_NAME_TO_WIRE, ns->q[i].name);
 		actions[i] = ns->q[i].action;

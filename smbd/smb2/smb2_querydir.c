@@ -32,10 +32,11 @@
  * (qd_msdfs_entry), as Samba lists it.
  *
  * A session granted AAPL's READ_DIR_ATTR (smb2_create_reply.c) listing
- * FileIdBothDirectoryInformation on a fruit share gets Apple's fields in
- * place of the NTFS ones, as Samba's fruit gives them (fscc.h struct
- * fscc_aapl_dir_attr): per entry the resource fork's size and the
- * compressed FinderInfo (vfs_fruit_dir_meta_get: an xattr read each, or
+ * FileIdBothDirectoryInformation on a share whose module stack gives
+ * them (vfs/stack_props.h) gets Apple's fields in place of the NTFS
+ * ones, as Samba's module gives them (fscc.h struct fscc_aapl_dir_attr):
+ * per entry the resource fork's size and the compressed FinderInfo
+ * (vfs_dir_attrs_get: an xattr read each, or
  * for a fork in a "._" file its open), the UNIX mode (from the stat
  * there is), and the maximal access of the session's user as CREATE
  * computes it (max_access.h: an access check, or the NT ACL's xattr on
@@ -60,8 +61,6 @@
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
-#include "vfs/catia.h"
-#include "vfs/fruit.h"
 #include "vfs/msdfs.h"
 #include "smbd/smb2/max_access.h"
 #include "smbd/objects/ntacl.h"
@@ -71,7 +70,7 @@
 #include "vfs/name.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/dirread.h"
-#include "smbd/smb2/fruit_session.h"
+#include "vfs/stack_props.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
@@ -115,7 +114,7 @@ struct qd_state {
 	bool is_root;		/* the share root: ".." is the root itself */
 	bool single;
 	bool want_short;	/* the class has a ShortName field */
-	bool zero_file_id;	/* fruit:zero_file_id for a Mac's session */
+	bool zero_file_id;	/* FileId 0 for a Mac's session */
 	bool mangled_pattern;	/* the pattern may be an 8.3 alias */
 	uint8_t cls;
 	uint32_t max_out;
@@ -136,9 +135,9 @@ struct qd_state {
 	 * the job did. */
 	struct qd_times *times;
 	size_t num_times;
-	/* READ_DIR_ATTR: the share's fruit config (the stack held in
+	/* READ_DIR_ATTR: the stack's configuration of it (the stack held in
 	 * st->vfs keeps it) or NULL for an ordinary listing */
-	const struct vfs_fruit_config *aapl;
+	const struct vfs_dir_attrs *aapl;
 	bool read_only;			/* the share */
 	struct ntacl_token *tok;	/* acl_xattr shares' max access */
 	/* the listed directory's part of the max access, once per query */
@@ -648,7 +647,7 @@ static uint32_t qd_max_access(struct qd_state *st, int fd, const char *name,
 {
 	struct sd *sd;
 
-	if (!st->aapl->readdir_max_access) {
+	if (!vfs_dir_attrs_max_access(st->aapl)) {
 		return SEC_FILE_ALL;
 	}
 	if (!st->dir_ready) {
@@ -674,18 +673,19 @@ static void qd_aapl_fill(struct qd_state *st, int fd, const char *name,
 			 const struct vfs_file_info *fi,
 			 struct fscc_aapl_dir_attr *a)
 {
-	struct vfs_fruit_dir_meta m;
+	struct vfs_dir_attrs_meta m;
 	int64_t btime = (int64_t)(fi->create_time / 10000000) -
 			(int64_t)NTTIME_EPOCH_DELTA;
 
-	vfs_fruit_dir_meta_get(st->aapl, fd, st->fd, name, S_ISREG(fi->mode),
+	vfs_dir_attrs_get(st->aapl, fd, st->fd, name, S_ISREG(fi->mode),
 			       btime, &m);
 	a->rfork_size = m.rfork_size;
 	memcpy(a->finder_info, m.finder, sizeof(a->finder_info));
 	a->max_access = qd_max_access(st, fd, name, fi);
-	/* The mode only with fruit:nfs_aces, as Samba gives it: a Mac
+	/* The mode only where the stack says so (Samba's nfs_aces): a Mac
 	 * takes one that is there for the file's Unix permissions. */
-	a->unix_mode = st->aapl->nfs_aces ? (uint16_t)fi->mode : 0;
+	a->unix_mode = vfs_dir_attrs_unix_mode(st->aapl) ? (uint16_t)fi->mode
+							  : 0;
 }
 
 static void qd_note_times(struct qd_state *st, size_t off,
@@ -755,7 +755,7 @@ static void qd_job(void *p)
 		struct fscc_aapl_dir_attr aapl;
 		char *shortn = NULL;
 		uint32_t ea_size = 0;
-		char *wire = NULL;	/* vfs_catia's client form */
+		char *wire = NULL;	/* the name map's client form */
 		NTSTATUS s;
 
 		if (!qd_match(st, name)) {
@@ -971,10 +971,22 @@ static bool qd_class_has_short(uint8_t cls)
 	       cls == FSCC_FILE_ID_ALL_EXTD_BOTH_DIRECTORY_INFORMATION;
 }
 
+/* The share's READ_DIR_ATTR configuration when req's session is a
+ * Mac's (it asked AAPL), else NULL (vfs/stack_props.h). */
+static const struct vfs_dir_attrs *qd_mac_attrs(const struct smb2_request *req)
+{
+	if (req->session == NULL || !req->session->aapl ||
+	    req->tcon == NULL) {
+		return NULL;
+	}
+	return vfs_stack_dir_attrs(req->tcon->vfs);
+}
+
 /* Start or continue the open's enumeration: fills the job state. */
 static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 			   const struct qd_req *q, struct qd_state *st)
 {
+	const struct vfs_dir_attrs *mac;
 	const struct lp_ctx *lp = req->conn->worker->srv->lp;
 	struct qd_dir *d = talloc_get_type(op->dir, struct qd_dir);
 
@@ -1013,7 +1025,7 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 		st->cursor = d->cursor;
 		d->names = NULL;
 	}
-	/* vfs_catia: matched against on-disk names (a mapped character
+	/* The name map: matched against on-disk names (a mapped character
 	 * that becomes a wildcard, U+F021 -> '*', then acts as one) */
 	st->pattern = vfs_name_map_apply(st, req->tcon->share.name_map,
 					 VFS_NAME_TO_DISK, d->pattern);
@@ -1022,14 +1034,14 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 	}
 	st->mangled_pattern = !vfs_name_has_wildcard(st->pattern) &&
 			      vfs_name_is_mangled(st->pattern);
-	st->zero_file_id = smb2_fruit_mac(req) != NULL &&
-			   smb2_fruit_mac(req)->zero_file_id;
-	if (smb2_fruit_mac(req) != NULL && req->session->aapl_readdir &&
+	mac = qd_mac_attrs(req);
+	st->zero_file_id = mac != NULL && vfs_dir_attrs_zero_file_id(mac);
+	if (mac != NULL && req->session->aapl_readdir &&
 	    q->cls == FSCC_FILE_ID_BOTH_DIRECTORY_INFORMATION) {
-		st->aapl = smb2_fruit_mac(req);
+		st->aapl = mac;
 		st->read_only = req->tcon->read_only;
 		if (req->tcon->share.acl_xattr &&
-		    st->aapl->readdir_max_access) {
+		    vfs_dir_attrs_max_access(st->aapl)) {
 			NTSTATUS s = ntacl_session_token(st, req->session,
 							 req->tcon, &st->tok);
 
@@ -1050,7 +1062,7 @@ static NTSTATUS qd_prepare(struct smb2_request *req, struct smbd_open *op,
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->share.root_fd = -1;	/* borrowed by the caller */
-	/* The listing maps names through vfs_catia's map in the pool: the
+	/* The listing maps names through the stack's name map in the pool: the
 	 * map is the module stack's, which the job holds. */
 	st->vfs = vfs_stack_ref(req->tcon->vfs);
 	st->dirpath = talloc_strdup(st, op->path != NULL ? op->path : "");
