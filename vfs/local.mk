@@ -78,6 +78,9 @@ testsuite_unit_test_vfs_fsctl_io_SOURCES = testsuite/unit/test_vfs_fsctl_io.c \
 # tree walk; vfs/watch: the kernel's change watches (inotify for
 # CHANGE_NOTIFY, fanotify for directory leases), issue 37.
 libsmbd_a_SOURCES += vfs/dirread.c vfs/dirread.h vfs/watch.c vfs/watch.h
+
+# with vfs/textfile and lib/spawn (the username map's file and script).
+UNIT_TESTS += testsuite/unit/test_vfs_dirread
 # vfs/textfile: the `username map` file read whole (issue 37).
 libsmbd_a_SOURCES += vfs/textfile.c vfs/textfile.h
 # vfs/stack_props: the module stack asked by property, not by module
