@@ -840,3 +840,103 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 	talloc_free(tmp);
 	return st;
 }
+
+/* ---- fruit's handle ops (vfs/handle.h) ---- */
+
+static NTSTATUS afpinfo_handle_pread(const struct vfs_handle *h,
+				     uint8_t *buf, size_t len, uint64_t off,
+				     size_t *got)
+{
+	NTSTATUS status = vfs_afpinfo_pread(h->fd, h->mode, h->xattr, buf,
+					    len, off, got);
+
+	return NT_STATUS_IS_OK(status) ? status : NT_STATUS_IO_DEVICE_ERROR;
+}
+
+/* The record's refusals (INVALID_PARAMETER) go to the client as they
+ * are. */
+static NTSTATUS afpinfo_handle_pwrite(const struct vfs_handle *h,
+				      const uint8_t *data, size_t len,
+				      uint64_t off, size_t *written)
+{
+	NTSTATUS status = vfs_afpinfo_pwrite(h->fd, h->mode, h->xattr, data,
+					     len, off);
+
+	*written = NT_STATUS_IS_OK(status) ? len : 0;
+	return status;
+}
+
+static NTSTATUS afpinfo_handle_size(const struct vfs_handle *h,
+				    uint64_t *size)
+{
+	return vfs_afpinfo_size(h->fd, h->mode, h->xattr, size);
+}
+
+/* QUERY_INFO and CREATE: the record's size, written yet or not, as
+ * Samba says. */
+static NTSTATUS afpinfo_handle_info_size(const struct vfs_handle *h,
+					 uint64_t *size)
+{
+	(void)h;
+	*size = VFS_AFPINFO_SIZE;
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS afpinfo_handle_set_size(const struct vfs_handle *h,
+					uint64_t size)
+{
+	(void)h;
+	return vfs_afpinfo_set_eof(size);
+}
+
+static NTSTATUS afpinfo_handle_remove(const struct vfs_handle *h)
+{
+	return vfs_afpinfo_delete(h->fd, h->mode, h->xattr);
+}
+
+static const struct vfs_handle_ops afpinfo_handle_ops = {
+	.name = "fruit_afpinfo",
+	.flags = 0,
+	.pread = afpinfo_handle_pread,
+	.pwrite = afpinfo_handle_pwrite,
+	.size = afpinfo_handle_size,
+	.info_size = afpinfo_handle_info_size,
+	.set_size = afpinfo_handle_set_size,
+	.allocate = vfs_posix_handle_allocate,
+	.sync = vfs_posix_handle_sync,
+	.remove = afpinfo_handle_remove,
+};
+
+/* AFP_Resource as a stream (fruit:resource = stream) or Netatalk's
+ * xattr (= xattr): a stream whose delete-on-close is ignored. */
+static const struct vfs_handle_ops rsrc_stream_handle_ops = {
+	.name = "fruit_rsrc_stream",
+	.flags = VFS_HANDLE_IGNORE_DELETE_ON_CLOSE,
+	.pread = vfs_stream_handle_pread,
+	.pwrite = vfs_stream_handle_pwrite,
+	.size = vfs_stream_handle_size,
+	.info_size = vfs_stream_handle_size,
+	.set_size = vfs_stream_handle_set_size,
+	.allocate = vfs_posix_handle_allocate,
+	.sync = vfs_posix_handle_sync,
+	.remove = vfs_stream_handle_remove,
+};
+
+const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
+						    enum vfs_fruit_meta meta,
+						    enum vfs_fruit_rsrc rsrc,
+						    const char *xattr,
+						    int *mode)
+{
+	*mode = VFS_FRUIT_META_NONE;
+	if (fruit && meta != VFS_FRUIT_META_NONE &&
+	    vfs_fruit_afpinfo_xattr(xattr)) {
+		*mode = meta;
+		return &afpinfo_handle_ops;
+	}
+	if (fruit && vfs_fruit_resource_xattr(xattr)) {
+		return rsrc == VFS_FRUIT_RSRC_FILE ? &vfs_rsrc_handle_ops
+						   : &rsrc_stream_handle_ops;
+	}
+	return &vfs_stream_handle_ops;
+}

@@ -36,6 +36,7 @@
 
 #include "lib/ntstatus.h"
 #include "vfs/module.h"
+#include "vfs/handle.h"
 
 #define VFS_AFPINFO_SIZE 60
 #define VFS_AFPINFO_FINDER_OFF 16
@@ -298,5 +299,19 @@ struct vfs_share;
 NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 				   const char *path, enum vfs_fruit_meta meta,
 				   bool rsrc_file, unsigned flags);
+
+/*
+ * The one choice of a stream handle's module (vfs/handle.h), made when
+ * CREATE opens stream xattr (vfs_stream_xattr's) on a share with fruit
+ * (`fruit`, keeping AFP_AfpInfo as `meta` and AFP_Resource as `rsrc`)
+ * or without: fruit's AFP_AfpInfo (*mode: meta), AFP_Resource (as the
+ * "._" file's fork, vfs/fruit_rsrc.h, or as a stream or Netatalk's
+ * xattr: delete-on-close ignored), else streams_xattr's.
+ */
+const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
+						    enum vfs_fruit_meta meta,
+						    enum vfs_fruit_rsrc rsrc,
+						    const char *xattr,
+						    int *mode);
 
 #endif

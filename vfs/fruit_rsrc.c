@@ -6,6 +6,7 @@
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/anchor.h"
+#include "vfs/streams.h"
 #include "lib/wire.h"
 
 #include <errno.h>
@@ -392,3 +393,53 @@ NTSTATUS vfs_rsrc_truncate(int fd, uint64_t size)
 	}
 	return rsrc_sync_len(fd, &e, e.off + size);
 }
+
+/* ---- AFP_Resource's handle ops (vfs/handle.h) ---- */
+
+static NTSTATUS rsrc_handle_pread(const struct vfs_handle *h, uint8_t *buf,
+				  size_t len, uint64_t off, size_t *got)
+{
+	NTSTATUS status = vfs_rsrc_pread(h->fd, buf, len, off, got);
+
+	return NT_STATUS_IS_OK(status) ? status : NT_STATUS_IO_DEVICE_ERROR;
+}
+
+static NTSTATUS rsrc_handle_pwrite(const struct vfs_handle *h,
+				   const uint8_t *data, size_t len,
+				   uint64_t off, size_t *written)
+{
+	NTSTATUS status = vfs_rsrc_pwrite(h->fd, data, len, off);
+
+	*written = NT_STATUS_IS_OK(status) ? len : 0;
+	if (NT_STATUS_IS_OK(status) || status == NT_STATUS_DISK_FULL) {
+		return status;
+	}
+	return NT_STATUS_IO_DEVICE_ERROR;
+}
+
+static NTSTATUS rsrc_handle_size(const struct vfs_handle *h, uint64_t *size)
+{
+	return vfs_rsrc_size(h->fd, size);
+}
+
+static NTSTATUS rsrc_handle_set_size(const struct vfs_handle *h,
+				     uint64_t size)
+{
+	return vfs_rsrc_truncate(h->fd, size);
+}
+
+/* Allocation, sync and removal act as they did before the ops table:
+ * on the "._" file's fd (removal never comes: delete-on-close is
+ * ignored on this handle). */
+const struct vfs_handle_ops vfs_rsrc_handle_ops = {
+	.name = "fruit_rsrc_file",
+	.flags = VFS_HANDLE_IGNORE_DELETE_ON_CLOSE,
+	.pread = rsrc_handle_pread,
+	.pwrite = rsrc_handle_pwrite,
+	.size = rsrc_handle_size,
+	.info_size = rsrc_handle_size,
+	.set_size = rsrc_handle_set_size,
+	.allocate = vfs_posix_handle_allocate,
+	.sync = vfs_posix_handle_sync,
+	.remove = vfs_stream_handle_remove,
+};

@@ -27,6 +27,7 @@
 #include <talloc.h>
 
 #include "lib/ntstatus.h"
+#include "vfs/handle.h"
 
 struct vfs_share;
 
@@ -111,5 +112,10 @@ NTSTATUS vfs_rsrc_pread(int fd, uint8_t *buf, size_t len, uint64_t off,
 NTSTATUS vfs_rsrc_pwrite(int fd, const uint8_t *data, size_t len,
 			 uint64_t off);
 NTSTATUS vfs_rsrc_truncate(int fd, uint64_t size);
+
+/* The handle ops of AFP_Resource with fruit:resource = file (h->fd the
+ * "._" file's; vfs/handle.h): delete-on-close is ignored, errors answer
+ * as a stream's (vfs/streams.h). */
+extern const struct vfs_handle_ops vfs_rsrc_handle_ops;
 
 #endif

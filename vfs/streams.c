@@ -423,3 +423,58 @@ NTSTATUS vfs_data_to_stream(int fd, const char *to)
 	talloc_free(tmp);
 	return st;
 }
+
+/* ---- the stream module's handle ops (vfs/handle.h) ---- */
+
+NTSTATUS vfs_stream_handle_pread(const struct vfs_handle *h, uint8_t *buf,
+				 size_t len, uint64_t off, size_t *got)
+{
+	NTSTATUS status = vfs_stream_pread(h->fd, h->xattr, buf, len, off,
+					   got);
+
+	return NT_STATUS_IS_OK(status) ? status : NT_STATUS_IO_DEVICE_ERROR;
+}
+
+NTSTATUS vfs_stream_handle_pwrite(const struct vfs_handle *h,
+				  const uint8_t *data, size_t len,
+				  uint64_t off, size_t *written)
+{
+	NTSTATUS status = vfs_stream_pwrite(h->fd, h->xattr, data, len, off);
+
+	*written = NT_STATUS_IS_OK(status) ? len : 0;
+	if (NT_STATUS_IS_OK(status) || status == NT_STATUS_DISK_FULL) {
+		return status;
+	}
+	return NT_STATUS_IO_DEVICE_ERROR;
+}
+
+NTSTATUS vfs_stream_handle_size(const struct vfs_handle *h, uint64_t *size)
+{
+	return vfs_stream_size(h->fd, h->xattr, size);
+}
+
+NTSTATUS vfs_stream_handle_set_size(const struct vfs_handle *h,
+				    uint64_t size)
+{
+	return vfs_stream_truncate(h->fd, h->xattr, size);
+}
+
+NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h)
+{
+	return vfs_stream_delete(h->fd, h->xattr);
+}
+
+/* Allocation and sync act on the base file's fd, as SET_INFO and FLUSH
+ * did on a stream's open before the ops table. */
+const struct vfs_handle_ops vfs_stream_handle_ops = {
+	.name = "streams_xattr",
+	.flags = 0,
+	.pread = vfs_stream_handle_pread,
+	.pwrite = vfs_stream_handle_pwrite,
+	.size = vfs_stream_handle_size,
+	.info_size = vfs_stream_handle_size,
+	.set_size = vfs_stream_handle_set_size,
+	.allocate = vfs_posix_handle_allocate,
+	.sync = vfs_posix_handle_sync,
+	.remove = vfs_stream_handle_remove,
+};

@@ -18,6 +18,7 @@
 #include <talloc.h>
 
 #include "lib/ntstatus.h"
+#include "vfs/handle.h"
 
 #define VFS_STREAM_PREFIX "user.DosStream."
 #define VFS_STREAM_SUFFIX ":$DATA"
@@ -65,5 +66,24 @@ NTSTATUS vfs_stream_delete_all(int fd);
  * with their sizes; the default "::$DATA" is not included. */
 NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, int fd, char ***names,
 			 uint64_t **sizes, size_t *count);
+
+/*
+ * The stream module's handle ops (vfs/handle.h): h->fd the base file,
+ * h->xattr the stream's xattr.  A failed read answers
+ * NT_STATUS_IO_DEVICE_ERROR, a failed write NT_STATUS_DISK_FULL when the
+ * xattr could not grow and NT_STATUS_IO_DEVICE_ERROR otherwise, as READ
+ * and WRITE answered before the ops table.  Shared with fruit's
+ * AFP_Resource kept as a stream or an xattr (vfs/fruit.c).
+ */
+extern const struct vfs_handle_ops vfs_stream_handle_ops;
+NTSTATUS vfs_stream_handle_pread(const struct vfs_handle *h, uint8_t *buf,
+				 size_t len, uint64_t off, size_t *got);
+NTSTATUS vfs_stream_handle_pwrite(const struct vfs_handle *h,
+				  const uint8_t *data, size_t len,
+				  uint64_t off, size_t *written);
+NTSTATUS vfs_stream_handle_size(const struct vfs_handle *h, uint64_t *size);
+NTSTATUS vfs_stream_handle_set_size(const struct vfs_handle *h,
+				    uint64_t size);
+NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h);
 
 #endif
