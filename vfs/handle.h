@@ -149,6 +149,15 @@ static inline bool vfs_handle_has(const struct vfs_handle *h, unsigned flag)
 	return (h->ops->flags & flag) != 0;
 }
 
+/* Close h's fd (every module's handle has one), if it has one, in the
+ * pool where close(2) may block; h->fd is -1 after. */
+void vfs_handle_close(struct vfs_handle *h);
+/* *fd := a new O_APPEND descriptor of fd's file, for writing at its end
+ * (vfs_reopen_append); the caller closes it (vfs_handle_close). */
+NTSTATUS vfs_handle_reopen_append(int fd, int *out);
+/* Close an fd vfs/ gave out (vfs_posix_send_range's). */
+void vfs_posix_close(int fd);
+
 /*
  * The posix module's calls for a file's own data that are not ops of
  * every module (vfs/handle_posix.c):

@@ -10,6 +10,7 @@
  */
 #include "vfs/handle.h"
 #include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
 #include "vfs/fault.h"
 
 #include <errno.h>
@@ -167,6 +168,25 @@ const struct vfs_handle_ops vfs_posix_handle_ops = {
 	.sync = vfs_posix_handle_sync,
 	.remove = posix_remove,
 };
+
+void vfs_handle_close(struct vfs_handle *h)
+{
+	if (h->fd != -1) {
+		close(h->fd);
+		h->fd = -1;
+	}
+}
+
+NTSTATUS vfs_handle_reopen_append(int fd, int *out)
+{
+	*out = vfs_reopen_append(fd);
+	return *out == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+void vfs_posix_close(int fd)
+{
+	(void)close(fd);
+}
 
 NTSTATUS vfs_posix_mtime(int fd, struct timespec *mtime)
 {

@@ -406,14 +406,14 @@ static struct dirwatch_dir *dirwatch_new_dir(struct smbd_worker *w,
 		}
 		return NULL;
 	}
-	status = vfs_dirwatch_handle(op->fd, &handle_type, handle,
+	status = vfs_dirwatch_handle(op->h.fd, &handle_type, handle,
 				     &handle_len, DIRWATCH_HANDLE_MAX);
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_DEBUG("no file handle for %s: %s\n", op->path,
 			  nt_errstr(status));
 		return NULL;
 	}
-	if (!NT_STATUS_IS_OK(vfs_dirwatch_dup(op->fd, &fd))) {
+	if (!NT_STATUS_IS_OK(vfs_dirwatch_dup(op->h.fd, &fd))) {
 		return NULL;
 	}
 	if (!vfs_dirwatch_mark(dw->fd, true, fd)) {
@@ -441,7 +441,7 @@ void smbd_dirwatch_add(struct smbd_worker *w, const struct smbd_open *op)
 	struct file_key k;
 	struct open_owner o;
 
-	if (!op->is_dir || op->fd == -1 || (dw = dirwatch_get(w)) == NULL) {
+	if (!op->is_dir || op->h.fd == -1 || (dw = dirwatch_get(w)) == NULL) {
 		return;
 	}
 	smbd_open_keys(op, &k, &o);

@@ -228,7 +228,7 @@ void smbd_durable_session_lost(struct smbd_conn *conn,
 
 		for (; op != NULL; op = next) {
 			next = op->hnext;
-			if (durable_kept(op) && op->fd != -1 &&
+			if (durable_kept(op) && op->h.fd != -1 &&
 			    (s == NULL || op->session == s)) {
 				(void)durable_detach(op, dc);
 			}
@@ -703,7 +703,7 @@ static void durable_msg_req(void *priv, int from, const void *body, int fd)
 	resilient_settle_now(op);
 	durable_xfer_fill(y, op);
 	if (smbd_mailbox_send(w->mbox, x->from_worker, SMBD_MSG_DURABLE_GIVE,
-			      y, sizeof(*y), op->fd)) {
+			      y, sizeof(*y), op->h.fd)) {
 		/* Handed over: forget the open, but leave its entries in
 		 * the locking DB for the new worker to take over. */
 		smbd_status_open(op, false);

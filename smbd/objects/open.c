@@ -195,8 +195,8 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
 	d->path = talloc_strdup(d, op->path);
 	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
-	if (op->stream != NULL && op->fd != -1) {
-		d->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+	if (op->stream != NULL && op->h.fd != -1) {
+		d->fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
 	}
 	d->is_dir = op->is_dir;
 	d->delete_now = delete_now;
@@ -241,13 +241,49 @@ static void dir_delete_pending(const struct smbd_open *op)
  * borrowed it. */
 static void open_fd_release(struct smbd_open *op)
 {
-	fd_share_release(&op->fd_share, op->fd);
-	op->fd = -1;
+	fd_share_release(&op->fd_share, op->h.fd);
+	op->h.fd = -1;
 }
 
 int smbd_open_fd_borrow(struct smbd_open *op, TALLOC_CTX *holder)
 {
-	return fd_share_borrow(&op->fd_share, op->fd, holder);
+	return fd_share_borrow(&op->fd_share, op->h.fd, holder);
+}
+
+NTSTATUS smbd_open_handle_borrow(struct smbd_open *op, TALLOC_CTX *holder,
+				 struct vfs_handle *h)
+{
+	*h = op->h;
+	h->xattr = NULL;
+	if (op->h.xattr != NULL) {
+		h->xattr = talloc_strdup(holder, op->h.xattr);
+		if (h->xattr == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	if (op->h.fd == -1) {
+		h->fd = -1;
+		return NT_STATUS_INVALID_HANDLE;	/* EBADF's */
+	}
+	h->fd = fd_share_borrow(&op->fd_share, op->h.fd, holder);
+	return h->fd == -1 ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+}
+
+/*
+ * After a stream rename (MS-FSA 2.1.5.14.11.1) op is op->stream: a
+ * stream that became the file's data reads and writes as the file's own
+ * data, the data that became a stream as a stream; a stream renamed to
+ * another stream keeps its module.
+ */
+static void smbd_open_handle_renamed(struct smbd_open *op)
+{
+	if (op->stream == NULL) {
+		op->h.ops = &vfs_posix_handle_ops;
+		op->h.mode = 0;
+	} else if (op->h.xattr == NULL) {
+		op->h.ops = &vfs_stream_handle_ops;
+	}
+	op->h.xattr = op->stream;
 }
 
 static int open_destructor(struct smbd_open *op)
@@ -269,7 +305,7 @@ static int open_destructor(struct smbd_open *op)
 		}
 	}
 	open_unhash(op);
-	if (op->fd != -1) {
+	if (op->h.fd != -1) {
 		/* Closing a local fd does not block; opens whose close
 		 * could block go through CLOSE's job instead. */
 		open_fd_release(op);
@@ -305,7 +341,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	op->conn = conn;
 	op->tcon = t;
 	op->session = s;
-	op->fd = fd;
+	vfs_handle_init(&op->h, fd);
 	op->opened_nttime = clock_nttime();
 	op->snap_root_fd = -1;
 	if (s != NULL) {
@@ -535,18 +571,18 @@ void smbd_open_session_moved(struct smbd_session *s, struct smbd_conn *from)
 
 int smbd_open_detach(struct smbd_open *op)
 {
-	int fd = op->fd;
+	int fd = op->h.fd;
 
 	open_unhash(op);
 	if (fd_share_borrowed(op->fd_share)) {
 		/* Jobs still read or write the open's descriptor: the
 		 * caller's close must not pull it from under them. */
-		fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+		fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
 		open_fd_release(op);
 	} else {
 		fd_share_forget(&op->fd_share);	/* nobody borrows it */
 	}
-	op->fd = -1;
+	op->h.fd = -1;
 	return fd;
 }
 
@@ -633,6 +669,7 @@ NTSTATUS smbd_open_rename_stream(struct smbd_open *op, const char *xattr)
 	}
 	talloc_free(op->stream);
 	op->stream = name;
+	smbd_open_handle_renamed(op);
 	return status;
 }
 
@@ -655,7 +692,7 @@ void smbd_open_share_release(struct smbd_open *op, bool *delete_now,
 	brl_remove_owner(db, &k, &o);
 	(void)share_mode_remove_wake(db, &k, &o, &last, delete_now, &wake);
 	op->share_registered = false;
-	if (op->afp_resource) {
+	if (vfs_handle_has(&op->h, VFS_HANDLE_IGNORE_DELETE_ON_CLOSE)) {
 		/* fruit: a Mac's delete of the resource fork is pending
 		 * for other opens, but the fork stays (as Samba's) */
 		*delete_now = false;

@@ -32,7 +32,7 @@
 #include "lib/tpool.h"
 #include "smbd/objects/write_time.h"
 #include "vfs/vfs.h"
-#include "vfs/fruit.h"
+#include "vfs/handle.h"
 
 struct smbd_conn;
 struct smbd_session;
@@ -104,7 +104,9 @@ struct smbd_open {
 	struct smbd_session *session;
 	uint64_t fid_persistent;
 	uint64_t fid_volatile;
-	int fd;			/* -1 once handed to a CLOSE job */
+	/* The open's data (vfs/handle.h): its module's ops, the fd (-1 once
+	 * handed to a CLOSE job), h.xattr == stream, the module's mode */
+	struct vfs_handle h;
 	struct fd_share *fd_share;	/* jobs hold fd (smbd_open_fd_borrow) */
 	bool is_dir;
 	bool opath;		/* fd is O_PATH (attribute-only open) */
@@ -113,16 +115,6 @@ struct smbd_open {
 	 * share root that path is relative to, else -1. */
 	int snap_root_fd;
 	char *stream;		/* NULL for the file's data */
-	/* stream is fruit's AFP_AfpInfo (not NONE: kept as this says):
-	 * READ, WRITE and SET_INFO follow its rules (vfs/fruit.h) */
-	enum vfs_fruit_meta afpinfo;
-	/* stream is AFP_Resource with fruit:resource = file: fd is the
-	 * "._" file's, READ, WRITE, SET_INFO and QUERY_INFO go through
-	 * vfs/fruit_rsrc.h */
-	bool rsrc_file;
-	/* stream is AFP_Resource on a share with fruit: delete-on-close
-	 * is ignored (vfs/fruit.h) */
-	bool afp_resource;
 	uint32_t access_mask;	/* granted */
 	uint32_t share_access;
 	uint32_t create_options;
@@ -253,6 +245,14 @@ int smbd_open_detach(struct smbd_open *op);
  * no fd or there is no memory.
  */
 int smbd_open_fd_borrow(struct smbd_open *op, TALLOC_CTX *holder);
+/*
+ * op's handle for a pool job: the same module and mode, the fd borrowed
+ * as above and the stream's xattr copied, both owned by holder (a
+ * stream rename or a CLOSE meanwhile changes nothing under the job).
+ * NT_STATUS_INVALID_HANDLE when op has no fd, NT_STATUS_NO_MEMORY.
+ */
+NTSTATUS smbd_open_handle_borrow(struct smbd_open *op, TALLOC_CTX *holder,
+				 struct vfs_handle *h);
 
 /* A directory is not renamed while a file below it is open, on any
  * worker (MS-FSA 2.1.5.14.11; Windows answers ACCESS_DENIED: smbtorture

@@ -32,7 +32,7 @@
 /* Writes through these opens never touch the file's mtime. */
 static bool wt_applies(const struct smbd_open *op)
 {
-	return op->fd != -1 && !op->is_dir && !op->opath &&
+	return op->h.fd != -1 && !op->is_dir && !op->opath &&
 	       op->stream == NULL;
 }
 
@@ -40,7 +40,7 @@ static void wt_set_mtime(struct smbd_open *op, const struct timespec *mtime)
 {
 	struct timespec ts[2] = {{0, UTIME_OMIT}, *mtime};
 
-	if (futimens(op->fd, ts) != 0) {
+	if (futimens(op->h.fd, ts) != 0) {
 		DBG_NOTICE("write time of %s: %s\n", op->path,
 			   strerror(errno));
 	}
@@ -89,7 +89,7 @@ bool smbd_wt_write_begin(struct smbd_open *op)
 	/* With writes of this open already in the pool the file's mtime
 	 * may be theirs; keep holds the one to put back. */
 	if (op->wt.inflight == 0) {
-		if (fstat(op->fd, &sb) != 0) {
+		if (fstat(op->h.fd, &sb) != 0) {
 			return false;
 		}
 		op->wt.keep = sb.st_mtim;
@@ -231,8 +231,8 @@ void smbd_ct_changed(struct smbd_open *op)
 {
 	struct vfs_file_info fi;
 
-	if (!op->wt.change_sticky || op->fd == -1 ||
-	    !NT_STATUS_IS_OK(vfs_fstat_info(op->fd, &fi))) {
+	if (!op->wt.change_sticky || op->h.fd == -1 ||
+	    !NT_STATUS_IS_OK(vfs_fstat_info(op->h.fd, &fi))) {
 		return;
 	}
 	ct_record(op, op->wt.change_time, fi.inode_ctime);

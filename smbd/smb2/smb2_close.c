@@ -19,16 +19,10 @@
 #include "vfs/anchor.h"
 #include "vfs/module.h"
 #include "vfs/dosattrib.h"
-#include "vfs/streams.h"
-#include "vfs/fruit.h"
-#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -36,10 +30,9 @@
 #define SMB2_CLOSE_FLAGS_FULL_INFORMATION 0x0001
 
 struct close_state {
-	int fd;
-	char *stream;
-	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
-	enum vfs_fruit_meta afpinfo;	/* stream is AFP_AfpInfo */
+	/* the open's handle, its fd now the job's (closed here) and its
+	 * stream's xattr copied */
+	struct vfs_handle h;
 	int root_fd;
 	char *path;
 	bool is_dir;
@@ -62,42 +55,29 @@ static void close_job(void *p)
 {
 	struct close_state *st = p;
 
-	if (st->want_info && st->fd != -1) {
-		st->status = vfs_fstat_info(st->fd, &st->fi);
+	if (st->want_info && st->h.fd != -1) {
+		st->status = vfs_fstat_info(st->h.fd, &st->fi);
 		if (NT_STATUS_IS_OK(st->status)) {
-			vfs_fill_dos_attributes(&st->share, st->fd, false,
+			vfs_fill_dos_attributes(&st->share, st->h.fd, false,
 						st->path, &st->fi);
 		}
-		if (NT_STATUS_IS_OK(st->status) && st->stream != NULL) {
+		if (NT_STATUS_IS_OK(st->status) && st->h.xattr != NULL) {
 			uint64_t size = 0;
 
-			(void)(st->afpinfo ? vfs_afpinfo_size(st->fd,
-							      st->afpinfo,
-							      st->stream,
-							      &size)
-			       : st->rsrc_file
-				       ? vfs_rsrc_size(st->fd, &size)
-				       : vfs_stream_size(st->fd, st->stream,
-							 &size));
+			(void)vfs_handle_size(&st->h, &size);
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
 		}
 	}
-	if (st->stream != NULL) {
-		if (st->delete_on_close && st->fd != -1) {
-			(void)(st->afpinfo
-				       ? vfs_afpinfo_delete(st->fd, st->afpinfo,
-							    st->stream)
-				       : vfs_stream_delete(st->fd, st->stream));
+	if (st->h.xattr != NULL) {
+		if (st->delete_on_close && st->h.fd != -1) {
+			(void)vfs_handle_remove(&st->h);
 		}
 		/* The file itself goes when this stream open was the last
 		 * thing keeping its pending delete. */
 		st->delete_on_close = st->delete_base;
 	}
-	if (st->fd != -1) {
-		close(st->fd);
-		st->fd = -1;
-	}
+	vfs_handle_close(&st->h);
 	if (st->delete_on_close && st->path[0] != '\0') {
 		/* Anchored to the file's directory and checked to be this
 		 * file (vfs/anchor.h): never through a re-pointed path. */
@@ -169,16 +149,17 @@ static NTSTATUS close_done(struct smb2_request *req, void *p)
 static bool close_inline(struct smbd_open *op, struct close_state *st)
 {
 	if (st->delete_on_close || st->delete_base || op->stream != NULL ||
-	    op->rsrc_file || !op->tcon->share.local_fs) {
+	    !vfs_handle_has(&op->h, VFS_HANDLE_FD_DATA) ||
+	    !op->tcon->share.local_fs) {
 		return false;
 	}
 	if (st->want_info) {
-		if (op->fd == -1) {
+		if (op->h.fd == -1) {
 			return false;
 		}
-		st->status = vfs_fstat_info(op->fd, &st->fi);
+		st->status = vfs_fstat_info(op->h.fd, &st->fi);
 		if (NT_STATUS_IS_OK(st->status)) {
-			vfs_fill_dos_attributes(&op->tcon->share, op->fd,
+			vfs_fill_dos_attributes(&op->tcon->share, op->h.fd,
 						false, op->path, &st->fi);
 		}
 	}
@@ -234,17 +215,14 @@ NTSTATUS smb2_close(struct smb2_request *req)
 	if (!vfs_share_copy(st, &st->share, &op->tcon->share)) {
 		st->path = NULL;	/* fails below: out of memory */
 	}
-	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->rsrc_file = op->rsrc_file;
-	st->afpinfo = op->afpinfo;
+	st->h = op->h;
+	st->h.xattr = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	/* the tree's, held until st goes (smbd_tcon_root_borrow) */
 	st->root_fd = smbd_tcon_root_borrow(op->tcon, st);
-	st->fd = smbd_open_detach(op);
+	st->h.fd = smbd_open_detach(op);
 	talloc_free(op);
 	if (st->path == NULL || st->root_fd == -1) {
-		if (st->fd != -1) {
-			close(st->fd);
-		}
+		vfs_handle_close(&st->h);
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}

@@ -128,7 +128,7 @@ static struct smbd_open *copychunk_source(struct smb2_request *req,
 	op = smbd_open_by_id(req->conn->worker, k.fid_volatile);
 	if (op == NULL || op->fid_persistent != k.fid_persistent ||
 	    op->resume_tag == 0 || op->resume_tag != k.tag ||
-	    op->session != req->session || op->fd == -1) {
+	    op->session != req->session || op->h.fd == -1) {
 		return NULL;
 	}
 	return op;
@@ -531,8 +531,8 @@ static NTSTATUS copychunk_prepare_ends(struct copychunk_state *st,
 				       struct smbd_open *dst)
 {
 	/* TOO_MANY_OPENED_FILES whatever stopped the dup */
-	(void)vfs_fd_dup(src->fd, &st->src.fd);
-	(void)vfs_fd_dup(dst->fd, &st->dst.fd);
+	(void)vfs_fd_dup(src->h.fd, &st->src.fd);
+	(void)vfs_fd_dup(dst->h.fd, &st->dst.fd);
 	if (st->src.fd == -1 || st->dst.fd == -1) {
 		return NT_STATUS_TOO_MANY_OPENED_FILES;
 	}
@@ -542,10 +542,11 @@ static NTSTATUS copychunk_prepare_ends(struct copychunk_state *st,
 	if (dst->stream != NULL) {
 		st->dst.stream = talloc_strdup(st, dst->stream);
 	}
-	st->src.afpinfo = src->afpinfo;
-	st->dst.afpinfo = dst->afpinfo;
-	st->src.rsrc = src->rsrc_file;
-	st->dst.rsrc = dst->rsrc_file;
+	/* the handles' modules (vfs/handle.h) as this file's flags */
+	st->src.afpinfo = (enum vfs_fruit_meta)src->h.mode;
+	st->dst.afpinfo = (enum vfs_fruit_meta)dst->h.mode;
+	st->src.rsrc = src->h.ops == &vfs_rsrc_handle_ops;
+	st->dst.rsrc = dst->h.ops == &vfs_rsrc_handle_ops;
 	if ((src->stream != NULL && st->src.stream == NULL) ||
 	    (dst->stream != NULL && st->dst.stream == NULL)) {
 		return NT_STATUS_NO_MEMORY;

@@ -542,11 +542,16 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	st->afpinfo = vfs_fruit_afpinfo_xattr(st->stream_xattr)
-			      ? st->fruit_meta
-			      : VFS_FRUIT_META_NONE;
-	st->afp_resource = st->fruit &&
-			   vfs_fruit_resource_xattr(st->stream_xattr);
+	/* The handle's module, chosen once (vfs/handle.h) */
+	st->hops = vfs_stream_handle_pick(
+		st->fruit, st->fruit_meta,
+		st->fruit_rsrc_file	? VFS_FRUIT_RSRC_FILE
+		: st->fruit_rsrc_xattr	? VFS_FRUIT_RSRC_XATTR
+					: VFS_FRUIT_RSRC_STREAM,
+		st->stream_xattr, &st->hmode);
+	st->afpinfo = (enum vfs_fruit_meta)st->hmode;
+	st->afp_resource = (st->hops->flags &
+			    VFS_HANDLE_IGNORE_DELETE_ON_CLOSE) != 0;
 	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
 	if (st->afp_resource && st->fruit_rsrc_xattr &&
 	    !create_rsrc_xattr(st, &exists)) {
@@ -1138,15 +1143,18 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		}
 	}
 	op->stream = talloc_steal(op, st->stream_xattr);
-	op->afpinfo = st->afpinfo;
-	op->rsrc_file = st->rsrc_file;
+	if (op->stream != NULL && st->hops != NULL) {
+		op->h.ops = st->hops;
+		op->h.mode = st->hmode;
+	}
+	op->h.xattr = op->stream;
 	op->access_mask = granted;
 	op->share_access = st->share_access;
 	op->create_options = st->options;
 	op->create_disposition = st->disposition;
-	op->afp_resource = st->afp_resource;
-	op->delete_on_close = (st->options & FILE_DELETE_ON_CLOSE) != 0 &&
-			      !st->afp_resource;
+	op->delete_on_close =
+		(st->options & FILE_DELETE_ON_CLOSE) != 0 &&
+		!vfs_handle_has(&op->h, VFS_HANDLE_IGNORE_DELETE_ON_CLOSE);
 	if (st->want_durable && st->durable.v2) {
 		/* 3.3.5.9.10: a replay of this DH2Q finds the open by its
 		 * CreateGuid, durable or not, and is refused while the
@@ -1188,7 +1196,7 @@ static NTSTATUS create_after_share(struct smb2_request *req,
 		return status;
 	}
 	if (st->need_truncate && op->stream == NULL) {
-		st->fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+		st->fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
 		if (st->fd == -1) {
 			talloc_free(op);
 			return vfs_map_errno(errno);

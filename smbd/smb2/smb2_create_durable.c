@@ -86,9 +86,9 @@ static NTSTATUS create_reply_existing(struct smb2_request *req,
 	struct open_owner o;
 	NTSTATUS status;
 
-	status = vfs_fstat_info(op->fd, &st->fi);
+	status = vfs_fstat_info(op->h.fd, &st->fi);
 	if (NT_STATUS_IS_OK(status)) {
-		vfs_fill_dos_attributes(&op->tcon->share, op->fd, false,
+		vfs_fill_dos_attributes(&op->tcon->share, op->h.fd, false,
 					op->path, &st->fi);
 		smbd_open_keys(op, &k, &o);
 		memset(&e, 0, sizeof(e));

@@ -86,6 +86,10 @@ struct create_state {
 	/* a Mac's session (AAPL asked) on a fruit share: an empty named
 	 * stream does not exist for a plain open (create_stream) */
 	bool fruit_mac;
+	/* out: the stream handle's module and its mode (vfs/handle.h,
+	 * vfs_stream_handle_pick); NULL for the file's own data */
+	const struct vfs_handle_ops *hops;
+	int hmode;
 	/* out: fruit's AFP_Resource: delete-on-close is ignored */
 	bool afp_resource;
 	/* out: it is fruit's AFP_AfpInfo (not NONE): the record's rules */

@@ -243,7 +243,7 @@ static NTSTATUS fs_job_start(struct smb2_ioctl_state *st, struct fs_job *job)
 
 	job->call = st->call;
 	job->store_dos = st->req->tcon->share.store_dos_attributes;
-	(void)vfs_fd_dup(op->fd, &job->fd);
+	(void)vfs_fd_dup(op->h.fd, &job->fd);
 	if (op->stream != NULL) {
 		job->stream = talloc_strdup(job, op->stream);
 	}

@@ -223,7 +223,7 @@ static NTSTATUS reparse_job_start(struct smb2_ioctl_state *st,
 	} else {
 		j->share.root_fd = smbd_tcon_root_borrow(t, j);
 	}
-	(void)vfs_fd_dup(op->fd, &j->fd);
+	(void)vfs_fd_dup(op->h.fd, &j->fd);
 	if (j->fd == -1 || j->share.root_fd == -1) {
 		talloc_free(j);
 		return NT_STATUS_TOO_MANY_OPENED_FILES;
@@ -249,7 +249,7 @@ static NTSTATUS reparse_check_open(const struct smbd_open *op)
 	if (op->pipe != NULL) {
 		return NT_STATUS_INVALID_DEVICE_REQUEST;
 	}
-	if (op->fd == -1) {
+	if (op->h.fd == -1) {
 		return NT_STATUS_FILE_CLOSED;
 	}
 	return NT_STATUS_OK;

@@ -64,10 +64,9 @@ struct getinfo_state {
 	bool want_eas;
 	struct wire_buf eas;	/* FILE_FULL_EA_INFORMATION list */
 	char *stream;		/* the open is this stream (xattr) */
-	bool rsrc_file;		/* fd is AFP_Resource's "._" file */
-	/* the stream is AFP_AfpInfo: the handle's size is the record's,
-	 * 60, whether one was written yet or not (as Samba) */
-	enum vfs_fruit_meta afpinfo;
+	/* the open's handle (vfs/handle.h), on fd and stream: a stream's
+	 * size is its module's (vfs_handle_info_size) */
+	struct vfs_handle h;
 	bool want_streams;
 	/* the share has fruit, keeping AFP_AfpInfo so (vfs/fruit.h):
 	 * AFP_AfpInfo without a valid record is not listed */
@@ -291,15 +290,9 @@ static void getinfo_job(void *p)
 		if (st->stream != NULL) {
 			uint64_t size = 0;
 
-			if (st->afpinfo) {
-				size = VFS_AFPINFO_SIZE;
-			} else {
-				(void)(st->rsrc_file
-					       ? vfs_rsrc_size(st->fd, &size)
-					       : vfs_stream_size(st->fd,
-								 st->stream,
-								 &size));
-			}
+			st->h.fd = st->fd;
+			st->h.xattr = st->stream;
+			(void)vfs_handle_info_size(&st->h, &size);
 			st->fi.is_dir = false;
 			st->fi.end_of_file = size;
 			st->fi.allocation_size = (size + 4095) & ~4095ULL;
@@ -748,7 +741,8 @@ static bool getinfo_inline(uint8_t type, const struct getinfo_state *st)
 	return st->share.local_fs &&
 	       (type == SMB2_0_INFO_FILE || type == SMB2_0_INFO_FILESYSTEM) &&
 	       !st->want_streams && !st->want_eas && !st->want_ntacl &&
-	       st->stream == NULL && !st->rsrc_file && st->tm_max == 0;
+	       st->stream == NULL &&
+	       vfs_handle_has(&st->h, VFS_HANDLE_FD_DATA) && st->tm_max == 0;
 }
 
 /* 3.3.5.20.1: the access each class needs. */
@@ -852,8 +846,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->want_domain_sids = type == SMB2_0_INFO_SECURITY &&
 			       lp_security_ads(req->conn->worker->srv->lp);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->rsrc_file = op->rsrc_file;
-	st->afpinfo = op->afpinfo;
+	st->h = op->h;
 	st->fruit_meta = vfs_fruit_meta(req->tcon->vfs);
 	st->fruit_mac = smb2_fruit_mac(req) != NULL;
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
@@ -872,8 +865,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
 	}
 	st->path = talloc_strdup(st, op->path);
-	if (st->path != NULL && getinfo_inline(type, st) && op->fd != -1) {
-		st->fd = op->fd;
+	if (st->path != NULL && getinfo_inline(type, st) && op->h.fd != -1) {
+		st->fd = op->h.fd;
 		getinfo_job(st);
 		(void)talloc_steal(req->mem_ctx, st);
 		return getinfo_done(req, st);
@@ -881,7 +874,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->fd = smbd_open_fd_borrow(op, st);	/* not closed by the job */
 	/* as fd_share_borrow fails: no fd (EBADF), or no memory */
 	status = st->fd != -1   ? NT_STATUS_OK
-		 : op->fd == -1 ? NT_STATUS_INVALID_HANDLE
+		 : op->h.fd == -1 ? NT_STATUS_INVALID_HANDLE
 				: NT_STATUS_NO_MEMORY;
 	need_root = st->tm_max != 0 ||
 		    (st->fruit_rsrc_file && st->want_streams);

@@ -713,7 +713,7 @@ static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 	char *rel, *sub, *p;
 	int fd;
 
-	if (ns->op == NULL || ns->op->fd == -1) {
+	if (ns->op == NULL || ns->op->h.fd == -1) {
 		return;
 	}
 	rel = talloc_asprintf(ns, "%s%s", prefix, name);
@@ -729,7 +729,7 @@ static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 		}
 	}
 	/* O_PATH only names it; the user's open happens in the pool. */
-	if (NT_STATUS_IS_OK(vfs_dir_open_sub_path(ns->op->fd, rel, &fd))) {
+	if (NT_STATUS_IS_OK(vfs_dir_open_sub_path(ns->op->h.fd, rel, &fd))) {
 		notify_walk_start(ns, fd, sub, true);
 		vfs_dir_close(fd);
 	}
@@ -976,12 +976,12 @@ NTSTATUS smb2_notify(struct smb2_request *req)
 		nc->list = ns;
 		talloc_set_destructor(ns, notify_state_destructor);
 		op->notify = ns;
-		if (!notify_add_wd(ns, op->fd, "")) {
+		if (!notify_add_wd(ns, op->h.fd, "")) {
 			TALLOC_FREE(op->notify);
 			return NT_STATUS_INSUFFICIENT_RESOURCES;
 		}
 		if (ns->tree) {
-			notify_walk_start(ns, op->fd, "", false);
+			notify_walk_start(ns, op->h.fd, "", false);
 		}
 	}
 	ns->filter = filter;

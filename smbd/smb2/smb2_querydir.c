@@ -1093,7 +1093,7 @@ static NTSTATUS qd_borrow_fds(struct smb2_request *req,
 	NTSTATUS status;
 
 	st->fd = smbd_open_fd_borrow(op, st);
-	status = qd_borrow_one(st->fd, op->fd);
+	status = qd_borrow_one(st->fd, op->h.fd);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

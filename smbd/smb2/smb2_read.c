@@ -6,6 +6,9 @@
  * never leaves a thread writing into freed memory.  When the READ is the
  * first reply of its frame that buffer becomes the frame's output and
  * the data is never copied in user space; otherwise it is appended.
+ * The open's handle (vfs/handle.h) says how its data is read.  A file's
+ * own data the page cache holds whole is read on the loop thread
+ * instead, without waiting for the disk (vfs_posix_pread_cached).
  *
  * Zero-copy (`use sendfile`): a read of a range the page cache holds
  * whole, whose reply goes out as plain bytes (smb2_reply_can_send_file:
@@ -20,22 +23,13 @@
 #include "smbd/objects/open.h"
 #include "smbd/smb2/smb2_pipe.h"
 #include "smbd/conn/session.h"
-#include "vfs/fault.h"
 #include "vfs/vfs.h"
-#include "vfs/fruit.h"
-#include "vfs/streams.h"
-#include "vfs/fruit_rsrc.h"
+#include "vfs/handle.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -51,113 +45,28 @@
  * zero-copy path makes, and small reads are the ones clients compound. */
 #define READ_SENDFILE_MIN (16 * 1024)
 
-/* cachestat(2) (Linux 6.5), not in glibc 2.36's headers; the number is
- * the same on every architecture with the generic syscall table. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-struct read_cachestat_range {
-	uint64_t off;
-	uint64_t len;
-};
-struct read_cachestat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
 struct read_state {
-	int fd;
-	char *stream;		/* xattr of a named stream, or NULL */
-	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
-	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
+	/* the open's handle: fd borrowed, stream's xattr copied */
+	struct vfs_handle h;
 	uint64_t offset;
 	uint32_t length;
 	uint32_t min_count;
 	uint8_t *base;		/* READ_REPLY_ROOM bytes, then the data */
 	uint8_t *buf;		/* base + READ_REPLY_ROOM */
-	ssize_t got;
-	int err;
+	size_t got;
+	NTSTATUS status;
 };
 
 static void read_job(void *p)
 {
 	struct read_state *st = p;
-	size_t done = 0;
 
-	if (st->stream != NULL) {
-		NTSTATUS status =
-			st->afpinfo
-				? vfs_afpinfo_pread(st->fd, st->afpinfo,
-						    st->stream, st->buf,
-						    st->length, st->offset,
-						    &done)
-			: st->rsrc_file
-				? vfs_rsrc_pread(st->fd, st->buf, st->length,
-						 st->offset, &done)
-				: vfs_stream_pread(st->fd, st->stream, st->buf,
-						   st->length, st->offset,
-						   &done);
-		if (!NT_STATUS_IS_OK(status)) {
-			st->err = EIO;
-		}
-		st->got = (ssize_t)done;
-		return;
-	}
-	/* Loop: pread may return short on some file systems before EOF. */
-	while (done < st->length) {
-		int fault = vfs_fault_hit(VFS_FAULT_READ, NULL, st->fd);
-		ssize_t n = fault != 0 ? -1
-				       : pread(st->fd, st->buf + done,
-					       st->length - done,
-					       (off_t)(st->offset + done));
-
-		if (fault != 0) {
-			errno = fault;
-		}
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			st->err = errno;
-			break;
-		}
-		if (n == 0) {
-			break;
-		}
-		done += (size_t)n;
-	}
-	st->got = (ssize_t)done;
+	st->status = vfs_pread(&st->h, st->buf, st->length, st->offset,
+			       &st->got);
 }
 
 static void read_orphan(void *p)
 {
-}
-
-/*
- * A read the page cache can serve whole is done here, on the loop
- * thread, straight from the open's fd (nothing can close it meanwhile):
- * preadv2(RWF_NOWAIT) never blocks on the disk (EAGAIN, or a
- * short count, when a page is not cached; the pool then does it).  The
- * fd was opened with the session user's rights, so reading it as the
- * daemon changes nothing about who may read what.
- */
-static bool read_cached(struct read_state *st, int fd)
-{
-	struct iovec iov = {.iov_base = st->buf, .iov_len = st->length};
-	ssize_t n;
-
-	if (vfs_fault_armed(VFS_FAULT_READ)) {
-		return false;	/* injected faults live on the pool's path */
-	}
-	n = preadv2(fd, &iov, 1, (off_t)st->offset, RWF_NOWAIT);
-	if (n < 0 || (size_t)n != st->length) {
-		return false;
-	}
-	st->got = n;
-	return true;
 }
 
 /* 2.2.20 READ Response: the data right after the 16-byte body. */
@@ -176,8 +85,8 @@ static NTSTATUS read_done(struct smb2_request *req, void *p)
 	struct read_state *st = p;
 	struct wire_buf *out = req->out;
 
-	if (st->err != 0 && st->got == 0) {
-		return vfs_map_errno(st->err);
+	if (!NT_STATUS_IS_OK(st->status) && st->got == 0) {
+		return st->status;
 	}
 	if (st->got == 0 || (uint32_t)st->got < st->min_count) {
 		return NT_STATUS_END_OF_FILE;
@@ -203,39 +112,6 @@ static NTSTATUS read_done(struct smb2_request *req, void *p)
 }
 
 /*
- * Whether the page cache holds every page of [off, off + len), asked
- * without reading anything.  sendfile from the loop thread is only safe
- * then: it would wait for the disk on an uncached page.  Pages evicted
- * between this call and the send make the loop wait for that one read;
- * an error (no cachestat, or a kernel that allows it only to the file's
- * owner or writers) answers no, and the buffered path runs.
- *
- * Uncached ranges go the buffered way (the pool's pread as the user):
- * something must wait for the disk off the loop thread, and what waits
- * until the data is really cached is a read into memory, not
- * readahead(2) or POSIX_FADV_WILLNEED, which only start the I/O.  The
- * copy that read makes is small next to the disk time, and it warms the
- * cache (with the kernel's readahead) for the next reads, which then go
- * zero-copy.
- */
-static bool read_range_cached(int fd, uint64_t off, uint64_t len)
-{
-	static uint64_t page;
-	struct read_cachestat_range r = {.off = off, .len = len};
-	struct read_cachestat cs;
-	uint64_t pages;
-
-	if (page == 0) {
-		page = (uint64_t)sysconf(_SC_PAGESIZE);
-	}
-	pages = (off + len - 1) / page - off / page + 1;
-	if (syscall(__NR_cachestat, fd, &r, &cs, 0) != 0) {
-		return false;
-	}
-	return cs.nr_cache >= pages;
-}
-
-/*
  * The zero-copy reply: false to take the buffered path; true when the
  * reply is decided (*status).  DataLength must be what will really be
  * sent, so the size is taken now (3.3.5.12: up to the end of the file,
@@ -246,39 +122,30 @@ static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
 			   uint64_t offset, uint32_t length,
 			   uint32_t min_count, NTSTATUS *status)
 {
-	struct stat sb;
+	NTSTATUS s;
 	uint64_t count;
 	int fd;
 
-	if (length < READ_SENDFILE_MIN || op->stream != NULL ||
+	if (length < READ_SENDFILE_MIN ||
+	    !vfs_handle_has(&op->h, VFS_HANDLE_FD_DATA) ||
 	    op->tcon == NULL || !op->tcon->use_sendfile ||
-	    vfs_fault_armed(VFS_FAULT_READ) ||
-	    !smb2_reply_can_send_file(req) || fstat(op->fd, &sb) != 0 ||
-	    !S_ISREG(sb.st_mode)) {
+	    !smb2_reply_can_send_file(req)) {
 		return false;
 	}
-	if ((uint64_t)sb.st_size <= offset ||
-	    (uint64_t)sb.st_size - offset < min_count) {
-		*status = NT_STATUS_END_OF_FILE;
+	s = vfs_posix_send_range(op->h.fd, offset, length, min_count,
+				 READ_SENDFILE_MIN, &count, &fd);
+	if (s == NT_STATUS_END_OF_FILE) {
+		*status = s;
 		return true;
 	}
-	count = (uint64_t)sb.st_size - offset;
-	if (count > length) {
-		count = length;
-	}
-	if (count < READ_SENDFILE_MIN || !read_range_cached(op->fd, offset,
-							    count)) {
-		return false;
-	}
-	fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
-	if (fd == -1) {
+	if (!NT_STATUS_IS_OK(s)) {
 		return false;
 	}
 	DBG_DEBUG("zero-copy READ of %llu bytes at %llu\n",
 		  (unsigned long long)count, (unsigned long long)offset);
 	read_push_body(req->out, (uint32_t)count);
 	if (req->out->failed) {
-		close(fd);
+		vfs_posix_close(fd);
 		*status = NT_STATUS_NO_MEMORY;
 		return true;
 	}
@@ -392,19 +259,18 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	}
 	st->base = talloc_size(st, READ_REPLY_ROOM + (size_t)length);
 	st->buf = st->base ? st->base + READ_REPLY_ROOM : NULL;
-	st->fd = -1;
 	st->offset = offset;
 	st->length = length;
 	st->min_count = min_count;
-	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->afpinfo = op->afpinfo;
-	st->rsrc_file = op->rsrc_file;
-	if (st->buf == NULL || (op->stream != NULL && st->stream == NULL)) {
+	if (st->buf == NULL) {
 		talloc_free(st);
 		return NT_STATUS_NO_MEMORY;
 	}
 	op->position = offset + length;
-	if (st->stream == NULL && read_cached(st, op->fd)) {
+	if (vfs_handle_has(&op->h, VFS_HANDLE_FD_DATA) &&
+	    vfs_posix_pread_cached(op->h.fd, st->buf, st->length,
+				   st->offset)) {
+		st->got = st->length;
 		/* Served from the page cache on the loop thread: no hop
 		 * through the pool.  st belongs to the request now. */
 		(void)talloc_steal(req->mem_ctx, st);
@@ -412,10 +278,10 @@ NTSTATUS smb2_read(struct smb2_request *req)
 	}
 	/* The open's fd, held for the job: a CLOSE racing this read does
 	 * not pull it away (open.h). */
-	st->fd = smbd_open_fd_borrow(op, st);
-	if (st->fd == -1) {
+	status = smbd_open_handle_borrow(op, st, &st->h);
+	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
-		return vfs_map_errno(errno);
+		return status;
 	}
 	return smb2_job_run(req, st, read_job, read_done, read_orphan);
 }

@@ -67,8 +67,8 @@ struct setinfo_state {
 	bool have_after;		/* after: the file once times were set */
 	struct vfs_file_info after;
 	char *stream;			/* the open is this stream (xattr) */
-	bool afpinfo;			/* stream is fruit's AFP_AfpInfo */
-	bool rsrc_file;			/* fd is the "._" file's */
+	/* the open's handle (vfs/handle.h), on fd and stream below */
+	struct vfs_handle h;
 	/* fruit:resource = file: a file's "._" file follows its renames */
 	bool fruit_rsrc_file;
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
@@ -410,15 +410,11 @@ static void setinfo_eas(struct setinfo_state *st)
 /* The mtime before is kept for an open whose write time is sticky. */
 static void setinfo_end_of_file(struct setinfo_state *st)
 {
-	struct stat sb;
-
-	if (fstat(st->fd, &sb) == 0) {
-		st->have_mtime = true;
-		st->mtime = sb.st_mtim;
+	if (vfs_handle_has(&st->h, VFS_HANDLE_FD_DATA)) {
+		st->have_mtime =
+			NT_STATUS_IS_OK(vfs_posix_mtime(st->fd, &st->mtime));
 	}
-	if (ftruncate(st->fd, (off_t)st->in.end_of_file) != 0) {
-		st->status = vfs_map_errno(errno);
-	}
+	st->status = vfs_handle_set_size(&st->h, st->in.end_of_file);
 }
 
 static void setinfo_job(void *p)
@@ -440,33 +436,13 @@ static void setinfo_job(void *p)
 								&st->after));
 		break;
 	case FSCC_FILE_END_OF_FILE_INFORMATION:
-		if (st->afpinfo) {
-			st->status = vfs_afpinfo_set_eof(st->in.end_of_file);
-			break;
-		}
-		if (st->rsrc_file) {
-			st->status = vfs_rsrc_truncate(st->fd,
-						       st->in.end_of_file);
-			break;
-		}
-		if (st->stream != NULL) {
-			st->status = vfs_stream_truncate(st->fd, st->stream,
-							 st->in.end_of_file);
-			break;
-		}
 		setinfo_end_of_file(st);
 		break;
-	case FSCC_FILE_ALLOCATION_INFORMATION: {
-		struct stat sb;
-
+	case FSCC_FILE_ALLOCATION_INFORMATION:
 		/* MS-FSA 2.1.5.15.1: below the end of file truncates. */
-		if (fstat(st->fd, &sb) == 0 &&
-		    st->in.allocation_size < (uint64_t)sb.st_size &&
-		    ftruncate(st->fd, (off_t)st->in.allocation_size) != 0) {
-			st->status = vfs_map_errno(errno);
-		}
+		st->status = vfs_handle_allocate(&st->h,
+						 st->in.allocation_size);
 		break;
-	}
 	case FSCC_FILE_DISPOSITION_INFORMATION:
 	case FSCC_FILE_DISPOSITION_INFORMATION_EX:
 		if (st->in.delete_pending && st->is_dir &&
@@ -560,8 +536,11 @@ static NTSTATUS setinfo_done(struct smb2_request *req, void *p)
 			}
 			/* AFP_Resource: pending for other opens, but macOS
 			 * keeps the fork (smbd_open_share_release) */
-			op->delete_on_close = st->in.delete_pending &&
-					      !op->afp_resource;
+			op->delete_on_close =
+				st->in.delete_pending &&
+				!vfs_handle_has(
+					&op->h,
+					VFS_HANDLE_IGNORE_DELETE_ON_CLOSE);
 			break;
 		}
 		case FSCC_FILE_RENAME_INFORMATION:
@@ -1043,13 +1022,14 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->opath = op->opath;
 	st->is_dir = op->is_dir;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->afpinfo = op->afpinfo;
-	st->rsrc_file = op->rsrc_file;
+	st->h = op->h;
 	st->fruit_rsrc_file = vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
 	/* The open's fd and the tree's root, held (not dup'ed) until st
 	 * goes: a CLOSE or TREE_DISCONNECT meanwhile leaves them open. */
 	st->fd = smbd_open_fd_borrow(op, st);
+	st->h.fd = st->fd;
+	st->h.xattr = st->stream;
 	st->share.root_fd = smbd_tcon_root_borrow(req->tcon, st);
 	if (st->fd == -1 || st->share.root_fd == -1 || st->path == NULL) {
 		talloc_free(st);

@@ -13,17 +13,12 @@
 #include "smbd/conn/session.h"
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
+#include "vfs/handle.h"
 #include "vfs/vfs_posix.h"
-#include "vfs/fruit.h"
-#include "vfs/streams.h"
-#include "vfs/fruit_rsrc.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SMB2_WRITEFLAG_WRITE_THROUGH 0x00000001
 #define SMB2_WRITEFLAG_WRITE_UNBUFFERED 0x00000002
@@ -35,81 +30,32 @@ struct write_state {
 	struct smbd_worker *worker;
 	uint64_t open_id;	/* the open's FileId.Volatile */
 	bool wt_begun;		/* counted by smbd_wt_write_begin */
-	int fd;			/* borrowed from the open (open.h) ... */
-	bool own_fd;		/* ... or an O_APPEND reopen, closed here */
-	char *stream;		/* xattr of a named stream, or NULL */
-	enum vfs_fruit_meta afpinfo;	/* stream is fruit's AFP_AfpInfo */
-	bool rsrc_file;		/* fd is the "._" file of AFP_Resource */
+	/* the open's handle: fd borrowed (open.h) or an O_APPEND reopen
+	 * (own_fd, closed here); stream's xattr copied */
+	struct vfs_handle h;
+	bool own_fd;
 	bool append;
 	bool sync;
 	uint64_t offset;
 	const uint8_t *data;
 	uint32_t length;
 	size_t written;
-	int err;
-	NTSTATUS status;	/* AFP_AfpInfo's refusal, as vfs/fruit says it */
+	int err;		/* the ring's result (smb2_ring_write) */
+	NTSTATUS status;	/* the handle's */
 };
 
 static void write_job(void *p)
 {
 	struct write_state *st = p;
 
-	if (st->stream != NULL) {
-		NTSTATUS status =
-			st->afpinfo
-				? vfs_afpinfo_pwrite(st->fd, st->afpinfo,
-						     st->stream, st->data,
-						     st->length, st->offset)
-			: st->rsrc_file
-				? vfs_rsrc_pwrite(st->fd, st->data, st->length,
-						  st->offset)
-				: vfs_stream_pwrite(st->fd, st->stream,
-						    st->data, st->length,
-						    st->offset);
-		if (NT_STATUS_IS_OK(status)) {
-			st->written = st->length;
-		} else if (st->afpinfo) {
-			st->status = status;	/* INVALID_PARAMETER */
-		} else {
-			st->err = status == NT_STATUS_DISK_FULL ? ENOSPC : EIO;
-		}
-		return;
-	}
-
-	while (st->written < st->length) {
-		ssize_t n;
-		int fault = vfs_fault_hit(VFS_FAULT_WRITE, NULL, st->fd);
-
-		if (fault != 0) {
-			errno = fault;
-			n = -1;
-		} else if (st->append) {
-			/* FILE_APPEND_DATA with offset all ones: write at
-			 * the end (2.2.21), atomically via O_APPEND. */
-			n = write(st->fd, st->data + st->written,
-				  st->length - st->written);
-		} else {
-			n = pwrite(st->fd, st->data + st->written,
-				   st->length - st->written,
-				   (off_t)(st->offset + st->written));
-		}
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			st->err = errno;
-			break;
-		}
-		st->written += (size_t)n;
-	}
-	if (st->sync && st->err == 0) {
-		int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
-
-		if (fault != 0) {
-			st->err = fault;
-		} else if (fdatasync(st->fd) != 0) {
-			st->err = errno;
-		}
+	st->status = vfs_pwrite(&st->h, st->data, st->length,
+				st->append ? VFS_HANDLE_APPEND : st->offset,
+				&st->written);
+	/* Write-through syncs a file's own data (a stream's write never
+	 * did) */
+	if (st->sync && NT_STATUS_IS_OK(st->status) &&
+	    vfs_handle_has(&st->h, VFS_HANDLE_FD_DATA)) {
+		st->status = vfs_handle_sync(&st->h, true);
 	}
 }
 
@@ -136,8 +82,8 @@ static void write_finished(struct write_state *st)
 static int write_state_destructor(struct write_state *st)
 {
 	write_finished(st);
-	if (st->own_fd && st->fd != -1) {
-		close(st->fd);
+	if (st->own_fd) {
+		vfs_handle_close(&st->h);
 	}
 	return 0;
 }
@@ -152,7 +98,7 @@ static NTSTATUS write_done(struct smb2_request *req, void *p)
 	struct wire_buf *out = req->out;
 
 	write_finished(st);
-	if (!NT_STATUS_IS_OK(st->status)) {
+	if (!NT_STATUS_IS_OK(st->status) && st->written == 0) {
 		return st->status;
 	}
 	if (st->err != 0 && st->written == 0) {
@@ -244,17 +190,18 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	}
 	st->append = offset == SMB2_APPEND_OFFSET &&
 		     !(op->access_mask & SEC_FILE_WRITE_DATA) && !op->stream;
-	st->own_fd = st->append;
-	st->fd = st->append ? vfs_reopen_append(op->fd)
-			    : smbd_open_fd_borrow(op, st);
-	if (st->fd == -1) {
+	if (st->append) {
+		vfs_handle_init(&st->h, -1);
+		status = vfs_handle_reopen_append(op->h.fd, &st->h.fd);
+		st->own_fd = NT_STATUS_IS_OK(status);
+	} else {
+		status = smbd_open_handle_borrow(op, st, &st->h);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
-		return vfs_map_errno(errno);
+		return status;
 	}
 	st->offset = offset;
-	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
-	st->afpinfo = op->afpinfo;
-	st->rsrc_file = op->rsrc_file;
 	st->data = req->in + data_off;
 	st->length = length;
 	st->sync = (flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
@@ -267,11 +214,11 @@ NTSTATUS smb2_write(struct smb2_request *req)
 	st->wt_begun = smbd_wt_write_begin(op);
 	op->modified = true;
 	talloc_set_destructor(st, write_state_destructor);
-	if (!st->append && st->stream == NULL && !st->sync &&
-	    !vfs_fault_armed(VFS_FAULT_WRITE)) {
+	if (!st->append && vfs_handle_has(&st->h, VFS_HANDLE_FD_DATA) &&
+	    !st->sync && !vfs_fault_armed(VFS_FAULT_WRITE)) {
 		/* Plain data to the open's fd: the ring writes it, as the
 		 * user (smb2_ring.c); the pool where there is no ring. */
-		status = smb2_ring_write(req, st, st->fd, st->data,
+		status = smb2_ring_write(req, st, st->h.fd, st->data,
 					 st->length, st->offset, &st->written,
 					 &st->err, write_done, write_orphan);
 		if (status != NT_STATUS_NOT_SUPPORTED) {
@@ -284,29 +231,23 @@ NTSTATUS smb2_write(struct smb2_request *req)
 /* ---- FLUSH ---- */
 
 struct flush_state {
-	int fd;
-	int err;
+	struct vfs_handle h;
+	NTSTATUS status;
 };
 
 static void flush_job(void *p)
 {
 	struct flush_state *st = p;
 
-	int fault = vfs_fault_hit(VFS_FAULT_FSYNC, NULL, st->fd);
-
-	if (fault != 0) {
-		st->err = fault;
-	} else if (fsync(st->fd) != 0) {
-		st->err = errno;
-	}
+	st->status = vfs_handle_sync(&st->h, false);
 }
 
 static NTSTATUS flush_done(struct smb2_request *req, void *p)
 {
 	struct flush_state *st = p;
 
-	if (st->err != 0 && st->err != EINVAL) {
-		return vfs_map_errno(st->err);
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return st->status;
 	}
 	wire_push_le16(req->out, 4);
 	wire_push_le16(req->out, 0);
@@ -344,10 +285,10 @@ NTSTATUS smb2_flush(struct smb2_request *req)
 	if (st == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st->fd = smbd_open_fd_borrow(op, st);
-	if (st->fd == -1) {
+	status = smbd_open_handle_borrow(op, st, &st->h);
+	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(st);
-		return vfs_map_errno(errno);
+		return status;
 	}
 	return smb2_job_run(req, st, flush_job, flush_done, write_orphan);
 }

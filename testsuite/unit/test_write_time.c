@@ -69,7 +69,7 @@ static void assert_mtime_now(int fd)
 static void do_write(struct smbd_open *op)
 {
 	assert_true(smbd_wt_write_begin(op));
-	assert_int_equal(pwrite(op->fd, "x", 1, 0), 1);
+	assert_int_equal(pwrite(op->h.fd, "x", 1, 0), 1);
 	smbd_wt_write_end(op);
 }
 
@@ -81,11 +81,11 @@ static int setup(void **state)
 	snprintf(t->path, sizeof(t->path), "/tmp/test_write_time.XXXXXX");
 	t->op = talloc_zero(t, struct smbd_open);
 	assert_non_null(t->op);
-	t->op->fd = mkstemp(t->path);
-	assert_true(t->op->fd != -1);
+	t->op->h.fd = mkstemp(t->path);
+	assert_true(t->op->h.fd != -1);
 	t->op->path = t->path;
 	t->op->worker = &t->worker;
-	set_mtime(t->op->fd, T_OLD);
+	set_mtime(t->op->h.fd, T_OLD);
 	*state = t;
 	return 0;
 }
@@ -94,7 +94,7 @@ static int teardown(void **state)
 {
 	struct wt_test *t = *state;
 
-	close(t->op->fd);
+	close(t->op->h.fd);
 	unlink(t->path);
 	talloc_free(t);
 	return 0;
@@ -107,10 +107,10 @@ static void test_write_keeps_close_sets(void **state)
 	struct wt_test *t = *state;
 
 	do_write(t->op);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 	assert_true(t->op->wt.dirty);
 	smbd_wt_close(t->op);
-	assert_mtime_now(t->op->fd);
+	assert_mtime_now(t->op->h.fd);
 	assert_false(t->op->wt.dirty);
 }
 
@@ -120,13 +120,13 @@ static void test_flush(void **state)
 	struct wt_test *t = *state;
 
 	smbd_wt_flush(t->op);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 	do_write(t->op);
 	smbd_wt_flush(t->op);
-	assert_mtime_now(t->op->fd);
-	set_mtime(t->op->fd, T_OLD);
+	assert_mtime_now(t->op->h.fd);
+	set_mtime(t->op->h.fd, T_OLD);
 	smbd_wt_close(t->op); /* nothing written since the flush */
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 }
 
 /* FileBasicInformation with LastWriteTime 0 flushes too. */
@@ -136,7 +136,7 @@ static void test_basic_zero_flushes(void **state)
 
 	do_write(t->op);
 	smbd_wt_set_basic(t->op, 0);
-	assert_mtime_now(t->op->fd);
+	assert_mtime_now(t->op->h.fd);
 }
 
 /* An explicit time sticks: writes, CLOSE and truncates keep it. */
@@ -148,26 +148,26 @@ static void test_sticky(void **state)
 	do_write(t->op);
 	smbd_wt_set_basic(t->op, nttime_from_timespec(
 					 &(struct timespec){T_SET, 100}));
-	set_mtime(t->op->fd, T_SET); /* what the SET_INFO job does */
+	set_mtime(t->op->h.fd, T_SET); /* what the SET_INFO job does */
 	do_write(t->op);
-	assert_mtime(t->op->fd, T_SET);
-	before = get_mtime(t->op->fd);
-	assert_int_equal(ftruncate(t->op->fd, 0), 0);
+	assert_mtime(t->op->h.fd, T_SET);
+	before = get_mtime(t->op->h.fd);
+	assert_int_equal(ftruncate(t->op->h.fd, 0), 0);
 	smbd_wt_resized(t->op, &before);
-	assert_mtime(t->op->fd, T_SET);
+	assert_mtime(t->op->h.fd, T_SET);
 	smbd_wt_close(t->op);
-	assert_mtime(t->op->fd, T_SET);
+	assert_mtime(t->op->h.fd, T_SET);
 }
 
 /* A truncate through an open without a set time is an update now. */
 static void test_resized(void **state)
 {
 	struct wt_test *t = *state;
-	struct timespec before = get_mtime(t->op->fd);
+	struct timespec before = get_mtime(t->op->h.fd);
 
 	do_write(t->op);
 	smbd_wt_resized(t->op, &before);
-	assert_mtime_now(t->op->fd);
+	assert_mtime_now(t->op->h.fd);
 	assert_false(t->op->wt.dirty);
 }
 
@@ -179,12 +179,12 @@ static void test_freeze_thaw(void **state)
 	smbd_wt_set_basic(t->op, FSCC_TIME_FREEZE);
 	do_write(t->op);
 	smbd_wt_close(t->op);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 	smbd_wt_set_basic(t->op, FSCC_TIME_UNFREEZE);
 	do_write(t->op);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 	smbd_wt_close(t->op);
-	assert_mtime_now(t->op->fd);
+	assert_mtime_now(t->op->h.fd);
 }
 
 /* Writes overlapping in the pool put back the time seen before the
@@ -194,21 +194,21 @@ static void test_inflight(void **state)
 	struct wt_test *t = *state;
 
 	assert_true(smbd_wt_write_begin(t->op));
-	assert_int_equal(pwrite(t->op->fd, "x", 1, 0), 1);
+	assert_int_equal(pwrite(t->op->h.fd, "x", 1, 0), 1);
 	assert_true(smbd_wt_write_begin(t->op));
 	smbd_wt_write_end(t->op);
-	assert_int_equal(pwrite(t->op->fd, "y", 1, 1), 1);
+	assert_int_equal(pwrite(t->op->h.fd, "y", 1, 1), 1);
 	smbd_wt_write_end(t->op);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 
 	assert_true(smbd_wt_write_begin(t->op));
-	assert_int_equal(pwrite(t->op->fd, "x", 1, 0), 1);
+	assert_int_equal(pwrite(t->op->h.fd, "x", 1, 0), 1);
 	smbd_wt_set_basic(t->op, nttime_from_timespec(
 					 &(struct timespec){T_SET, 100}));
-	set_mtime(t->op->fd, T_SET);
-	assert_int_equal(pwrite(t->op->fd, "x", 1, 0), 1);
+	set_mtime(t->op->h.fd, T_SET);
+	assert_int_equal(pwrite(t->op->h.fd, "x", 1, 0), 1);
 	smbd_wt_write_end(t->op);
-	assert_mtime(t->op->fd, T_SET);
+	assert_mtime(t->op->h.fd, T_SET);
 }
 
 /* Only the first write arms the update; CLOSE cancels it. */
@@ -227,12 +227,12 @@ static void test_timer_armed_once(void **state)
 	assert_ptr_equal(t->op->wt.timer, first);
 	smbd_wt_close(t->op);
 	assert_null(t->op->wt.timer);
-	assert_mtime_now(t->op->fd);
+	assert_mtime_now(t->op->h.fd);
 	/* Armed once per open: later writes wait for CLOSE. */
-	set_mtime(t->op->fd, T_OLD);
+	set_mtime(t->op->h.fd, T_OLD);
 	do_write(t->op);
 	assert_null(t->op->wt.timer);
-	assert_mtime(t->op->fd, T_OLD);
+	assert_mtime(t->op->h.fd, T_OLD);
 	t->worker.loop = NULL;
 }
 
