@@ -25,6 +25,9 @@ testsuite_unit_test_streams_SOURCES = testsuite/unit/test_streams.c \
 	testsuite/common/xattr_tmpfile.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_fault
+UNIT_TESTS += testsuite/unit/test_vfs_handle
+testsuite_unit_test_vfs_handle_SOURCES = testsuite/unit/test_vfs_handle.c \
+	testsuite/common/xattr_tmpfile.h
 UNIT_TESTS += testsuite/unit/test_dosmode
 
 # The stackable module layer (vfs objects) and its modules.
