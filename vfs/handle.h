@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "lib/ntstatus.h"
@@ -155,8 +156,29 @@ void vfs_handle_close(struct vfs_handle *h);
 /* *fd := a new O_APPEND descriptor of fd's file, for writing at its end
  * (vfs_reopen_append); the caller closes it (vfs_handle_close). */
 NTSTATUS vfs_handle_reopen_append(int fd, int *out);
-/* Close an fd vfs/ gave out (vfs_posix_send_range's). */
-void vfs_posix_close(int fd);
+
+/*
+ * Descriptor calls around a handle (vfs/handle_fd.c), errno mapped:
+ * vfs_handle_openat: vfs_openat_beneath (vfs_posix.h) into *fd (-1 on
+ * failure).  vfs_handle_fd_dup: a close-on-exec duplicate, -1 when
+ * none.  vfs_handle_fd_close: close fd unless -1.  vfs_handle_fstat:
+ * fstat.  vfs_handle_set_mtime: the modification time, atime left.
+ * vfs_handle_may: faccessat(how) with the effective ids.
+ * vfs_handle_dir_info: the identity and times of directory dir
+ * (share-relative, opened beneath the share's root).
+ */
+struct stat;
+struct vfs_share;
+struct vfs_file_info;
+NTSTATUS vfs_handle_openat(const struct vfs_share *sh, int dirfd,
+			   const char *path, int flags, mode_t mode, int *fd);
+int vfs_handle_fd_dup(int fd);
+void vfs_handle_fd_close(int fd);
+NTSTATUS vfs_handle_fstat(int fd, struct stat *sb);
+NTSTATUS vfs_handle_set_mtime(int fd, const struct timespec *mtime);
+bool vfs_handle_may(int dirfd, const char *name, int how);
+NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
+			     const char *dir, struct vfs_file_info *fi);
 
 /*
  * The posix module's calls for a file's own data that are not ops of

@@ -183,11 +183,6 @@ NTSTATUS vfs_handle_reopen_append(int fd, int *out)
 	return *out == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
 }
 
-void vfs_posix_close(int fd)
-{
-	(void)close(fd);
-}
-
 NTSTATUS vfs_posix_mtime(int fd, struct timespec *mtime)
 {
 	struct stat sb;

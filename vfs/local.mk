@@ -14,7 +14,7 @@ UNIT_TESTS += testsuite/unit/test_dosattrib
 libsmbd_a_SOURCES += vfs/vfs.h vfs/vfs_posix.c vfs/vfs_posix.h vfs/dirents.c vfs/dirents.h vfs/dosmode.c \
 	vfs/streams.c vfs/streams.h vfs/anchor.c vfs/anchor.h \
 	vfs/fault.c vfs/fault.h vfs/dircache.c vfs/dircache.h \
-	vfs/handle.h vfs/handle_posix.c \
+	vfs/handle.h vfs/handle_posix.c vfs/handle_fd.c \
 	vfs/msdfs.c vfs/msdfs.h
 
 UNIT_TESTS += testsuite/unit/test_msdfs

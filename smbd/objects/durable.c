@@ -14,6 +14,7 @@
 #include "locking/locking.h"
 #include "vfs/anchor.h"
 #include "vfs/module.h"
+#include "vfs/handle.h"
 #include "locking/locking_rec.h"
 #include "smbd/objects/smbd_locking.h"
 #include "lib/proc.h"
@@ -21,10 +22,8 @@
 #include "lib/log.h"
 #include "smbd/msg/mailbox.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -149,7 +148,7 @@ static struct smbd_tcon *ghost_tcon(struct smbd_open *op)
 		return NULL;
 	}
 	g->share.path = g->path;
-	g->share.root_fd = fcntl(t->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	g->share.root_fd = vfs_handle_fd_dup(t->share.root_fd);
 	if (g->share.root_fd == -1 || g->share_name == NULL ||
 	    g->path == NULL) {
 		talloc_free(g);
@@ -728,9 +727,7 @@ static void durable_give_orphan(struct smbd_worker *w,
 		(void)share_mode_remove(db, &k, &o, &last, &dn);
 		smbd_breaks_wake(w, &k);
 	}
-	if (fd != -1) {
-		close(fd);
-	}
+	vfs_handle_fd_close(fd);
 }
 
 /* The open given to this worker, in req's connection, session and tree;
@@ -817,9 +814,7 @@ static void durable_msg_give(void *priv, int from, const void *body, int fd)
 	NTSTATUS status;
 
 	if (fd == -1 || memchr(x->path, '\0', sizeof(x->path)) == NULL) {
-		if (fd != -1) {
-			close(fd);
-		}
+		vfs_handle_fd_close(fd);
 		return;
 	}
 	if (dw == NULL) {

@@ -8,12 +8,11 @@
 #include "smbd/auth/auth.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/handle.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 NTSTATUS ntacl_file_get(TALLOC_CTX *mem_ctx, int fd, struct sd **out)
 {
@@ -62,10 +61,10 @@ NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, bool domain,
 	struct wire_buf b;
 	struct sd_sid owner, group;
 	struct stat sb;
-	NTSTATUS status;
+	NTSTATUS status = vfs_handle_fstat(fd, &sb);
 
-	if (fstat(fd, &sb) != 0) {
-		return vfs_map_errno(errno);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	tmp = talloc_new(NULL);
 	if (tmp == NULL) {
@@ -103,17 +102,18 @@ NTSTATUS ntacl_file_get_parent(TALLOC_CTX *mem_ctx,
 	if (slash != NULL) {
 		*slash = '\0';
 	}
-	pfd = vfs_openat_beneath(share,
-	                         share->root_fd,
-	                         slash != NULL ? parent : ".",
-	                         O_PATH | O_DIRECTORY,
-	                         0);
+	status = vfs_handle_openat(share,
+	                           share->root_fd,
+	                           slash != NULL ? parent : ".",
+	                           O_PATH | O_DIRECTORY,
+	                           0,
+	                           &pfd);
 	talloc_free(parent);
-	if (pfd == -1) {
-		return vfs_map_errno(errno);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	status = ntacl_file_get(mem_ctx, pfd, out);
-	close(pfd);
+	vfs_handle_fd_close(pfd);
 	return status;
 }
 

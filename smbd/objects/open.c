@@ -22,10 +22,7 @@
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #undef DBGC_CLASS
 #define DBGC_CLASS LOG_CLASS_SMB2
@@ -155,12 +152,8 @@ static void open_delete_done(struct tpool_job *tj)
 static int open_delete_destructor(struct open_delete *d)
 {
 	vfs_stack_unref(d->vfs);
-	if (d->fd != -1) {
-		close(d->fd);
-	}
-	if (d->root_fd != -1) {
-		close(d->root_fd);
-	}
+	vfs_handle_fd_close(d->fd);
+	vfs_handle_fd_close(d->root_fd);
 	return 0;
 }
 
@@ -192,11 +185,11 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	}
 	d->share.path = "";
 	d->vfs = vfs_stack_ref(op->tcon->vfs);
-	d->root_fd = fcntl(op->tcon->share.root_fd, F_DUPFD_CLOEXEC, 0);
+	d->root_fd = vfs_handle_fd_dup(op->tcon->share.root_fd);
 	d->path = talloc_strdup(d, op->path);
 	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
 	if (op->stream != NULL && op->h.fd != -1) {
-		d->fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
+		d->fd = vfs_handle_fd_dup(op->h.fd);
 	}
 	d->is_dir = op->is_dir;
 	d->delete_now = delete_now;
@@ -310,10 +303,8 @@ static int open_destructor(struct smbd_open *op)
 		 * could block go through CLOSE's job instead. */
 		open_fd_release(op);
 	}
-	if (op->snap_root_fd != -1) {
-		close(op->snap_root_fd);
-		op->snap_root_fd = -1;
-	}
+	vfs_handle_fd_close(op->snap_root_fd);
+	op->snap_root_fd = -1;
 	return 0;
 }
 
@@ -577,7 +568,7 @@ int smbd_open_detach(struct smbd_open *op)
 	if (fd_share_borrowed(op->fd_share)) {
 		/* Jobs still read or write the open's descriptor: the
 		 * caller's close must not pull it from under them. */
-		fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
+		fd = vfs_handle_fd_dup(op->h.fd);
 		open_fd_release(op);
 	} else {
 		fd_share_forget(&op->fd_share);	/* nobody borrows it */
@@ -820,11 +811,10 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 {
 	struct locking_db *db = smbd_locking(op->conn->worker);
 	struct vfs_file_info fi;
-	struct statx stx;
 	struct file_key k;
 	const char *slash;
 	char *parent;
-	int rc, pfd;
+	NTSTATUS status;
 
 	if (db == NULL || op->stream != NULL || op->path == NULL) {
 		return NT_STATUS_OK;
@@ -837,19 +827,12 @@ NTSTATUS smbd_open_check_rename_parent(struct smbd_open *op)
 	}
 	/* The parent under the share's openat2 rules, never a symlinked
 	 * way out of it. */
-	pfd = vfs_openat_beneath(&op->tcon->share, op->tcon->share.root_fd,
-				 parent, O_PATH | O_DIRECTORY, 0);
-	rc = pfd == -1 ? -1
-		       : statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
-			       &stx);
-	if (pfd != -1) {
-		close(pfd);
-	}
+	status = vfs_handle_dir_info(&op->tcon->share, op->tcon->share.root_fd,
+				     parent, &fi);
 	talloc_free(parent);
-	if (rc != 0) {
+	if (!NT_STATUS_IS_OK(status)) {
 		return NT_STATUS_OK;
 	}
-	vfs_statx_to_info(&stx, &fi);
 	k.dev = fi.dev;
 	k.ino = fi.ino;
 	return share_mode_check_rename_parent(db, &k, parent_delete_stops,

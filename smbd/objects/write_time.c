@@ -20,10 +20,7 @@
 #include "lib/ev.h"
 #include "lib/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <talloc.h>
 
 #undef DBGC_CLASS
@@ -38,11 +35,11 @@ static bool wt_applies(const struct smbd_open *op)
 
 static void wt_set_mtime(struct smbd_open *op, const struct timespec *mtime)
 {
-	struct timespec ts[2] = {{0, UTIME_OMIT}, *mtime};
+	NTSTATUS status = vfs_handle_set_mtime(op->h.fd, mtime);
 
-	if (futimens(op->h.fd, ts) != 0) {
+	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("write time of %s: %s\n", op->path,
-			   strerror(errno));
+			   nt_errstr(status));
 	}
 	/* Writes still in the pool must put back this time, not the one
 	 * seen before they started. */
@@ -81,18 +78,16 @@ static void wt_timer_fired(void *priv)
 
 bool smbd_wt_write_begin(struct smbd_open *op)
 {
-	struct stat sb;
-
 	if (!wt_applies(op)) {
 		return false;
 	}
 	/* With writes of this open already in the pool the file's mtime
 	 * may be theirs; keep holds the one to put back. */
 	if (op->wt.inflight == 0) {
-		if (fstat(op->h.fd, &sb) != 0) {
+		if (!NT_STATUS_IS_OK(vfs_posix_mtime(op->h.fd,
+						     &op->wt.keep))) {
 			return false;
 		}
-		op->wt.keep = sb.st_mtim;
 	}
 	op->wt.inflight++;
 	if (op->wt.sticky) {

@@ -4,7 +4,8 @@
 #include "smbd/smb2/max_access.h"
 #include "smbd/objects/open.h"
 
-#include <fcntl.h>
+#include "vfs/handle.h"
+
 #include <unistd.h>
 
 /* The rights the write check gives. */
@@ -22,12 +23,11 @@ uint32_t smb2_mode_max_access(int dirfd, const char *name, bool read_only,
 	bool want_w = !read_only && (need & WRITE_GIVES) != 0;
 	bool r, w = false;
 
-	if (want_r && want_w &&
-	    faccessat(dirfd, name, R_OK | W_OK, AT_EACCESS) == 0) {
+	if (want_r && want_w && vfs_handle_may(dirfd, name, R_OK | W_OK)) {
 		r = w = true;
 	} else {
-		r = want_r && faccessat(dirfd, name, R_OK, AT_EACCESS) == 0;
-		w = want_w && faccessat(dirfd, name, W_OK, AT_EACCESS) == 0;
+		r = want_r && vfs_handle_may(dirfd, name, R_OK);
+		w = want_w && vfs_handle_may(dirfd, name, W_OK);
 	}
 	if (r) {
 		a |= SEC_FILE_READ_DATA | SEC_FILE_EXECUTE;

@@ -145,7 +145,7 @@ static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
 		  (unsigned long long)count, (unsigned long long)offset);
 	read_push_body(req->out, (uint32_t)count);
 	if (req->out->failed) {
-		vfs_posix_close(fd);
+		vfs_handle_fd_close(fd);
 		*status = NT_STATUS_NO_MEMORY;
 		return true;
 	}

@@ -1,0 +1,75 @@
+/*
+ * Descriptor calls smbd/smb2/ and smbd/objects/ made themselves around
+ * an open's handle (issue 37 item 1: no syscall and no errno above
+ * vfs/): an open beneath the share, a duplicate, a close, a stat, the
+ * modification time set, an access check, a directory's identity.
+ * Each is the one call it replaces, with errno mapped here once by
+ * vfs_map_errno (an errno a caller told apart has its own NTSTATUS,
+ * as vfs_map_errno gives it: EISDIR is NT_STATUS_FILE_IS_A_DIRECTORY).
+ */
+#include "vfs/handle.h"
+#include "vfs/vfs.h"
+#include "vfs/vfs_posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+NTSTATUS vfs_handle_openat(const struct vfs_share *sh, int dirfd,
+			   const char *path, int flags, mode_t mode, int *fd)
+{
+	*fd = vfs_openat_beneath(sh, dirfd, path, flags, mode);
+	return *fd == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+int vfs_handle_fd_dup(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+void vfs_handle_fd_close(int fd)
+{
+	if (fd != -1) {
+		(void)close(fd);
+	}
+}
+
+NTSTATUS vfs_handle_fstat(int fd, struct stat *sb)
+{
+	return fstat(fd, sb) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+NTSTATUS vfs_handle_set_mtime(int fd, const struct timespec *mtime)
+{
+	struct timespec ts[2] = {{0, UTIME_OMIT}, *mtime};
+
+	return futimens(fd, ts) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+bool vfs_handle_may(int dirfd, const char *name, int how)
+{
+	return faccessat(dirfd, name, how, AT_EACCESS) == 0;
+}
+
+NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
+			     const char *dir, struct vfs_file_info *fi)
+{
+	struct statx stx;
+	int pfd = vfs_openat_beneath(sh, root_fd, dir, O_PATH | O_DIRECTORY,
+				     0);
+	int rc;
+
+	if (pfd == -1) {
+		return vfs_map_errno(errno);
+	}
+	rc = statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx);
+	if (rc != 0) {
+		NTSTATUS status = vfs_map_errno(errno);
+
+		close(pfd);
+		return status;
+	}
+	close(pfd);
+	vfs_statx_to_info(&stx, fi);
+	return NT_STATUS_OK;
+}
