@@ -181,6 +181,39 @@ NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
 			     const char *dir, struct vfs_file_info *fi);
 
 /*
+ * CREATE's calls (vfs/handle_fd.c), errno decided here:
+ * vfs_handle_openat_info: vfs_openat_beneath_info.
+ * vfs_handle_open_existing: an existing name opened with flags (and its
+ * statx into fi unless NULL); with attr_only, a name whose data cannot
+ * be opened (EACCES: no permission on it; ENXIO: a socket) is opened
+ * O_PATH instead (*opath), for its attributes or its delete, as Samba
+ * does.
+ * vfs_handle_dup: a close-on-exec duplicate into *out.
+ * vfs_handle_stat_beneath: vfs_stat_beneath (vfs/anchor.h); *stopped
+ * (unless NULL): the share's resolve rules refused to follow a symlink
+ * on the way (ELOOP, EXDEV).
+ * vfs_handle_truncate_data: empty fd's data; a character or block
+ * device, which has none to empty (EINVAL), is left as it is.
+ * vfs_handle_reserve: FALLOC_FL_KEEP_SIZE of size bytes; a file system
+ * that cannot reserve still has the file (failures are not reported).
+ * vfs_handle_chmod: fchmod.
+ */
+NTSTATUS vfs_handle_openat_info(const struct vfs_share *sh, int dirfd,
+				const char *path, int flags, mode_t mode,
+				struct vfs_file_info *fi, int *fd);
+NTSTATUS vfs_handle_open_existing(const struct vfs_share *sh, int dirfd,
+				  const char *path, int flags,
+				  struct vfs_file_info *fi, bool attr_only,
+				  int *fd, bool *opath);
+NTSTATUS vfs_handle_dup(int fd, int *out);
+NTSTATUS vfs_handle_stat_beneath(const struct vfs_share *sh, int root_fd,
+				 const char *path, struct stat *sb,
+				 bool *stopped);
+NTSTATUS vfs_handle_truncate_data(int fd);
+void vfs_handle_reserve(int fd, uint64_t size);
+NTSTATUS vfs_handle_chmod(int fd, mode_t mode);
+
+/*
  * The posix module's calls for a file's own data that are not ops of
  * every module (vfs/handle_posix.c):
  *

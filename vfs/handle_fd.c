@@ -10,9 +10,11 @@
 #include "vfs/handle.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/anchor.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 NTSTATUS vfs_handle_openat(const struct vfs_share *sh, int dirfd,
@@ -72,4 +74,79 @@ NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
 	close(pfd);
 	vfs_statx_to_info(&stx, fi);
 	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_handle_openat_info(const struct vfs_share *sh, int dirfd,
+				const char *path, int flags, mode_t mode,
+				struct vfs_file_info *fi, int *fd)
+{
+	*fd = vfs_openat_beneath_info(sh, dirfd, path, flags, mode, fi);
+	return *fd == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+NTSTATUS vfs_handle_open_existing(const struct vfs_share *sh, int dirfd,
+				  const char *path, int flags,
+				  struct vfs_file_info *fi, bool attr_only,
+				  int *fd, bool *opath)
+{
+	*opath = false;
+	*fd = fi != NULL
+		      ? vfs_openat_beneath_info(sh, dirfd, path, flags, 0, fi)
+		      : vfs_openat_beneath(sh, dirfd, path, flags, 0);
+	if (*fd == -1 && (errno == EACCES || errno == ENXIO) && attr_only) {
+		*fd = vfs_openat_beneath(sh, dirfd, path, O_PATH, 0);
+		*opath = *fd != -1;
+	}
+	return *fd == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+NTSTATUS vfs_handle_dup(int fd, int *out)
+{
+	*out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return *out == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
+}
+
+NTSTATUS vfs_handle_stat_beneath(const struct vfs_share *sh, int root_fd,
+				 const char *path, struct stat *sb,
+				 bool *stopped)
+{
+	int err;
+
+	if (stopped != NULL) {
+		*stopped = false;
+	}
+	if (vfs_stat_beneath(sh, root_fd, path, sb) == 0) {
+		return NT_STATUS_OK;
+	}
+	err = errno;
+	if (stopped != NULL) {
+		*stopped = err == ELOOP || err == EXDEV;
+	}
+	return vfs_map_errno(err);
+}
+
+NTSTATUS vfs_handle_truncate_data(int fd)
+{
+	struct stat sb;
+	int err;
+
+	if (ftruncate(fd, 0) == 0) {
+		return NT_STATUS_OK;
+	}
+	err = errno;
+	if (err == EINVAL && fstat(fd, &sb) == 0 &&
+	    (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))) {
+		return NT_STATUS_OK;
+	}
+	return vfs_map_errno(err);
+}
+
+void vfs_handle_reserve(int fd, uint64_t size)
+{
+	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
+}
+
+NTSTATUS vfs_handle_chmod(int fd, mode_t mode)
+{
+	return fchmod(fd, mode) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
 }

@@ -55,7 +55,6 @@
 #include "vfs/snapshot.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <string.h>
@@ -70,14 +69,10 @@ static void create_orphan(void *p)
 {
 	struct create_state *st = p;
 
-	if (st->fd != -1) {
-		close(st->fd);
-		st->fd = -1;
-	}
-	if (st->rsrc_fd != -1) {
-		close(st->rsrc_fd);
-		st->rsrc_fd = -1;
-	}
+	vfs_handle_fd_close(st->fd);
+	st->fd = -1;
+	vfs_handle_fd_close(st->rsrc_fd);
+	st->rsrc_fd = -1;
 }
 
 static int create_state_destructor(struct create_state *st)
@@ -85,8 +80,8 @@ static int create_state_destructor(struct create_state *st)
 	vfs_stack_unref(st->vfs);
 	create_parent_fd_close(st);
 	/* A borrowed root goes back when its holder (st) is freed. */
-	if (st->root_owned && st->share.root_fd != -1) {
-		close(st->share.root_fd);
+	if (st->root_owned) {
+		vfs_handle_fd_close(st->share.root_fd);
 	}
 	return 0;
 }
@@ -108,7 +103,7 @@ static void create_new_undo(struct create_state *st, bool dir)
 {
 	struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
 
-	close(st->fd);
+	vfs_handle_fd_close(st->fd);
 	st->fd = -1;
 	st->rsrc_fd = -1;
 	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
@@ -133,10 +128,10 @@ static mode_t create_parent_mode(struct create_state *st)
 	if (pfd == -1) {
 		return 0;
 	}
-	if (fstat(pfd, &sb) != 0) {
+	if (!NT_STATUS_IS_OK(vfs_handle_fstat(pfd, &sb))) {
 		sb.st_mode = 0;
 	}
-	close(pfd);
+	vfs_handle_fd_close(pfd);
 	return sb.st_mode & 07777;
 }
 
@@ -169,16 +164,19 @@ static void create_new(struct create_state *st)
 		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path,
-					    O_RDONLY | O_DIRECTORY, 0);
+		st->status = vfs_handle_openat(&st->share,
+					       st->share.root_fd,
+					       st->real_path,
+					       O_RDONLY | O_DIRECTORY, 0,
+					       &st->fd);
 	} else {
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path,
-					    O_RDWR | O_CREAT | O_EXCL, mode);
+		st->status = vfs_handle_openat(&st->share,
+					       st->share.root_fd,
+					       st->real_path,
+					       O_RDWR | O_CREAT | O_EXCL, mode,
+					       &st->fd);
 	}
-	if (st->fd == -1) {
-		st->status = vfs_map_errno(errno);
+	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
 	st->action = FILE_CREATED;
@@ -192,12 +190,12 @@ static void create_new(struct create_state *st)
 		struct stat sb;
 		mode_t m;
 
-		if (fstat(st->fd, &sb) == 0 &&
+		if (NT_STATUS_IS_OK(vfs_handle_fstat(st->fd, &sb)) &&
 		    NT_STATUS_IS_OK(secdesc_to_mode(st->sd, st->sd_len,
 						    SECINFO_DACL, sb.st_uid,
 						    sb.st_gid, sb.st_mode, &m)) &&
 		    m != sb.st_mode) {
-			(void)fchmod(st->fd, m & 07777);
+			(void)vfs_handle_chmod(st->fd, m & 07777);
 		}
 	}
 	if (st->share.store_dos_attributes) {
@@ -253,13 +251,11 @@ static void create_existing(struct create_state *st, bool is_dir)
 			      (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM)) &
 			     ~st->attrs) != 0) {
 				st->status = NT_STATUS_ACCESS_DENIED;
-				close(fd0);
+				vfs_handle_fd_close(fd0);
 				return;
 			}
 		}
-		if (fd0 != -1) {
-			close(fd0);
-		}
+		vfs_handle_fd_close(fd0);
 		/* Truncated later, after the share-mode check (create_done):
 		 * another open may forbid writing. */
 		flags = O_RDWR;
@@ -280,32 +276,22 @@ static void create_existing(struct create_state *st, bool is_dir)
 			goto opened;
 		}
 	}
-	if (overwrite) {
-		/* the information comes after the truncation */
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path, flags, 0);
-	} else {
-		/* The open's statx: the type check on the fd and st->fi,
-		 * as for create_open_exact. */
-		st->fd = vfs_openat_beneath_info(&st->share,
-						 st->share.root_fd,
-						 st->real_path, flags, 0,
-						 &st->fi);
-		st->fi_valid = st->fd != -1;
-	}
-	if (st->fd == -1 && (errno == EACCES || errno == ENXIO) &&
-	    !overwrite &&
-	    !(st->access & (SEC_FILE_READ_DATA | SEC_FILE_WRITE_DATA |
-			    SEC_FILE_APPEND_DATA | SEC_FILE_EXECUTE))) {
-		/* Attribute-only access needs no permission on the data,
-		 * nor data at all: a socket (ENXIO) opens so, as in Samba,
-		 * for its attributes or its delete. */
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path, O_PATH, 0);
-		st->opath = st->fd != -1;
-	}
-	if (st->fd == -1) {
-		st->status = vfs_map_errno(errno);
+	/* Overwrite: the information comes after the truncation; else
+	 * the open's statx is the type check on the fd and st->fi, as for
+	 * create_open_exact.  Attribute-only access needs no permission on
+	 * the data, nor data at all: a socket opens O_PATH, as in Samba,
+	 * for its attributes or its delete. */
+	st->status = vfs_handle_open_existing(
+		&st->share, st->share.root_fd, st->real_path, flags,
+		overwrite ? NULL : &st->fi,
+		!overwrite && !(st->access & (SEC_FILE_READ_DATA |
+					      SEC_FILE_WRITE_DATA |
+					      SEC_FILE_APPEND_DATA |
+					      SEC_FILE_EXECUTE)),
+		&st->fd, &st->opath);
+	st->fi_valid = !overwrite && NT_STATUS_IS_OK(st->status) &&
+		       !st->opath;
+	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
 opened:
@@ -314,28 +300,17 @@ opened:
 							 : FILE_OPENED;
 }
 
-/* A device has nothing to empty: its overwrite opens it, as Samba's
- * O_TRUNC open does (ftruncate says EINVAL there). */
-static bool create_untruncatable(int fd, int err)
-{
-	struct stat sb;
-
-	return err == EINVAL && fstat(fd, &sb) == 0 &&
-	       (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
-}
-
 /* Overwrite/supersede, once share modes allowed it: empty the file, give
  * it the attributes asked for, reserve AlSi, stat again. */
 static void create_truncate_job(void *p)
 {
 	struct create_state *st = p;
+	/* A device has nothing to empty: its overwrite opens it, as
+	 * Samba's O_TRUNC open does (vfs_handle_truncate_data). */
+	NTSTATUS ts = vfs_handle_truncate_data(st->fd);
 
-	if (ftruncate(st->fd, 0) != 0) {
-		int err = errno;
-
-		if (!create_untruncatable(st->fd, err)) {
-			st->status = vfs_map_errno(err);
-		}
+	if (!NT_STATUS_IS_OK(ts)) {
+		st->status = ts;
 	}
 	if (NT_STATUS_IS_OK(st->status) && st->share.streams) {
 		/* The file is replaced, its named streams with it (MS-FSA
@@ -354,8 +329,7 @@ static void create_truncate_job(void *p)
 		(void)dosattrib_fset(st->fd, &di);
 	}
 	if (NT_STATUS_IS_OK(st->status) && st->alloc_size > 0) {
-		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
-				(off_t)st->alloc_size);
+		vfs_handle_reserve(st->fd, st->alloc_size);
 	}
 	create_set_eas(st);
 	if (NT_STATUS_IS_OK(st->status)) {
@@ -365,7 +339,7 @@ static void create_truncate_job(void *p)
 		vfs_fill_dos_attributes(&st->share, st->fd, false,
 					st->real_path, &st->fi);
 	}
-	close(st->fd);
+	vfs_handle_fd_close(st->fd);
 	st->fd = -1;
 	st->rsrc_fd = -1;
 }
@@ -520,20 +494,18 @@ static void create_stream(struct create_state *st, bool base_exists)
 			return;
 		}
 	} else {
-		st->fd = vfs_openat_beneath(&st->share, st->share.root_fd,
-					    st->real_path[0] ? st->real_path
-							     : ".",
-					    writes ? O_RDWR : O_RDONLY, 0);
-		if (st->fd == -1 && errno == EISDIR) {
-			st->fd = vfs_openat_beneath(&st->share,
-						    st->share.root_fd,
-						    st->real_path[0]
-							    ? st->real_path
-							    : ".",
-						    O_RDONLY | O_DIRECTORY, 0);
+		const char *p = st->real_path[0] ? st->real_path : ".";
+
+		st->status = vfs_handle_openat(&st->share, st->share.root_fd,
+					       p, writes ? O_RDWR : O_RDONLY,
+					       0, &st->fd);
+		if (st->status == NT_STATUS_FILE_IS_A_DIRECTORY) {
+			/* a directory's streams: read-only base (EISDIR) */
+			st->status = vfs_handle_openat(
+				&st->share, st->share.root_fd, p,
+				O_RDONLY | O_DIRECTORY, 0, &st->fd);
 		}
-		if (st->fd == -1) {
-			st->status = vfs_map_errno(errno);
+		if (!NT_STATUS_IS_OK(st->status)) {
 			return;
 		}
 	}
@@ -593,7 +565,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 		}
 		/* The handle reads and writes the "._" file from here on;
 		 * the identity (st->fi) stays the base file's. */
-		close(st->fd);
+		vfs_handle_fd_close(st->fd);
 		st->fd = st->rsrc_fd;
 		st->rsrc_fd = -1;
 	} else {
@@ -624,6 +596,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 static bool create_open_exact(struct create_state *st, bool *absent)
 {
 	int flags = create_open_flags(st, false);
+	NTSTATUS status;
 	int fd;
 
 	*absent = false;
@@ -638,15 +611,17 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 	}
 	/* The open's statx is the type check on the fd (a FIFO, vfs_posix.h)
 	 * and st->fi at once. */
-	fd = vfs_openat_beneath_info(&st->share, st->share.root_fd, st->path,
-				     flags | O_NOFOLLOW, 0, &st->fi);
-	if (fd == -1) {
-		*absent = errno == ENOENT;
+	status = vfs_handle_openat_info(&st->share, st->share.root_fd,
+					st->path, flags | O_NOFOLLOW, 0,
+					&st->fi, &fd);
+	if (!NT_STATUS_IS_OK(status)) {
+		/* ENOENT's, and only its */
+		*absent = status == NT_STATUS_OBJECT_NAME_NOT_FOUND;
 		return false;
 	}
 	st->real_path = talloc_strdup(st, st->path);
 	if (st->real_path == NULL) {
-		close(fd);
+		vfs_handle_fd_close(fd);
 		return false;
 	}
 	st->fd = fd;
@@ -663,7 +638,7 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 		st->action = FILE_OPENED;
 		return true;
 	}
-	close(fd);
+	vfs_handle_fd_close(fd);
 	st->fd = -1;
 	return true;
 }
@@ -717,10 +692,13 @@ static bool create_lookup_open(struct create_state *st)
 		 * symlink (which the share's rules may follow). */
 		if (r.have_stat && !S_ISLNK(r.stat.st_mode)) {
 			sb = r.stat;
-		} else if (vfs_stat_beneath(&st->share, st->share.root_fd,
-					    r.path, &sb) != 0) {
-			st->status = vfs_map_errno(errno);
-			return false;
+		} else {
+			st->status = vfs_handle_stat_beneath(
+				&st->share, st->share.root_fd, r.path, &sb,
+				NULL);
+			if (!NT_STATUS_IS_OK(st->status)) {
+				return false;
+			}
 		}
 		is_dir = S_ISDIR(sb.st_mode);
 		if (is_dir && st->data_stream) {
@@ -806,8 +784,7 @@ static void create_job_run(struct create_state *st)
 	    !(st->options & FILE_DIRECTORY_FILE)) {
 		/* Reserve the space asked for; a file system that cannot
 		 * (tmpfs without it, say) still gets the open. */
-		(void)fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0,
-				(off_t)st->alloc_size);
+		vfs_handle_reserve(st->fd, st->alloc_size);
 	}
 	if (!st->fi_valid) {
 		st->status = vfs_fstat_info(st->fd, &st->fi);
@@ -1135,8 +1112,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	if (st->snapshot) {
 		/* Later path-relative work on this open (a listing's
 		 * symlinks) stays inside the snapshot. */
-		op->snap_root_fd = fcntl(st->share.root_fd, F_DUPFD_CLOEXEC,
-					 0);
+		op->snap_root_fd = vfs_handle_fd_dup(st->share.root_fd);
 		if (op->snap_root_fd == -1) {
 			talloc_free(op);
 			return NT_STATUS_TOO_MANY_OPENED_FILES;
@@ -1196,10 +1172,10 @@ static NTSTATUS create_after_share(struct smb2_request *req,
 		return status;
 	}
 	if (st->need_truncate && op->stream == NULL) {
-		st->fd = fcntl(op->h.fd, F_DUPFD_CLOEXEC, 0);
-		if (st->fd == -1) {
+		status = vfs_handle_dup(op->h.fd, &st->fd);
+		if (!NT_STATUS_IS_OK(status)) {
 			talloc_free(op);
-			return vfs_map_errno(errno);
+			return status;
 		}
 		return smb2_job_run(req, st, create_truncate_job,
 				    create_truncate_done, create_orphan);
