@@ -894,6 +894,58 @@ static NTSTATUS afpinfo_handle_remove(const struct vfs_handle *h)
 	return vfs_afpinfo_delete(h->fd, h->mode, h->xattr);
 }
 
+/*
+ * CREATE: fruit's AFP_AfpInfo exists only as a valid record (fruit.h):
+ * one that is not (written through a share without fruit) is no
+ * stream here; with netatalk the record is not the stream's xattr.
+ */
+static NTSTATUS afpinfo_stream_open(TALLOC_CTX *mem_ctx,
+				    const struct vfs_handle *h,
+				    const struct vfs_share *share,
+				    const char *path, bool writes, int *aux,
+				    char **xattr, bool *exists)
+{
+	uint8_t rec[VFS_AFPINFO_SIZE];
+	NTSTATUS status;
+
+	(void)mem_ctx, (void)share, (void)path, (void)writes, (void)aux;
+	if (!*exists && h->mode != VFS_FRUIT_META_NETATALK) {
+		return NT_STATUS_OK;
+	}
+	status = vfs_afpinfo_get(h->fd, h->mode, *xattr, rec);
+	if (status == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
+		*exists = false;
+		return NT_STATUS_OK;
+	}
+	*exists = NT_STATUS_IS_OK(status);
+	return status;
+}
+
+/* Found, it is never empty: it exists only with a valid record. */
+static bool afpinfo_stream_empty(const struct vfs_handle *h, int aux)
+{
+	(void)h, (void)aux;
+	return false;
+}
+
+/* It comes into being with the first valid record written, not
+ * empty. */
+static NTSTATUS afpinfo_stream_reset(const struct vfs_handle *h,
+				     const struct vfs_share *share,
+				     const char *path, int *aux)
+{
+	(void)h, (void)share, (void)path, (void)aux;
+	return NT_STATUS_OK;
+}
+
+/* The record's size, written yet or not, as Samba says. */
+static NTSTATUS afpinfo_stream_opened(struct vfs_handle *h, int *aux,
+				      uint64_t *size)
+{
+	(void)aux;
+	return afpinfo_handle_info_size(h, size);
+}
+
 static const struct vfs_handle_ops afpinfo_handle_ops = {
 	.name = "fruit_afpinfo",
 	.flags = 0,
@@ -905,10 +957,14 @@ static const struct vfs_handle_ops afpinfo_handle_ops = {
 	.allocate = vfs_posix_handle_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = afpinfo_handle_remove,
+	.stream_open = afpinfo_stream_open,
+	.stream_empty = afpinfo_stream_empty,
+	.stream_reset = afpinfo_stream_reset,
+	.stream_opened = afpinfo_stream_opened,
 };
 
-/* AFP_Resource as a stream (fruit:resource = stream) or Netatalk's
- * xattr (= xattr): a stream whose delete-on-close is ignored. */
+/* AFP_Resource as a stream (fruit:resource = stream): a stream whose
+ * delete-on-close is ignored. */
 static const struct vfs_handle_ops rsrc_stream_handle_ops = {
 	.name = "fruit_rsrc_stream",
 	.flags = VFS_HANDLE_IGNORE_DELETE_ON_CLOSE,
@@ -920,6 +976,51 @@ static const struct vfs_handle_ops rsrc_stream_handle_ops = {
 	.allocate = vfs_posix_handle_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = vfs_stream_handle_remove,
+	.stream_open = vfs_stream_handle_open,
+	.stream_empty = vfs_stream_handle_empty,
+	.stream_reset = vfs_stream_handle_reset,
+	.stream_opened = vfs_stream_handle_opened,
+};
+
+/*
+ * fruit:resource = xattr: the handle's stream is Netatalk's fork xattr
+ * (fruit_rsrc.h), which the stream calls read and write without the
+ * NUL of streams_xattr's; the stream exists while it does.
+ */
+static NTSTATUS rsrc_xattr_stream_open(TALLOC_CTX *mem_ctx,
+				       const struct vfs_handle *h,
+				       const struct vfs_share *share,
+				       const char *path, bool writes,
+				       int *aux, char **xattr, bool *exists)
+{
+	char *x = talloc_strdup(mem_ctx, VFS_RSRC_XATTR);
+	uint64_t size;
+
+	(void)share, (void)path, (void)writes, (void)aux;
+	if (x == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	talloc_free(*xattr);
+	*xattr = x;
+	*exists = NT_STATUS_IS_OK(vfs_stream_size(h->fd, x, &size));
+	return NT_STATUS_OK;
+}
+
+static const struct vfs_handle_ops rsrc_xattr_handle_ops = {
+	.name = "fruit_rsrc_xattr",
+	.flags = VFS_HANDLE_IGNORE_DELETE_ON_CLOSE,
+	.pread = vfs_stream_handle_pread,
+	.pwrite = vfs_stream_handle_pwrite,
+	.size = vfs_stream_handle_size,
+	.info_size = vfs_stream_handle_size,
+	.set_size = vfs_stream_handle_set_size,
+	.allocate = vfs_posix_handle_allocate,
+	.sync = vfs_posix_handle_sync,
+	.remove = vfs_stream_handle_remove,
+	.stream_open = rsrc_xattr_stream_open,
+	.stream_empty = vfs_stream_handle_empty,
+	.stream_reset = vfs_stream_handle_reset,
+	.stream_opened = vfs_stream_handle_opened,
 };
 
 const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
@@ -935,8 +1036,9 @@ const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
 		return &afpinfo_handle_ops;
 	}
 	if (fruit && vfs_fruit_resource_xattr(xattr)) {
-		return rsrc == VFS_FRUIT_RSRC_FILE ? &vfs_rsrc_handle_ops
-						   : &rsrc_stream_handle_ops;
+		return rsrc == VFS_FRUIT_RSRC_FILE    ? &vfs_rsrc_handle_ops
+		       : rsrc == VFS_FRUIT_RSRC_XATTR ? &rsrc_xattr_handle_ops
+						      : &rsrc_stream_handle_ops;
 	}
 	return &vfs_stream_handle_ops;
 }

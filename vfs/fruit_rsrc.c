@@ -428,6 +428,54 @@ static NTSTATUS rsrc_handle_set_size(const struct vfs_handle *h,
 	return vfs_rsrc_truncate(h->fd, size);
 }
 
+/* CREATE: the "._" file, opened here (*aux) and the handle's fd once
+ * the open is made; the base file's (h->fd) is closed then. */
+static NTSTATUS rsrc_stream_open(TALLOC_CTX *mem_ctx,
+				 const struct vfs_handle *h,
+				 const struct vfs_share *share,
+				 const char *path, bool writes, int *aux,
+				 char **xattr, bool *exists)
+{
+	(void)mem_ctx, (void)h, (void)xattr;
+	return vfs_rsrc_open(share, path, writes, false, aux, exists);
+}
+
+static bool rsrc_stream_empty(const struct vfs_handle *h, int aux)
+{
+	uint64_t size = 1;
+
+	(void)h;
+	return NT_STATUS_IS_OK(vfs_rsrc_size(aux, &size)) && size == 0;
+}
+
+/* The "._" file: made with an empty fork, or emptied. */
+static NTSTATUS rsrc_stream_reset(const struct vfs_handle *h,
+				  const struct vfs_share *share,
+				  const char *path, int *aux)
+{
+	bool exists;
+
+	(void)h;
+	return *aux == -1 ? vfs_rsrc_open(share, path, true, true, aux,
+					  &exists)
+			  : vfs_rsrc_truncate(*aux, 0);
+}
+
+/* The handle reads and writes the "._" file from here on. */
+static NTSTATUS rsrc_stream_opened(struct vfs_handle *h, int *aux,
+				   uint64_t *size)
+{
+	NTSTATUS status = vfs_rsrc_size(*aux, size);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	close(h->fd);
+	h->fd = *aux;
+	*aux = -1;
+	return NT_STATUS_OK;
+}
+
 /* Allocation, sync and removal act as they did before the ops table:
  * on the "._" file's fd (removal never comes: delete-on-close is
  * ignored on this handle). */
@@ -442,4 +490,8 @@ const struct vfs_handle_ops vfs_rsrc_handle_ops = {
 	.allocate = vfs_posix_handle_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = vfs_stream_handle_remove,
+	.stream_open = rsrc_stream_open,
+	.stream_empty = rsrc_stream_empty,
+	.stream_reset = rsrc_stream_reset,
+	.stream_opened = rsrc_stream_opened,
 };

@@ -33,9 +33,12 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <talloc.h>
+
 #include "lib/ntstatus.h"
 
 struct vfs_handle;
+struct vfs_share;
 
 /* ops->flags */
 /* Delete-on-close (at CREATE or by SET_INFO) is ignored on this handle:
@@ -72,6 +75,31 @@ struct vfs_handle_ops {
 	NTSTATUS (*sync)(const struct vfs_handle *h, bool data_only);
 	/* Delete-on-close of a stream: the stream goes, its file stays. */
 	NTSTATUS (*remove)(const struct vfs_handle *h);
+	/*
+	 * CREATE of a named stream (NULL in the posix table: CREATE opens
+	 * a file's own data itself).  h->fd is the base file's, *aux an
+	 * fd the module may keep until the open is made (-1 at first;
+	 * the caller closes one left over).  share and path (share-
+	 * relative, on disk) name the base file.
+	 *
+	 * stream_open: whether the stream exists for this module (*exists
+	 * comes in as its xattr's existence); the module may keep it in
+	 * another xattr (*xattr replaced by one on mem_ctx).
+	 * stream_empty: whether an existing stream holds no data.
+	 * stream_reset: create it empty, or empty it (an overwrite).
+	 * stream_opened: the open is made: its size for CREATE's reply,
+	 * and the handle's fd from now on (h->fd may become *aux).
+	 */
+	NTSTATUS (*stream_open)(TALLOC_CTX *mem_ctx, const struct vfs_handle *h,
+				const struct vfs_share *share,
+				const char *path, bool writes, int *aux,
+				char **xattr, bool *exists);
+	bool (*stream_empty)(const struct vfs_handle *h, int aux);
+	NTSTATUS (*stream_reset)(const struct vfs_handle *h,
+				 const struct vfs_share *share,
+				 const char *path, int *aux);
+	NTSTATUS (*stream_opened)(struct vfs_handle *h, int *aux,
+				  uint64_t *size);
 };
 
 struct vfs_handle {

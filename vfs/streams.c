@@ -464,6 +464,45 @@ NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h)
 	return vfs_stream_delete(h->fd, h->xattr);
 }
 
+/* CREATE: a stream is its xattr, nothing more to find. */
+NTSTATUS vfs_stream_handle_open(TALLOC_CTX *mem_ctx,
+				const struct vfs_handle *h,
+				const struct vfs_share *share,
+				const char *path, bool writes, int *aux,
+				char **xattr, bool *exists)
+{
+	(void)mem_ctx, (void)h, (void)share, (void)path, (void)writes;
+	(void)aux, (void)xattr, (void)exists;
+	return NT_STATUS_OK;
+}
+
+bool vfs_stream_handle_empty(const struct vfs_handle *h, int aux)
+{
+	uint64_t size = 1;
+
+	(void)aux;
+	return NT_STATUS_IS_OK(vfs_stream_size(h->fd, h->xattr, &size)) &&
+	       size == 0;
+}
+
+NTSTATUS vfs_stream_handle_reset(const struct vfs_handle *h,
+				 const struct vfs_share *share,
+				 const char *path, int *aux)
+{
+	(void)share, (void)path, (void)aux;
+	return vfs_stream_reset(h->fd, h->xattr);
+}
+
+/* The size as it is (an error reads as 0, as CREATE took it). */
+NTSTATUS vfs_stream_handle_opened(struct vfs_handle *h, int *aux,
+				  uint64_t *size)
+{
+	(void)aux;
+	*size = 0;
+	(void)vfs_stream_size(h->fd, h->xattr, size);
+	return NT_STATUS_OK;
+}
+
 /* Allocation and sync act on the base file's fd, as SET_INFO and FLUSH
  * did on a stream's open before the ops table. */
 const struct vfs_handle_ops vfs_stream_handle_ops = {
@@ -477,4 +516,8 @@ const struct vfs_handle_ops vfs_stream_handle_ops = {
 	.allocate = vfs_posix_handle_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = vfs_stream_handle_remove,
+	.stream_open = vfs_stream_handle_open,
+	.stream_empty = vfs_stream_handle_empty,
+	.stream_reset = vfs_stream_handle_reset,
+	.stream_opened = vfs_stream_handle_opened,
 };

@@ -85,5 +85,16 @@ NTSTATUS vfs_stream_handle_size(const struct vfs_handle *h, uint64_t *size);
 NTSTATUS vfs_stream_handle_set_size(const struct vfs_handle *h,
 				    uint64_t size);
 NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h);
+NTSTATUS vfs_stream_handle_open(TALLOC_CTX *mem_ctx,
+				const struct vfs_handle *h,
+				const struct vfs_share *share,
+				const char *path, bool writes, int *aux,
+				char **xattr, bool *exists);
+bool vfs_stream_handle_empty(const struct vfs_handle *h, int aux);
+NTSTATUS vfs_stream_handle_reset(const struct vfs_handle *h,
+				 const struct vfs_share *share,
+				 const char *path, int *aux);
+NTSTATUS vfs_stream_handle_opened(struct vfs_handle *h, int *aux,
+				  uint64_t *size);
 
 #endif

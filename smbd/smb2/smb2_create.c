@@ -71,8 +71,8 @@ static void create_orphan(void *p)
 
 	vfs_handle_fd_close(st->fd);
 	st->fd = -1;
-	vfs_handle_fd_close(st->rsrc_fd);
-	st->rsrc_fd = -1;
+	vfs_handle_fd_close(st->aux_fd);
+	st->aux_fd = -1;
 }
 
 static int create_state_destructor(struct create_state *st)
@@ -105,7 +105,7 @@ static void create_new_undo(struct create_state *st, bool dir)
 
 	vfs_handle_fd_close(st->fd);
 	st->fd = -1;
-	st->rsrc_fd = -1;
+	st->aux_fd = -1;
 	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
 				  dir, &id);
 }
@@ -341,53 +341,19 @@ static void create_truncate_job(void *p)
 	}
 	vfs_handle_fd_close(st->fd);
 	st->fd = -1;
-	st->rsrc_fd = -1;
+	st->aux_fd = -1;
 }
 
 
-/*
- * fruit's AFP_AfpInfo exists only as a valid record (vfs/fruit.h): one
- * that is not (written through a share without fruit) is no stream here.
- * false with st->status set on an error.
- */
-static bool create_afpinfo_exists(struct create_state *st, bool *exists)
+/* The stream handle CREATE is making (vfs/handle.h). */
+static struct vfs_handle create_stream_handle(const struct create_state *st)
 {
-	uint8_t rec[VFS_AFPINFO_SIZE];
-	NTSTATUS status;
+	struct vfs_handle h = {.ops = st->hops,
+			       .fd = st->fd,
+			       .xattr = st->stream_xattr,
+			       .mode = st->hmode};
 
-	/* with netatalk the record is not the stream's xattr */
-	if (!*exists && st->afpinfo != VFS_FRUIT_META_NETATALK) {
-		return true;
-	}
-	status = vfs_afpinfo_get(st->fd, st->afpinfo, st->stream_xattr, rec);
-	if (status == NT_STATUS_OBJECT_NAME_NOT_FOUND) {
-		*exists = false;
-		return true;
-	}
-	*exists = NT_STATUS_IS_OK(status);
-	st->status = status;
-	return NT_STATUS_IS_OK(status);
-}
-
-/*
- * fruit:resource = xattr: the handle's stream is Netatalk's fork xattr
- * (vfs/fruit_rsrc.h), which the stream calls read and write without the
- * NUL of streams_xattr's; the stream exists while it does.  false with
- * st->status set for want of memory.
- */
-static bool create_rsrc_xattr(struct create_state *st, bool *exists)
-{
-	uint64_t size;
-
-	talloc_free(st->stream_xattr);
-	st->stream_xattr = talloc_strdup(st, VFS_RSRC_XATTR);
-	if (st->stream_xattr == NULL) {
-		st->status = NT_STATUS_NO_MEMORY;
-		return false;
-	}
-	*exists = NT_STATUS_IS_OK(vfs_stream_size(st->fd, st->stream_xattr,
-						  &size));
-	return true;
+	return h;
 }
 
 /*
@@ -396,6 +362,7 @@ static bool create_rsrc_xattr(struct create_state *st, bool *exists)
  */
 static bool create_stream_disposition(struct create_state *st, bool exists)
 {
+	struct vfs_handle h;
 	bool existed = exists;
 
 	switch (st->disposition) {
@@ -425,20 +392,10 @@ static bool create_stream_disposition(struct create_state *st, bool exists)
 		st->status = NT_STATUS_ACCESS_DENIED;
 		return false;
 	}
-	if (st->rsrc_file) {
-		/* the "._" file: made with an empty fork, or emptied */
-		st->status = st->rsrc_fd == -1
-				     ? vfs_rsrc_open(&st->share, st->real_path,
-						     true, true, &st->rsrc_fd,
-						     &exists)
-				     : vfs_rsrc_truncate(st->rsrc_fd, 0);
-	} else {
-		/* AFP_AfpInfo comes into being with the first valid
-		 * record written (fruit.h), not empty. */
-		st->status = st->afpinfo ? NT_STATUS_OK
-					 : vfs_stream_reset(st->fd,
-							    st->stream_xattr);
-	}
+	/* created or emptied as its module keeps it (vfs/handle.h) */
+	h = create_stream_handle(st);
+	st->status = h.ops->stream_reset(&h, &st->share, st->real_path,
+					 &st->aux_fd);
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return false;
 	}
@@ -446,24 +403,6 @@ static bool create_stream_disposition(struct create_state *st, bool exists)
 		     : st->disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED
 							  : FILE_OVERWRITTEN;
 	return true;
-}
-
-/* Whether the named stream found holds no data (AFP_AfpInfo found is
- * never empty: it exists only with a valid record). */
-static bool create_stream_empty(struct create_state *st)
-{
-	uint64_t size = 1;
-
-	if (st->afpinfo) {
-		return false;
-	}
-	if (st->rsrc_file) {
-		return NT_STATUS_IS_OK(vfs_rsrc_size(st->rsrc_fd, &size)) &&
-		       size == 0;
-	}
-	return NT_STATUS_IS_OK(vfs_stream_size(st->fd, st->stream_xattr,
-					       &size)) &&
-	       size == 0;
 }
 
 /*
@@ -475,6 +414,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 	bool writes = st->disposition != FILE_OPEN ||
 		      (st->access & (SEC_FILE_WRITE_DATA | SEC_FILE_APPEND_DATA |
 				     SEC_STD_DELETE | SEC_FLAG_MAXIMUM_ALLOWED));
+	struct vfs_handle h;
 	bool exists = false;
 	uint64_t size = 0;
 
@@ -514,33 +454,24 @@ static void create_stream(struct create_state *st, bool base_exists)
 	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	/* The handle's module, chosen once (vfs/handle.h) */
+	/* The handle's module, chosen once (vfs/handle.h), says whether
+	 * the stream is there and keeps it */
 	st->hops = vfs_stream_handle_pick(
 		st->fruit, st->fruit_meta,
 		st->fruit_rsrc_file	? VFS_FRUIT_RSRC_FILE
 		: st->fruit_rsrc_xattr	? VFS_FRUIT_RSRC_XATTR
 					: VFS_FRUIT_RSRC_STREAM,
 		st->stream_xattr, &st->hmode);
-	st->afpinfo = (enum vfs_fruit_meta)st->hmode;
-	st->afp_resource = (st->hops->flags &
-			    VFS_HANDLE_IGNORE_DELETE_ON_CLOSE) != 0;
-	st->rsrc_file = st->afp_resource && st->fruit_rsrc_file;
-	if (st->afp_resource && st->fruit_rsrc_xattr &&
-	    !create_rsrc_xattr(st, &exists)) {
+	h = create_stream_handle(st);
+	st->status = h.ops->stream_open(st, &h, &st->share, st->real_path,
+					writes, &st->aux_fd,
+					&st->stream_xattr, &exists);
+	if (!NT_STATUS_IS_OK(st->status)) {
 		return;
 	}
-	if (st->afpinfo && !create_afpinfo_exists(st, &exists)) {
-		return;
-	}
-	if (st->rsrc_file) {
-		st->status = vfs_rsrc_open(&st->share, st->real_path, writes,
-					   false, &st->rsrc_fd, &exists);
-		if (!NT_STATUS_IS_OK(st->status)) {
-			return;
-		}
-	}
+	h = create_stream_handle(st);
 	if (exists && st->fruit_mac && st->disposition == FILE_OPEN &&
-	    create_stream_empty(st)) {
+	    h.ops->stream_empty(&h, st->aux_fd)) {
 		/* Samba's fruit: on a Mac's session an empty named stream
 		 * is not there for a plain open (smbtorture vfs.fruit
 		 * "empty_stream", "setinfo eof stream") */
@@ -555,21 +486,14 @@ static void create_stream(struct create_state *st, bool base_exists)
 	}
 	vfs_fill_dos_attributes(&st->share, st->fd, false, st->real_path,
 				&st->fi);
-	if (st->afpinfo) {
-		/* the record's size, written yet or not, as Samba says */
-		size = VFS_AFPINFO_SIZE;
-	} else if (st->rsrc_file) {
-		st->status = vfs_rsrc_size(st->rsrc_fd, &size);
-		if (!NT_STATUS_IS_OK(st->status)) {
-			return;
-		}
-		/* The handle reads and writes the "._" file from here on;
-		 * the identity (st->fi) stays the base file's. */
-		vfs_handle_fd_close(st->fd);
-		st->fd = st->rsrc_fd;
-		st->rsrc_fd = -1;
-	} else {
-		(void)vfs_stream_size(st->fd, st->stream_xattr, &size);
+	/* The size; the handle's fd from here on (a module may read and
+	 * write another file's); the identity (st->fi) stays the base
+	 * file's. */
+	h = create_stream_handle(st);
+	st->status = h.ops->stream_opened(&h, &st->aux_fd, &size);
+	st->fd = h.fd;
+	if (!NT_STATUS_IS_OK(st->status)) {
+		return;
 	}
 	/* The handle is the stream's: its size, a file's attributes. */
 	st->fi.is_dir = false;
@@ -1102,7 +1026,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
-	st->rsrc_fd = -1;
+	st->aux_fd = -1;
 	op->channel.seq = req->channel_seq;	/* 3.3.5.9 */
 	op->is_dir = st->fi.is_dir;
 	op->opath = st->opath;
@@ -1410,7 +1334,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 		return NT_STATUS_NO_MEMORY;
 	}
 	st->fd = -1;
-	st->rsrc_fd = -1;
+	st->aux_fd = -1;
 	st->parent_fd = -1;
 	if (!vfs_share_copy(st, &st->share, &t->share)) {
 		talloc_free(st);

@@ -90,20 +90,15 @@ struct create_state {
 	 * vfs_stream_handle_pick); NULL for the file's own data */
 	const struct vfs_handle_ops *hops;
 	int hmode;
-	/* out: fruit's AFP_Resource: delete-on-close is ignored */
-	bool afp_resource;
-	/* out: it is fruit's AFP_AfpInfo (not NONE): the record's rules */
-	enum vfs_fruit_meta afpinfo;
 	/* the share has fruit:resource = file (vfs/fruit.h) */
 	bool fruit_rsrc_file;
 	/* the share has fruit:resource = xattr (vfs/fruit.h) */
 	bool fruit_rsrc_xattr;
 	/* fruit's AppleDouble conversion options (VFS_FRUIT_CONV_*) */
 	unsigned fruit_conv;
-	/* out: AFP_Resource is the "._" file's fork (vfs/fruit_rsrc.h);
-	 * the open's fd is that file's */
-	bool rsrc_file;
-	int rsrc_fd;		/* the "._" file until it becomes st->fd */
+	/* the stream module's own fd until the open is made
+	 * (vfs_handle_ops.stream_open) */
+	int aux_fd;
 	/* The directory holding real_path (parent_of names it), opened
 	 * once in the job for the checks that need it (create_parent_fd);
 	 * -1 when not opened.  Closed at the job's end. */

@@ -224,6 +224,63 @@ static void test_afpinfo(void **state)
 	unlink(path);
 }
 
+/* CREATE's side of the stream modules: whether the stream is there and
+ * where it is kept. */
+static void test_stream_open(void **state)
+{
+	TALLOC_CTX *t = talloc_new(NULL);
+	struct vfs_handle h;
+	char path[64], *x;
+	uint64_t size;
+	bool exists;
+	int fd = xattr_tmpfile(path, "test_vfs_handle");
+	int aux = -1, mode;
+
+	(void)state;
+	if (fd == -1) {
+		talloc_free(t);
+		skip();
+	}
+	/* fruit:resource = xattr: Netatalk's fork xattr, there once set */
+	x = talloc_strdup(t, RSRC);
+	h.fd = fd;
+	h.xattr = x;
+	h.ops = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+				       VFS_FRUIT_RSRC_XATTR, x, &mode);
+	h.mode = mode;
+	exists = true;
+	assert_int_equal(h.ops->stream_open(t, &h, NULL, "f", false, &aux, &x,
+					    &exists),
+			 NT_STATUS_OK);
+	assert_string_equal(x, VFS_RSRC_XATTR);
+	assert_false(exists);
+	assert_int_equal(fsetxattr(fd, VFS_RSRC_XATTR, "ab", 2, 0), 0);
+	assert_int_equal(h.ops->stream_open(t, &h, NULL, "f", false, &aux, &x,
+					    &exists),
+			 NT_STATUS_OK);
+	assert_true(exists);
+	h.xattr = x;
+	assert_int_equal(h.ops->stream_opened(&h, &aux, &size), NT_STATUS_OK);
+	assert_int_equal(size, 2);	/* no NUL of streams_xattr's */
+	assert_int_equal(h.fd, fd);
+	/* AFP_AfpInfo whose xattr holds no valid record is not there */
+	assert_int_equal(fsetxattr(fd, AFPINFO, "junk", 5, 0), 0);
+	x = talloc_strdup(t, AFPINFO);
+	h.xattr = x;
+	h.ops = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+				       VFS_FRUIT_RSRC_FILE, x, &mode);
+	h.mode = mode;
+	exists = true;
+	assert_int_equal(h.ops->stream_open(t, &h, NULL, "f", false, &aux, &x,
+					    &exists),
+			 NT_STATUS_OK);
+	assert_false(exists);
+	assert_int_equal(aux, -1);
+	close(fd);
+	unlink(path);
+	talloc_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_posix),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_afpinfo),
+		cmocka_unit_test(test_stream_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
