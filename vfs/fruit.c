@@ -1023,22 +1023,31 @@ static const struct vfs_handle_ops rsrc_xattr_handle_ops = {
 	.stream_opened = vfs_stream_handle_opened,
 };
 
-const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
-						    enum vfs_fruit_meta meta,
-						    enum vfs_fruit_rsrc rsrc,
-						    const char *xattr,
-						    int *mode)
+const struct vfs_handle_ops *
+vfs_stream_handle_pick(const struct vfs_stream_policy *p, const char *xattr,
+		       int *mode)
 {
 	*mode = VFS_FRUIT_META_NONE;
-	if (fruit && meta != VFS_FRUIT_META_NONE &&
+	if (p->fruit && p->meta != VFS_FRUIT_META_NONE &&
 	    vfs_fruit_afpinfo_xattr(xattr)) {
-		*mode = meta;
+		*mode = p->meta;
 		return &afpinfo_handle_ops;
 	}
-	if (fruit && vfs_fruit_resource_xattr(xattr)) {
-		return rsrc == VFS_FRUIT_RSRC_FILE    ? &vfs_rsrc_handle_ops
-		       : rsrc == VFS_FRUIT_RSRC_XATTR ? &rsrc_xattr_handle_ops
-						      : &rsrc_stream_handle_ops;
+	if (p->fruit && vfs_fruit_resource_xattr(xattr)) {
+		return p->rsrc == VFS_FRUIT_RSRC_FILE ? &vfs_rsrc_handle_ops
+		       : p->rsrc == VFS_FRUIT_RSRC_XATTR
+			       ? &rsrc_xattr_handle_ops
+			       : &rsrc_stream_handle_ops;
 	}
 	return &vfs_stream_handle_ops;
+}
+
+void vfs_stream_policy_found(const struct vfs_stream_policy *p,
+			     const struct vfs_share *sh, const char *path)
+{
+	if (p->fruit) {
+		(void)vfs_fruit_convert_adouble(sh, path, p->meta,
+						p->rsrc == VFS_FRUIT_RSRC_FILE,
+						p->conv);
+	}
 }

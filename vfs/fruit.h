@@ -301,17 +301,55 @@ NTSTATUS vfs_fruit_convert_adouble(const struct vfs_share *sh,
 				   bool rsrc_file, unsigned flags);
 
 /*
- * The one choice of a stream handle's module (vfs/handle.h), made when
- * CREATE opens stream xattr (vfs_stream_xattr's) on a share with fruit
- * (`fruit`, keeping AFP_AfpInfo as `meta` and AFP_Resource as `rsrc`)
- * or without: fruit's AFP_AfpInfo (*mode: meta), AFP_Resource (as the
- * "._" file's fork, vfs/fruit_rsrc.h, or as a stream or Netatalk's
- * xattr: delete-on-close ignored), else streams_xattr's.
+ * What a share's modules decide about CREATE's names and streams, taken
+ * from its stack on the loop thread (a job may outlive the tree): with
+ * fruit, where AFP_AfpInfo and AFP_Resource are kept and how "._" files
+ * are converted.  All zero without fruit.
  */
-const struct vfs_handle_ops *vfs_stream_handle_pick(bool fruit,
-						    enum vfs_fruit_meta meta,
-						    enum vfs_fruit_rsrc rsrc,
-						    const char *xattr,
-						    int *mode);
+struct vfs_stream_policy {
+	bool fruit;
+	enum vfs_fruit_meta meta;
+	enum vfs_fruit_rsrc rsrc;
+	unsigned conv;		/* VFS_FRUIT_CONV_* */
+};
+
+static inline void vfs_stream_policy_of(const struct vfs_stack *s,
+					struct vfs_stream_policy *p)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	p->fruit = c != NULL;
+	p->meta = vfs_fruit_meta(s);
+	p->rsrc = c != NULL ? c->resource : VFS_FRUIT_RSRC_FILE;
+	p->conv = vfs_fruit_conv_flags(s);
+}
+
+/* Whether CREATE may open an exactly spelled name in one call, before
+ * any lookup: not where a name's "._" file becomes its streams first. */
+static inline bool vfs_stream_policy_plain(const struct vfs_stream_policy *p)
+{
+	return !p->fruit;
+}
+
+/*
+ * CREATE found share-relative path (a writable share): what the modules
+ * do to it before anything looks at it.  With fruit, a "._"
+ * AppleDouble file next to it becomes its streams
+ * (vfs_fruit_convert_adouble); a failure leaves the "._" file and is
+ * logged there.
+ */
+void vfs_stream_policy_found(const struct vfs_stream_policy *p,
+			     const struct vfs_share *sh, const char *path);
+
+/*
+ * The one choice of a stream handle's module (vfs/handle.h), made when
+ * CREATE opens stream xattr (vfs_stream_xattr's) on a share with policy
+ * p: fruit's AFP_AfpInfo (*mode: the meta), AFP_Resource (as the "._"
+ * file's fork, vfs/fruit_rsrc.h, as a stream or as Netatalk's xattr:
+ * delete-on-close ignored), else streams_xattr's.
+ */
+const struct vfs_handle_ops *
+vfs_stream_handle_pick(const struct vfs_stream_policy *p, const char *xattr,
+		       int *mode);
 
 #endif

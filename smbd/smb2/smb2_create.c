@@ -44,7 +44,6 @@
 #include "vfs/dosattrib.h"
 #include "vfs/fruit.h"
 #include "smbd/smb2/fruit_session.h"
-#include "vfs/fruit_rsrc.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"
@@ -456,12 +455,8 @@ static void create_stream(struct create_state *st, bool base_exists)
 	}
 	/* The handle's module, chosen once (vfs/handle.h), says whether
 	 * the stream is there and keeps it */
-	st->hops = vfs_stream_handle_pick(
-		st->fruit, st->fruit_meta,
-		st->fruit_rsrc_file	? VFS_FRUIT_RSRC_FILE
-		: st->fruit_rsrc_xattr	? VFS_FRUIT_RSRC_XATTR
-					: VFS_FRUIT_RSRC_STREAM,
-		st->stream_xattr, &st->hmode);
+	st->hops = vfs_stream_handle_pick(&st->streams, st->stream_xattr,
+					  &st->hmode);
 	h = create_stream_handle(st);
 	st->status = h.ops->stream_open(st, &h, &st->share, st->real_path,
 					writes, &st->aux_fd,
@@ -470,7 +465,7 @@ static void create_stream(struct create_state *st, bool base_exists)
 		return;
 	}
 	h = create_stream_handle(st);
-	if (exists && st->fruit_mac && st->disposition == FILE_OPEN &&
+	if (exists && st->aapl_session && st->disposition == FILE_OPEN &&
 	    h.ops->stream_empty(&h, st->aux_fd)) {
 		/* Samba's fruit: on a Mac's session an empty named stream
 		 * is not there for a plain open (smbtorture vfs.fruit
@@ -524,7 +519,8 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 	int fd;
 
 	*absent = false;
-	if (st->stream != NULL || st->fruit || st->path[0] == '\0' ||
+	if (st->stream != NULL || !vfs_stream_policy_plain(&st->streams) ||
+	    st->path[0] == '\0' ||
 	    (st->options & FILE_OPEN_REPARSE_POINT) ||
 	    (st->disposition != FILE_OPEN &&
 	     st->disposition != FILE_OPEN_IF) ||
@@ -598,14 +594,10 @@ static bool create_lookup_open(struct create_state *st)
 	if (create_link_open(st, &r)) {
 		return false;
 	}
-	if (r.exists && st->fruit && !st->read_only_share) {
-		/* fruit: a "._" AppleDouble file next to it becomes its
-		 * streams before anything looks at them (vfs/fruit.h);
-		 * a failure leaves the "._" file and is logged there. */
-		(void)vfs_fruit_convert_adouble(&st->share, r.path,
-						st->fruit_meta,
-						st->fruit_rsrc_file,
-						st->fruit_conv);
+	if (r.exists && !st->read_only_share) {
+		/* What the modules do to a name found before anything
+		 * looks at its streams (fruit's "._" conversion) */
+		vfs_stream_policy_found(&st->streams, &st->share, r.path);
 	}
 	if (st->stream != NULL) {
 		create_stream(st, r.exists);
@@ -1351,12 +1343,8 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->access = access;
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
-	st->fruit = vfs_fruit_config(t->vfs) != NULL;
-	st->fruit_mac = smb2_fruit_mac(req) != NULL;
-	st->fruit_meta = vfs_fruit_meta(t->vfs);
-	st->fruit_rsrc_file = vfs_fruit_rsrc_file(t->vfs);
-	st->fruit_rsrc_xattr = vfs_fruit_rsrc_xattr(t->vfs);
-	st->fruit_conv = vfs_fruit_conv_flags(t->vfs);
+	vfs_stream_policy_of(t->vfs, &st->streams);
+	st->aapl_session = smb2_fruit_mac(req) != NULL;
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

@@ -79,23 +79,15 @@ struct create_state {
 	char *stream;		/* the stream name asked for, or NULL */
 	bool data_stream;	/* "name::$DATA": the unnamed stream */
 	char *stream_xattr;	/* out: the xattr that holds it */
-	/* the share has fruit (vfs/fruit.h), keeping AFP_AfpInfo as
-	 * fruit_meta says */
-	bool fruit;
-	enum vfs_fruit_meta fruit_meta;
-	/* a Mac's session (AAPL asked) on a fruit share: an empty named
+	/* the share's modules' rules for names and streams (vfs/fruit.h) */
+	struct vfs_stream_policy streams;
+	/* a Mac's session (AAPL asked) on such a share: an empty named
 	 * stream does not exist for a plain open (create_stream) */
-	bool fruit_mac;
+	bool aapl_session;
 	/* out: the stream handle's module and its mode (vfs/handle.h,
 	 * vfs_stream_handle_pick); NULL for the file's own data */
 	const struct vfs_handle_ops *hops;
 	int hmode;
-	/* the share has fruit:resource = file (vfs/fruit.h) */
-	bool fruit_rsrc_file;
-	/* the share has fruit:resource = xattr (vfs/fruit.h) */
-	bool fruit_rsrc_xattr;
-	/* fruit's AppleDouble conversion options (VFS_FRUIT_CONV_*) */
-	unsigned fruit_conv;
 	/* the stream module's own fd until the open is made
 	 * (vfs_handle_ops.stream_open) */
 	int aux_fd;

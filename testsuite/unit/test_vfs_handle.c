@@ -30,6 +30,16 @@
 #define AFPINFO "user.DosStream.AFP_AfpInfo:$DATA"
 #define RSRC "user.DosStream.AFP_Resource:$DATA"
 
+static const struct vfs_handle_ops *pick(bool fruit, enum vfs_fruit_meta meta,
+					 enum vfs_fruit_rsrc rsrc,
+					 const char *xattr, int *mode)
+{
+	struct vfs_stream_policy p = {.fruit = fruit, .meta = meta,
+				      .rsrc = rsrc};
+
+	return vfs_stream_handle_pick(&p, xattr, mode);
+}
+
 static void test_pick(void **state)
 {
 	const struct vfs_handle_ops *o;
@@ -37,34 +47,34 @@ static void test_pick(void **state)
 
 	(void)state;
 	/* without fruit every stream is streams_xattr's */
-	o = vfs_stream_handle_pick(false, VFS_FRUIT_META_NONE,
+	o = pick(false, VFS_FRUIT_META_NONE,
 				   VFS_FRUIT_RSRC_FILE, AFPINFO, &mode);
 	assert_ptr_equal(o, &vfs_stream_handle_ops);
 	assert_int_equal(mode, VFS_FRUIT_META_NONE);
-	o = vfs_stream_handle_pick(false, VFS_FRUIT_META_NONE,
+	o = pick(false, VFS_FRUIT_META_NONE,
 				   VFS_FRUIT_RSRC_FILE, RSRC, &mode);
 	assert_ptr_equal(o, &vfs_stream_handle_ops);
 	assert_int_equal(o->flags, 0);
 	/* fruit's AfpInfo, matched without case, keeps the share's mode */
-	o = vfs_stream_handle_pick(true, VFS_FRUIT_META_NETATALK,
+	o = pick(true, VFS_FRUIT_META_NETATALK,
 				   VFS_FRUIT_RSRC_FILE,
 				   "user.DosStream.afp_afpinfo:$DATA", &mode);
 	assert_ptr_not_equal(o, &vfs_stream_handle_ops);
 	assert_int_equal(mode, VFS_FRUIT_META_NETATALK);
 	assert_int_equal(o->flags & VFS_HANDLE_IGNORE_DELETE_ON_CLOSE, 0);
 	/* AFP_Resource: the "._" file, or a stream; delete-on-close never */
-	o = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	o = pick(true, VFS_FRUIT_META_STREAM,
 				   VFS_FRUIT_RSRC_FILE, RSRC, &mode);
 	assert_ptr_equal(o, &vfs_rsrc_handle_ops);
 	assert_int_equal(mode, VFS_FRUIT_META_NONE);
 	assert_true(o->flags & VFS_HANDLE_IGNORE_DELETE_ON_CLOSE);
-	o = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	o = pick(true, VFS_FRUIT_META_STREAM,
 				   VFS_FRUIT_RSRC_XATTR, RSRC, &mode);
 	assert_ptr_not_equal(o, &vfs_rsrc_handle_ops);
 	assert_ptr_not_equal(o, &vfs_stream_handle_ops);
 	assert_true(o->flags & VFS_HANDLE_IGNORE_DELETE_ON_CLOSE);
 	/* any other stream on a fruit share */
-	o = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	o = pick(true, VFS_FRUIT_META_STREAM,
 				   VFS_FRUIT_RSRC_FILE, XA, &mode);
 	assert_ptr_equal(o, &vfs_stream_handle_ops);
 	/* only the file's own data may take the loop thread's paths */
@@ -142,7 +152,7 @@ static void test_stream(void **state)
 	}
 	h.fd = fd;
 	h.xattr = XA;
-	h.ops = vfs_stream_handle_pick(false, VFS_FRUIT_META_NONE,
+	h.ops = pick(false, VFS_FRUIT_META_NONE,
 				       VFS_FRUIT_RSRC_FILE, XA, &mode);
 	h.mode = mode;
 	/* no such stream yet: READ's answer is an I/O error */
@@ -191,7 +201,7 @@ static void test_afpinfo(void **state)
 	}
 	h.fd = fd;
 	h.xattr = AFPINFO;
-	h.ops = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	h.ops = pick(true, VFS_FRUIT_META_STREAM,
 				       VFS_FRUIT_RSRC_FILE, AFPINFO, &mode);
 	h.mode = mode;
 	/* the record's size for QUERY_INFO, written or not; CLOSE's is
@@ -245,7 +255,7 @@ static void test_stream_open(void **state)
 	x = talloc_strdup(t, RSRC);
 	h.fd = fd;
 	h.xattr = x;
-	h.ops = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	h.ops = pick(true, VFS_FRUIT_META_STREAM,
 				       VFS_FRUIT_RSRC_XATTR, x, &mode);
 	h.mode = mode;
 	exists = true;
@@ -267,7 +277,7 @@ static void test_stream_open(void **state)
 	assert_int_equal(fsetxattr(fd, AFPINFO, "junk", 5, 0), 0);
 	x = talloc_strdup(t, AFPINFO);
 	h.xattr = x;
-	h.ops = vfs_stream_handle_pick(true, VFS_FRUIT_META_STREAM,
+	h.ops = pick(true, VFS_FRUIT_META_STREAM,
 				       VFS_FRUIT_RSRC_FILE, x, &mode);
 	h.mode = mode;
 	exists = true;
