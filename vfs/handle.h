@@ -188,10 +188,7 @@ NTSTATUS vfs_handle_reopen_append(int fd, int *out);
 /*
  * Descriptor calls around a handle (vfs/handle_fd.c), errno mapped:
  * vfs_handle_openat: vfs_openat_beneath (vfs_posix.h) into *fd (-1 on
- * failure).  vfs_handle_fd_dup: a close-on-exec duplicate, -1 when
- * none.  vfs_handle_fd_close: close fd unless -1.  vfs_handle_fstat:
- * fstat.  vfs_handle_set_mtime: the modification time, atime left.
- * vfs_handle_may: faccessat(how) with the effective ids.
+ * failure).  vfs_handle_may: faccessat(how) with the effective ids.
  * vfs_handle_dir_info: the identity and times of directory dir
  * (share-relative, opened beneath the share's root).
  */
@@ -200,10 +197,6 @@ struct vfs_share;
 struct vfs_file_info;
 NTSTATUS vfs_handle_openat(const struct vfs_share *sh, int dirfd,
 			   const char *path, int flags, mode_t mode, int *fd);
-int vfs_handle_fd_dup(int fd);
-void vfs_handle_fd_close(int fd);
-NTSTATUS vfs_handle_fstat(int fd, struct stat *sb);
-NTSTATUS vfs_handle_set_mtime(int fd, const struct timespec *mtime);
 bool vfs_handle_may(int dirfd, const char *name, int how);
 NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
 			     const char *dir, struct vfs_file_info *fi);
@@ -216,7 +209,6 @@ NTSTATUS vfs_handle_dir_info(const struct vfs_share *sh, int root_fd,
  * be opened (EACCES: no permission on it; ENXIO: a socket) is opened
  * O_PATH instead (*opath), for its attributes or its delete, as Samba
  * does.
- * vfs_handle_dup: a close-on-exec duplicate into *out.
  * vfs_handle_stat_beneath: vfs_stat_beneath (vfs/anchor.h); *stopped
  * (unless NULL): the share's resolve rules refused to follow a symlink
  * on the way (ELOOP, EXDEV).
@@ -233,7 +225,6 @@ NTSTATUS vfs_handle_open_existing(const struct vfs_share *sh, int dirfd,
 				  const char *path, int flags,
 				  struct vfs_file_info *fi, bool attr_only,
 				  int *fd, bool *opath);
-NTSTATUS vfs_handle_dup(int fd, int *out);
 NTSTATUS vfs_handle_stat_beneath(const struct vfs_share *sh, int root_fd,
 				 const char *path, struct stat *sb,
 				 bool *stopped);

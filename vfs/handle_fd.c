@@ -24,30 +24,6 @@ NTSTATUS vfs_handle_openat(const struct vfs_share *sh, int dirfd,
 	return *fd == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
 }
 
-int vfs_handle_fd_dup(int fd)
-{
-	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
-void vfs_handle_fd_close(int fd)
-{
-	if (fd != -1) {
-		(void)close(fd);
-	}
-}
-
-NTSTATUS vfs_handle_fstat(int fd, struct stat *sb)
-{
-	return fstat(fd, sb) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
-}
-
-NTSTATUS vfs_handle_set_mtime(int fd, const struct timespec *mtime)
-{
-	struct timespec ts[2] = {{0, UTIME_OMIT}, *mtime};
-
-	return futimens(fd, ts) != 0 ? vfs_map_errno(errno) : NT_STATUS_OK;
-}
-
 bool vfs_handle_may(int dirfd, const char *name, int how)
 {
 	return faccessat(dirfd, name, how, AT_EACCESS) == 0;
@@ -98,12 +74,6 @@ NTSTATUS vfs_handle_open_existing(const struct vfs_share *sh, int dirfd,
 		*opath = *fd != -1;
 	}
 	return *fd == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
-}
-
-NTSTATUS vfs_handle_dup(int fd, int *out)
-{
-	*out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return *out == -1 ? vfs_map_errno(errno) : NT_STATUS_OK;
 }
 
 NTSTATUS vfs_handle_stat_beneath(const struct vfs_share *sh, int root_fd,

@@ -15,6 +15,7 @@
 #include "vfs/anchor.h"
 #include "vfs/module.h"
 #include "vfs/handle.h"
+#include "vfs/fsctl_io.h"
 #include "locking/locking_rec.h"
 #include "smbd/objects/smbd_locking.h"
 #include "lib/proc.h"
@@ -148,7 +149,7 @@ static struct smbd_tcon *ghost_tcon(struct smbd_open *op)
 		return NULL;
 	}
 	g->share.path = g->path;
-	g->share.root_fd = vfs_handle_fd_dup(t->share.root_fd);
+	(void)vfs_fd_dup(t->share.root_fd, &g->share.root_fd);
 	if (g->share.root_fd == -1 || g->share_name == NULL ||
 	    g->path == NULL) {
 		talloc_free(g);
@@ -727,7 +728,7 @@ static void durable_give_orphan(struct smbd_worker *w,
 		(void)share_mode_remove(db, &k, &o, &last, &dn);
 		smbd_breaks_wake(w, &k);
 	}
-	vfs_handle_fd_close(fd);
+	vfs_fd_close(fd);
 }
 
 /* The open given to this worker, in req's connection, session and tree;
@@ -814,7 +815,7 @@ static void durable_msg_give(void *priv, int from, const void *body, int fd)
 	NTSTATUS status;
 
 	if (fd == -1 || memchr(x->path, '\0', sizeof(x->path)) == NULL) {
-		vfs_handle_fd_close(fd);
+		vfs_fd_close(fd);
 		return;
 	}
 	if (dw == NULL) {

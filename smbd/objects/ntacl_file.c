@@ -9,6 +9,7 @@
 #include "vfs/ntacl_xattr.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/handle.h"
+#include "vfs/fsctl_io.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -61,7 +62,7 @@ NTSTATUS ntacl_file_from_mode(TALLOC_CTX *mem_ctx, int fd, bool domain,
 	struct wire_buf b;
 	struct sd_sid owner, group;
 	struct stat sb;
-	NTSTATUS status = vfs_handle_fstat(fd, &sb);
+	NTSTATUS status = vfs_fd_stat(fd, &sb);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -113,7 +114,7 @@ NTSTATUS ntacl_file_get_parent(TALLOC_CTX *mem_ctx,
 		return status;
 	}
 	status = ntacl_file_get(mem_ctx, pfd, out);
-	vfs_handle_fd_close(pfd);
+	vfs_fd_close(pfd);
 	return status;
 }
 

@@ -21,6 +21,7 @@
 #include "vfs/anchor.h"
 #include "vfs/streams.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
 
 #include <string.h>
 
@@ -152,8 +153,8 @@ static void open_delete_done(struct tpool_job *tj)
 static int open_delete_destructor(struct open_delete *d)
 {
 	vfs_stack_unref(d->vfs);
-	vfs_handle_fd_close(d->fd);
-	vfs_handle_fd_close(d->root_fd);
+	vfs_fd_close(d->fd);
+	vfs_fd_close(d->root_fd);
 	return 0;
 }
 
@@ -185,11 +186,11 @@ static void open_delete_submit(struct smbd_open *op, bool delete_now,
 	}
 	d->share.path = "";
 	d->vfs = vfs_stack_ref(op->tcon->vfs);
-	d->root_fd = vfs_handle_fd_dup(op->tcon->share.root_fd);
+	(void)vfs_fd_dup(op->tcon->share.root_fd, &d->root_fd);
 	d->path = talloc_strdup(d, op->path);
 	d->stream = op->stream ? talloc_strdup(d, op->stream) : NULL;
 	if (op->stream != NULL && op->h.fd != -1) {
-		d->fd = vfs_handle_fd_dup(op->h.fd);
+		(void)vfs_fd_dup(op->h.fd, &d->fd);
 	}
 	d->is_dir = op->is_dir;
 	d->delete_now = delete_now;
@@ -303,7 +304,7 @@ static int open_destructor(struct smbd_open *op)
 		 * could block go through CLOSE's job instead. */
 		open_fd_release(op);
 	}
-	vfs_handle_fd_close(op->snap_root_fd);
+	vfs_fd_close(op->snap_root_fd);
 	op->snap_root_fd = -1;
 	return 0;
 }
@@ -568,7 +569,7 @@ int smbd_open_detach(struct smbd_open *op)
 	if (fd_share_borrowed(op->fd_share)) {
 		/* Jobs still read or write the open's descriptor: the
 		 * caller's close must not pull it from under them. */
-		fd = vfs_handle_fd_dup(op->h.fd);
+		(void)vfs_fd_dup(op->h.fd, &fd);
 		open_fd_release(op);
 	} else {
 		fd_share_forget(&op->fd_share);	/* nobody borrows it */

@@ -16,11 +16,13 @@
 #include "locking/locking.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
+#include "vfs/fsctl_io.h"
 #include "lib/clock.h"
 #include "lib/ev.h"
 #include "lib/log.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <talloc.h>
 
 #undef DBGC_CLASS
@@ -35,7 +37,8 @@ static bool wt_applies(const struct smbd_open *op)
 
 static void wt_set_mtime(struct smbd_open *op, const struct timespec *mtime)
 {
-	NTSTATUS status = vfs_handle_set_mtime(op->h.fd, mtime);
+	struct timespec ts[2] = {{0, UTIME_OMIT}, *mtime};
+	NTSTATUS status = vfs_fd_utimens(op->h.fd, ts);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("write time of %s: %s\n", op->path,

@@ -43,6 +43,7 @@
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/fruit.h"
+#include "vfs/fsctl_io.h"
 #include "smbd/smb2/fruit_session.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
@@ -68,9 +69,9 @@ static void create_orphan(void *p)
 {
 	struct create_state *st = p;
 
-	vfs_handle_fd_close(st->fd);
+	vfs_fd_close(st->fd);
 	st->fd = -1;
-	vfs_handle_fd_close(st->aux_fd);
+	vfs_fd_close(st->aux_fd);
 	st->aux_fd = -1;
 }
 
@@ -80,7 +81,7 @@ static int create_state_destructor(struct create_state *st)
 	create_parent_fd_close(st);
 	/* A borrowed root goes back when its holder (st) is freed. */
 	if (st->root_owned) {
-		vfs_handle_fd_close(st->share.root_fd);
+		vfs_fd_close(st->share.root_fd);
 	}
 	return 0;
 }
@@ -102,7 +103,7 @@ static void create_new_undo(struct create_state *st, bool dir)
 {
 	struct vfs_file_id id = vfs_file_id_of_fd(st->fd);
 
-	vfs_handle_fd_close(st->fd);
+	vfs_fd_close(st->fd);
 	st->fd = -1;
 	st->aux_fd = -1;
 	(void)vfs_unlink_anchored(&st->share, st->share.root_fd, st->real_path,
@@ -127,10 +128,10 @@ static mode_t create_parent_mode(struct create_state *st)
 	if (pfd == -1) {
 		return 0;
 	}
-	if (!NT_STATUS_IS_OK(vfs_handle_fstat(pfd, &sb))) {
+	if (!NT_STATUS_IS_OK(vfs_fd_stat(pfd, &sb))) {
 		sb.st_mode = 0;
 	}
-	vfs_handle_fd_close(pfd);
+	vfs_fd_close(pfd);
 	return sb.st_mode & 07777;
 }
 
@@ -189,7 +190,7 @@ static void create_new(struct create_state *st)
 		struct stat sb;
 		mode_t m;
 
-		if (NT_STATUS_IS_OK(vfs_handle_fstat(st->fd, &sb)) &&
+		if (NT_STATUS_IS_OK(vfs_fd_stat(st->fd, &sb)) &&
 		    NT_STATUS_IS_OK(secdesc_to_mode(st->sd, st->sd_len,
 						    SECINFO_DACL, sb.st_uid,
 						    sb.st_gid, sb.st_mode, &m)) &&
@@ -250,11 +251,11 @@ static void create_existing(struct create_state *st, bool is_dir)
 			      (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM)) &
 			     ~st->attrs) != 0) {
 				st->status = NT_STATUS_ACCESS_DENIED;
-				vfs_handle_fd_close(fd0);
+				vfs_fd_close(fd0);
 				return;
 			}
 		}
-		vfs_handle_fd_close(fd0);
+		vfs_fd_close(fd0);
 		/* Truncated later, after the share-mode check (create_done):
 		 * another open may forbid writing. */
 		flags = O_RDWR;
@@ -338,7 +339,7 @@ static void create_truncate_job(void *p)
 		vfs_fill_dos_attributes(&st->share, st->fd, false,
 					st->real_path, &st->fi);
 	}
-	vfs_handle_fd_close(st->fd);
+	vfs_fd_close(st->fd);
 	st->fd = -1;
 	st->aux_fd = -1;
 }
@@ -541,7 +542,7 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 	}
 	st->real_path = talloc_strdup(st, st->path);
 	if (st->real_path == NULL) {
-		vfs_handle_fd_close(fd);
+		vfs_fd_close(fd);
 		return false;
 	}
 	st->fd = fd;
@@ -558,7 +559,7 @@ static bool create_open_exact(struct create_state *st, bool *absent)
 		st->action = FILE_OPENED;
 		return true;
 	}
-	vfs_handle_fd_close(fd);
+	vfs_fd_close(fd);
 	st->fd = -1;
 	return true;
 }
@@ -1028,7 +1029,7 @@ static NTSTATUS create_done(struct smb2_request *req, void *p)
 	if (st->snapshot) {
 		/* Later path-relative work on this open (a listing's
 		 * symlinks) stays inside the snapshot. */
-		op->snap_root_fd = vfs_handle_fd_dup(st->share.root_fd);
+		(void)vfs_fd_dup(st->share.root_fd, &op->snap_root_fd);
 		if (op->snap_root_fd == -1) {
 			talloc_free(op);
 			return NT_STATUS_TOO_MANY_OPENED_FILES;
@@ -1088,7 +1089,7 @@ static NTSTATUS create_after_share(struct smb2_request *req,
 		return status;
 	}
 	if (st->need_truncate && op->stream == NULL) {
-		status = vfs_handle_dup(op->h.fd, &st->fd);
+		status = vfs_fd_dup(op->h.fd, &st->fd);
 		if (!NT_STATUS_IS_OK(status)) {
 			talloc_free(op);
 			return status;

@@ -25,6 +25,7 @@
 #include "smbd/conn/session.h"
 #include "vfs/vfs.h"
 #include "vfs/handle.h"
+#include "vfs/fsctl_io.h"
 #include "conf/loadparm.h"
 #include "lib/log.h"
 
@@ -145,7 +146,7 @@ static bool read_send_file(struct smb2_request *req, struct smbd_open *op,
 		  (unsigned long long)count, (unsigned long long)offset);
 	read_push_body(req->out, (uint32_t)count);
 	if (req->out->failed) {
-		vfs_handle_fd_close(fd);
+		vfs_fd_close(fd);
 		*status = NT_STATUS_NO_MEMORY;
 		return true;
 	}
