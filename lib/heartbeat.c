@@ -71,6 +71,9 @@ int heartbeat_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 		}
 		heartbeat_beat();
 		r = poll(fds, n, slice);
+		if (r < 0) {
+			return -errno;
+		}
 		if (r != 0 || slice == 0 ||
 		    (timeout_ms >= 0 && heartbeat_now_ms() >= deadline)) {
 			return r;

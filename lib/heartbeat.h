@@ -41,7 +41,8 @@ uint64_t heartbeat_last(const struct heartbeat_slot *slot);
 void heartbeat_set(struct heartbeat_slot *slot, uint64_t ms);
 
 /* poll(2), beating every HEARTBEAT_TICK_MS while it waits (timeout_ms
- * < 0: for ever). */
+ * < 0: for ever); a failure returns -errno (-EINTR: interrupted), so
+ * that callers above lib/ read no errno (issue 37). */
 int heartbeat_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
 
 #endif

@@ -14,6 +14,10 @@ libsmbd_a_SOURCES += \
 libsmbd_a_SOURCES += lib/crash.c lib/crash.h lib/bug.c lib/bug.h
 # NIC IRQ affinity matched to the workers (smbd-irq, the master).
 libsmbd_a_SOURCES += lib/irqplan.c lib/irqplan.h
+# Calls whose error the rooms above get returned, not in errno (issue 37):
+# checked number parsing, sockets, whole files, tdb_open.
+libsmbd_a_SOURCES += lib/num.c lib/num.h lib/sock.c lib/sock.h \
+	lib/file.c lib/file.h lib/tdbfile.c lib/tdbfile.h
 # smb.conf `interfaces` entries: what to bind, what to advertise.
 libsmbd_a_SOURCES += lib/ifspec.c lib/ifspec.h
 # The host's interfaces as the kernel reports them (the FSCTL's detection).
@@ -51,6 +55,11 @@ UNIT_TESTS += testsuite/unit/test_heartbeat
 UNIT_TESTS += testsuite/unit/test_tpool
 UNIT_TESTS += testsuite/unit/test_log
 UNIT_TESTS += testsuite/unit/test_proc
+# lib/num, lib/file + lib/tdbfile, lib/sock: the errors returned, not left
+# in errno (issue 37).
+UNIT_TESTS += testsuite/unit/test_num
+UNIT_TESTS += testsuite/unit/test_lib_file
+UNIT_TESTS += testsuite/unit/test_sock
 UNIT_TESTS += testsuite/unit/test_irqplan
 UNIT_TESTS += testsuite/unit/test_ev_file_write
 UNIT_TESTS += testsuite/unit/test_ifspec

@@ -605,3 +605,8 @@ void log_msg(enum log_class cls, int level, const char *func,
 	}
 	errno = saved_errno;
 }
+
+const char *log_syserr(void)
+{
+	return strerror(errno);
+}

@@ -160,6 +160,15 @@ int log_set_current(int handle);
 void log_msg(enum log_class cls, int level, const char *func,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * strerror(errno): the text of the error of the C library call that just
+ * failed, for a log line ("cannot open %s: %s\n", path, log_syserr()).
+ * errno stays in lib/ and vfs/ (issue 37); a caller above that only
+ * prints the error asks here, right after the failed call, as it would
+ * have read errno.
+ */
+const char *log_syserr(void);
+
 #define LOG_CLASS_AT(cls, lvl, ...)                                           \
 	do {                                                                  \
 		if ((lvl) <= log_class_level[(cls)]) {                        \

@@ -4,6 +4,7 @@
 #include "lib/netif.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -12,6 +13,11 @@
 bool netif_addrs(struct ifaddrs **list)
 {
 	return getifaddrs(list) == 0;
+}
+
+int netif_addrs_get(struct ifaddrs **list)
+{
+	return getifaddrs(list) == 0 ? 0 : -errno;
 }
 
 void netif_addrs_free(struct ifaddrs *list)

@@ -19,6 +19,8 @@ struct ifaddrs;
 /* The interfaces' addresses (getifaddrs): false when they cannot be
  * listed; a list given back with netif_addrs_free. */
 bool netif_addrs(struct ifaddrs **list);
+/* The same, saying why not: 0, or -errno (errno stays in lib/, issue 37). */
+int netif_addrs_get(struct ifaddrs **list);
 void netif_addrs_free(struct ifaddrs *list);
 
 /* The kernel's index of ifname (if_nametoindex), 0 when it has none. */

@@ -79,11 +79,16 @@ bool proc_stat(pid_t pid, struct proc_info *out)
 	return errno == 0 && end != p;
 }
 
+bool proc_exists(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
 bool proc_alive(pid_t pid)
 {
 	struct proc_info pi;
 
-	if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM)) {
+	if (pid <= 0 || !proc_exists(pid)) {
 		return false;
 	}
 	if (!proc_stat(pid, &pi)) {

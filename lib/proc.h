@@ -30,6 +30,10 @@ struct proc_info {
 	uint64_t start;		/* clock ticks after boot */
 };
 bool proc_stat(pid_t pid, struct proc_info *out);
+/* Whether kill(pid, 0) finds a process, one of another user (EPERM)
+ * included, a zombie included.  pid as kill(2) takes it: not <= 0 for
+ * one process. */
+bool proc_exists(pid_t pid);
 /* Whether pid runs: it exists (kill(pid, 0), EPERM included) and is no
  * zombie, or a zombie leader whose other threads are still exiting (they
  * hold its files).  Without /proc, what kill() says. */

@@ -13,6 +13,15 @@
 
 #include "lib/proc.h"
 
+/* init exists whoever asks: kill() says EPERM to one who may not signal
+ * it, and that counts as existing. */
+static void test_exists_other_user(void **state)
+{
+	(void)state;
+	assert_true(proc_exists(1));
+	assert_true(proc_exists(getpid()));
+}
+
 static void test_pid_is_getpid(void **state)
 {
 	(void)state;
@@ -82,10 +91,12 @@ static void test_alive_and_start(void **state)
 	assert_int_equal(waitid(P_PID, (id_t)child, NULL, WEXITED | WNOWAIT),
 			 0);
 	assert_int_equal(kill(child, 0), 0);
+	assert_true(proc_exists(child));
 	assert_true(proc_stat(child, &pi));
 	assert_int_equal(pi.state, 'Z');
 	assert_false(proc_alive(child));
 	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_false(proc_exists(child));
 	assert_false(proc_alive(child));
 	assert_false(proc_stat(child, &pi));
 }
@@ -96,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_pid_is_getpid),
 		cmocka_unit_test(test_pid_after_fork),
 		cmocka_unit_test(test_alive_and_start),
+		cmocka_unit_test(test_exists_other_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
