@@ -19,7 +19,6 @@
 #include "conf/loadparm_private.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "conf/parse.h"
 #include "conf/subst.h"
 #include "lib/log.h"
+#include "lib/num.h"
 
 /* NetBIOS names are 15 characters plus a type byte (RFC 1001 14.1). */
 #define CONF_NETBIOS_NAME_MAX 15
@@ -80,9 +80,8 @@ static bool parse_int(const char *s, int *v)
 	if (!isxdigit((unsigned char)p[base == 16 ? 2 : 0])) {
 		return false;
 	}
-	errno = 0;
-	n = strtoll(s, &end, base);
-	if (errno != 0 || *end != '\0' || n < INT_MIN || n > INT_MAX) {
+	if (!num_strtoll(s, &end, base, &n) || *end != '\0' || n < INT_MIN ||
+	    n > INT_MAX) {
 		return false;
 	}
 	*v = (int)n;
@@ -973,13 +972,14 @@ bool lp_load_file(struct lp_ctx *lp, const char *path)
 	size_t len;
 	char *text;
 	bool ok;
+	int err;
 
 	if (path == NULL) {
 		return false;
 	}
-	text = conf_read_file(lp, path, &len);
+	text = conf_read_file(lp, path, &len, &err);
 	if (text == NULL) {
-		DBG_ERR("can't load %s: %s\n", path, strerror(errno));
+		DBG_ERR("can't load %s: %s\n", path, strerror(err));
 		return false;
 	}
 	ok = lp_load_text(lp, path, text, len);
@@ -1216,7 +1216,8 @@ int lp_parm_int(const struct lp_ctx *lp, int snum,
 {
 	const char *v = lp_parm_str(lp, snum, module_colon_option, NULL);
 	char *end;
-	long n;
+	long long n;
+	bool fit;
 
 	if (v == NULL) {
 		return def;
@@ -1224,12 +1225,11 @@ int lp_parm_int(const struct lp_ctx *lp, int snum,
 	while (isspace((unsigned char)*v)) {
 		v++;
 	}
-	errno = 0;
-	n = strtol(v, &end, 0);
+	fit = num_strtoll(v, &end, 0, &n);
 	while (isspace((unsigned char)*end)) {
 		end++;
 	}
-	if (end == v || *end != '\0' || errno != 0 || n < INT_MIN ||
+	if (end == v || *end != '\0' || !fit || n < INT_MIN ||
 	    n > INT_MAX) {
 		return def;
 	}
@@ -1254,9 +1254,7 @@ uint64_t lp_parm_bytes(const struct lp_ctx *lp, int snum,
 	if (v == NULL || !isdigit((unsigned char)*v)) {
 		return def;
 	}
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0) {
+	if (!num_strtoull(v, &end, 10, &n)) {
 		return def;
 	}
 	if (*end != '\0') {

@@ -26,14 +26,12 @@
 #include "conf/parse.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "conf/param_table.h"
 #include "conf/subst.h"
+#include "lib/file.h"
 #include "lib/log.h"
 
 struct conf_parser {
@@ -48,70 +46,10 @@ struct conf_parser {
 static bool parse_buffer(struct conf_parser *p, const char *label,
 			 const char *text, size_t len);
 
-char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len)
+char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len,
+		     int *err)
 {
-	struct stat sb;
-	char *buf = NULL;
-	size_t used = 0, alloc = 0;
-	int fd, saved;
-
-	/* O_NONBLOCK: a FIFO named by an include must not hang the load. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1) {
-		return NULL;
-	}
-	if (fstat(fd, &sb) != 0) {
-		goto fail;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		errno = EISDIR;
-		goto fail;
-	}
-	/* Only regular files: not /dev/zero, a FIFO or a terminal. */
-	if (!S_ISREG(sb.st_mode)) {
-		errno = EINVAL;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (used + 1 >= alloc) {
-			char *nb;
-
-			if (alloc > CONF_MAX_FILE_SIZE) {
-				errno = EFBIG;
-				goto fail;
-			}
-			alloc = alloc == 0 ? 8192 : alloc * 2;
-			nb = talloc_realloc(mem_ctx, buf, char, alloc);
-			if (nb == NULL) {
-				errno = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + used, alloc - used - 1);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			goto fail;
-		}
-		if (n == 0) {
-			break;
-		}
-		used += (size_t)n;
-	}
-	close(fd);
-	buf[used] = '\0';
-	*len = used;
-	return buf;
-fail:
-	saved = errno;
-	close(fd);
-	talloc_free(buf);
-	errno = saved;
-	return NULL;
+	return file_read_all(mem_ctx, path, CONF_MAX_FILE_SIZE, len, err);
 }
 
 static bool is_space(char c)
@@ -202,6 +140,7 @@ static void do_include(struct conf_parser *p, const char *value,
 	const char *server_name, *workgroup;
 	char *path, *text;
 	size_t len;
+	int err;
 
 	p->ops->include_vars(p->priv, &server_name, &workgroup);
 	path = conf_substitute(tmp, server_name, workgroup, value, &s);
@@ -220,15 +159,15 @@ static void do_include(struct conf_parser *p, const char *value,
 		p->errors++;
 		goto done;
 	}
-	text = conf_read_file(tmp, path, &len);
+	text = conf_read_file(tmp, path, &len, &err);
 	if (text == NULL) {
-		if (errno == ENOENT) {
+		if (err == ENOENT) {
 			DBG_WARNING("%s: include file %s not found, "
 				    "skipped\n",
 				    where, path);
 		} else {
 			DBG_ERR("%s: can't read include file %s: %s\n", where,
-				path, strerror(errno));
+				path, strerror(err));
 			p->errors++;
 		}
 		goto done;

@@ -73,7 +73,9 @@ struct conf_parse_ops {
 bool conf_parse_text(const struct conf_parse_ops *ops, void *priv,
 		     const char *label, const char *text, size_t len);
 
-/* A whole file, NUL-terminated (limit CONF_MAX_FILE_SIZE); NULL + errno. */
-char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len);
+/* A whole file, NUL-terminated (limit CONF_MAX_FILE_SIZE); NULL with
+ * errno's value in *err (lib/file.h, file_read_all). */
+char *conf_read_file(TALLOC_CTX *mem_ctx, const char *path, size_t *len,
+		     int *err);
 
 #endif
