@@ -45,6 +45,7 @@
  */
 #include "locking/locking_private.h"
 #include "locking/locking_rec.h"
+#include "lib/file.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -161,6 +162,7 @@ static NTSTATUS locking_db_new(TALLOC_CTX *mem_ctx, const char *lock_dir,
 			       struct locking_db **out)
 {
 	struct locking_db *db;
+	int ret;
 
 	*out = NULL;
 	if (lock_dir == NULL || *lock_dir == '\0') {
@@ -179,9 +181,10 @@ static NTSTATUS locking_db_new(TALLOC_CTX *mem_ctx, const char *lock_dir,
 		talloc_free(db);
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (mkdir(lock_dir, 0755) != 0 && errno != EEXIST) {
+	ret = file_mkdir(lock_dir, 0755);
+	if (ret != 0 && ret != -EEXIST) {
 		DBG_ERR("cannot create lock directory %s: %s\n", lock_dir,
-			strerror(errno));
+			strerror(-ret));
 	}
 	/* Cached by tdb after the first call (it forks a test child). */
 	db->mutexes = tdb_runtime_check_for_robust_mutexes();
@@ -190,7 +193,7 @@ static NTSTATUS locking_db_new(TALLOC_CTX *mem_ctx, const char *lock_dir,
 	db->status = locking_tdb_open(db->status_path, db->mutexes, false);
 	if (db->status == NULL) {
 		DBG_WARNING("cannot open %s: %s (smbstatus will not list "
-			    "sessions)\n", db->status_path, strerror(errno));
+			    "sessions)\n", db->status_path, log_syserr());
 	}
 	*out = db;
 	return NT_STATUS_OK;
@@ -210,7 +213,7 @@ NTSTATUS locking_db_open(TALLOC_CTX *mem_ctx, const char *lock_dir,
 	db->brl = local_table(db, db->brl_path, db->mutexes);
 	if (db->share == NULL || db->brl == NULL) {
 		DBG_ERR("cannot open %s / %s: %s\n", db->share_path,
-			db->brl_path, strerror(errno));
+			db->brl_path, log_syserr());
 		talloc_free(db);
 		return LOCKING_STATUS_DB_ERROR;
 	}

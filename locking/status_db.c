@@ -13,9 +13,8 @@
 #include "locking/locking_private.h"
 #include "locking/locking_rec.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,7 +386,7 @@ int status_db_client_claim(struct locking_db *db, const uint8_t guid[16],
 	}
 	if (client_rec_get(db->status, key, &r) && r.pid != pid &&
 	    r.index != index &&
-	    (kill((pid_t)r.pid, 0) == 0 || errno == EPERM)) {
+	    proc_exists((pid_t)r.pid)) {
 		owner = r.index;	/* a live worker has the client */
 	} else {
 		if (!client_rec_get(db->status, key, &r) || r.pid != pid) {

@@ -8,6 +8,7 @@
 #include "locking/ctdb/ctdb_proto.h"
 #include "lib/heartbeat.h"
 #include "lib/log.h"
+#include "lib/sock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +85,7 @@ static NTSTATUS conn_connect(struct ctdb_conn *c)
 	/* Connecting to a local socket does not wait for the peer. */
 	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
 		DBG_ERR("cannot connect to ctdbd at %s: %s\n", c->path,
-			strerror(errno));
+			log_syserr());
 		close(c->fd);
 		c->fd = -1;
 		return NT_STATUS_CONNECTION_REFUSED;
@@ -273,7 +274,8 @@ static NTSTATUS conn_write(struct ctdb_conn *c, const uint8_t *buf,
 		return NT_STATUS_CONNECTION_DISCONNECTED;
 	}
 	while (done < len) {
-		ssize_t n = send(c->fd, buf + done, len - done, MSG_NOSIGNAL);
+		ssize_t n = sock_send(c->fd, buf + done, len - done,
+				      MSG_NOSIGNAL);
 		struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
 		int64_t left;
 
@@ -281,12 +283,12 @@ static NTSTATUS conn_write(struct ctdb_conn *c, const uint8_t *buf,
 			done += (size_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR) {
+		if (n == -EINTR) {
 			continue;
 		}
-		if (n < 0 && errno != EAGAIN) {
+		if (n < 0 && n != -EAGAIN) {
 			DBG_ERR("ctdbd at %s: send: %s\n", c->path,
-				strerror(errno));
+				strerror((int)-n));
 			return NT_STATUS_CONNECTION_DISCONNECTED;
 		}
 		left = deadline - now_ms();
@@ -377,11 +379,12 @@ static NTSTATUS conn_read(struct ctdb_conn *c)
 			c->in = p;
 			c->in_cap = c->in_len + 65536;
 		}
-		n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
-		if (n < 0 && errno == EINTR) {
+		n = sock_recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len,
+			      0);
+		if (n == -EINTR) {
 			continue;
 		}
-		if (n < 0 && errno == EAGAIN) {
+		if (n == -EAGAIN) {
 			return NT_STATUS_OK;
 		}
 		if (n <= 0) {
@@ -452,7 +455,7 @@ static NTSTATUS conn_request(struct ctdb_conn *c, uint32_t reqid,
 		/* Beating: a wait up to `ctdb timeout` is no hang for
 		 * the master's watchdog (lib/heartbeat.h). */
 		r = heartbeat_poll(&pfd, 1, (int)left);
-		if (r < 0 && errno != EINTR) {
+		if (r < 0 && r != -EINTR) {
 			status = NT_STATUS_UNSUCCESSFUL;
 		} else if (r > 0) {
 			status = conn_read(c);

@@ -5,7 +5,6 @@
 #include "locking/ctdb/ctdb_conn.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -45,7 +44,7 @@ static NTSTATUS open_local(struct ctdb_db *db)
 			   O_RDWR | O_CLOEXEC, 0);
 	if (db->tdb == NULL) {
 		DBG_ERR("cannot open ctdb's copy %s of %s: %s\n", db->path,
-			db->name, strerror(errno));
+			db->name, log_syserr());
 		return NT_STATUS_UNSUCCESSFUL;
 	}
 	return NT_STATUS_OK;
