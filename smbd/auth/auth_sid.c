@@ -5,8 +5,8 @@
  * groups' SIDs (MS-PAC 2.5).
  */
 #include "smbd/auth/auth.h"
+#include "lib/num.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +51,8 @@ static bool parse_num(const char **p, uint64_t max, uint64_t *out)
 	if (**p < '0' || **p > '9') {
 		return false;
 	}
-	errno = 0;
-	v = strtoull(*p, &end, 10);
-	if (errno != 0 || v > max || (*end != '-' && *end != '\0')) {
+	if (!num_strtoull(*p, &end, 10, &v) || v > max ||
+	    (*end != '-' && *end != '\0')) {
 		return false;
 	}
 	*out = v;

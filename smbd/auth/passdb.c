@@ -9,6 +9,7 @@
 #include "lib/charset.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "lib/tdbfile.h"
 #include "lib/wire.h"
 #include "locking/ctdb/ctdb_db.h"
 #include <errno.h>
@@ -479,6 +480,7 @@ NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
 {
 	struct passdb *pdb = talloc_zero(mem_ctx, struct passdb);
 	NTSTATUS status;
+	int err = 0;
 
 	if (pdb == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -488,14 +490,13 @@ NTSTATUS passdb_open(TALLOC_CTX *mem_ctx, const char *path, bool create,
 		talloc_free(pdb);
 		return NT_STATUS_NO_MEMORY;
 	}
-	pdb->tdb = tdb_open(path, 0, TDB_DEFAULT,
-			    create ? O_RDWR | O_CREAT : O_RDWR, 0600);
-	if (pdb->tdb == NULL && !create && errno == EACCES) {
-		pdb->tdb = tdb_open(path, 0, TDB_DEFAULT, O_RDONLY, 0600);
+	pdb->tdb = tdbfile_open(path, 0, TDB_DEFAULT,
+				create ? O_RDWR | O_CREAT : O_RDWR, 0600, &err);
+	if (pdb->tdb == NULL && !create && err == EACCES) {
+		pdb->tdb = tdbfile_open(path, 0, TDB_DEFAULT, O_RDONLY, 0600,
+					&err);
 	}
 	if (pdb->tdb == NULL) {
-		int err = errno;
-
 		DBG_NOTICE("cannot open %s: %s\n", path, strerror(err));
 		talloc_free(pdb);
 		return err == ENOENT ? NT_STATUS_OBJECT_NAME_NOT_FOUND

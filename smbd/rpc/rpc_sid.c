@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "conf/loadparm.h"
+#include "lib/file.h"
 #include "lib/log.h"
 #include "lib/charset.h"
+#include "lib/num.h"
 #include "smbd/auth/passdb.h"
 #include "smbd/rpc/rpc_domain.h"
 #include "smbd/rpc/rpc_service.h"
@@ -36,6 +38,7 @@ bool rpc_sid_parse(const char *s, struct rpc_sid *out)
 {
 	unsigned long long v;
 	char *end;
+	bool fit;
 
 	memset(out, 0, sizeof(*out));
 	if (strncasecmp(s, "S-1-", 4) != 0) {
@@ -46,9 +49,8 @@ bool rpc_sid_parse(const char *s, struct rpc_sid *out)
 	if (*s < '0' || *s > '9') {
 		return false;
 	}
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end == s || errno != 0 || v > 0xffffffffffffULL) {
+	fit = num_strtoull(s, &end, 10, &v);
+	if (end == s || !fit || v > 0xffffffffffffULL) {
 		return false;
 	}
 	for (int i = 0; i < 6; i++) {
@@ -61,9 +63,7 @@ bool rpc_sid_parse(const char *s, struct rpc_sid *out)
 		    out->num_auths >= RPC_SID_MAX_SUBAUTH) {
 			return false;
 		}
-		errno = 0;
-		v = strtoull(s, &end, 10);
-		if (errno != 0 || v > 0xffffffffULL) {
+		if (!num_strtoull(s, &end, 10, &v) || v > 0xffffffffULL) {
 			return false;
 		}
 		out->sub[out->num_auths++] = (uint32_t)v;
@@ -283,11 +283,13 @@ void rpc_domain_sid(const struct rpc_server_ctx *srv, struct rpc_sid *out)
 	fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd != -1) {
 		bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+		int ret;
 
 		close(fd);
-		if (ok && link(tpath, path) != 0 && errno != EEXIST) {
+		if (ok && (ret = file_link(tpath, path)) != 0 &&
+		    ret != -EEXIST) {
 			DBG_WARNING("cannot keep the domain SID in %s: %s\n",
-				    path, strerror(errno));
+				    path, strerror(-ret));
 		}
 		unlink(tpath);
 	}
