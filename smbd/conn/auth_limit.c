@@ -11,7 +11,6 @@
 #include "lib/log.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -108,7 +107,7 @@ bool smbd_auth_limit_create(struct smbd_server *srv)
 
 	if (p == MAP_FAILED) {
 		DBG_ERR("cannot map the authentication rate limiter's table: "
-			"%s\n", strerror(errno));
+			"%s\n", log_syserr());
 		return false;
 	}
 	srv->auth_limit = p;

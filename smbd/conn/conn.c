@@ -25,7 +25,6 @@
 #include "locking/ctdb/ctdb_conn.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -289,7 +288,7 @@ bool smbd_spread_create(struct smbd_server *srv)
 	p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
-		DBG_ERR("smbd spread connections: %s\n", strerror(errno));
+		DBG_ERR("smbd spread connections: %s\n", log_syserr());
 		return false;
 	}
 	srv->spread_ctr = p;

@@ -9,7 +9,6 @@
 #include "lib/ev.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -41,7 +40,7 @@ bool smbd_conn_limits_create(struct smbd_server *srv)
 
 	if (p == MAP_FAILED) {
 		DBG_ERR("cannot map the connection table: %s\n",
-			strerror(errno));
+			log_syserr());
 		return false;
 	}
 	srv->conn_limits = p;

@@ -9,7 +9,6 @@
 #include "lib/ev.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -53,7 +52,7 @@ bool smbd_mailboxes_create(struct smbd_server *srv)
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			       0, sv) != 0) {
 			DBG_ERR("cannot create worker mailboxes: %s\n",
-				strerror(errno));
+				log_syserr());
 			return false;
 		}
 		srv->mbox[2 * i] = sv[0];	/* worker i reads */
@@ -245,7 +244,7 @@ static bool msg_send(struct smbd_server *srv, int from, int to,
 		 * other owners say what they do instead. */
 		DBG_WARNING("mailbox message %d from worker %d to worker %d "
 			    "lost: %s\n", (int)type,
-			    from, to, strerror(errno));
+			    from, to, log_syserr());
 		return false;
 	}
 	return true;
