@@ -10,7 +10,6 @@
 #include "smbd/conn/session.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,7 +109,7 @@ int smbd_control_open(struct smbd_server *srv)
 	    fcntl(fd, F_SETOWN, getpid()) != 0 ||
 	    fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC) != 0) {
 		DBG_ERR("smbcontrol socket %s: %s\n", sun.sun_path,
-			strerror(errno));
+			log_syserr());
 		close(fd);
 		return -1;
 	}

@@ -16,6 +16,8 @@
 #include "conf/loadparm.h"
 #include "lib/ifspec.h"
 #include "lib/log.h"
+#include "lib/netif.h"
+#include "lib/sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,7 +44,7 @@ bool smbd_choose_cpus(struct smbd_server *srv)
 	int ncpus = 0, i, want;
 
 	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		DBG_ERR("sched_getaffinity: %s\n", strerror(errno));
+		DBG_ERR("sched_getaffinity: %s\n", log_syserr());
 		return false;
 	}
 	for (i = 0; i < CPU_SETSIZE; i++) {
@@ -133,9 +135,8 @@ static int smbd_attach_steering(struct smbd_server *srv, int fd,
 	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
 	prog.len = (unsigned short)k;
 	prog.filter = code;
-	ret = setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
-			 sizeof(prog));
-	ret = ret == 0 ? 0 : -errno;
+	ret = sock_setopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			  sizeof(prog));
 	talloc_free(code);
 	return ret;
 }
@@ -202,53 +203,6 @@ void smbd_steer_avoid(struct smbd_server *srv, const bool *avoid)
 /* An attempt that may be repeated: a port in use is not logged. */
 static bool listen_retrying;
 
-/*
- * SO_REUSEPORT lets any process of the same user join a port's group, and
- * the kernel would then share our connections with it (another smbd, say).
- * Make sure the port is free first with a plain bind.
- */
-static int smbd_port_free(const struct sockaddr *sa, socklen_t salen)
-{
-	int one = 1, err = 0;
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd == -1) {
-		return -errno;
-	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (sa->sa_family == AF_INET6) {
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-				 sizeof(one));
-	}
-	if (bind(fd, sa, salen) != 0) {
-		err = -errno;
-	}
-	close(fd);
-	return err;
-}
-
-static int smbd_listen_one(const struct sockaddr *sa, socklen_t salen)
-{
-	int one = 1;
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0);
-
-	if (fd == -1) {
-		return -errno;
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
-	    (sa->sa_family == AF_INET6 &&
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) !=
-		     0) ||
-	    bind(fd, sa, salen) != 0 || listen(fd, 1024) != 0) {
-		int err = errno;
-		close(fd);
-		return -err;
-	}
-	return fd;
-}
-
 static int smbd_open_group(struct smbd_server *srv, const char *addr,
 			   uint16_t port)
 {
@@ -276,7 +230,10 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 	g = &srv->groups[srv->ngroups++];
 	snprintf(g->addr, sizeof(g->addr), "%s", addr);
 	g->port = port;
-	ret = smbd_port_free(ai->ai_addr, ai->ai_addrlen);
+	/* A port in a SO_REUSEPORT group is shared with any process of
+	 * the same user that joins it (another smbd, say): make sure it is
+	 * free first with a plain bind (lib/sock.h). */
+	ret = sock_port_free(ai->ai_addr, ai->ai_addrlen);
 	if (ret != 0) {
 		if (ret != -EADDRINUSE || !listen_retrying) {
 			DBG_ERR("cannot listen on %s port %u: %s\n", addr,
@@ -288,7 +245,8 @@ static int smbd_open_group(struct smbd_server *srv, const char *addr,
 	}
 	g->fds = talloc_array(srv->groups, int, srv->nworkers);
 	for (i = 0; g->fds != NULL && i < srv->nworkers; i++) {
-		g->fds[i] = smbd_listen_one(ai->ai_addr, ai->ai_addrlen);
+		g->fds[i] = sock_listen_reuseport(ai->ai_addr, ai->ai_addrlen,
+						  1024);
 		if (g->fds[i] < 0) {
 			ret = g->fds[i];
 			DBG_ERR("cannot listen on %s port %u: %s\n", addr, port,
@@ -377,7 +335,7 @@ static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 	struct ifspec spec;
 	char err[160];
 	uint8_t want[16];
-	int family, bits;
+	int family, bits, ret;
 	struct ifaddrs *ifa, *p;
 
 	(void)ifspec_parse(entry, &spec, err, sizeof(err));
@@ -394,8 +352,9 @@ static int smbd_interface_addrs(TALLOC_CTX *mem_ctx, const char *entry,
 		addrs_add(mem_ctx, out, nout, spec.what);
 		return 0;
 	}
-	if (getifaddrs(&ifa) != 0) {
-		return -errno;
+	ret = netif_addrs_get(&ifa);
+	if (ret != 0) {
+		return ret;
 	}
 	if (family != 0 && host_address(want, family, bits)) {
 		/* 127.0.0.2/8: Samba binds that address itself when a

@@ -26,7 +26,6 @@
 #include "locking/locking.h"
 #include "smbd/objects/cluster.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -91,7 +90,7 @@ static bool master_start_worker(struct smbd_server *srv,
 	pid = fork();
 
 	if (pid == -1) {
-		DBG_ERR("cannot fork worker %d: %s\n", i, strerror(errno));
+		DBG_ERR("cannot fork worker %d: %s\n", i, log_syserr());
 		slots[i].pending_restart = true;
 		return false;
 	}
@@ -444,7 +443,7 @@ int smbd_master_run(struct smbd_server *srv)
 
 		if (pipe2(p, O_CLOEXEC) != 0) {
 			DBG_ERR("cannot make the master's pipe: %s\n",
-				strerror(errno));
+				log_syserr());
 			return 1;
 		}
 		srv->alive_rd = p[0];

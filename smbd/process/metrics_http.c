@@ -24,6 +24,8 @@
 #include "conf/loadparm.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
+#include "lib/num.h"
+#include "lib/sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -150,7 +152,7 @@ bool metrics_listen_parse(const char *value, struct sockaddr_storage *ss,
 	const char *colon, *h = value;
 	size_t hlen;
 	char *endp;
-	unsigned long port;
+	unsigned long long port;
 
 	colon = strrchr(value, ':');
 	if (colon == NULL || colon == value) {
@@ -167,9 +169,8 @@ bool metrics_listen_parse(const char *value, struct sockaddr_storage *ss,
 	if (hlen >= sizeof(host) || colon[1] < '0' || colon[1] > '9') {
 		return false;
 	}
-	errno = 0;
-	port = strtoul(colon + 1, &endp, 10);
-	if (errno != 0 || *endp != '\0' || port == 0 || port > 65535) {
+	if (!num_strtoull(colon + 1, &endp, 10, &port) || *endp != '\0' ||
+	    port == 0 || port > 65535) {
 		return false;
 	}
 	memcpy(host, h, hlen);
@@ -276,18 +277,19 @@ static bool scraper_drain(struct scraper *s)
 		}
 		return shutdown(s->fd, SHUT_WR) == 0;
 	}
-	n = read(s->fd, buf, sizeof(buf));
-	return n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR));
+	n = sock_read(s->fd, buf, sizeof(buf));
+	return n > 0 || n == -EAGAIN || n == -EINTR;
 }
 
 /* Read what came, answer once the request is whole; false: close. */
 static bool scraper_read(struct scraper *s, struct metrics_shm *m)
 {
-	ssize_t n = read(s->fd, s->in + s->in_len, sizeof(s->in) - s->in_len);
+	ssize_t n = sock_read(s->fd, s->in + s->in_len,
+			      sizeof(s->in) - s->in_len);
 	int code;
 
 	if (n <= 0) {
-		return n < 0 && (errno == EAGAIN || errno == EINTR);
+		return n == -EAGAIN || n == -EINTR;
 	}
 	s->in_len += (size_t)n;
 	code = metrics_http_parse(s->in, s->in_len);
@@ -301,10 +303,11 @@ static bool scraper_read(struct scraper *s, struct metrics_shm *m)
 /* Write what the socket takes; false when done or failed: close. */
 static bool scraper_write(struct scraper *s)
 {
-	ssize_t n = write(s->fd, s->out + s->out_off, s->out_len - s->out_off);
+	ssize_t n = sock_write(s->fd, s->out + s->out_off,
+			       s->out_len - s->out_off);
 
 	if (n < 0) {
-		return errno == EAGAIN || errno == EINTR;
+		return n == -EAGAIN || n == -EINTR;
 	}
 	s->out_off += (size_t)n;
 	return s->out_off < s->out_len || scraper_drain(s);
@@ -347,6 +350,7 @@ static void metrics_http_loop(int lfd, struct metrics_shm *m)
 	}
 	for (;;) {
 		uint64_t now = now_ms(), next = now + 60000;
+		int r;
 
 		pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
 		for (i = 0; i < METRICS_HTTP_MAX_CLIENTS; i++) {
@@ -357,11 +361,10 @@ static void metrics_http_loop(int lfd, struct metrics_shm *m)
 				next = sc[i].deadline_ms;
 			}
 		}
-		if (poll(pfd, METRICS_HTTP_MAX_CLIENTS + 1,
-			 next > now ? (int)(next - now) : 0) < 0 &&
-		    errno != EINTR) {
-			DBG_ERR("metrics endpoint: poll: %s\n",
-				strerror(errno));
+		r = sock_poll(pfd, METRICS_HTTP_MAX_CLIENTS + 1,
+			      next > now ? (int)(next - now) : 0);
+		if (r < 0 && r != -EINTR) {
+			DBG_ERR("metrics endpoint: poll: %s\n", strerror(-r));
 			return;
 		}
 		now = now_ms();
@@ -410,7 +413,7 @@ static int metrics_listen_socket(const char *value)
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 16) != 0) {
 		DBG_ERR("smbd metrics listen = \"%s\": %s; no metrics "
-			"endpoint\n", value, strerror(errno));
+			"endpoint\n", value, log_syserr());
 		if (fd != -1) {
 			close(fd);
 		}
@@ -438,7 +441,7 @@ static void metrics_http_confine(struct metrics_shm *m)
 	if (pw == NULL || setgroups(0, NULL) != 0 ||
 	    setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
 		DBG_ERR("metrics endpoint: cannot become nobody: %s\n",
-			strerror(errno));
+			log_syserr());
 		_exit(1);
 	}
 }
@@ -488,7 +491,7 @@ static bool metrics_http_fork(struct smbd_server *srv)
 	pid_t master = getpid(), pid = fork();
 
 	if (pid == -1) {
-		DBG_ERR("metrics endpoint: cannot fork: %s\n", strerror(errno));
+		DBG_ERR("metrics endpoint: cannot fork: %s\n", log_syserr());
 		return false;
 	}
 	if (pid == 0) {

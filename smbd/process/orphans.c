@@ -19,7 +19,6 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -67,7 +66,7 @@ void smbd_children_record(struct smbd_server *srv, const pid_t *pids,
 	    || close(fd) != 0 || rename(tmp, path) != 0) {
 		DBG_WARNING("cannot write %s: %s (a later start will not "
 			    "find this run's workers if they outlive us)\n",
-			    path, strerror(errno));
+			    path, log_syserr());
 		if (fd != -1) {
 			(void)unlink(tmp);
 		}
@@ -124,7 +123,7 @@ static void orphans_kill(struct smbd_server *srv, FILE *f)
 		if (kill(pid, SIGKILL) != 0) {
 			DBG_ERR("pid %d of a previous run of this server is "
 				"still running (its master died) and cannot "
-				"be killed: %s\n", pid, strerror(errno));
+				"be killed: %s\n", pid, log_syserr());
 			continue;
 		}
 		DBG_ERR("pid %d of a previous run of this server was still "

@@ -8,7 +8,6 @@
 #include "lib/crypto.h"
 #include "lib/log.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +32,7 @@ bool smbd_pidfile_create(struct smbd_server *srv)
 	fd = open(srv->pidfile, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd == -1) {
 		DBG_ERR("cannot open pid file %s: %s\n", srv->pidfile,
-			strerror(errno));
+			log_syserr());
 		return false;
 	}
 	memset(&fl, 0, sizeof(fl));
@@ -51,7 +50,7 @@ bool smbd_pidfile_create(struct smbd_server *srv)
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) != 0 || write(fd, buf, (size_t)n) != n) {
 		DBG_ERR("cannot write pid file %s: %s\n", srv->pidfile,
-			strerror(errno));
+			log_syserr());
 		close(fd);
 		return false;
 	}
@@ -124,7 +123,7 @@ bool smbd_load_server_guid(struct smbd_server *srv)
 		    (ssize_t)sizeof(srv->server_guid) ||
 	    fsync(fd) != 0 || rename(tmp, path) != 0) {
 		DBG_ERR("cannot store the server GUID in %s: %s\n", path,
-			strerror(errno));
+			log_syserr());
 	} else {
 		ok = true;
 	}

@@ -22,7 +22,6 @@
 #include "locking/locking.h"
 #include "smbd/objects/cluster.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -133,7 +132,7 @@ static void worker_pin(struct smbd_worker *w)
 	CPU_SET(w->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
 		DBG_WARNING("cannot pin worker %d to cpu %d: %s\n", w->index,
-			    w->cpu, strerror(errno));
+			    w->cpu, log_syserr());
 	}
 }
 
