@@ -184,10 +184,6 @@ struct fscc_ea {
  * STATUS_EA_LIST_INCONSISTENT when malformed. */
 NTSTATUS fscc_ea_list_pull(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 			   size_t len, struct fscc_ea **eas, size_t *count);
-/* Store them on fd as user.NAME xattrs (an empty value removes one);
- * Samba's own metadata names are refused (smb2_setinfo.c). */
-NTSTATUS smbd_eas_set(TALLOC_CTX *mem_ctx, int fd, const struct fscc_ea *eas,
-		      size_t count);
 
 /*
  * A decoded SET_INFO buffer (MS-SMB2 3.3.5.21.1).  Only the fields of

@@ -18,6 +18,7 @@
 
 struct smbd_worker;
 struct smbd_open;
+struct fscc_ea;
 
 /*
  * A worker's SMB2 server, at its start (the worker's and the test
@@ -61,5 +62,10 @@ NTSTATUS smb2_notify(struct smb2_request *req);
 NTSTATUS smb2_check_io_charge(struct smb2_request *req, uint32_t len);
 /* SMB1 NEGOTIATE with "SMB 2.002"/"SMB 2.???" (smb2_negotiate.c). */
 void smb1_negotiate(struct smbd_conn *conn, const uint8_t *buf, size_t len);
+/* Store a FILE_FULL_EA_INFORMATION list (fscc_ea_list_pull()) on fd as
+ * user.NAME xattrs (an empty value removes one); Samba's own metadata
+ * names are refused (smb2_setinfo.c; SET_INFO and CREATE's ExtA). */
+NTSTATUS smbd_eas_set(TALLOC_CTX *mem_ctx, int fd, const struct fscc_ea *eas,
+		      size_t count);
 
 #endif

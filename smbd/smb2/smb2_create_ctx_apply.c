@@ -15,6 +15,7 @@
  * concern.
  */
 #include "smbd/smb2/smb2_create_private.h"
+#include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/status.h"
