@@ -4,7 +4,7 @@
  */
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/smbd.h"

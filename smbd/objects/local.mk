@@ -1,13 +1,11 @@
 # smbd/objects/: opens, durable handles, leases and oplocks, security
-# descriptors and NT ACLs, the MS-FSCC information classes, create
-# contexts, the glue to the locking database.
+# descriptors and NT ACLs (their codecs are smbd/wire/'s), the glue to
+# the locking database.
 libsmbd_a_SOURCES += \
 	smbd/objects/open.c smbd/objects/open.h \
 	smbd/objects/durable.c smbd/objects/durable.h \
-	smbd/objects/create_ctx.c smbd/objects/create_ctx.h \
 	smbd/objects/write_time.c smbd/objects/write_time.h \
 	smbd/objects/secdesc.c smbd/objects/secdesc.h \
-	smbd/objects/sd.c smbd/objects/sd.h \
 	smbd/objects/ntacl.c smbd/objects/ntacl.h \
 	smbd/objects/ntacl_file.c smbd/objects/ntacl_file.h \
 	smbd/objects/ntacl_nfs.c smbd/objects/ntacl_nfs.h \
@@ -16,16 +14,7 @@ libsmbd_a_SOURCES += \
 	smbd/objects/dirwatch.c smbd/objects/dirwatch.h \
 	smbd/objects/status.c smbd/objects/status.h \
 	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
-# smbd/fscc: MS-FSCC information classes (QUERY_INFO, SET_INFO and
-# QUERY_DIRECTORY encoders/decoders).
-libsmbd_a_SOURCES += smbd/objects/fscc.c smbd/objects/fscc.h
-
-UNIT_TESTS += testsuite/unit/test_fscc
-UNIT_TESTS += testsuite/unit/test_create_ctx
 UNIT_TESTS += testsuite/unit/test_write_time
-
-# smbd/sd: self-relative security descriptors and Samba's security.NTACL.
-UNIT_TESTS += testsuite/unit/test_sd
 
 # smbd/ntacl: access check, inheritance and SET_INFO merge.
 UNIT_TESTS += testsuite/unit/test_ntacl

@@ -18,7 +18,7 @@
 #include <talloc.h>
 
 #include "lib/ntstatus.h"
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 /* MS-DTYP 2.4.4.1 AceType / AceFlags. */
 #define NTACL_ACE_ALLOWED 0x00

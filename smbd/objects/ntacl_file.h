@@ -12,7 +12,7 @@
 
 #include "lib/ntstatus.h"
 #include "smbd/objects/ntacl.h"
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 #include "vfs/vfs.h"
 
 /* The descriptor stored on fd; NOT_FOUND when there is none or it does

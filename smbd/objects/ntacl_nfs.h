@@ -23,7 +23,7 @@
 #include <talloc.h>
 
 #include "lib/ntstatus.h"
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 /* The second sub-authority: what the third one holds. */
 #define NTACL_NFS_USER 1

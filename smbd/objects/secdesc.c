@@ -8,7 +8,7 @@
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/ntacl.h"
 #include "smbd/objects/open.h"
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include "lib/ntstatus.h"
 #include "lib/wire.h"
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 #define SECINFO_OWNER 0x00000001
 #define SECINFO_GROUP 0x00000002

@@ -10,7 +10,7 @@
  */
 #include "smbd/objects/write_time.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/smbd_locking.h"
 #include "locking/locking.h"

@@ -1,6 +1,6 @@
 # smbd/smb2/: one file per SMB2 command family (negotiate, session setup,
-# tree connect, create, read, write, ioctl and the FSCTLs, ...) and the
-# wire codecs they alone use.
+# tree connect, create, read, write, ioctl and the FSCTLs, ...); their
+# wire codecs are smbd/wire/'s.
 libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h \
 	smbd/smb2/smb2_negotiate.c \
@@ -22,19 +22,18 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/fruit_session.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
 	smbd/smb2/smb2_lock.h smbd/smb2/smb2_break.c \
-	smbd/smb2/smb2_notify.c smbd/smb2/notify_wire.c \
-	smbd/smb2/notify_wire.h \
-	smbd/smb2/smb2_ioctl.h smbd/smb2/fsctl_wire.c smbd/smb2/fsctl_wire.h \
+	smbd/smb2/smb2_notify.c \
+	smbd/smb2/smb2_ioctl.h \
 	smbd/smb2/smb2_fsctl_snap.c \
-	smbd/smb2/dfs_wire.c smbd/smb2/dfs_wire.h smbd/smb2/smb2_fsctl_dfs.c \
+	smbd/smb2/smb2_fsctl_dfs.c \
 	smbd/smb2/smb2_copychunk.c smbd/smb2/smb2_fsctl_fs.c \
 	smbd/smb2/smb2_fsctl_net.c \
 	smbd/smb2/smb2_fsctl_lmr.c
 # The SMB2 side of named pipes (hooks in smb2_create/read/write/ioctl/getinfo).
 libsmbd_a_SOURCES += smbd/smb2/smb2_pipe.c smbd/smb2/smb2_pipe.h
-# Reparse points (issue 35): the wire side (reparse_wire.c) and the
-# FSCTLs (smb2_fsctl_reparse.c).
-libsmbd_a_SOURCES += smbd/smb2/reparse_wire.c smbd/smb2/reparse_wire.h \
+# Reparse points (issue 35): the FSCTLs (smb2_fsctl_reparse.c); the wire
+# side is smbd/wire/reparse_wire.c.
+libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_create_link.c smbd/smb2/smb2_fsctl_reparse.c
 
 # Tests of the SMB2 layer drive a socket-less connection
@@ -47,7 +46,3 @@ testsuite_unit_test_create_ctx_walk_LDADD = testsuite/libtestconn.a $(UNIT_LIBS)
 
 # smbd/smb2/smb2_lock.c's request parsing (the handler itself is in smbd/).
 UNIT_TESTS += testsuite/unit/test_locking_smb2
-UNIT_TESTS += testsuite/unit/test_fsctl_wire
-
-UNIT_TESTS += testsuite/unit/test_dfs_wire
-UNIT_TESTS += testsuite/unit/test_reparse_wire

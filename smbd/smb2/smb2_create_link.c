@@ -31,7 +31,7 @@
  *   there, ours ACCESS_DENIED before this.
  */
 #include "smbd/smb2/smb2_create_private.h"
-#include "smbd/smb2/reparse_wire.h"
+#include "smbd/wire/reparse_wire.h"
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "lib/charset.h"

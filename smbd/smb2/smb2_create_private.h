@@ -14,7 +14,7 @@
 #define SMBD_SMB2_CREATE_PRIVATE_H
 
 #include "smbd/conn/smb2_server.h"
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "vfs/vfs.h"
 #include "vfs/fruit.h"
 #include "vfs/anchor.h"

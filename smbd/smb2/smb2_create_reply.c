@@ -19,7 +19,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "smbd/objects/oplock.h"
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "smbd/objects/open.h"
 #include "vfs/fruit.h"
 #include "lib/log.h"

@@ -15,7 +15,7 @@
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_ioctl.h"
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"

@@ -8,7 +8,7 @@
  */
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/conn/smb2_server.h"
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "vfs/fsctl_io.h"

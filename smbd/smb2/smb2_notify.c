@@ -29,7 +29,7 @@
 #include "smbd/msg/mailbox.h"
 #include "locking/locking.h"
 #include "lib/wire.h"
-#include "smbd/smb2/notify_wire.h"
+#include "smbd/wire/notify_wire.h"
 #include "conf/loadparm.h"
 
 #include <string.h>

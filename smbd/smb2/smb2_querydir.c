@@ -57,7 +57,7 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "lib/charset.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"

@@ -7,7 +7,7 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "conf/loadparm.h"
 #include "smbd/conn/conn.h"
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
 #include "locking/locking_rec.h"

@@ -16,3 +16,25 @@
 # decides what to encode (which open, which share, which file) stays in
 # the room that calls the codec.  layers.py checks the includes, and the
 # objects' nm for system calls and errno (BYPASS_ROOMS).
+
+# MS-FSCC information classes (QUERY_INFO, SET_INFO and QUERY_DIRECTORY
+# encoders and decoders); CREATE contexts; self-relative security
+# descriptors and Samba's security.NTACL blob.
+libsmbd_a_SOURCES += \
+	smbd/wire/fscc.c smbd/wire/fscc.h \
+	smbd/wire/create_ctx.c smbd/wire/create_ctx.h \
+	smbd/wire/sd.c smbd/wire/sd.h
+# The FSCTL structures, the CHANGE_NOTIFY response, DFS referrals and
+# reparse buffers (issue 35).
+libsmbd_a_SOURCES += \
+	smbd/wire/fsctl_wire.c smbd/wire/fsctl_wire.h \
+	smbd/wire/notify_wire.c smbd/wire/notify_wire.h \
+	smbd/wire/dfs_wire.c smbd/wire/dfs_wire.h \
+	smbd/wire/reparse_wire.c smbd/wire/reparse_wire.h
+
+UNIT_TESTS += testsuite/unit/test_fscc
+UNIT_TESTS += testsuite/unit/test_create_ctx
+UNIT_TESTS += testsuite/unit/test_sd
+UNIT_TESTS += testsuite/unit/test_fsctl_wire
+UNIT_TESTS += testsuite/unit/test_dfs_wire
+UNIT_TESTS += testsuite/unit/test_reparse_wire

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <talloc.h>
 
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "smbd/objects/secdesc.h"
 
 #include <stdlib.h>

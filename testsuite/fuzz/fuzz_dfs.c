@@ -19,7 +19,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/smb2/dfs_wire.h"
+#include "smbd/wire/dfs_wire.h"
 #include "vfs/msdfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "vfs/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@
 #include <talloc.h>
 
 #include "lib/wire.h"
-#include "smbd/smb2/notify_wire.h"
+#include "smbd/wire/notify_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/smb2/reparse_wire.h"
+#include "smbd/wire/reparse_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <talloc.h>
 
 #include "lib/wire.h"
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 #include "vfs/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "smbd/objects/secdesc.h"
 #include "smbd/objects/open.h"
 #include "lib/wire.h"

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/smb2/dfs_wire.h"
+#include "smbd/wire/dfs_wire.h"
 
 /* Samba 4.17: \127.91.0.1\dfsroot at MaxReferralLevel 4 (a root). */
 static const char samba_root_v3[] =

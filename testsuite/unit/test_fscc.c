@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 
 /* ---- helpers ---- */
 

@@ -17,7 +17,7 @@
 #include <talloc.h>
 #include <sys/socket.h>
 
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 
 /* SRV_COPYCHUNK_COPY with n chunks of len bytes, chunk i from i*len to
  * 1000000 + i*len. */

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/smb2/reparse_wire.h"
+#include "smbd/wire/reparse_wire.h"
 #include "vfs/vfs.h"
 
 /* A REPARSE_DATA_BUFFER of tag with data_len bytes of 'x'. */

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 #include <talloc.h>
 
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 static const char samba_file_v4[] =
 	"0400040000000200040002000100cdc0f33354cf5d24e504f1347ae8366b4bc8"

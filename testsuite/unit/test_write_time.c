@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "smbd/conn/conn.h"
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/write_time.h"
 #include "lib/clock.h"

@@ -6,7 +6,7 @@
  * known to fit, so nothing is written past MaxOutputResponse and no
  * 16-bit offset wraps.
  */
-#include "smbd/smb2/dfs_wire.h"
+#include "smbd/wire/dfs_wire.h"
 #include "lib/charset.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
  * DataLength (4); offsets from the context's start; Next 8-aligned, 0 for
  * the last.
  */
-#include "smbd/objects/create_ctx.h"
+#include "smbd/wire/create_ctx.h"
 #include "lib/charset.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
  * there before it is used, nothing allocated beyond the 16 KiB a reparse
  * buffer may hold.
  */
-#include "smbd/smb2/reparse_wire.h"
+#include "smbd/wire/reparse_wire.h"
 #include "lib/charset.h"
 #include "vfs/vfs.h"
 

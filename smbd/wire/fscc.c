@@ -21,7 +21,7 @@
  * SET_INFO buffers are read only through the checked cursor (lib/wire.h).
  * Names are converted with the UTF-16 helpers of lib/charset.h.
  */
-#include "smbd/objects/fscc.h"
+#include "smbd/wire/fscc.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1): pure, for the handler
  * (smb2_notify.c) and the fuzz target.
  */
-#include "smbd/smb2/notify_wire.h"
+#include "smbd/wire/notify_wire.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * FSCTL wire structures (see fsctl_wire.h): every field read through the
  * checked cursor, every limit checked before anything is allocated.
  */
-#include "smbd/smb2/fsctl_wire.h"
+#include "smbd/wire/fsctl_wire.h"
 
 #include <string.h>
 #include <sys/socket.h>

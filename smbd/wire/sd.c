@@ -2,7 +2,7 @@
  * Self-relative SECURITY_DESCRIPTOR codec (MS-DTYP 2.4.2, 2.4.4, 2.4.5,
  * 2.4.6) and Samba's security.NTACL xattr (see sd.h).
  */
-#include "smbd/objects/sd.h"
+#include "smbd/wire/sd.h"
 
 #include <string.h>
 
