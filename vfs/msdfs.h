@@ -12,7 +12,7 @@
  *
  * Pure parsing, and a walk of a path that runs as the caller's thread's
  * user in the pool like every vfs/ call (the kernel decides what the
- * user may look at).  Nothing here knows the wire (smbd/smb2/dfs_wire.h
+ * user may look at).  Nothing here knows the wire (smbd/wire/dfs_wire.h
  * does).
  */
 #ifndef VFS_MSDFS_H

@@ -1,5 +1,5 @@
 /*
- * Samba's security.NTACL xattr (vfs_acl_xattr) as raw bytes; smbd/objects/sd.h
+ * Samba's security.NTACL xattr (vfs_acl_xattr) as raw bytes; smbd/wire/sd.h
  * decodes and encodes the blob.  Reading needs no privilege; writing a
  * security.* xattr needs CAP_SYS_ADMIN, so the write runs as root for
  * that one call (lib/tpool.h tpool_as_root) after smbd's access check.

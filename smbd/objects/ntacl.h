@@ -1,5 +1,5 @@
 /*
- * NT ACL semantics over struct sd (smbd/objects/sd.h): the access check
+ * NT ACL semantics over struct sd (smbd/wire/sd.h): the access check
  * (MS-DTYP 2.5.3.2), generic rights mapping (MS-DTYP 2.4.3), the
  * descriptor a new file or directory inherits (MS-DTYP 2.5.3.4) and the
  * merge SET_INFO does (MS-SMB2 3.3.5.21.3, MS-FSA 2.1.5.16).

@@ -10,7 +10,7 @@
  * to mode & 0777, and no S-1-5-88 ACE is ever stored as part of the NT
  * ACL.  This is what Samba 4.17's fruit does (its fget/fset_nt_acl).
  *
- * Pure functions over struct sd (smbd/objects/sd.h), unit tested in
+ * Pure functions over struct sd (smbd/wire/sd.h), unit tested in
  * testsuite/unit/test_ntacl_nfs.c and fuzzed by fuzz_ntacl_nfs.c.
  */
 #ifndef SMBD_NTACL_NFS_H

@@ -1,12 +1,12 @@
 /*
- * smbd/objects/: what the server keeps for its clients between requests
- * and how it is written on the wire: opens (open.c), durable handles and
- * their hand-over between workers (durable.c), oplock and lease breaks
- * and the opens waiting for them (oplock.c), the locking DB glue
- * (smbd_locking.c), pending write times (write_time.c), smbstatus'
- * records (status.c), the MS-FSCC information classes (fscc.c), create
- * contexts (create_ctx.c), NT ACLs and security descriptors (ntacl.c,
- * ntacl_file.c, sd.c, secdesc.c).
+ * smbd/objects/: what the server keeps for its clients between requests:
+ * opens (open.c), durable handles and their hand-over between workers
+ * (durable.c), oplock and lease breaks and the opens waiting for them
+ * (oplock.c), the locking DB glue (smbd_locking.c), pending write times
+ * (write_time.c), smbstatus' records (status.c), NT ACLs and security
+ * descriptors (ntacl.c, ntacl_file.c, secdesc.c).  How it is written on
+ * the wire (the MS-FSCC information classes, create contexts, the
+ * security descriptor codec) is smbd/wire/'s.
  *
  * What it may use: the pipeline (smbd/conn: requests, sessions, trees)
  * and the rooms below it.  The SMB2 commands above use it; it calls them

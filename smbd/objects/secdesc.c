@@ -2,7 +2,7 @@
  * Unix mode -> NT security descriptor (see secdesc.h).  Owner and group
  * use Samba's Unix SIDs (S-1-22-1-uid, S-1-22-2-gid), "other" maps to
  * Everyone (S-1-1-0), each rwx triple to the generic file rights.  The
- * descriptor is built as a struct sd and coded by smbd/objects/sd.c.
+ * descriptor is built as a struct sd and coded by smbd/wire/sd.c.
  */
 #include <stdbool.h>
 #include "smbd/objects/secdesc.h"

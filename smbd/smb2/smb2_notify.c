@@ -180,7 +180,7 @@ static const struct vfs_name_map *notify_name_map(
 		       : NULL;
 }
 
-/* 2.2.36 with FILE_NOTIFY_INFORMATION entries (smbd/smb2/notify_wire.c);
+/* 2.2.36 with FILE_NOTIFY_INFORMATION entries (smbd/wire/notify_wire.c);
  * false when they do not fit in the client's buffer. */
 static bool notify_encode(struct notify_state *ns, struct wire_buf *out,
 			  size_t hdr, uint32_t out_len)

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/smb2/dfs_wire.c (the DFS referral requests an
+ * libFuzzer target: smbd/wire/dfs_wire.c (the DFS referral requests an
  * IOCTL carries, MS-DFSC 2.2.2/2.2.3; a CREATE's DFS name; the referral
  * path helpers) and the response encoder fed with what they parsed,
  * plus vfs/msdfs.c's reading of a link's target list.

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/objects/fscc.c.
+ * libFuzzer target: smbd/wire/fscc.c.
  *
  * Input: byte 0 picks the SET_INFO class (every value, so unknown
  * classes are covered too), the rest is the SET_INFO buffer for

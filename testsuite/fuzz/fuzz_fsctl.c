@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/smb2/fsctl_wire.c, the FSCTL input parsers the
+ * libFuzzer target: smbd/wire/fsctl_wire.c, the FSCTL input parsers the
  * IOCTL handlers run on client bytes.
  *
  * The whole input goes to every parser.  Checked invariants: a parsed

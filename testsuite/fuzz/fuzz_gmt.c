@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: the previous-version parsers (vfs/snapshot.c): @GMT
  * components taken out of a path, the token parser and formatter, and
- * the TWrp create context (smbd/objects/create_ctx.c).
+ * the TWrp create context (smbd/wire/create_ctx.c).
  *
  * The input (cut at its first NUL) is a share-relative path.  What
  * vfs_gmt_strip returns keeps every other component in order and holds

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the CHANGE_NOTIFY response encoder
- * (smbd/smb2/notify_wire.c).
+ * (smbd/wire/notify_wire.c).
  *
  * Input: byte 0-3 the client's OutputBufferLength, then entries of one
  * action byte and a NUL-terminated name (any bytes: the encoder must

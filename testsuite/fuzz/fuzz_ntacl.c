@@ -1,8 +1,9 @@
 /*
- * libFuzzer target: smbd/objects/sd.c.  The input is tried both as a security.NTACL
- * blob and as a plain self-relative descriptor.  Whatever parses must
- * marshal, parse again and marshal to the same bytes; an NTACL blob is
- * rewritten as version 1 and must read back to the same descriptor.
+ * libFuzzer target: smbd/wire/sd.c.  The input is tried both as a
+ * security.NTACL blob and as a plain self-relative descriptor.  Whatever
+ * parses must marshal, parse again and marshal to the same bytes; an
+ * NTACL blob is rewritten as version 1 and must read back to the same
+ * descriptor.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: smbd/smb2/reparse_wire.c, the reparse buffers a
+ * libFuzzer target: smbd/wire/reparse_wire.c, the reparse buffers a
  * client sends in FSCTL_SET_REPARSE_POINT and FSCTL_DELETE_REPARSE_POINT
  * and the symbolic link data in them (MS-FSCC 2.1.2.2-2.1.2.4).
  *

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the SRV_SNAPSHOT_ARRAY encoder (smbd/smb2/fsctl_wire.c,
+ * libFuzzer target: the SRV_SNAPSHOT_ARRAY encoder (smbd/wire/fsctl_wire.c,
  * MS-SMB2 2.2.32.2) over the tokens of fuzzer-chosen times.
  *
  * Input: MaxOutputResponse (4 bytes), then 8-byte times.  Every time a

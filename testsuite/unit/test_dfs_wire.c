@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/smb2/dfs_wire.c: the DFS referral request parsers
+ * Unit tests for smbd/wire/dfs_wire.c: the DFS referral request parsers
  * (MS-DFSC 2.2.2, 2.2.3), the response encoder (2.2.4, 2.2.5.2,
  * 2.2.5.3), the referral path helpers and a CREATE's DFS name
  * (MS-SMB2 3.3.5.9).

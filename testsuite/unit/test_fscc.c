@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/objects/fscc.c (MS-FSCC information classes).
+ * Unit tests for smbd/wire/fscc.c (MS-FSCC information classes).
  *
  * Expected bytes are built here by hand, field by field at the offsets of
  * the MS-FSCC tables, with this file's own little-endian helpers (not

@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/smb2/fsctl_wire.c (the FSCTL structures of MS-SMB2
+ * Unit tests for smbd/wire/fsctl_wire.c (the FSCTL structures of MS-SMB2
  * 2.2.31.1 / 2.2.32.x and MS-FSCC 2.3).
  *
  * Requests are built here at the offsets of the spec's tables (byte

@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/smb2/reparse_wire.c: the reparse buffers of
+ * Unit tests for smbd/wire/reparse_wire.c: the reparse buffers of
  * FSCTL_SET/GET/DELETE_REPARSE_POINT (MS-FSCC 2.1.2.2-2.1.2.6, MS-FSA
  * 2.1.5.10.37 and 2.1.5.10.6) and the Symbolic Link Error Response
  * (MS-SMB2 2.2.2.2.1).

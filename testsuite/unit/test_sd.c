@@ -1,5 +1,5 @@
 /*
- * Unit tests for smbd/objects/sd.c: self-relative security descriptors (MS-DTYP
+ * Unit tests for smbd/wire/sd.c: self-relative security descriptors (MS-DTYP
  * 2.4.6) and Samba's security.NTACL xattr.
  *
  * The captured blobs were written by Samba 4.17 (Debian, /usr/sbin/smbd)
