@@ -38,3 +38,4 @@ UNIT_TESTS += testsuite/unit/test_sd
 UNIT_TESTS += testsuite/unit/test_fsctl_wire
 UNIT_TESTS += testsuite/unit/test_dfs_wire
 UNIT_TESTS += testsuite/unit/test_reparse_wire
+UNIT_TESTS += testsuite/unit/test_notify_wire
