@@ -7,15 +7,16 @@
 # The room's rule: pure.  Bytes in, structs out, and back: every field
 # read through lib/wire.h's checked cursor, every length checked, errors
 # as NTSTATUS.  No state (no static that changes, no globals), no I/O (no
-# system call, no errno, no file descriptor, no socket), and no room
-# above: a codec includes only lib/ and vfs/vfs.h (for the file-system
-# types an encoder writes out, struct vfs_file_info), so that any room
-# above vfs/ can use it, and each codec is tested on its own: a cmocka
-# test under testsuite/unit/ and a libFuzzer target under testsuite/fuzz/
-# for every one (DEVELOPERS.md: each wire parser gets both).  What
-# decides what to encode (which open, which share, which file) stays in
-# the room that calls the codec.  layers.py checks the includes, and the
-# objects' nm for system calls and errno (BYPASS_ROOMS).
+# system call, no errno, no file descriptor, no socket; a debug line
+# through lib/log.h is the one output), and no room above: a codec
+# includes only lib/ and vfs/vfs.h (for the file-system types an encoder
+# writes out, struct vfs_file_info), so that any room above vfs/ can use
+# it, and each codec is tested on its own: a cmocka test under
+# testsuite/unit/ and a libFuzzer target under testsuite/fuzz/ for every
+# one (DEVELOPERS.md: each wire parser gets both).  What decides what to
+# encode (which open, which share, which file) stays in the room that
+# calls the codec.  layers.py checks the includes, and the objects' nm
+# for system calls and errno (BYPASS_ROOMS).
 
 # MS-FSCC information classes (QUERY_INFO, SET_INFO and QUERY_DIRECTORY
 # encoders and decoders); CREATE contexts; self-relative security
