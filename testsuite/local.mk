@@ -52,6 +52,7 @@ INTEGRATION_TESTS = \
 	testsuite/integration/test_dirlease.py \
 	testsuite/integration/test_fsattr.py \
 	testsuite/integration/test_stream_rename.py \
+	testsuite/integration/test_stream_alloc.py \
 	testsuite/integration/test_catia.py \
 	testsuite/integration/test_fruit.py \
 	testsuite/integration/test_fruit_readdir.py \

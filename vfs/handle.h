@@ -250,9 +250,7 @@ NTSTATUS vfs_handle_chmod(int fd, mode_t mode);
  * bytes, a range the cache does not hold whole, a fault rule for reads,
  * no cachestat(2) (Linux < 6.5: ENOSYS) all answer NOT_SUPPORTED.
  */
-/* The posix ops other modules share: an allocation size (MS-FSA
- * 2.1.5.15.1: below the end of file truncates fd) and a sync of fd. */
-NTSTATUS vfs_posix_handle_allocate(const struct vfs_handle *h, uint64_t size);
+/* The posix op other modules share: a sync of fd. */
 NTSTATUS vfs_posix_handle_sync(const struct vfs_handle *h, bool data_only);
 /* fd's modification time (kept across a truncate of a sticky one). */
 NTSTATUS vfs_posix_mtime(int fd, struct timespec *mtime);

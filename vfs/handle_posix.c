@@ -123,8 +123,10 @@ static NTSTATUS posix_set_size(const struct vfs_handle *h, uint64_t size)
 }
 
 /* MS-FSA 2.1.5.15.1: an allocation below the end of file truncates;
- * above it nothing is reserved (as before; fstat failing: nothing). */
-NTSTATUS vfs_posix_handle_allocate(const struct vfs_handle *h, uint64_t size)
+ * above it nothing is reserved (as before; fstat failing: nothing).
+ * A file's own data only: a stream's table has its own
+ * (vfs_stream_handle_allocate), which leaves the base file alone. */
+static NTSTATUS posix_allocate(const struct vfs_handle *h, uint64_t size)
 {
 	struct stat sb;
 
@@ -164,7 +166,7 @@ const struct vfs_handle_ops vfs_posix_handle_ops = {
 	.size = posix_size,
 	.info_size = posix_size,
 	.set_size = posix_set_size,
-	.allocate = vfs_posix_handle_allocate,
+	.allocate = posix_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = posix_remove,
 };

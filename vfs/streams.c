@@ -459,6 +459,26 @@ NTSTATUS vfs_stream_handle_set_size(const struct vfs_handle *h,
 	return vfs_stream_truncate(h->fd, h->xattr, size);
 }
 
+/*
+ * MS-FSA 2.1.5.14.1 (FileAllocationInformation) on a stream's open: an
+ * AllocationSize below the stream's end of file cuts the stream, by
+ * the handle's own set_size (a named stream's xattr, fruit's fork in
+ * its "._" file, AfpInfo's fixed record); h->fd, the base file or the
+ * "._" file, is never truncated, as on NTFS and in Samba.  Above the
+ * end nothing is reserved, as for a file's own data.
+ */
+NTSTATUS vfs_stream_handle_allocate(const struct vfs_handle *h,
+				    uint64_t size)
+{
+	uint64_t eof;
+	NTSTATUS status = h->ops->info_size(h, &eof);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return size < eof ? h->ops->set_size(h, size) : NT_STATUS_OK;
+}
+
 NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h)
 {
 	return vfs_stream_delete(h->fd, h->xattr);
@@ -513,7 +533,7 @@ const struct vfs_handle_ops vfs_stream_handle_ops = {
 	.size = vfs_stream_handle_size,
 	.info_size = vfs_stream_handle_size,
 	.set_size = vfs_stream_handle_set_size,
-	.allocate = vfs_posix_handle_allocate,
+	.allocate = vfs_stream_handle_allocate,
 	.sync = vfs_posix_handle_sync,
 	.remove = vfs_stream_handle_remove,
 	.stream_open = vfs_stream_handle_open,

@@ -84,6 +84,10 @@ NTSTATUS vfs_stream_handle_pwrite(const struct vfs_handle *h,
 NTSTATUS vfs_stream_handle_size(const struct vfs_handle *h, uint64_t *size);
 NTSTATUS vfs_stream_handle_set_size(const struct vfs_handle *h,
 				    uint64_t size);
+/* SET_INFO FileAllocationInformation of any stream table: below the
+ * handle's info_size, its set_size; the base file is left alone. */
+NTSTATUS vfs_stream_handle_allocate(const struct vfs_handle *h,
+				    uint64_t size);
 NTSTATUS vfs_stream_handle_remove(const struct vfs_handle *h);
 NTSTATUS vfs_stream_handle_open(TALLOC_CTX *mem_ctx,
 				const struct vfs_handle *h,
