@@ -3,7 +3,7 @@
  * and sets a file's Unix owner, group and mode over SMB.  The SIDs are
  * those of Windows' Server for NFS, in the authority S-1-5-88:
  *   S-1-5-88-1-<uid>, S-1-5-88-2-<gid>, S-1-5-88-3-<st_mode>.
- * On a session that negotiated AAPL (smbd/smb2/fruit_session.h), a
+ * On a session that negotiated AAPL (smbd/smb2/aapl_session.h), a
  * QUERY_INFO that asks for the DACL gets three ACCESS_DENIED ACEs with an
  * empty mask and no flags for them at the end of the DACL (they deny
  * nothing); a SET_INFO DACL that holds S-1-5-88-3-<mode> asks for a chmod

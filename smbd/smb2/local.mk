@@ -19,7 +19,7 @@ libsmbd_a_SOURCES += \
 	smbd/smb2/smb2_close.c smbd/smb2/smb2_read.c \
 	smbd/smb2/smb2_write.c \
 	smbd/smb2/smb2_getinfo.c smbd/smb2/smb2_setinfo.c \
-	smbd/smb2/fruit_session.h \
+	smbd/smb2/aapl_session.h \
 	smbd/smb2/smb2_querydir.c smbd/smb2/smb2_lock.c \
 	smbd/smb2/smb2_lock.h smbd/smb2/smb2_break.c \
 	smbd/smb2/smb2_notify.c \

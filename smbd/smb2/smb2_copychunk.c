@@ -32,7 +32,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_ioctl.h"
 #include "smbd/wire/fsctl_wire.h"
-#include "smbd/smb2/fruit_session.h"
+#include "smbd/smb2/aapl_session.h"
 #include "smbd/conn/conn.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"

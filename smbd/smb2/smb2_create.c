@@ -44,7 +44,7 @@
 #include "vfs/dosattrib.h"
 #include "vfs/fruit.h"
 #include "vfs/fsctl_io.h"
-#include "smbd/smb2/fruit_session.h"
+#include "smbd/smb2/aapl_session.h"
 #include "vfs/name.h"
 #include "vfs/streams.h"
 #include "vfs/anchor.h"

@@ -17,7 +17,7 @@
 #include "vfs/catia.h"
 #include "vfs/fruit.h"
 #include "vfs/fruit_tm.h"
-#include "smbd/smb2/fruit_session.h"
+#include "smbd/smb2/aapl_session.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"

@@ -24,7 +24,7 @@
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "vfs/fruit.h"
-#include "smbd/smb2/fruit_session.h"
+#include "smbd/smb2/aapl_session.h"
 #include "vfs/streams.h"
 #include "vfs/fruit_rsrc.h"
 #include "vfs/anchor.h"

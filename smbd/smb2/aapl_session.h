@@ -3,8 +3,8 @@
  * macOS semantics once its client asked the AAPL server query (every Mac
  * does so on its first CREATE), and leaves other clients Windows's.
  */
-#ifndef SMBD_SMB2_FRUIT_SESSION_H
-#define SMBD_SMB2_FRUIT_SESSION_H
+#ifndef SMBD_SMB2_AAPL_SESSION_H
+#define SMBD_SMB2_AAPL_SESSION_H
 
 #include <stddef.h>
 
