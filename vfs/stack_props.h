@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/ntstatus.h"
 #include "vfs/catia.h"	/* struct vfs_name_map, vfs_name_map_apply */
 #include "vfs/module.h"
 
@@ -52,5 +53,54 @@ struct vfs_dir_attrs_meta {
 void vfs_dir_attrs_get(const struct vfs_dir_attrs *a, int fd, int dirfd,
 		       const char *name, bool is_file, int64_t btime,
 		       struct vfs_dir_attrs_meta *out);
+
+/*
+ * Apple's AAPL create context (an SMB2 extension Apple defines; its
+ * wire name is Apple's, smbd/smb2/create_ctx.h): what the share answers
+ * to it, and what a session that negotiated it gets there (the module
+ * that gives macOS semantics sets these; fruit today, man/vfs_fruit.8).
+ * NULL when no module on the stack speaks AAPL.
+ */
+struct vfs_aapl;
+const struct vfs_aapl *vfs_stack_aapl(const struct vfs_stack *s);
+/* The context is answered at all (else ignored, as without it). */
+bool vfs_aapl_answers(const struct vfs_aapl *a);
+/* The model string of the server query's answer. */
+const char *vfs_aapl_model(const struct vfs_aapl *a);
+/* Server caps NFS_ACE: an AAPL session's DACLs carry the Unix owner,
+ * group and mode as NFS ACEs (smbd/objects/ntacl_nfs.h). */
+bool vfs_aapl_nfs_aces(const struct vfs_aapl *a);
+/* Server caps OSX_COPYFILE: a copychunk of 0 chunks copies the whole
+ * file with its streams (smbd/smb2/smb2_copychunk.c). */
+bool vfs_aapl_copyfile(const struct vfs_aapl *a);
+/* Volume caps FULL_SYNC: a FLUSH reaches the disk (Time Machine). */
+bool vfs_aapl_full_sync(const struct vfs_aapl *a);
+/* File ids read 0 to an AAPL session. */
+bool vfs_aapl_zero_file_id(const struct vfs_aapl *a);
+/* An AAPL session renames a directory whatever is open below it. */
+bool vfs_aapl_posix_rename(const struct vfs_aapl *a);
+
+/*
+ * The size the share reports to FileFsSizeInformation and
+ * FileFsFullSizeInformation, 0 for the file system's own (fruit:time
+ * machine max size); when not 0, vfs_size_limit_used (in a job: it walks
+ * the share, root_fd) and vfs_size_limit_apply shape the answer.
+ */
+uint64_t vfs_stack_size_limit(const struct vfs_stack *s);
+NTSTATUS vfs_size_limit_used(int root_fd, uint64_t *used);
+void vfs_size_limit_apply(uint64_t limit, uint64_t used, uint64_t *total,
+			  uint64_t *free_b, uint64_t *caller);
+
+/*
+ * A file's companion kept beside it by a module (fruit:resource = file:
+ * the resource fork in the "._" file), which follows the file's renames
+ * and deletes.  vfs_stack_companions: whether the stack keeps one (taken
+ * on the loop thread); vfs_companion_rename: the rename's part, in the
+ * rename's job (share-relative paths, sh->root_fd the share's).
+ */
+struct vfs_share;
+bool vfs_stack_companions(const struct vfs_stack *s);
+NTSTATUS vfs_companion_rename(const struct vfs_share *sh, const char *from,
+			      const char *to);
 
 #endif

@@ -585,9 +585,9 @@ static int copychunk_state_destructor(struct copychunk_state *st)
  * has fruit:copyfile and the session negotiated AAPL. */
 static bool copyfile_wanted(const struct smb2_ioctl_state *st)
 {
-	const struct vfs_fruit_config *fc = smb2_fruit_mac(st->req);
+	const struct vfs_aapl *a = smb2_aapl_session(st->req);
 
-	return fc != NULL && fc->copyfile;
+	return a != NULL && vfs_aapl_copyfile(a);
 }
 
 /* f: op's file (its dup'ed fd) and how op's share keeps streams. */

@@ -1345,7 +1345,7 @@ NTSTATUS smb2_create(struct smb2_request *req)
 	st->attrs = attrs;
 	st->read_only_share = t->read_only;
 	vfs_stream_policy_of(t->vfs, &st->streams);
-	st->aapl_session = smb2_fruit_mac(req) != NULL;
+	st->aapl_session = smb2_aapl_session(req) != NULL;
 	st->oplock_level = oplock_level;
 	st->snapshot = snapshot;
 	st->snap_time = snap_time;

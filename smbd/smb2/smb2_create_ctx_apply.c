@@ -34,7 +34,7 @@
 #include "smbd/objects/ntacl.h"
 #include "smbd/conn/session.h"
 #include "vfs/dosattrib.h"
-#include "vfs/fruit.h"
+#include "vfs/stack_props.h"
 #include "vfs/vfs_posix.h"
 #include "lib/log.h"
 
@@ -151,18 +151,19 @@ static NTSTATUS create_lease_take(struct smb2_request *req,
 }
 
 /*
- * AAPL (create_ctx.h): only a share with fruit and fruit:aapl answers it,
- * as Samba, where a share without fruit ignores the context.  Only the
+ * AAPL (create_ctx.h): only a share whose stack speaks AAPL answers it
+ * (fruit, with fruit:aapl), as Samba, where a share without fruit
+ * ignores the context.  Only the
  * server query is answered; other commands get no reply context.
  */
 static NTSTATUS create_aapl_take(struct smb2_request *req,
 				 struct create_state *st,
 				 const struct create_ctx *c)
 {
-	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	const struct vfs_aapl *a = vfs_stack_aapl(req->tcon->vfs);
 	NTSTATUS status;
 
-	if (fc == NULL || !fc->aapl) {
+	if (a == NULL || !vfs_aapl_answers(a)) {
 		return NT_STATUS_OK;
 	}
 	status = create_ctx_aapl_parse(c, &st->aapl);

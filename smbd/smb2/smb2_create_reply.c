@@ -21,7 +21,7 @@
 #include "smbd/objects/oplock.h"
 #include "smbd/wire/create_ctx.h"
 #include "smbd/objects/open.h"
-#include "vfs/fruit.h"
+#include "vfs/stack_props.h"
 #include "lib/log.h"
 
 #include <string.h>
@@ -152,7 +152,7 @@ void create_reply_dhnq(struct smb2_request *req, const struct create_state *st,
 void create_reply_aapl(struct smb2_request *req, const struct create_state *st,
 		       const struct smbd_open *op, size_t *prev)
 {
-	const struct vfs_fruit_config *fc = vfs_fruit_config(req->tcon->vfs);
+	const struct vfs_aapl *a = vfs_stack_aapl(req->tcon->vfs);
 	uint64_t rdattr = (st->aapl.request_bitmap & SMB2_AAPL_SERVER_CAPS) &&
 				  (st->aapl.client_caps &
 				   SMB2_AAPL_SUPPORTS_READ_DIR_ATTR) &&
@@ -164,22 +164,23 @@ void create_reply_aapl(struct smb2_request *req, const struct create_state *st,
 	size_t len = 0;
 
 	(void)op;
-	if (!st->want_aapl || fc == NULL) {
+	if (!st->want_aapl || a == NULL) {
 		return;
 	}
-	more = (fc->nfs_aces ? SMB2_AAPL_SUPPORTS_NFS_ACE : 0) |
-	       (fc->copyfile ? SMB2_AAPL_SUPPORTS_OSX_COPYFILE : 0);
+	more = (vfs_aapl_nfs_aces(a) ? SMB2_AAPL_SUPPORTS_NFS_ACE : 0) |
+	       (vfs_aapl_copyfile(a) ? SMB2_AAPL_SUPPORTS_OSX_COPYFILE : 0);
 	r = create_ctx_aapl_reply(req->mem_ctx, &st->aapl,
 				  SMB2_AAPL_UNIX_BASED | rdattr | more,
 				  (st->share.case_sensitive
 					   ? SMB2_AAPL_CASE_SENSITIVE
 					   : 0) |
-					  (fc->time_machine ? SMB2_AAPL_FULL_SYNC
-							    : 0),
-				  fc->model, &len);
+					  (vfs_aapl_full_sync(a)
+						   ? SMB2_AAPL_FULL_SYNC
+						   : 0),
+				  vfs_aapl_model(a), &len);
 	if (r == NULL) {
 		DBG_WARNING("AAPL: fruit:model '%s' is not UTF-8, or no "
-			    "memory: no AAPL reply\n", fc->model);
+			    "memory: no AAPL reply\n", vfs_aapl_model(a));
 		return;
 	}
 	create_ctx_push(req->out, req->out_hdr, prev, "AAPL", r, len);

@@ -16,7 +16,6 @@
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
 #include "vfs/fruit.h"
-#include "vfs/fruit_tm.h"
 #include "smbd/smb2/aapl_session.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
@@ -324,7 +323,7 @@ static void getinfo_job(void *p)
 	if (st->root_fd != -1) {
 		/* an unreadable share counts nothing: the limit still holds */
 		if (st->tm_max != 0) {
-			(void)vfs_fruit_tm_used(st->root_fd, &st->tm_used);
+			(void)vfs_size_limit_used(st->root_fd, &st->tm_used);
 		}
 		vfs_fd_close(st->root_fd);
 		st->root_fd = -1;
@@ -438,8 +437,8 @@ static NTSTATUS getinfo_fs(struct smb2_request *req, struct getinfo_state *st,
 		uint64_t free_b = c.free_units * unit;
 		uint64_t caller = c.caller_free_units * unit;
 
-		vfs_fruit_tm_limit(st->tm_max, st->tm_used, &total, &free_b,
-				   &caller);
+		vfs_size_limit_apply(st->tm_max, st->tm_used, &total,
+				     &free_b, &caller);
 		c.total_units = total / unit;
 		c.free_units = free_b / unit;
 		c.caller_free_units = caller / unit;
@@ -492,7 +491,8 @@ static NTSTATUS getinfo_file(struct smb2_request *req,
 			st->fi.nlink--;
 		}
 	}
-	if (smb2_fruit_mac(req) != NULL && smb2_fruit_mac(req)->zero_file_id) {
+	if (smb2_aapl_session(req) != NULL &&
+	    vfs_aapl_zero_file_id(smb2_aapl_session(req))) {
 		st->fi.file_id = 0;	/* fruit:zero_file_id */
 	}
 	memset(&c, 0, sizeof(c));
@@ -637,10 +637,10 @@ static NTSTATUS getinfo_security(struct smb2_request *req,
 				 struct getinfo_state *st,
 				 const struct getinfo_req *g)
 {
-	const struct vfs_fruit_config *fc = smb2_fruit_mac(req);
+	const struct vfs_aapl *a = smb2_aapl_session(req);
 	struct sd *sd;
 
-	if (fc != NULL && fc->nfs_aces && (g->secinfo & SECINFO_DACL)) {
+	if (a != NULL && vfs_aapl_nfs_aces(a) && (g->secinfo & SECINFO_DACL)) {
 		return getinfo_push_nfs(req, st, g);
 	}
 	sd = getinfo_stored_sd(req, st, g);
@@ -848,7 +848,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->h = op->h;
 	st->fruit_meta = vfs_fruit_meta(req->tcon->vfs);
-	st->fruit_mac = smb2_fruit_mac(req) != NULL;
+	st->fruit_mac = smb2_aapl_session(req) != NULL;
 	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
 			      vfs_fruit_rsrc_file(req->tcon->vfs);
 	st->fruit_rsrc_xattr = st->want_streams && op->stream == NULL &&
@@ -859,10 +859,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 	if (type == SMB2_0_INFO_FILESYSTEM &&
 	    (cls == FSCC_FS_SIZE_INFORMATION ||
 	     cls == FSCC_FS_FULL_SIZE_INFORMATION)) {
-		const struct vfs_fruit_config *fc =
-			vfs_fruit_config(req->tcon->vfs);
-
-		st->tm_max = fc != NULL ? fc->time_machine_max_size : 0;
+		st->tm_max = vfs_stack_size_limit(req->tcon->vfs);
 	}
 	st->path = talloc_strdup(st, op->path);
 	if (st->path != NULL && getinfo_inline(type, st) && op->h.fd != -1) {

@@ -23,10 +23,8 @@
 #include "vfs/catia.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
-#include "vfs/fruit.h"
 #include "smbd/smb2/aapl_session.h"
 #include "vfs/streams.h"
-#include "vfs/fruit_rsrc.h"
 #include "vfs/anchor.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/fsctl_io.h"
@@ -69,8 +67,9 @@ struct setinfo_state {
 	char *stream;			/* the open is this stream (xattr) */
 	/* the open's handle (vfs/handle.h), on fd and stream below */
 	struct vfs_handle h;
-	/* fruit:resource = file: a file's "._" file follows its renames */
-	bool fruit_rsrc_file;
+	/* the stack keeps a companion beside the file (fruit:resource =
+	 * file: the "._" file), which follows its renames */
+	bool companions;
 	/* A stream rename (MS-FSA 2.1.5.14.11.1): the new stream's name
 	 * (NULL: the file's data, "::$DATA"), and the xattr it ends up in */
 	bool stream_rename;
@@ -288,11 +287,12 @@ static void setinfo_rename(struct setinfo_state *st, bool link)
 						 r.path, link, flags, &id);
 	}
 	st->new_path = r.path;
-	if (NT_STATUS_IS_OK(st->status) && st->fruit_rsrc_file && !link &&
+	if (NT_STATUS_IS_OK(st->status) && st->companions && !link &&
 	    !st->is_dir) {
-		/* the resource fork goes with its file (vfs/fruit_rsrc.h);
+		/* the companion goes with its file (vfs/stack_props.h);
 		 * the rename itself stands whatever becomes of it */
-		NTSTATUS rs = vfs_rsrc_rename(&st->share, st->path, r.path);
+		NTSTATUS rs = vfs_companion_rename(&st->share, st->path,
+						   r.path);
 
 		if (!NT_STATUS_IS_OK(rs)) {
 			DBG_WARNING("%s: its \"._\" file stays: %s\n",
@@ -658,9 +658,9 @@ static NTSTATUS setinfo_target(struct smb2_request *req, struct smbd_open *op,
  * get Windows's ACCESS_DENIED (smbtorture vfs.fruit rename_dir_openfile). */
 static bool setinfo_posix_rename(const struct smb2_request *req)
 {
-	const struct vfs_fruit_config *fc = smb2_fruit_mac(req);
+	const struct vfs_aapl *a = smb2_aapl_session(req);
 
-	return fc != NULL && fc->posix_rename;
+	return a != NULL && vfs_aapl_posix_rename(a);
 }
 
 static bool setinfo_names_stream(const struct setinfo_state *st)
@@ -984,7 +984,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->share.root_fd = -1;
 	sync_done = false;
 	if (type == SMB2_0_INFO_SECURITY) {
-		const struct vfs_fruit_config *mac = smb2_fruit_mac(req);
+		const struct vfs_aapl *mac = smb2_aapl_session(req);
 
 		st->security = true;
 		st->secinfo = secinfo;
@@ -995,7 +995,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 		st->acl_xattr = req->tcon->share.acl_xattr;
 		st->domain_ids = lp_security_ads(req->conn->worker->srv->lp);
 		st->nfs_aces = (secinfo & SECINFO_DACL) && mac != NULL &&
-			       mac->nfs_aces;
+			       vfs_aapl_nfs_aces(mac);
 		if (NT_STATUS_IS_OK(status) && st->acl_xattr) {
 			status = ntacl_session_token(st, req->session,
 						     req->tcon, &st->tok);
@@ -1023,7 +1023,7 @@ NTSTATUS smb2_setinfo(struct smb2_request *req)
 	st->is_dir = op->is_dir;
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->h = op->h;
-	st->fruit_rsrc_file = vfs_fruit_rsrc_file(req->tcon->vfs);
+	st->companions = vfs_stack_companions(req->tcon->vfs);
 	st->path = talloc_strdup(st, op->path);
 	/* The open's fd and the tree's root, held (not dup'ed) until st
 	 * goes: a CLOSE or TREE_DISCONNECT meanwhile leaves them open. */
