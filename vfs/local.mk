@@ -90,3 +90,5 @@ libsmbd_a_SOURCES += vfs/textfile.c vfs/textfile.h
 # vfs/stack_props: the module stack asked by property, not by module
 # name (issue 37).
 libsmbd_a_SOURCES += vfs/stack_props.c vfs/stack_props.h
+# vfs/stream_view: FileStreamInformation as the modules show it (issue 37).
+libsmbd_a_SOURCES += vfs/stream_view.c vfs/stream_view.h

@@ -15,12 +15,11 @@
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "vfs/catia.h"
-#include "vfs/fruit.h"
+#include "vfs/stream_view.h"
 #include "smbd/smb2/aapl_session.h"
 #include "vfs/name.h"
 #include "vfs/ntacl_xattr.h"
 #include "vfs/streams.h"
-#include "vfs/fruit_rsrc.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/fsctl_io.h"
 #include "vfs/fsinfo.h"
@@ -67,25 +66,16 @@ struct getinfo_state {
 	 * size is its module's (vfs_handle_info_size) */
 	struct vfs_handle h;
 	bool want_streams;
-	/* the share has fruit, keeping AFP_AfpInfo so (vfs/fruit.h):
-	 * AFP_AfpInfo without a valid record is not listed */
-	enum vfs_fruit_meta fruit_meta;
-	/* a Mac's session on a fruit share: empty named streams are not
-	 * listed, as Samba's fruit lists them once AAPL was asked */
-	bool fruit_mac;
-	/* fruit:resource = file: AFP_Resource is listed from the "._"
-	 * file (vfs/fruit_rsrc.h), found under root_fd */
-	bool fruit_rsrc_file;
-	/* fruit:resource = xattr: AFP_Resource is listed from Netatalk's
-	 * xattr (vfs/fruit_rsrc.h) */
-	bool fruit_rsrc_xattr;
-	/* fruit:time machine max size, for the size classes: the limit
-	 * and what the sparse bundles hold */
+	/* what the share's modules list of the streams (a "._" file's
+	 * fork is found under root_fd) */
+	struct vfs_stream_view view;
+	/* the share's size limit (vfs_stack_size_limit), for the size
+	 * classes, and what counts against it */
 	uint64_t tm_max;
 	uint64_t tm_used;
 	/* our dup of the share root, only where the job needs it: the
 	 * bundles to count (tm_max), the "._" files of a stream listing
-	 * (fruit_rsrc_file); else -1 */
+	 * (vfs_stream_view_needs_root); else -1 */
 	int root_fd;
 	char **stream_names;	/* FileStreamInformation, ::$DATA first */
 	uint64_t *stream_sizes;
@@ -101,73 +91,22 @@ struct getinfo_state {
 	struct sd_sid owner_sid, group_sid;
 };
 
-/* One more stream at the end of the listing (left out for want of
- * memory). */
-static void getinfo_add_stream(struct getinfo_state *st, const char *name,
-			       uint64_t size)
-{
-	char **names;
-	uint64_t *sizes;
-
-	names = talloc_realloc(st, st->stream_names, char *,
-			       st->nstreams + 1);
-	sizes = names != NULL ? talloc_realloc(st, st->stream_sizes,
-					       uint64_t, st->nstreams + 1)
-			      : NULL;
-	if (names != NULL) {
-		st->stream_names = names;
-	}
-	if (sizes == NULL) {
-		return;
-	}
-	st->stream_sizes = sizes;
-	names[st->nstreams] = talloc_strdup(names, name);
-	if (names[st->nstreams] != NULL) {
-		sizes[st->nstreams++] = size;
-	}
-}
-
-/* fruit:resource = file: a non-empty fork in the "._" file is listed as
- * AFP_Resource, as Samba lists it. */
-static void getinfo_list_rsrc(struct getinfo_state *st)
-{
-	struct vfs_share sh = st->share;
-	uint64_t size = 0;
-
-	if (!st->fruit_rsrc_file || st->fi.is_dir || st->root_fd == -1) {
-		return;
-	}
-	sh.root_fd = st->root_fd;
-	if (!NT_STATUS_IS_OK(vfs_rsrc_path_size(&sh, st->path, &size)) ||
-	    size == 0) {
-		return;
-	}
-	getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
-}
-
-/* fruit:resource = xattr: a non-empty fork in Netatalk's xattr is listed
- * as AFP_Resource (Samba leaves out an empty one too). */
-static void getinfo_list_rsrc_xattr(struct getinfo_state *st)
-{
-	uint64_t size = 0;
-
-	if (st->fruit_rsrc_xattr &&
-	    NT_STATUS_IS_OK(vfs_stream_size(st->fd, VFS_RSRC_XATTR, &size)) &&
-	    size > 0) {
-		getinfo_add_stream(st, ":AFP_Resource:$DATA", size);
-	}
-}
-
-/* FileStreamInformation: the data stream (files only), then the rest. */
+/* FileStreamInformation: the data stream (files only), then the named
+ * streams as the share's modules list them (vfs/stream_view.h). */
 static void getinfo_list_streams(struct getinfo_state *st)
 {
+	struct vfs_share sh = st->share;
 	char **names = NULL;
 	uint64_t *sizes = NULL;
 	size_t n = 0, i, k = 0;
 
-	if (!st->share.streams ||
-	    !NT_STATUS_IS_OK(vfs_stream_list(st, st->fd, &names, &sizes, &n))) {
-		n = 0;	/* no streams on the share: ::$DATA alone, as Samba */
+	sh.root_fd = st->root_fd;
+	if (!NT_STATUS_IS_OK(vfs_stream_view_list(st, &st->view, &sh,
+						  st->path, st->fd,
+						  st->share.streams,
+						  st->fi.is_dir, &names,
+						  &sizes, &n))) {
+		n = 0;
 	}
 	st->stream_names = talloc_array(st, char *, n + 1);
 	st->stream_sizes = talloc_array(st, uint64_t, n + 1);
@@ -179,23 +118,10 @@ static void getinfo_list_streams(struct getinfo_state *st)
 		st->stream_sizes[k++] = st->fi.end_of_file;
 	}
 	for (i = 0; i < n; i++) {
-		if ((st->fruit_mac && sizes[i] == 0) ||
-		    (st->fruit_meta &&
-		     vfs_fruit_stream_hidden(st->fd, st->fruit_meta,
-					     names[i])) ||
-		    ((st->fruit_rsrc_file || st->fruit_rsrc_xattr) &&
-		     strcasecmp(names[i], ":AFP_Resource:$DATA") == 0)) {
-			continue;
-		}
 		st->stream_names[k] = names[i];
 		st->stream_sizes[k++] = sizes[i];
 	}
 	st->nstreams = k;
-	if (vfs_fruit_netatalk_listed(st->fd, st->fruit_meta)) {
-		getinfo_add_stream(st, ":AFP_AfpInfo:$DATA", VFS_AFPINFO_SIZE);
-	}
-	getinfo_list_rsrc(st);
-	getinfo_list_rsrc_xattr(st);
 }
 
 /* vfs_catia: ":NAME:$DATA" with NAME as the client knows it (the ':'
@@ -847,12 +773,8 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 			       lp_security_ads(req->conn->worker->srv->lp);
 	st->stream = op->stream ? talloc_strdup(st, op->stream) : NULL;
 	st->h = op->h;
-	st->fruit_meta = vfs_fruit_meta(req->tcon->vfs);
-	st->fruit_mac = smb2_aapl_session(req) != NULL;
-	st->fruit_rsrc_file = st->want_streams && op->stream == NULL &&
-			      vfs_fruit_rsrc_file(req->tcon->vfs);
-	st->fruit_rsrc_xattr = st->want_streams && op->stream == NULL &&
-			       vfs_fruit_rsrc_xattr(req->tcon->vfs);
+	vfs_stream_view_of(req->tcon->vfs, smb2_aapl_session(req) != NULL,
+			   st->want_streams && op->stream == NULL, &st->view);
 	st->fd = -1;
 	st->root_fd = -1;
 	talloc_set_destructor(st, getinfo_state_destructor);
@@ -874,7 +796,7 @@ NTSTATUS smb2_getinfo(struct smb2_request *req)
 		 : op->h.fd == -1 ? NT_STATUS_INVALID_HANDLE
 				: NT_STATUS_NO_MEMORY;
 	need_root = st->tm_max != 0 ||
-		    (st->fruit_rsrc_file && st->want_streams);
+		    (vfs_stream_view_needs_root(&st->view) && st->want_streams);
 	if (need_root && st->fd != -1) {
 		status = vfs_fd_dup(req->tcon->share.root_fd, &st->root_fd);
 	}
