@@ -52,9 +52,10 @@ UNIT_TESTS += testsuite/unit/test_snapper_info
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_rsrc
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_tm
 
-# fruit:copyfile: the streams a whole-file copy takes (the copy is
+# fruit:copyfile: the streams a whole-file copy takes, and their copy
+# behind the neutral vfs/copyfile.h (the data's is
 # smbd/smb2/smb2_copychunk.c's).
-libsmbd_a_SOURCES += vfs/fruit_copy.c vfs/fruit_copy.h
+libsmbd_a_SOURCES += vfs/fruit_copy.c vfs/fruit_copy.h vfs/copyfile.h
 
 UNIT_TESTS += testsuite/unit/test_vfs_fruit_copy
 

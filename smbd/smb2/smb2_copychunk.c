@@ -14,20 +14,20 @@
  * copy_file_range(2), which lets the file system share or clone blocks,
  * falling back to pread/pwrite through one buffer the size of the
  * largest chunk (so an overlapping copy within one file reads a whole
- * chunk before writing it, as Windows 2012 does) and to the xattr
- * stream calls for named streams.
+ * chunk before writing it, as Windows 2012 does) and to the handle's
+ * ops (vfs/handle.h) for named streams.
  *
- * fruit:copyfile (vfs_fruit.8, vfs/fruit_copy.h): on a session that
- * negotiated AAPL, a request of 0 chunks is a Mac's copyfile, which
- * Samba's fruit answers by copying the whole source, its data and then
- * every named stream it lists, onto the target (elsewhere 0 chunks copy
- * nothing, as Windows does).  The same access checks come first; then
- * pool jobs, each started from the last one's done callback: the
- * source's size; the byte-range locks over it, on the loop thread; the
- * data, at most COPYFILE_STEP bytes a job through a buffer of
- * COPYFILE_BUF (other requests get the pool in between, and a dropped
- * connection stops the copy at the next step); the streams in the
- * last.
+ * Apple's copyfile (AAPL's OSX_COPYFILE, vfs/copyfile.h): on a session
+ * that negotiated AAPL, on a share that offers it, a request of 0
+ * chunks is a Mac's copyfile, which Samba's fruit answers by copying the
+ * whole source, its data and then every named stream it lists, onto the
+ * target (elsewhere 0 chunks copy nothing, as Windows does).  The
+ * same access checks come first; then pool jobs, each started from the
+ * last one's done callback: the source's size; the byte-range locks
+ * over it, on the loop thread; the data, at most COPYFILE_STEP bytes a
+ * job through a buffer of COPYFILE_BUF (other requests get the pool in
+ * between, and a dropped connection stops the copy at the next step);
+ * the streams in the last.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_ioctl.h"
@@ -38,10 +38,8 @@
 #include "smbd/objects/oplock.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
-#include "vfs/fruit.h"
-#include "vfs/fruit_copy.h"
-#include "vfs/fruit_rsrc.h"
-#include "vfs/name.h"
+#include "vfs/copyfile.h"
+#include "vfs/handle.h"
 #include "vfs/vfs.h"
 #include "vfs/fsctl_io.h"
 #include "vfs/streams.h"
@@ -50,24 +48,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* fruit:copyfile's buffer, and the most of the data one job copies */
+/* copyfile's buffer, and the most of the data one job copies */
 #define COPYFILE_BUF (1024 * 1024)
 #define COPYFILE_STEP (64ULL * 1024 * 1024)
 
-/* The source or the target of a copy. */
+/* The source or the target of a copy: the open's handle (vfs/handle.h)
+ * on our dup of its fd, with our copy of its stream's xattr. */
 struct copychunk_end {
-	int fd;
-	char *stream;	/* the xattr of a named stream, or NULL */
-	/* fruit's AFP_AfpInfo (not NONE): its record's rules, kept as
-	 * fruit:metadata says (vfs/fruit.h) */
-	enum vfs_fruit_meta afpinfo;
-	bool rsrc;	/* fd is AFP_Resource's "._" file
-			 * (vfs/fruit_rsrc.h) */
+	struct vfs_handle h;
 };
 
 enum copyfile_stage { COPYFILE_SIZE, COPYFILE_DATA, COPYFILE_DONE };
 
-/* fruit:copyfile: the whole source onto the target. */
+/* copyfile: the whole source onto the target. */
 struct copyfile {
 	/* the source, found again for the lock check */
 	uint8_t key[FSCTL_RESUME_KEY_LEN];
@@ -77,13 +70,13 @@ struct copyfile {
 	/* Both opens are files' data (neither is a stream): the streams
 	 * follow, from and to these (whose fds are src's and dst's). */
 	bool streams;
-	struct vfs_fruit_file from, to;
+	struct vfs_copy_side *from, *to;
 };
 
 struct copychunk_state {
 	struct smb2_ioctl_call call;
 	struct copychunk_end src, dst;
-	struct copyfile *cf;	/* NULL but for fruit:copyfile */
+	struct copyfile *cf;	/* NULL but for a copyfile */
 	struct fsctl_chunk *chunks;
 	uint32_t count;		/* chunks to copy (those before a conflict) */
 	NTSTATUS stop_status;	/* why the copy stops after count chunks */
@@ -136,30 +129,26 @@ static struct smbd_open *copychunk_source(struct smb2_request *req,
 
 /* ---- the copy, in the pool ---- */
 
+/* Whether e is a file's own data (its fd's bytes), not a stream. */
+static bool copychunk_own_data(const struct copychunk_end *e)
+{
+	return vfs_handle_has(&e->h, VFS_HANDLE_FD_DATA);
+}
+
+/* A chunk of src into buf: a file's data read directly, a stream
+ * through its handle's module; all of it, else INVALID_VIEW_SIZE. */
 static NTSTATUS copychunk_read(const struct copychunk_end *src, uint8_t *buf,
 			       const struct fsctl_chunk *ch)
 {
 	size_t done = 0;
 	NTSTATUS status;
 
-	if (src->stream != NULL) {
-		status =
-			src->afpinfo
-				? vfs_afpinfo_pread(src->fd, src->afpinfo,
-						    src->stream, buf,
-						    ch->len, ch->src_off, &done)
-			: src->rsrc
-				? vfs_rsrc_pread(src->fd, buf, ch->len,
-						 ch->src_off, &done)
-				: vfs_stream_pread(src->fd, src->stream, buf,
-						   ch->len, ch->src_off, &done);
-		if (!NT_STATUS_IS_OK(status)) {
-			return status;
-		}
-		return done == ch->len ? NT_STATUS_OK
-				       : NT_STATUS_INVALID_VIEW_SIZE;
+	if (copychunk_own_data(src)) {
+		status = vfs_pread_all(src->h.fd, buf, ch->len, ch->src_off,
+				       &done);
+	} else {
+		status = vfs_pread(&src->h, buf, ch->len, ch->src_off, &done);
 	}
-	status = vfs_pread_all(src->fd, buf, ch->len, ch->src_off, &done);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -170,25 +159,18 @@ static NTSTATUS copychunk_write(const struct copychunk_end *dst,
 				const uint8_t *buf,
 				const struct fsctl_chunk *ch)
 {
-	if (dst->afpinfo) {
-		return vfs_afpinfo_pwrite(dst->fd, dst->afpinfo, dst->stream,
-					  buf, ch->len, ch->dst_off);
+	size_t written;
+
+	if (copychunk_own_data(dst)) {
+		return vfs_pwrite_all(dst->h.fd, buf, ch->len, ch->dst_off);
 	}
-	if (dst->rsrc) {
-		return vfs_rsrc_pwrite(dst->fd, buf, ch->len, ch->dst_off);
-	}
-	if (dst->stream != NULL) {
-		return vfs_stream_pwrite(dst->fd, dst->stream, buf, ch->len,
-					 ch->dst_off);
-	}
-	return vfs_pwrite_all(dst->fd, buf, ch->len, ch->dst_off);
+	return vfs_pwrite(&dst->h, buf, ch->len, ch->dst_off, &written);
 }
 
 static NTSTATUS copychunk_size(const struct copychunk_end *e, uint64_t *size)
 {
-	return e->afpinfo ? vfs_afpinfo_size(e->fd, e->afpinfo, e->stream, size)
-	       : e->rsrc  ? vfs_rsrc_size(e->fd, size)
-			  : vfs_data_size(e->fd, e->stream, size);
+	return copychunk_own_data(e) ? vfs_data_size(e->h.fd, NULL, size)
+				     : vfs_handle_size(&e->h, size);
 }
 
 /* One chunk; through buf (ch->len bytes) where the kernel cannot. */
@@ -208,8 +190,8 @@ static NTSTATUS copychunk_one(const struct copychunk_end *src,
 	if (ch->src_off > size || ch->len > size - ch->src_off) {
 		return NT_STATUS_INVALID_VIEW_SIZE;
 	}
-	if (src->stream == NULL && dst->stream == NULL &&
-	    vfs_copy_range(src->fd, ch->src_off, dst->fd, ch->dst_off,
+	if (copychunk_own_data(src) && copychunk_own_data(dst) &&
+	    vfs_copy_range(src->h.fd, ch->src_off, dst->h.fd, ch->dst_off,
 			   ch->len, &status)) {
 		return status;
 	}
@@ -223,15 +205,15 @@ static NTSTATUS copychunk_one(const struct copychunk_end *src,
 /* Close the fds the state holds (in the pool: close(2) may block). */
 static void copychunk_close(struct copychunk_state *st)
 {
-	int *fds[4] = { &st->src.fd, &st->dst.fd, NULL, NULL };
+	int *fds[2] = {&st->src.h.fd, &st->dst.h.fd};
 	size_t i;
 
 	if (st->cf != NULL) {
-		fds[2] = &st->cf->from.sh.root_fd;
-		fds[3] = &st->cf->to.sh.root_fd;
+		vfs_copy_side_close(st->cf->from);
+		vfs_copy_side_close(st->cf->to);
 	}
-	for (i = 0; i < 4; i++) {
-		if (fds[i] != NULL && *fds[i] != -1) {
+	for (i = 0; i < 2; i++) {
+		if (*fds[i] != -1) {
 			vfs_fd_close(*fds[i]);
 			*fds[i] = -1;
 		}
@@ -258,7 +240,7 @@ static void copychunk_job(void *p)
 	copychunk_close(st);
 }
 
-/* fruit:copyfile: [from, end) of src to the same offsets of dst, in
+/* copyfile: [from, end) of src to the same offsets of dst, in
  * pieces the buffer holds. */
 static NTSTATUS copyfile_range(const struct copychunk_end *src,
 			       const struct copychunk_end *dst, uint8_t *buf,
@@ -274,144 +256,6 @@ static NTSTATUS copyfile_range(const struct copychunk_end *src,
 		status = copychunk_one(src, dst, buf, &ch);
 		from += ch.len;
 	}
-	return status;
-}
-
-/*
- * Stream `name` of f as one end of a stream's copy: the fork in the
- * "._" file (fd ours to close) or the stream's xattr on f's fd.  The
- * target's is made empty first, as CREATE makes a new stream.
- */
-static NTSTATUS copyfile_end(TALLOC_CTX *mem_ctx,
-			     const struct vfs_fruit_file *f, const char *name,
-			     bool target, struct copychunk_end *e)
-{
-	bool exists = false;
-	NTSTATUS status;
-
-	if (f->rsrc_file && vfs_strcasecmp(name, VFS_FRUIT_RESOURCE) == 0) {
-		e->rsrc = true;
-		e->stream = talloc_strdup(mem_ctx, name);
-		status = vfs_rsrc_open(&f->sh, f->path, target, target,
-				       &e->fd, &exists);
-		if (NT_STATUS_IS_OK(status) && e->fd == -1) {
-			status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
-		}
-		if (NT_STATUS_IS_OK(status) && e->stream == NULL) {
-			status = NT_STATUS_NO_MEMORY;
-		}
-		return status;
-	}
-	if (f->rsrc_xattr && vfs_strcasecmp(name, VFS_FRUIT_RESOURCE) == 0) {
-		/* Netatalk's fork xattr, read and written raw */
-		uint64_t size;
-
-		e->stream = talloc_strdup(mem_ctx, VFS_RSRC_XATTR);
-		status = e->stream != NULL ? NT_STATUS_OK
-					   : NT_STATUS_NO_MEMORY;
-		exists = NT_STATUS_IS_OK(status) &&
-			 NT_STATUS_IS_OK(vfs_stream_size(f->fd, e->stream,
-							 &size));
-	} else {
-		status = vfs_stream_xattr(mem_ctx, f->fd, name, &e->stream,
-					  &exists);
-	}
-	e->fd = f->fd;
-	e->afpinfo = f->meta != VFS_FRUIT_META_NONE &&
-				     vfs_fruit_afpinfo_xattr(e->stream)
-			     ? f->meta
-			     : VFS_FRUIT_META_NONE;
-	if (!NT_STATUS_IS_OK(status) || e->afpinfo != VFS_FRUIT_META_NONE) {
-		/* AFP_AfpInfo: the record is read from where the share
-		 * keeps it and comes into being as it is written */
-		return status;
-	}
-	if (!target && !exists) {
-		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
-	}
-	if (NT_STATUS_IS_OK(status) && target) {
-		status = vfs_stream_reset(f->fd, e->stream);
-	}
-	return status;
-}
-
-/* One named stream of the source to the target. */
-static NTSTATUS copyfile_stream(struct copychunk_state *st,
-				TALLOC_CTX *mem_ctx, const char *name)
-{
-	struct copychunk_end from = { .fd = -1 }, to = { .fd = -1 };
-	uint64_t size = 0;
-	NTSTATUS status;
-
-	status = copyfile_end(mem_ctx, &st->cf->from, name, false, &from);
-	if (NT_STATUS_IS_OK(status)) {
-		status = copyfile_end(mem_ctx, &st->cf->to, name, true, &to);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = copychunk_size(&from, &size);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = copyfile_range(&from, &to, st->buf, 0, size);
-	}
-	if (from.rsrc) {
-		vfs_fd_close(from.fd);
-	}
-	if (to.rsrc) {
-		vfs_fd_close(to.fd);
-	}
-	return status;
-}
-
-static bool copyfile_listed(char **names, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (vfs_strcasecmp(names[i], name) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Every stream the source lists (vfs/fruit_copy.h), in that order.  As
- * Samba's fruit creates each on the target with FILE_CREATE, one the
- * target lists already ends the copy with
- * STATUS_OBJECT_NAME_COLLISION (those before it stay copied).  Samba's
- * copy of a stream gives the target file the source's write time when
- * it closes the stream: so does a copy here that copied one (as far as
- * the user may set times: an error is not the copy's).
- */
-static NTSTATUS copyfile_streams(struct copychunk_state *st)
-{
-	TALLOC_CTX *tmp = talloc_new(st);
-	char **names = NULL, **have = NULL;
-	size_t n = 0, nhave = 0, i, copied = 0;
-	NTSTATUS status = tmp != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
-	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
-	struct stat sb;
-
-	if (NT_STATUS_IS_OK(vfs_fd_stat(st->src.fd, &sb))) {
-		ts[1] = sb.st_mtim;
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = vfs_fruit_stream_names(tmp, &st->cf->from, &names, &n);
-	}
-	if (NT_STATUS_IS_OK(status) && n > 0) {
-		status = vfs_fruit_stream_names(tmp, &st->cf->to, &have,
-						&nhave);
-	}
-	for (i = 0; NT_STATUS_IS_OK(status) && i < n; i++) {
-		status = copyfile_listed(have, nhave, names[i])
-				 ? NT_STATUS_OBJECT_NAME_COLLISION
-				 : copyfile_stream(st, tmp, names[i]);
-		copied += NT_STATUS_IS_OK(status) ? 1 : 0;
-	}
-	if (copied > 0) {
-		(void)vfs_fd_utimens(st->dst.fd, ts);
-	}
-	talloc_free(tmp);
 	return status;
 }
 
@@ -433,7 +277,10 @@ static void copyfile_job(void *p)
 		}
 		if (NT_STATUS_IS_OK(st->status) && cf->done == cf->len) {
 			if (cf->streams) {
-				st->status = copyfile_streams(st);
+				/* the streams, as the share keeps them */
+				st->status = vfs_copy_streams(
+					st, cf->from, cf->to, st->buf,
+					COPYFILE_BUF);
 			}
 			cf->stage = COPYFILE_DONE;
 		}
@@ -530,25 +377,25 @@ static NTSTATUS copychunk_prepare_ends(struct copychunk_state *st,
 				       struct smbd_open *src,
 				       struct smbd_open *dst)
 {
+	/* the opens' handles, each with its module's ops and mode */
+	st->src.h = src->h;
+	st->dst.h = dst->h;
+	st->src.h.xattr = st->dst.h.xattr = NULL;
+	st->src.h.fd = st->dst.h.fd = -1;
 	/* TOO_MANY_OPENED_FILES whatever stopped the dup */
-	(void)vfs_fd_dup(src->h.fd, &st->src.fd);
-	(void)vfs_fd_dup(dst->h.fd, &st->dst.fd);
-	if (st->src.fd == -1 || st->dst.fd == -1) {
+	(void)vfs_fd_dup(src->h.fd, &st->src.h.fd);
+	(void)vfs_fd_dup(dst->h.fd, &st->dst.h.fd);
+	if (st->src.h.fd == -1 || st->dst.h.fd == -1) {
 		return NT_STATUS_TOO_MANY_OPENED_FILES;
 	}
-	if (src->stream != NULL) {
-		st->src.stream = talloc_strdup(st, src->stream);
+	if (src->h.xattr != NULL) {
+		st->src.h.xattr = talloc_strdup(st, src->h.xattr);
 	}
-	if (dst->stream != NULL) {
-		st->dst.stream = talloc_strdup(st, dst->stream);
+	if (dst->h.xattr != NULL) {
+		st->dst.h.xattr = talloc_strdup(st, dst->h.xattr);
 	}
-	/* the handles' modules (vfs/handle.h) as this file's flags */
-	st->src.afpinfo = (enum vfs_fruit_meta)src->h.mode;
-	st->dst.afpinfo = (enum vfs_fruit_meta)dst->h.mode;
-	st->src.rsrc = src->h.ops == &vfs_rsrc_handle_ops;
-	st->dst.rsrc = dst->h.ops == &vfs_rsrc_handle_ops;
-	if ((src->stream != NULL && st->src.stream == NULL) ||
-	    (dst->stream != NULL && st->dst.stream == NULL)) {
+	if ((src->h.xattr != NULL && st->src.h.xattr == NULL) ||
+	    (dst->h.xattr != NULL && st->dst.h.xattr == NULL)) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	return NT_STATUS_OK;
@@ -579,10 +426,10 @@ static int copychunk_state_destructor(struct copychunk_state *st)
 	return 0;
 }
 
-/* ---- fruit:copyfile, on the loop thread ---- */
+/* ---- copyfile, on the loop thread ---- */
 
 /* Whether a request of 0 chunks is a Mac's copyfile: the target's share
- * has fruit:copyfile and the session negotiated AAPL. */
+ * offers OSX_COPYFILE and the session negotiated AAPL. */
 static bool copyfile_wanted(const struct smb2_ioctl_state *st)
 {
 	const struct vfs_aapl *a = smb2_aapl_session(st->req);
@@ -590,28 +437,16 @@ static bool copyfile_wanted(const struct smb2_ioctl_state *st)
 	return a != NULL && vfs_aapl_copyfile(a);
 }
 
-/* f: op's file (its dup'ed fd) and how op's share keeps streams. */
-static NTSTATUS copyfile_side(TALLOC_CTX *mem_ctx, struct vfs_fruit_file *f,
+/* *side: op's file (its dup'ed fd) and how op's share keeps streams. */
+static NTSTATUS copyfile_side(TALLOC_CTX *mem_ctx,
+			      struct vfs_copy_side **side,
 			      const struct smbd_open *op, int fd)
 {
-	const struct vfs_fruit_config *fc = vfs_fruit_config(op->tcon->vfs);
 	int root = op->snap_root_fd != -1 ? op->snap_root_fd
 					  : op->tcon->share.root_fd;
-	bool ok = vfs_share_copy(mem_ctx, &f->sh, &op->tcon->share);
 
-	/* not ours to close until dup'ed */
-	f->sh.root_fd = -1;
-	f->fd = fd;
-	f->path = talloc_strdup(mem_ctx, op->path);
-	if (!ok || f->path == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	f->meta = fc != NULL ? fc->metadata : VFS_FRUIT_META_NONE;
-	f->rsrc_file = fc != NULL && fc->resource == VFS_FRUIT_RSRC_FILE;
-	f->rsrc_xattr = fc != NULL && fc->resource == VFS_FRUIT_RSRC_XATTR;
-	(void)vfs_fd_dup(root, &f->sh.root_fd);
-	return f->sh.root_fd != -1 ? NT_STATUS_OK
-				   : NT_STATUS_TOO_MANY_OPENED_FILES;
+	return vfs_copy_side_new(mem_ctx, op->tcon->vfs, &op->tcon->share,
+				 root, op->path, fd, side);
 }
 
 /* Set cs up for the copyfile of src onto st's open; its first job
@@ -627,17 +462,16 @@ static NTSTATUS copyfile_start(struct smb2_ioctl_state *st,
 	if (cf == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	cf->from.sh.root_fd = cf->to.sh.root_fd = -1;
 	cs->cf = cf;
 	memcpy(cf->key, key, sizeof(cf->key));
 	status = copychunk_prepare_ends(cs, src, dst);
 	/* A stream handle at either end copies that stream's data only. */
 	cf->streams = src->stream == NULL && dst->stream == NULL;
 	if (NT_STATUS_IS_OK(status) && cf->streams) {
-		status = copyfile_side(cf, &cf->from, src, cs->src.fd);
+		status = copyfile_side(cf, &cf->from, src, cs->src.h.fd);
 	}
 	if (NT_STATUS_IS_OK(status) && cf->streams) {
-		status = copyfile_side(cf, &cf->to, dst, cs->dst.fd);
+		status = copyfile_side(cf, &cf->to, dst, cs->dst.h.fd);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -778,7 +612,7 @@ NTSTATUS smb2_fsctl_copychunk(struct smb2_ioctl_state *st)
 	if (cs == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	cs->src.fd = cs->dst.fd = -1;
+	cs->src.h.fd = cs->dst.h.fd = -1;
 	talloc_set_destructor(cs, copychunk_state_destructor);
 	/* 3.3.4.4: from here on errors carry SRV_COPYCHUNK_RESPONSE. */
 	st->call.error_body = true;
