@@ -43,12 +43,7 @@
 
 #include "lib/ntstatus.h"
 
-struct vfs_name_map;
-
-enum vfs_name_map_dir {
-	VFS_NAME_TO_DISK,	/* wire (client) -> on-disk (server) */
-	VFS_NAME_TO_WIRE,	/* on-disk (server) -> wire (client) */
-};
+#include "vfs/name_map.h"
 
 /* More entries than any map written by hand (Samba's macOS map has 40);
  * bounds what a configuration makes every tree hold. */
@@ -66,23 +61,5 @@ NTSTATUS vfs_name_map_parse(TALLOC_CTX *mem_ctx, const char *const *entries,
 
 /* How many pairs the map has (0 for NULL). */
 size_t vfs_name_map_count(const struct vfs_name_map *m);
-
-/*
- * name mapped in direction dir, a new string on mem_ctx (a copy when
- * nothing changes, and when m is NULL); NULL when out of memory.  Works
- * on whole paths: '/' is never produced towards the disk and never
- * mapped away, so components stay components.
- */
-char *vfs_name_map_apply(TALLOC_CTX *mem_ctx, const struct vfs_name_map *m,
-			 enum vfs_name_map_dir dir, const char *name);
-
-/*
- * A path and stream name as vfs_name_from_wire gave them, mapped to their
- * on-disk form in place (new strings on mem_ctx; *stream may be NULL).
- * Nothing happens when m is NULL.  Only NT_STATUS_NO_MEMORY fails.
- */
-NTSTATUS vfs_name_map_to_disk(TALLOC_CTX *mem_ctx,
-			      const struct vfs_name_map *m, char **path,
-			      char **stream);
 
 #endif

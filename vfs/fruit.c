@@ -5,6 +5,7 @@
 #include "vfs/fruit.h"
 #include "vfs/adouble.h"
 #include "vfs/fruit_rsrc.h"
+#include "vfs/stream_policy.h"
 #include "vfs/anchor.h"
 #include "vfs/module.h"
 #include "vfs/streams.h"
@@ -1023,17 +1024,28 @@ static const struct vfs_handle_ops rsrc_xattr_handle_ops = {
 	.stream_opened = vfs_stream_handle_opened,
 };
 
+void vfs_stream_policy_of(const struct vfs_stack *s,
+			  struct vfs_stream_policy *p)
+{
+	const struct vfs_fruit_config *c = vfs_fruit_config(s);
+
+	p->active = c != NULL;
+	p->meta = (int)vfs_fruit_meta(s);
+	p->rsrc = c != NULL ? (int)c->resource : (int)VFS_FRUIT_RSRC_FILE;
+	p->conv = vfs_fruit_conv_flags(s);
+}
+
 const struct vfs_handle_ops *
 vfs_stream_handle_pick(const struct vfs_stream_policy *p, const char *xattr,
 		       int *mode)
 {
 	*mode = VFS_FRUIT_META_NONE;
-	if (p->fruit && p->meta != VFS_FRUIT_META_NONE &&
+	if (p->active && p->meta != VFS_FRUIT_META_NONE &&
 	    vfs_fruit_afpinfo_xattr(xattr)) {
 		*mode = p->meta;
 		return &afpinfo_handle_ops;
 	}
-	if (p->fruit && vfs_fruit_resource_xattr(xattr)) {
+	if (p->active && vfs_fruit_resource_xattr(xattr)) {
 		return p->rsrc == VFS_FRUIT_RSRC_FILE ? &vfs_rsrc_handle_ops
 		       : p->rsrc == VFS_FRUIT_RSRC_XATTR
 			       ? &rsrc_xattr_handle_ops
@@ -1045,8 +1057,9 @@ vfs_stream_handle_pick(const struct vfs_stream_policy *p, const char *xattr,
 void vfs_stream_policy_found(const struct vfs_stream_policy *p,
 			     const struct vfs_share *sh, const char *path)
 {
-	if (p->fruit) {
-		(void)vfs_fruit_convert_adouble(sh, path, p->meta,
+	if (p->active) {
+		(void)vfs_fruit_convert_adouble(sh, path,
+						(enum vfs_fruit_meta)p->meta,
 						p->rsrc == VFS_FRUIT_RSRC_FILE,
 						p->conv);
 	}

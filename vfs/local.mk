@@ -32,7 +32,7 @@ UNIT_TESTS += testsuite/unit/test_dosmode
 
 # The stackable module layer (vfs objects) and its modules.
 libsmbd_a_SOURCES += vfs/module.c vfs/module.h vfs/recycle.c \
-	vfs/catia.c vfs/catia.h vfs/fruit.c vfs/fruit.h vfs/fruit_tm.c vfs/fruit_tm.h \
+	vfs/catia.c vfs/catia.h vfs/name_map.h vfs/fruit.c vfs/fruit.h vfs/stream_policy.h vfs/fruit_tm.c vfs/fruit_tm.h \
 	vfs/adouble.c vfs/adouble.h vfs/fruit_rsrc.c vfs/fruit_rsrc.h \
 	vfs/shadow_copy2.c vfs/snapshot.c vfs/snapshot.h \
 	vfs/snapdir.c vfs/snapdir.h vfs/snapper.c vfs/snapper_info.c \

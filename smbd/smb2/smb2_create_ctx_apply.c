@@ -10,7 +10,7 @@
  * The take steps of MxAc, QFid, AlSi, SecD, AAPL, ExtA, RqLs and TWrp
  * are here (the durable ones are smb2_create_durable.c's), and the
  * effects of ExtA (3.3.5.9.2) and SecD (3.3.5.9.3) on what the open
- * made.  The wire codecs are smbd/objects/create_ctx.c's.  Split from
+ * made.  The wire codecs are smbd/wire/create_ctx.c's.  Split from
  * smb2_create.c, which does the open itself, to keep each file to one
  * concern.
  */

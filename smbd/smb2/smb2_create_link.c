@@ -35,7 +35,7 @@
 #include "smbd/conn/conn.h"
 #include "smbd/conn/session.h"
 #include "lib/charset.h"
-#include "vfs/catia.h"
+#include "vfs/name_map.h"
 #include "vfs/symlink.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/fsctl_io.h"

@@ -16,7 +16,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/wire/create_ctx.h"
 #include "vfs/vfs.h"
-#include "vfs/fruit.h"
+#include "vfs/stream_policy.h"
 #include "vfs/anchor.h"
 #include "vfs/dosattrib.h"
 
@@ -200,7 +200,7 @@ NTSTATUS create_link_error(struct smb2_request *req, struct create_state *st);
  * walks:
  * - take: create_contexts() calls it for each context the request
  *   carries (with NULL too where CREATE_CTX_ABSENT says so), to check it
- *   (through its pure codec in smbd/objects/create_ctx.c) and fill the
+ *   (through its pure codec in smbd/wire/create_ctx.c) and fill the
  *   create state; a failure fails the CREATE;
  * - apply: create_ctx_apply() calls it, on the loop before the open's
  *   job, for each context the request carries; true when it answered

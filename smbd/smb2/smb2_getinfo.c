@@ -1,6 +1,6 @@
 /*
  * QUERY_INFO (MS-SMB2 2.2.37, 2.2.38, 3.3.5.20): the pool stats the open
- * file (and its file system); the loop encodes the class with smbd/fscc.
+ * file (and its file system); the loop encodes the class with smbd/wire/fscc.
  */
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
@@ -14,7 +14,7 @@
 #include "smbd/objects/ntacl_nfs.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
-#include "vfs/catia.h"
+#include "vfs/name_map.h"
 #include "vfs/stream_view.h"
 #include "smbd/smb2/aapl_session.h"
 #include "vfs/name.h"

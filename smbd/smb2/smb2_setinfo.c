@@ -1,5 +1,5 @@
 /*
- * SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21): decode with smbd/fscc,
+ * SET_INFO (MS-SMB2 2.2.39, 2.2.40, 3.3.5.21): decode with smbd/wire/fscc,
  * check the open's access on the loop thread, do the file-system change
  * in the pool as the session's user.
  */
@@ -20,7 +20,7 @@
 #include "smbd/objects/status.h"
 #include "smbd/smbd.h"
 #include "lib/charset.h"
-#include "vfs/catia.h"
+#include "vfs/name_map.h"
 #include "vfs/dosattrib.h"
 #include "vfs/name.h"
 #include "smbd/smb2/aapl_session.h"
