@@ -24,6 +24,7 @@
 #include "vfs/fault.h"
 #include "vfs/fruit.h"
 #include "vfs/fruit_rsrc.h"
+#include "vfs/stream_policy.h"
 #include "vfs/streams.h"
 
 #define XA "user.DosStream.Bar:$DATA"
@@ -34,8 +35,8 @@ static const struct vfs_handle_ops *pick(bool fruit, enum vfs_fruit_meta meta,
 					 enum vfs_fruit_rsrc rsrc,
 					 const char *xattr, int *mode)
 {
-	struct vfs_stream_policy p = {.fruit = fruit, .meta = meta,
-				      .rsrc = rsrc};
+	struct vfs_stream_policy p = {.active = fruit, .meta = (int)meta,
+				      .rsrc = (int)rsrc};
 
 	return vfs_stream_handle_pick(&p, xattr, mode);
 }
