@@ -11,8 +11,9 @@
  * What it may use: the rooms below it (rpc, auth, locking, vfs, conf,
  * msg, lib).  It sits below the SMB2 commands and the objects, which use
  * its request, session and tree types; it reaches them only through what
- * they register at the worker's start: the command table (smbd_worker.smb2)
- * and the hooks (smbd_worker.hooks).  One circle stays inside the room,
+ * they register at the worker's start: the command table (smbd_worker.smb2),
+ * the hooks (smbd_worker.hooks) and their own per-worker state
+ * (smbd_worker.ctx, opaque here).  One circle stays inside the room,
  * as one mechanism: a connection hands its frames to the dispatcher and
  * the dispatcher its replies (and a disconnect) to the connection, and the
  * pre-logon limits drop a connection that overstays (conn.c, smb2_dispatch.c,
@@ -39,23 +40,33 @@ struct smbd_server;
 struct smbd_session;
 struct smbd_open;
 struct smb2_frame;
-struct passdb;
-struct smbd_user_map_cache;
 struct tpool;
 struct tpool_lane;
 struct ev_loop;
 struct ev_stream;
-struct ev_deferred;
 struct ctdb_conn;
-struct smbd_waiter;
-struct durable_wait;
 struct smbd_barrier;
 struct smb2_protocol;
 struct smbd_mailbox;
 struct smbd_conn;
-struct dirwatch;
 struct conn_handover;
 struct smbd_channel;
+
+/*
+ * Per-room worker state (issue 37 item 2), as nginx's module contexts
+ * (ngx_http_get_module_ctx): a room above this one keeps what it holds
+ * for a worker (the objects' open and lease hashes, the handlers' notify
+ * state) in a struct of its own, registers it in its slot at the worker's
+ * start (smb2_server_install), and reaches it through its own accessor,
+ * one pointer load (w->ctx[slot]).  This header names the slots, never
+ * the fields.  The worker owns each (talloc): freed with it, after the
+ * connections made later.
+ */
+enum smbd_wctx {
+	SMBD_WCTX_OBJECTS,	/* smbd/objects/objects_worker.h */
+	SMBD_WCTX_SMB2,		/* smbd/smb2/smb2_worker.h */
+	SMBD_WCTX_MAX
+};
 
 struct smbd_worker {
 	struct smbd_server *srv;
@@ -91,17 +102,12 @@ struct smbd_worker {
 	/* Its block of the metrics table (smb2_metrics.h), NULL when off. */
 	struct metrics_worker *metrics;
 	uint64_t conn_seq;
-	uint16_t session_epoch;
-	uint64_t session_seq;
-	uint64_t open_seq;
 	uint64_t async_seq;		/* AsyncIds (3.3.4.2) */
 	/* Bytes of decompressed messages that waiting requests keep, on
 	 * all its connections (conn_limits.h, issue 34). */
 	size_t decomp_held;
 	uint64_t nonce_ctr;		/* transform nonces (3.1.4.3) */
 	uint32_t nonce_salt;
-	struct passdb *passdb;		/* opened on first logon */
-	struct smbd_user_map_cache *user_map;	/* smbd/smb2/user_map.c */
 	struct tpool *tpool;		/* file-system calls */
 	/* The pool's lane for logon work (`username map script`, PAM):
 	 * its own cap, so no share's hung calls hold a logon and no slow
@@ -109,30 +115,29 @@ struct smbd_worker {
 	struct tpool_lane *logon_lane;
 	struct locking_db *locking;	/* shared DB: smbd/objects/smbd_locking.h */
 	bool stopping;
-	/* Opens by FileId.Volatile across connections: breaks name them. */
-#define SMBD_WORKER_OPEN_BUCKETS 1024
-	struct smbd_open *open_hash[SMBD_WORKER_OPEN_BUCKETS];
-	/* Opens holding a lease, by lease key: lease creates and acks. */
-#define SMBD_WORKER_LEASE_BUCKETS 256
-	struct smbd_open *lease_hash[SMBD_WORKER_LEASE_BUCKETS];
 	/* Sessions of all its connections by id (a binding, a refusal
 	 * signed with the key of a session of another connection): a
 	 * lookup, not a walk over the connections. */
 #define SMBD_WORKER_SESSION_BUCKETS 1024
 	struct smbd_session *session_hash[SMBD_WORKER_SESSION_BUCKETS];
-	struct smbd_waiter *waiters;	/* opens waiting for a break */
-	void *notify;			/* inotify state (smb2_notify.c) */
-	struct dirwatch *dirwatch;	/* fanotify (smbd/objects/dirwatch.c) */
 	struct smbd_conn *conns;	/* every connection of the worker */
-	/* Holds the disconnected durable opens (smbd/objects/durable.c): no socket,
-	 * no session; made on first use. */
-	struct smbd_conn *durable_conn;
-	struct durable_wait *durable_waits;	/* reclaims asked of others */
 	struct smbd_barrier *barriers;	/* accepts waiting (conn_barrier.c) */
 	uint64_t barrier_seq;
-	uint64_t wake_gen;
-	struct ev_deferred *cluster_deferred;	/* objects/cluster.c */
+	/* What each room above keeps per worker (smbd_worker_ctx_register). */
+	void *ctx[SMBD_WCTX_MAX];
 };
+
+/* Register ctx (a talloc object) as w's state of the room of slot: the
+ * worker takes it over.  False: the slot is taken (a second start). */
+static inline bool smbd_worker_ctx_register(struct smbd_worker *w,
+					    enum smbd_wctx slot, void *ctx)
+{
+	if (w->ctx[slot] != NULL || ctx == NULL) {
+		return false;
+	}
+	w->ctx[slot] = talloc_steal(w, ctx);
+	return true;
+}
 
 /* Bits of the message-id window bitmap (MS-SMB2 3.3.1.1): two full credit
  * windows, so a client may leave gaps without being starved at once. */

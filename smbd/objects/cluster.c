@@ -7,6 +7,7 @@
 #include "smbd/objects/cluster.h"
 #include "smbd/smbd.h"
 #include "smbd/conn/conn.h"
+#include "smbd/objects/objects_worker.h"
 #include "locking/locking.h"
 #include "locking/ctdb/ctdb_conn.h"
 #include "locking/ctdb/ctdb_proto.h"
@@ -96,7 +97,7 @@ static void cluster_deferred(void *priv)
 {
 	struct smbd_worker *w = priv;
 
-	w->cluster_deferred = NULL;
+	smbd_objects_of(w)->cluster_deferred = NULL;
 	cluster_readable(w);
 }
 
@@ -104,10 +105,11 @@ static void cluster_deferred(void *priv)
 static void cluster_queued(void *priv)
 {
 	struct smbd_worker *w = priv;
+	struct smbd_objects_worker *ow = smbd_objects_of(w);
 
-	if (w->cluster_deferred == NULL) {
-		w->cluster_deferred = ev_after_poll(w, w->loop,
-						    cluster_deferred, w);
+	if (ow->cluster_deferred == NULL) {
+		ow->cluster_deferred = ev_after_poll(w, w->loop,
+						     cluster_deferred, w);
 	}
 }
 
@@ -117,6 +119,10 @@ bool smbd_cluster_worker_init(struct smbd_worker *w)
 
 	if (c == NULL) {
 		return true;
+	}
+	/* cluster_queued may run in the round trips below. */
+	if (!smbd_objects_worker_start(w)) {
+		return false;
 	}
 	ctdb_conn_set_handlers(c, cluster_message, cluster_queued, w);
 	if (!NT_STATUS_IS_OK(ctdb_conn_register_srvid(

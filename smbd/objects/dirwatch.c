@@ -13,6 +13,7 @@
 #include "smbd/objects/open.h"
 #include "smbd/objects/smbd_locking.h"
 #include "smbd/conn/conn.h"
+#include "smbd/objects/objects_worker.h"
 #include "locking/locking.h"
 #include "lib/clock.h"
 #include "lib/ev.h"
@@ -250,7 +251,7 @@ static void dirwatch_on_event(const struct smbd_dirwatch_event *e,
 			      void *priv)
 {
 	struct smbd_worker *w = priv;
-	struct dirwatch *dw = w->dirwatch;
+	struct dirwatch *dw = smbd_objects_of(w)->dirwatch;
 	struct dirwatch_dir *d;
 	unsigned i;
 
@@ -277,7 +278,7 @@ static void dirwatch_batch(void *priv, const uint8_t *buf, size_t n)
 static void dirwatch_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
-	struct dirwatch *dw = w->dirwatch;
+	struct dirwatch *dw = smbd_objects_of(w)->dirwatch;
 
 	vfs_dirwatch_drain(dw->fd, dirwatch_batch, w);
 }
@@ -306,7 +307,7 @@ static int dirwatch_destructor(struct dirwatch *dw)
 
 static struct dirwatch *dirwatch_get(struct smbd_worker *w)
 {
-	struct dirwatch *dw = w->dirwatch;
+	struct dirwatch *dw = smbd_objects_of(w)->dirwatch;
 	NTSTATUS status;
 
 	if (dw != NULL) {
@@ -316,7 +317,7 @@ static struct dirwatch *dirwatch_get(struct smbd_worker *w)
 	if (dw == NULL) {
 		return NULL;
 	}
-	w->dirwatch = dw;
+	smbd_objects_of(w)->dirwatch = dw;
 	status = vfs_dirwatch_open(&dw->fd);
 	if (!NT_STATUS_IS_OK(status)) {
 		dw->fd = -1;

@@ -4,6 +4,7 @@
  */
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
+#include "smbd/objects/objects_worker.h"
 #include "smbd/wire/create_ctx.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
@@ -101,7 +102,7 @@ static void durable_sink(struct smbd_conn *conn, uint8_t *buf, size_t len)
 
 static struct smbd_conn *durable_conn(struct smbd_worker *w)
 {
-	struct smbd_conn *c = w->durable_conn;
+	struct smbd_conn *c = smbd_objects_of(w)->durable_conn;
 
 	if (c != NULL) {
 		return c;
@@ -115,7 +116,7 @@ static struct smbd_conn *durable_conn(struct smbd_worker *w)
 	c->sink = durable_sink;
 	c->dead = true;
 	snprintf(c->remote, sizeof(c->remote), "durable");
-	w->durable_conn = c;
+	smbd_objects_of(w)->durable_conn = c;
 	return c;
 }
 
@@ -216,7 +217,8 @@ void smbd_durable_session_lost(struct smbd_conn *conn,
 	struct smbd_conn *dc;
 	unsigned i;
 
-	if (conn->nopens == 0 || conn == conn->worker->durable_conn) {
+	if (conn->nopens == 0 ||
+	    conn == smbd_objects_of(conn->worker)->durable_conn) {
 		return;
 	}
 	dc = durable_conn(conn->worker);
@@ -310,12 +312,13 @@ struct smbd_open *smbd_durable_find_guid(struct smbd_worker *w,
 					 const uint8_t client_guid[16],
 					 const uint8_t create_guid[16])
 {
+	struct smbd_objects_worker *ow = smbd_objects_of(w);
 	unsigned i;
 
 	for (i = 0; i < SMBD_WORKER_OPEN_BUCKETS; i++) {
 		struct smbd_open *op;
 
-		for (op = w->open_hash[i]; op != NULL; op = op->whnext) {
+		for (op = ow->open_hash[i]; op != NULL; op = op->whnext) {
 			if (op->has_create_guid &&
 			    memcmp(op->create_guid, create_guid, 16) == 0 &&
 			    memcmp(op->client_guid, client_guid, 16) == 0) {
@@ -505,8 +508,12 @@ static int durable_wait_destructor(struct durable_wait *dw)
 {
 	if (dw->prev != NULL) {
 		dw->prev->next = dw->next;
-	} else if (dw->w->durable_waits == dw) {
-		dw->w->durable_waits = dw->next;
+	} else {
+		struct smbd_objects_worker *ow = smbd_objects_of(dw->w);
+
+		if (ow->durable_waits == dw) {
+			ow->durable_waits = dw->next;
+		}
 	}
 	if (dw->next != NULL) {
 		dw->next->prev = dw->prev;
@@ -519,7 +526,8 @@ static struct durable_wait *durable_wait_find(struct smbd_worker *w,
 {
 	struct durable_wait *dw;
 
-	for (dw = w->durable_waits; dw != NULL; dw = dw->next) {
+	for (dw = smbd_objects_of(w)->durable_waits; dw != NULL;
+	     dw = dw->next) {
 		if (dw->token == token) {
 			return dw;
 		}
@@ -558,6 +566,7 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 	uint64_t holder = (d->fid_volatile >> SMBD_OPEN_ID_WORKER_SHIFT);
 	struct smbd_durable_xfer *x;
 	struct durable_wait *dw;
+	struct smbd_objects_worker *ow;
 	static uint64_t token_seq;
 
 	if (holder == 0 || holder > (uint64_t)w->srv->nworkers ||
@@ -605,11 +614,12 @@ NTSTATUS smbd_durable_reclaim_remote(struct smb2_request *req,
 		talloc_free(dw);
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	dw->next = w->durable_waits;
+	ow = smbd_objects_of(w);
+	dw->next = ow->durable_waits;
 	if (dw->next != NULL) {
 		dw->next->prev = dw;
 	}
-	w->durable_waits = dw;
+	ow->durable_waits = dw;
 	talloc_set_destructor(dw, durable_wait_destructor);
 	talloc_free(x);
 	DBG_DEBUG("%s: durable reclaim of %llx asked of worker %llu\n",

@@ -13,7 +13,8 @@ libsmbd_a_SOURCES += \
 	smbd/objects/cluster.c smbd/objects/cluster.h \
 	smbd/objects/dirwatch.c smbd/objects/dirwatch.h \
 	smbd/objects/status.c smbd/objects/status.h \
-	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c
+	smbd/objects/smbd_locking.h smbd/objects/smbd_locking.c \
+	smbd/objects/objects_worker.h smbd/objects/objects_worker.c
 UNIT_TESTS += testsuite/unit/test_write_time
 
 # smbd/ntacl: access check, inheritance and SET_INFO merge.

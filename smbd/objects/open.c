@@ -7,6 +7,7 @@
 #include "lib/charset.h"
 #include "lib/clock.h"
 #include "smbd/conn/conn.h"
+#include "smbd/objects/objects_worker.h"
 #include "smbd/objects/status.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/conn/session.h"
@@ -35,7 +36,7 @@ static struct smbd_open **open_bucket(struct smbd_conn *conn, uint64_t vid)
 
 static struct smbd_open **worker_bucket(struct smbd_worker *w, uint64_t vid)
 {
-	return &w->open_hash[vid % SMBD_WORKER_OPEN_BUCKETS];
+	return &smbd_objects_of(w)->open_hash[vid % SMBD_WORKER_OPEN_BUCKETS];
 }
 
 struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id)
@@ -53,7 +54,7 @@ struct smbd_open *smbd_open_by_id(struct smbd_worker *w, uint64_t id)
 static struct smbd_open **lease_bucket(struct smbd_worker *w,
 				       const uint8_t key[16])
 {
-	return &w->lease_hash[(le64(key) ^ le64(key + 8)) %
+	return &smbd_objects_of(w)->lease_hash[(le64(key) ^ le64(key + 8)) %
 			      SMBD_WORKER_LEASE_BUCKETS];
 }
 
@@ -348,7 +349,7 @@ struct smbd_open *smbd_open_new(struct smbd_conn *conn,
 	 * a durable reclaim on another worker knows whom to ask. */
 	op->fid_volatile = ((uint64_t)(conn->worker->index + 1)
 			    << SMBD_OPEN_ID_WORKER_SHIFT) |
-			   ++conn->worker->open_seq;
+			   ++smbd_objects_of(conn->worker)->open_seq;
 	op->fid_persistent = op->fid_volatile;
 	b = open_bucket(conn, op->fid_volatile);
 	op->hnext = *b;

@@ -5,6 +5,7 @@
 #include "smbd/objects/oplock.h"
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
+#include "smbd/objects/objects_worker.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smb2.h"
@@ -170,7 +171,7 @@ static int waiter_destructor(struct smbd_waiter *wt)
 	if (wt->prev != NULL) {
 		wt->prev->next = wt->next;
 	} else {
-		wt->w->waiters = wt->next;
+		smbd_objects_of(wt->w)->waiters = wt->next;
 	}
 	if (wt->next != NULL) {
 		wt->next->prev = wt->prev;
@@ -184,6 +185,7 @@ struct smbd_waiter *smbd_waiter_add(TALLOC_CTX *mem_ctx,
 				    void (*fn)(void *priv, bool expired),
 				    void *priv)
 {
+	struct smbd_objects_worker *ow = smbd_objects_of(w);
 	struct smbd_waiter *wt = talloc_zero(mem_ctx, struct smbd_waiter);
 
 	if (wt == NULL) {
@@ -194,17 +196,17 @@ struct smbd_waiter *smbd_waiter_add(TALLOC_CTX *mem_ctx,
 	wt->fn = fn;
 	wt->priv = priv;
 	wt->deadline = clock_mono_ms() + SMBD_BREAK_TIMEOUT_MS;
-	wt->gen = w->wake_gen;
+	wt->gen = ow->wake_gen;
 	wt->timer = ev_timer_add(wt, w->loop, WAITER_POLL_MS, waiter_poll, wt);
 	if (wt->timer == NULL) {
 		talloc_free(wt);
 		return NULL;
 	}
-	wt->next = w->waiters;
+	wt->next = ow->waiters;
 	if (wt->next != NULL) {
 		wt->next->prev = wt;
 	}
-	w->waiters = wt;
+	ow->waiters = wt;
 	talloc_set_destructor(wt, waiter_destructor);
 	return wt;
 }
@@ -229,14 +231,15 @@ static void waiter_poll(void *priv)
 
 static void waiters_wake(struct smbd_worker *w, const struct file_key *k)
 {
-	uint64_t gen = ++w->wake_gen;
+	struct smbd_objects_worker *ow = smbd_objects_of(w);
+	uint64_t gen = ++ow->wake_gen;
 	struct smbd_waiter *wt;
 
 	/* fn may free any waiter and add new ones: each waiter of k fires
 	 * once per round (its generation says so), starting over after
 	 * every call. */
 	for (;;) {
-		for (wt = w->waiters; wt != NULL; wt = wt->next) {
+		for (wt = ow->waiters; wt != NULL; wt = wt->next) {
 			if (wt->key.dev == k->dev && wt->key.ino == k->ino &&
 			    wt->gen != gen) {
 				break;

@@ -2,7 +2,7 @@
 # tree connect, create, read, write, ioctl and the FSCTLs, ...); their
 # wire codecs are smbd/wire/'s.
 libsmbd_a_SOURCES += \
-	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h \
+	smbd/smb2/smb2_cmds.c smbd/smb2/smb2_cmds.h smbd/smb2/smb2_worker.h \
 	smbd/smb2/smb2_negotiate.c \
 	smbd/smb2/smb2_sesssetup.c smbd/smb2/smb2_sesssetup_auth.c \
 	smbd/smb2/smb2_sesssetup_bind.c smbd/smb2/smb2_sesssetup_private.h \

@@ -7,7 +7,9 @@
  */
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/objects/durable.h"
+#include "smbd/objects/objects_worker.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/oplock.h"
 #include "smbd/objects/status.h"
@@ -73,8 +75,25 @@ static void session_moved(struct smbd_session *s, struct smbd_conn *from)
 	smbd_status_session(s, true);
 }
 
+/* The handlers' own state of w (smb2_worker.h). */
+static bool smb2_worker_start(struct smbd_worker *w)
+{
+	struct smb2_worker *sw = talloc_zero(w, struct smb2_worker);
+
+	if (!smbd_worker_ctx_register(w, SMBD_WCTX_SMB2, sw)) {
+		talloc_free(sw);
+		return false;
+	}
+	return true;
+}
+
 bool smb2_server_install(struct smbd_worker *w)
 {
+	/* First, before anything reaches them: the rooms' worker state
+	 * (conn.h "Per-room worker state"). */
+	if (!smbd_objects_worker_start(w) || !smb2_worker_start(w)) {
+		return false;
+	}
 	w->smb2 = &smb2_protocol;
 	w->hooks.conn_lost = smbd_durable_conn_lost;
 	w->hooks.open_closing = smbd_notify_close;

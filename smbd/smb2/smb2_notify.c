@@ -17,6 +17,7 @@
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "vfs/dirread.h"
 #include "vfs/stack_props.h"	/* the name map */
 #include "vfs/watch.h"
@@ -144,7 +145,7 @@ static void notify_readable(void *priv);
 
 static struct notify_ctx *notify_ctx(struct smbd_worker *w)
 {
-	struct notify_ctx *nc = w->notify;
+	struct notify_ctx *nc = smb2_worker_of(w)->notify;
 	NTSTATUS status;
 
 	if (nc != NULL) {
@@ -154,7 +155,7 @@ static struct notify_ctx *notify_ctx(struct smbd_worker *w)
 	if (nc == NULL) {
 		return NULL;
 	}
-	w->notify = nc;
+	smb2_worker_of(w)->notify = nc;
 	status = vfs_notify_open(&nc->fd);
 	if (NT_STATUS_IS_OK(status) &&
 	    ev_watch_fd(w->loop, nc, nc->fd, notify_readable, w) != 0) {
@@ -583,7 +584,7 @@ static void notify_walk_start(struct notify_state *ns, int dirfd,
 
 static int notify_state_destructor(struct notify_state *ns)
 {
-	struct notify_ctx *nc = ns->w->notify;
+	struct notify_ctx *nc = smb2_worker_of(ns->w)->notify;
 	struct notify_walk *wk;
 	unsigned i;
 
@@ -739,7 +740,7 @@ static void notify_tree_grow(struct notify_state *ns, const char *prefix,
 
 static void notify_event(struct smbd_worker *w, const struct inotify_event *ev)
 {
-	struct notify_ctx *nc = w->notify;
+	struct notify_ctx *nc = smb2_worker_of(w)->notify;
 	struct notify_state *ns, *next;
 	uint32_t filter = event_filter(ev), action = event_action(ev->mask);
 
@@ -779,7 +780,7 @@ static void notify_end_deleted(struct smbd_worker *w,
 					     const void *arg),
 			       const void *arg)
 {
-	struct notify_ctx *nc = w->notify;
+	struct notify_ctx *nc = smb2_worker_of(w)->notify;
 	struct notify_state *ns;
 	bool again = true;
 
@@ -845,7 +846,7 @@ void smbd_notify_register(struct smbd_worker *w)
 static void notify_one(void *priv, const struct inotify_event *ev)
 {
 	struct smbd_worker *w = priv;
-	struct notify_ctx *nc = w->notify;
+	struct notify_ctx *nc = smb2_worker_of(w)->notify;
 
 	if (ev->mask & (IN_DELETE_SELF | IN_IGNORED)) {
 		notify_gone(w, ev->wd);
@@ -866,7 +867,7 @@ static void notify_one(void *priv, const struct inotify_event *ev)
 static void notify_readable(void *priv)
 {
 	struct smbd_worker *w = priv;
-	struct notify_ctx *nc = w->notify;
+	struct notify_ctx *nc = smb2_worker_of(w)->notify;
 
 	vfs_notify_drain(nc->fd, notify_one, w);
 }

@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "lib/charset.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/objects/open.h"
 #include "smbd/rpc/pipe.h"
 #include "smbd/conn/session.h"
@@ -77,7 +78,7 @@ NTSTATUS smb2_pipe_create(struct smb2_request *req, const uint8_t *name,
 	ctx.server_start_nttime = conn->worker->srv->start_nttime;
 	ctx.state_dir = lp_str(lp, LP_GLOBAL, LP_STATE_DIRECTORY);
 	ctx.private_dir = lp_str(lp, LP_GLOBAL, LP_PRIVATE_DIR);
-	ctx.passdb = conn->worker->passdb;
+	ctx.passdb = smb2_worker_of(conn->worker)->passdb;
 	ctx.member = lp_security_ads(lp);
 	status = rpc_pipe_open(req->mem_ctx, uname, &ctx, &pipe);
 	DBG_INFO("%s: open pipe '%s': %s\n", conn->remote, uname,

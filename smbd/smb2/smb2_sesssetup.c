@@ -13,6 +13,7 @@
 #include "smbd/smb2/smb2_cmds.h"
 #include "smbd/objects/durable.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/conn/conn_limits.h"
 #include "smbd/conn/auth_limit.h"
 #include "smbd/conn/conn_log.h"
@@ -79,6 +80,7 @@ static NTSTATUS session_may_start(const struct smbd_conn *conn)
 struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 {
 	struct smbd_worker *w = conn->worker;
+	struct smb2_worker *sw = smb2_worker_of(w);
 	struct smbd_session *s = talloc_zero(conn, struct smbd_session);
 	unsigned tries;
 
@@ -92,15 +94,16 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 	 * connection holds at most SMBD_MAX_SESSIONS of the 2^18 - 1
 	 * sequence numbers, so a free one is found; the bound is there all
 	 * the same. */
-	if (w->session_epoch == 0) {
-		crypto_random(&w->session_epoch, sizeof(w->session_epoch));
-		w->session_epoch = (uint16_t)((w->session_epoch & 0xff) | 1);
+	if (sw->session_epoch == 0) {
+		crypto_random(&sw->session_epoch, sizeof(sw->session_epoch));
+		sw->session_epoch = (uint16_t)((sw->session_epoch & 0xff) | 1);
 	}
 	for (tries = 0; tries < 0x40000; tries++) {
-		w->session_seq = (w->session_seq + 1) & 0x3ffff;
-		s->id = ((uint64_t)w->session_epoch << 24) |
-			((uint64_t)(w->index & 0x3f) << 18) | w->session_seq;
-		if (w->session_seq != 0 && smbd_session_find(conn, s->id) == NULL) {
+		sw->session_seq = (sw->session_seq + 1) & 0x3ffff;
+		s->id = ((uint64_t)sw->session_epoch << 24) |
+			((uint64_t)(w->index & 0x3f) << 18) | sw->session_seq;
+		if (sw->session_seq != 0 &&
+		    smbd_session_find(conn, s->id) == NULL) {
 			break;
 		}
 	}

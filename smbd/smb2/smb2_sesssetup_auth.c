@@ -7,6 +7,7 @@
 #include "smbd/smb2/smb2_sesssetup_private.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"
 #include "smbd/auth/auth_audit.h"
@@ -134,10 +135,11 @@ static NTSTATUS lookup_common(void *priv, TALLOC_CTX *mem_ctx,
 {
 	struct smbd_session *s = priv;
 	struct smbd_worker *w = s->conn->worker;
+	struct smb2_worker *sw = smb2_worker_of(w);
 	char *name;
 	NTSTATUS st;
 
-	if (w->passdb == NULL) {
+	if (sw->passdb == NULL) {
 		const struct lp_ctx *lp = w->srv->lp;
 		char *path = passdb_path(w, lp_str(lp, LP_GLOBAL,
 						   LP_PRIVATE_DIR));
@@ -147,11 +149,11 @@ static NTSTATUS lookup_common(void *priv, TALLOC_CTX *mem_ctx,
 		/* Clustered: the users every node shares, in CTDB. */
 		st = ldb != NULL && locking_db_clustered(ldb)
 			     ? passdb_open_ctdb(w, locking_db_ctdb(ldb), false,
-						&w->passdb)
-			     : passdb_open(w, path, false, &w->passdb);
+						&sw->passdb)
+			     : passdb_open(w, path, false, &sw->passdb);
 		talloc_free(path);
 		if (!NT_STATUS_IS_OK(st)) {
-			w->passdb = NULL;
+			sw->passdb = NULL;
 			return NT_STATUS_NO_SUCH_USER;
 		}
 	}
@@ -159,8 +161,8 @@ static NTSTATUS lookup_common(void *priv, TALLOC_CTX *mem_ctx,
 	if (name == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	st = record_only ? passdb_auth_record(w->passdb, mem_ctx, name, out)
-			 : passdb_auth_lookup(w->passdb, mem_ctx, name, domain,
+	st = record_only ? passdb_auth_record(sw->passdb, mem_ctx, name, out)
+			 : passdb_auth_lookup(sw->passdb, mem_ctx, name, domain,
 					      out);
 	talloc_free(name);
 	return st;

@@ -6,6 +6,7 @@
 #include "smbd/auth/gensec.h"
 #include "smbd/auth/usermap.h"
 #include "smbd/conn/conn.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/conn/session.h"
 #include "smbd/conn/smb2_server.h"
 #include "smbd/smbd.h"
@@ -41,10 +42,12 @@ struct smbd_user_map_cache {
 
 static struct smbd_user_map_cache *cache_of(struct smbd_worker *w)
 {
-	if (w->user_map == NULL) {
-		w->user_map = talloc_zero(w, struct smbd_user_map_cache);
+	struct smb2_worker *sw = smb2_worker_of(w);
+
+	if (sw->user_map == NULL) {
+		sw->user_map = talloc_zero(w, struct smbd_user_map_cache);
 	}
-	return w->user_map;
+	return sw->user_map;
 }
 
 /* ---- the map file ---------------------------------------------------- */

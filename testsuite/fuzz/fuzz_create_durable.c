@@ -239,8 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup_open(&e, &k[1], "lease.txt", guid2, lease2);
 	TALLOC_FREE(e.t);
 	testsrv_run(env_srv);
-	if (env_srv->w->durable_conn == NULL ||
-	    env_srv->w->durable_conn->nopens != 2) {
+	if (smbd_objects_of(env_srv->w)->durable_conn == NULL ||
+	    smbd_objects_of(env_srv->w)->durable_conn->nopens != 2) {
 		fprintf(stderr, "fuzz_create_durable: the opens were not "
 			"kept for a reclaim\n");
 		abort();

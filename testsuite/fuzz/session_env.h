@@ -22,7 +22,9 @@
  */
 #include "smbd/conn/conn.h"
 #include "smbd/objects/durable.h"
+#include "smbd/objects/objects_worker.h"
 #include "smbd/objects/open.h"
+#include "smbd/smb2/smb2_worker.h"
 #include "smbd/conn/session.h"
 #include "smbd/smb2.h"
 #include "smbd/smbd.h"
@@ -76,7 +78,7 @@ static struct testsrv *env_server(void)
 			fprintf(stderr, "session_env: no test server\n");
 			abort();
 		}
-		env_srv->w->session_epoch = ENV_SESSION_EPOCH;
+		smb2_worker_of(env_srv->w)->session_epoch = ENV_SESSION_EPOCH;
 		atexit(env_cleanup);
 	}
 	return env_srv;
@@ -93,9 +95,9 @@ static bool env_start_as(struct env *e, uint16_t dialect, uint16_t cipher,
 
 	memset(e, 0, sizeof(*e));
 	e->fds_before = testsrv_count_fds();
-	e->had_notify = ts->w->notify != NULL;
-	ts->w->session_seq = 0;
-	ts->w->open_seq = 0;
+	e->had_notify = smb2_worker_of(ts->w)->notify != NULL;
+	smb2_worker_of(ts->w)->session_seq = 0;
+	smbd_objects_of(ts->w)->open_seq = 0;
 	e->t = testconn_new_on(NULL, ts);
 	if (e->t == NULL || testconn_dropped(e->t)) {
 		abort();
@@ -146,7 +148,7 @@ static int env_rm(const char *path, const struct stat *st, int flag,
  * let the closes finish. */
 static void env_expire_durable(struct testsrv *ts)
 {
-	struct smbd_conn *dc = ts->w->durable_conn;
+	struct smbd_conn *dc = smbd_objects_of(ts->w)->durable_conn;
 	unsigned i;
 
 	if (dc == NULL) {
@@ -180,7 +182,7 @@ static void env_end(struct env *e)
 	fds = testsrv_count_fds();
 	/* The worker opens its inotify descriptor on first use, for good
 	 * (smb2_notify.c): not the input's. */
-	if (!e->had_notify && ts->w->notify != NULL) {
+	if (!e->had_notify && smb2_worker_of(ts->w)->notify != NULL) {
 		fds--;
 	}
 	if (fds > e->fds_before) {
