@@ -2,7 +2,8 @@
 # dispatch, jobs), signing, encryption and compression transforms, the
 # per-connection and logon limits, the pipeline's metrics.
 libsmbd_a_SOURCES += \
-	smbd/conn/conn.h smbd/conn/smb2_server.h \
+	smbd/conn/conn.h smbd/conn/conn_state.h smbd/conn/worker.h \
+	smbd/conn/smb2_server.h \
 	smbd/conn/conn.c smbd/conn/conn_barrier.c smbd/conn/conn_handover.c \
 	smbd/conn/smb2_seal.c smbd/conn/smb2_seal.h \
 	smbd/conn/smb2_compress.c smbd/conn/smb2_compress.h \

@@ -6,7 +6,7 @@
  */
 #include "smbd/objects/cluster.h"
 #include "smbd/smbd.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/objects_worker.h"
 #include "locking/locking.h"
 #include "locking/ctdb/ctdb_conn.h"

@@ -12,7 +12,7 @@
 #include "smbd/objects/oplock.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/smbd_locking.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/objects_worker.h"
 #include "locking/locking.h"
 #include "lib/clock.h"

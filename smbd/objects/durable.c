@@ -3,7 +3,8 @@
  * scavenge, reclaim (design in durable.h).
  */
 #include "smbd/objects/durable.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/conn_state.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/objects_worker.h"
 #include "smbd/wire/create_ctx.h"
 #include "smbd/objects/open.h"

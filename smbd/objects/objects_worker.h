@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 
 struct smbd_open;
 struct smbd_waiter;

@@ -4,7 +4,8 @@
  */
 #include "smbd/objects/oplock.h"
 #include "smbd/objects/durable.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/conn_state.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/objects_worker.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"

@@ -5,7 +5,7 @@
 #include "smbd/objects/smbd_locking.h"
 #include "locking/locking.h"
 #include "smbd/smbd.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/open.h"
 #include "conf/loadparm.h"
 #include "lib/proc.h"

@@ -4,7 +4,8 @@
  * holds them, removed when they go; the master drops a dead worker's.
  */
 #include "smbd/objects/status.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/conn_state.h"
+#include "smbd/conn/worker.h"
 #include "smbd/objects/open.h"
 #include "smbd/conn/session.h"
 #include "smbd/smbd.h"

@@ -9,7 +9,7 @@
  * allowed to, not only the file's owner.
  */
 #include "smbd/objects/write_time.h"
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 #include "smbd/wire/fscc.h"
 #include "smbd/objects/open.h"
 #include "smbd/objects/smbd_locking.h"

@@ -9,7 +9,7 @@
 #ifndef SMBD_SMB2_SMB2_WORKER_H
 #define SMBD_SMB2_SMB2_WORKER_H
 
-#include "smbd/conn/conn.h"
+#include "smbd/conn/worker.h"
 
 struct notify_ctx;
 struct smbd_user_map_cache;
