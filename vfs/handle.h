@@ -247,8 +247,9 @@ NTSTATUS vfs_handle_chmod(int fd, mode_t mode);
  * *send_fd, a duplicate of fd the caller owns; NT_STATUS_END_OF_FILE: the
  * file ends at or before off, or before off + min_count; anything else
  * (NT_STATUS_NOT_SUPPORTED): take the buffered path.  Fewer than min_send
- * bytes, a range the cache does not hold whole, a fault rule for reads,
- * no cachestat(2) (Linux < 6.5: ENOSYS) all answer NOT_SUPPORTED.
+ * bytes, a range the cache does not hold whole, a fault rule for reads
+ * all answer NOT_SUPPORTED.  The cache is asked with cachestat(2), or
+ * with mincore(2) on a kernel without it (Linux < 6.5: ENOSYS).
  */
 /* The posix op other modules share: a sync of fd. */
 NTSTATUS vfs_posix_handle_sync(const struct vfs_handle *h, bool data_only);

@@ -5,20 +5,26 @@
  * (vfs/fault.h) where the READ, WRITE and FLUSH jobs had them, pread
  * and pwrite looped over EINTR and short counts, errno mapped once by
  * vfs_map_errno.  Also the loop thread's zero-copy READ checks
- * (preadv2 RWF_NOWAIT, cachestat(2)), which only a file's own data
- * has.  Each op is one plain call: no syscall was added to any path.
+ * (preadv2 RWF_NOWAIT, cachestat(2), or mincore(2) where the kernel
+ * has no cachestat), which only a file's own data has.  Each op is
+ * one plain call: no syscall was added to any path.
  */
 #include "vfs/handle.h"
 #include "vfs/vfs.h"
 #include "vfs/vfs_posix.h"
 #include "vfs/fault.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#undef DBGC_CLASS
+#define DBGC_CLASS LOG_CLASS_VFS
 
 /* cachestat(2) (Linux 6.5), not in glibc 2.36's headers; the number is
  * the same on every architecture with the generic syscall table. */
@@ -214,13 +220,60 @@ bool vfs_posix_pread_cached(int fd, uint8_t *buf, size_t len, uint64_t off)
 }
 
 /*
+ * Without cachestat(2) (ENOSYS: Linux before 6.5, Debian 12's 6.1) the
+ * same question goes to mincore(2) on a mapping of the range that is
+ * never touched: mmap, mincore and munmap cost about what cachestat does
+ * on a range of 64 KiB to 8 MiB, a small part of the copy that the
+ * buffered path would make instead (testsuite/bench/README.md, issue
+ * 37).  The kernel gives mincore the same rule cachestat has on newer
+ * kernels: residency of a file's pages only to its owner or a writer;
+ * anyone else is told of the pages mapped in its own page tables, none
+ * here, and takes the buffered path.  The choice is made once per
+ * process, at the first ENOSYS; only the loop thread asks.
+ */
+static bool posix_no_cachestat;
+
+static bool posix_range_mincore(int fd, uint64_t off, uint64_t len,
+				uint64_t page)
+{
+	uint64_t start = off - off % page;
+	size_t span = (size_t)(off + len - start);
+	unsigned char vec[256];
+	bool all = true;
+	size_t done;
+	void *m;
+
+	m = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (m == MAP_FAILED) {
+		return false;
+	}
+	for (done = 0; done < span && all; done += sizeof(vec) * page) {
+		size_t l = span - done, i, pages;
+
+		if (l > sizeof(vec) * page) {
+			l = sizeof(vec) * page;
+		}
+		pages = (l + page - 1) / page;
+		if (mincore((uint8_t *)m + done, l, vec) != 0) {
+			all = false;
+			break;
+		}
+		for (i = 0; i < pages && all; i++) {
+			all = (vec[i] & 1) != 0;
+		}
+	}
+	(void)munmap(m, span);
+	return all;
+}
+
+/*
  * Whether the page cache holds every page of [off, off + len), asked
  * without reading anything.  sendfile from the loop thread is only safe
  * then: it would wait for the disk on an uncached page.  Pages evicted
  * between this call and the send make the loop wait for that one read;
- * an error (no cachestat: ENOSYS before Linux 6.5, or a kernel that
- * allows it only to the file's owner or writers) answers no, and the
- * buffered path runs.
+ * an error (a kernel that allows cachestat or mincore only to the
+ * file's owner or writers, a file system that cannot map the file)
+ * answers no, and the buffered path runs.
  */
 static bool posix_range_cached(int fd, uint64_t off, uint64_t len)
 {
@@ -232,9 +285,18 @@ static bool posix_range_cached(int fd, uint64_t off, uint64_t len)
 	if (page == 0) {
 		page = (uint64_t)sysconf(_SC_PAGESIZE);
 	}
+	if (posix_no_cachestat) {
+		return posix_range_mincore(fd, off, len, page);
+	}
 	pages = (off + len - 1) / page - off / page + 1;
 	if (syscall(__NR_cachestat, fd, &r, &cs, 0) != 0) {
-		return false;
+		if (errno != ENOSYS) {
+			return false;
+		}
+		posix_no_cachestat = true;
+		DBG_WARNING("no cachestat(2) on this kernel: zero-copy READ "
+			    "asks mincore(2) whether a range is cached\n");
+		return posix_range_mincore(fd, off, len, page);
 	}
 	return cs.nr_cache >= pages;
 }
