@@ -159,3 +159,12 @@ testsuite_libtestconn_a_SOURCES = testsuite/common/smb2_testconn.c \
 check_PROGRAMS += testsuite/integration/xca_tool
 testsuite_integration_xca_tool_SOURCES = testsuite/integration/xca_tool.c
 testsuite_integration_xca_tool_LDADD = $(SMBD_LIBS)
+
+# A kernel without cachestat(2) for test_zerocopy.py: an LD_PRELOAD shim
+# (a shared object; built as a program, so no libtool).
+check_PROGRAMS += testsuite/integration/nocachestat.so
+testsuite_integration_nocachestat_so_SOURCES = \
+	testsuite/integration/nocachestat.c
+testsuite_integration_nocachestat_so_CFLAGS = $(AM_CFLAGS) -fPIC
+testsuite_integration_nocachestat_so_LDFLAGS = -shared
+testsuite_integration_nocachestat_so_LDADD = -ldl

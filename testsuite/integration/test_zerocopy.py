@@ -5,20 +5,33 @@ sizes around the 16 KiB threshold and page boundaries come back intact
 sign nor encrypt (the data goes with sendfile), and with signing required
 and encryption required (the buffered fallback); partial reads, reads at
 and past the end of file, a file dropped from the page cache (the pool
-reads it, later reads go zero-copy) and `use sendfile = no`.
+reads it, later reads go zero-copy; a range that is not cached never goes
+zero-copy) and `use sendfile = no`.
 
 The server logs each zero-copy READ at level 10; the tests count those
 lines to prove which path ran (not against Samba, which logs otherwise).
 Every test runs once per event-loop backend (io_uring, epoll).
+
+A kernel without cachestat(2) (before 6.5: Debian 12's 6.1) answers
+ENOSYS; the server then asks mincore(2) whether a range is cached, and
+says so once per process at level 1.  The NoCachestat classes make any
+kernel look so (the nocachestat.so LD_PRELOAD shim, built by make check)
+and assert zero-copy and that line; the others assert the line only on a
+kernel that lacks cachestat (probed here), and zero-copy either way.
 """
+
+import ctypes
+import errno
 
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smbd_harness as h  # noqa: E402
@@ -30,6 +43,29 @@ from impacket import smb3  # noqa: E402
 SIZES = (0, 1, 16383, 16384, 65537, (1 << 20) + 3, 8 << 20)
 ZC_LINE = "zero-copy READ of"
 STATUS_END_OF_FILE = 0xC0000011
+NR_CACHESTAT = 451     # the same on every generic syscall table
+FALLBACK_RE = re.compile(r"\[[^]]*, 1\] worker \d+\[(\d+)\] \S+: no "
+                         r"cachestat\(2\) on this kernel")
+
+
+def kernel_has_cachestat():
+    """Whether this kernel has cachestat(2): on fd -1 it answers EBADF,
+    a kernel without it ENOSYS."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    r = libc.syscall(ctypes.c_long(NR_CACHESTAT), ctypes.c_long(-1),
+                     None, None, ctypes.c_long(0))
+    return not (r == -1 and ctypes.get_errno() == errno.ENOSYS)
+
+
+def shim_path():
+    """The LD_PRELOAD shim that hides cachestat, beside the smbd under
+    test (make check builds it)."""
+    build = os.environ.get("BUILDDIR") or \
+        os.path.dirname(os.path.dirname(h.smbd_binary()))
+    p = os.path.join(build, "testsuite", "integration", "nocachestat.so")
+    if os.path.exists(p):
+        return p
+    raise AssertionError("nocachestat.so not built (make check builds it)")
 
 
 def sha(data):
@@ -43,14 +79,21 @@ class _ZeroCopy(_Base):
     protection = "off"
     zero_copy = True
     dialect = h.DIALECT_210
+    no_cachestat = False    # hide cachestat(2) from the server (the shim)
 
     @classmethod
     def new_server(cls, **kw):
         kw.setdefault("debug", 10)  # the zero-copy log lines
-        return super().new_server(**kw)
+        srv = super().new_server(**kw)
+        if cls.no_cachestat:
+            srv.env = dict(srv.env or {}, LD_PRELOAD=shim_path())
+        return srv
 
     @classmethod
     def setUpClass(cls):
+        if cls.no_cachestat and h.is_samba():
+            raise unittest.SkipTest("our fallback for a kernel without "
+                                    "cachestat(2)")
         super().setUpClass()
         cls.sums = {}
         for n in SIZES:
@@ -58,6 +101,7 @@ class _ZeroCopy(_Base):
             with open(os.path.join(cls.smbd.share, "f%d" % n), "wb") as f:
                 f.write(data)
             cls.sums[n] = sha(data)
+
 
     def zc_count(self):
         """Zero-copy READs the server logged during this test."""
@@ -71,8 +115,21 @@ class _ZeroCopy(_Base):
         n = self.zc_count()
         if self.zero_copy:
             self.assertGreaterEqual(n, min_zc, "no zero-copy READ logged")
+            self.assert_fallback_logged()
         else:
             self.assertEqual(n, 0, "zero-copy READ on a sealed session")
+
+    def assert_fallback_logged(self):
+        """Without cachestat the fallback is chosen once per worker that
+        asked, at level 1; with it, never."""
+        pids = [m.group(1) for m in
+                FALLBACK_RE.finditer(self.smbd.log_text())]
+        if self.no_cachestat or not kernel_has_cachestat():
+            self.assertGreaterEqual(len(pids), 1, "no fallback line")
+            self.assertEqual(len(pids), len(set(pids)),
+                             "the fallback chosen twice in one process")
+        else:
+            self.assertEqual(pids, [], "fallback with cachestat present")
 
     def test_smbclient_get(self):
         out = tempfile.mkdtemp(prefix="zc-get-")
@@ -157,6 +214,40 @@ class _ZeroCopy(_Base):
             conn.close()
         self.server_alive()
 
+    def test_uncached_range_buffered(self):
+        """A range the page cache does not hold is never sent from the
+        loop (sendfile would wait for the disk there): the pool reads it.
+        Read once, it is cached, and the same READ goes zero-copy: what
+        cachestat(2) answers, and mincore(2) in its place."""
+        n = 8 << 20
+        off, length = 4 << 20, 65536
+        path = os.path.join(self.smbd.share, "f%d" % n)
+        with open(path, "rb") as f:
+            want = f.read()[off:off + length]
+        conn = self.logon(self.dialect)
+        try:
+            tid = conn.connectTree("share")
+            fid = conn.openFile(tid, "f%d" % n, desiredAccess=0x120089)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+            self._log_start = self.smbd.log_size()
+            self.assertEqual(conn.readFile(tid, fid, off, length), want)
+            cold = self.zc_count()
+            self._log_start = self.smbd.log_size()
+            self.assertEqual(conn.readFile(tid, fid, off, length), want)
+            conn.closeFile(tid, fid)
+            conn.logoff()
+        finally:
+            conn.close()
+        if not self.smbd.samba:
+            self.assertEqual(cold, 0, "an uncached range went zero-copy")
+        self.assert_path()
+        self.server_alive()
+
 
 class ZeroCopy(_ZeroCopy):
     pass
@@ -180,10 +271,24 @@ class ZeroCopyDisabled(_ZeroCopy):
     zero_copy = False
 
 
+class ZeroCopyNoCachestat(_ZeroCopy):
+    no_cachestat = True
+
+
+class ZeroCopyNoCachestatSigned(_ZeroCopy):
+    global_options = {"server signing": "mandatory"}
+    protection = "sign"
+    zero_copy = False
+    no_cachestat = True
+
+
 h.backend_variants(globals(), ZeroCopy)
 h.backend_variants(globals(), ZeroCopySigned)
 h.backend_variants(globals(), ZeroCopyEncrypted)
 h.backend_variants(globals(), ZeroCopyDisabled, backends=("io_uring",))
+h.backend_variants(globals(), ZeroCopyNoCachestat)
+h.backend_variants(globals(), ZeroCopyNoCachestatSigned,
+                   backends=("io_uring",))
 
 if __name__ == "__main__":
     h.main()
