@@ -269,7 +269,8 @@ class Orphans:
         self.assertEqual(lw, oi, "a late worker still got a connection")
         # not held until the watchdog killed the stopped worker
         self.assertLess(steered, WATCHDOG - (LATE + 0.5) - 0.5,
-                        "the late logon took %.2f s" % steered)
+                        "the late logon took %.2f s\n%s" %
+                        (steered, self.srv.log_tail(80)))
         late.logoff()
         t.join(WATCHDOG + 5)
         self.assertNotIn("error1", queued)
