@@ -225,11 +225,11 @@ bool vfs_posix_pread_cached(int fd, uint8_t *buf, size_t len, uint64_t off)
  * never touched: mmap, mincore and munmap cost about what cachestat does
  * on a range of 64 KiB to 8 MiB, a small part of the copy that the
  * buffered path would make instead (testsuite/bench/README.md, issue
- * 37).  The kernel gives mincore the same rule cachestat has on newer
- * kernels: residency of a file's pages only to its owner or a writer;
- * anyone else is told of the pages mapped in its own page tables, none
- * here, and takes the buffered path.  The choice is made once per
- * process, at the first ENOSYS; only the loop thread asks.
+ * 37).  A kernel that tells a file's cache residency only to its owner
+ * or a writer (as newer ones do for cachestat) tells anyone else of the
+ * pages mapped in its own page tables, none here: no, and the buffered
+ * path runs.  The choice is made once per process, at the first ENOSYS;
+ * only the loop thread asks.
  */
 static bool posix_no_cachestat;
 
