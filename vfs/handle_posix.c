@@ -229,8 +229,13 @@ bool vfs_posix_pread_cached(int fd, uint8_t *buf, size_t len, uint64_t off)
  * or a writer (as newer ones do for cachestat) tells anyone else of the
  * pages mapped in its own page tables, none here: no, and the buffered
  * path runs.  The choice is made once per process, at the first ENOSYS;
- * only the loop thread asks.
+ * only the loop thread asks.  The mapping costs a few microseconds
+ * whatever the length (5.6 us for 16 KiB, 7.8 us for 128 KiB, 24 us for
+ * 1 MiB here), the two copies that zero-copy saves 2 * 1.4 us, 2 * 5.5
+ * us and 2 * 55 us: below POSIX_MINCORE_MIN the buffered path is
+ * cheaper, and is taken.
  */
+#define POSIX_MINCORE_MIN (128 * 1024)
 static bool posix_no_cachestat;
 
 static bool posix_range_mincore(int fd, uint64_t off, uint64_t len,
@@ -243,6 +248,9 @@ static bool posix_range_mincore(int fd, uint64_t off, uint64_t len,
 	size_t done;
 	void *m;
 
+	if (len < POSIX_MINCORE_MIN) {
+		return false;
+	}
 	m = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, (off_t)start);
 	if (m == MAP_FAILED) {
 		return false;
