@@ -37,7 +37,8 @@ EXTRA_DIST += testsuite/bench/README.md testsuite/bench/compare.py \
 	testsuite/bench/bigdir.py
 EXTRA_DIST += testsuite/bench/opcost.py testsuite/bench/multichannel.py \
 	testsuite/bench/compression.py testsuite/bench/metrics_cost.py \
-	testsuite/bench/cluster.py testsuite/bench/soak.py
+	testsuite/bench/cluster.py testsuite/bench/soak.py \
+	testsuite/bench/zerocopy_probe.py
 
 BENCH_RESULTS = $(abs_top_builddir)/bench-results
 BENCH_ARGS =
