@@ -222,18 +222,16 @@ bool vfs_posix_pread_cached(int fd, uint8_t *buf, size_t len, uint64_t off)
 /*
  * Without cachestat(2) (ENOSYS: Linux before 6.5, Debian 12's 6.1) the
  * same question goes to mincore(2) on a mapping of the range that is
- * never touched: mmap, mincore and munmap cost about what cachestat does
- * on a range of 64 KiB to 8 MiB, a small part of the copy that the
- * buffered path would make instead (testsuite/bench/README.md, issue
- * 37).  A kernel that tells a file's cache residency only to its owner
+ * never touched.  The choice is made once per process, at the first
+ * ENOSYS; only the loop thread asks.  mmap, mincore and munmap cost a
+ * few microseconds whatever the length (5.6 us for 16 KiB, 7.8 us for
+ * 128 KiB, 24 us for 1 MiB here), the two copies that zero-copy saves
+ * 2 * 1.4 us, 2 * 5.5 us and 2 * 55 us (testsuite/bench/README.md, issue
+ * 37): below POSIX_MINCORE_MIN the buffered path is cheaper, and is
+ * taken.  A kernel that tells a file's cache residency only to its owner
  * or a writer (as newer ones do for cachestat) tells anyone else of the
  * pages mapped in its own page tables, none here: no, and the buffered
- * path runs.  The choice is made once per process, at the first ENOSYS;
- * only the loop thread asks.  The mapping costs a few microseconds
- * whatever the length (5.6 us for 16 KiB, 7.8 us for 128 KiB, 24 us for
- * 1 MiB here), the two copies that zero-copy saves 2 * 1.4 us, 2 * 5.5
- * us and 2 * 55 us: below POSIX_MINCORE_MIN the buffered path is
- * cheaper, and is taken.
+ * path runs.
  */
 #define POSIX_MINCORE_MIN (128 * 1024)
 static bool posix_no_cachestat;
