@@ -237,7 +237,12 @@ class Orphans:
         c, w = self.logon(self.srv, vcpu)
         if w != vi:
             self.skipTest("connections are not steered by CPU")
-        c.close()
+        # Stop the worker idle: a close just before the SIGSTOP had its
+        # teardown stopped half-way, holding a lock of a shared table,
+        # and the other worker waited on it until the watchdog's kill.
+        # c stays open; an ECHO answered proves the logon's work done.
+        self.addCleanup(c.close)
+        c.getSMBServer().echo()
         self.stray.append(vpid)
         since = self.srv.log_size()
         os.kill(vpid, signal.SIGSTOP)
