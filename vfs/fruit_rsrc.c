@@ -7,6 +7,7 @@
 #include "vfs/vfs_posix.h"
 #include "vfs/anchor.h"
 #include "vfs/streams.h"
+#include "vfs/fsctl_io.h"
 #include "lib/wire.h"
 
 #include <errno.h>
@@ -321,29 +322,20 @@ NTSTATUS vfs_rsrc_pread(int fd, uint8_t *buf, size_t len, uint64_t off,
 			size_t *got)
 {
 	struct vfs_rsrc_entry e;
-	uint64_t fsize;
+	uint64_t fsize, end;
 	NTSTATUS st = rsrc_entry(fd, &e, &fsize);
 
 	*got = 0;
 	if (!NT_STATUS_IS_OK(st)) {
 		return st;
 	}
-	while (*got < len && off + *got < fsize - e.off) {
-		ssize_t n = pread(fd, buf + *got, len - *got,
-				  (off_t)(e.off + off + *got));
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return vfs_map_errno(errno);
-		}
-		if (n == 0) {
-			break;
-		}
-		*got += (size_t)n;
+	/* The fork's bytes run from e.off to the end of the "._" file. */
+	end = fsize - e.off;
+	if (off >= end) {
+		return NT_STATUS_OK;
 	}
-	return NT_STATUS_OK;
+	return vfs_pread_all(fd, buf, len < end - off ? len : end - off,
+			     e.off + off, got);
 }
 
 NTSTATUS vfs_rsrc_pwrite(int fd, const uint8_t *data, size_t len,

@@ -523,8 +523,9 @@ NTSTATUS vfs_stream_handle_opened(struct vfs_handle *h, int *aux,
 	return NT_STATUS_OK;
 }
 
-/* Allocation and sync act on the base file's fd, as SET_INFO and FLUSH
- * did on a stream's open before the ops table. */
+/* Sync acts on the base file's fd (FLUSH of a stream flushes its file);
+ * an allocation below the stream's size cuts the stream, never the base
+ * file (vfs_stream_handle_allocate). */
 const struct vfs_handle_ops vfs_stream_handle_ops = {
 	.name = "streams_xattr",
 	.flags = 0,
