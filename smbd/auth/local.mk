@@ -28,6 +28,8 @@ testsuite_unit_test_spnego_SOURCES = testsuite/unit/test_spnego.c \
 	testsuite/unit/unhex.h
 
 UNIT_TESTS += testsuite/unit/test_passdb
+testsuite_unit_test_passdb_SOURCES = testsuite/unit/test_passdb.c \
+	testsuite/unit/unhex.h
 TESTS += testsuite/unit/test_smbpasswd.sh
 EXTRA_DIST += testsuite/unit/test_smbpasswd.sh
 

@@ -25,33 +25,10 @@
 #include "lib/crypto.h"
 #include "lib/charset.h"
 #include "smbd/auth/passdb.h"
+#include "testsuite/unit/unhex.h"
 
 #define SAMBA_SMBPASSWD "/usr/bin/smbpasswd"
 #define SAMBA_PDBEDIT "/usr/bin/pdbedit"
-
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *hex != '\0'; hex++) {
-		char ch = *hex;
-		int v;
-
-		if (ch == ' ' || ch == '\n') {
-			continue;
-		}
-		v = (ch >= '0' && ch <= '9') ? ch - '0' : ch - 'a' + 10;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			assert_true(n < max);
-			out[n++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	return n;
-}
 
 /* USER_root as Samba 4.17 smbpasswd -a wrote it (password "secret"),
  * then smbpasswd -n (ACB_PWNOTREQ added). */

@@ -1,8 +1,8 @@
 /*
  * Hex text to bytes for the auth unit tests' vectors (test_ntlmssp,
- * test_spnego, test_pac, test_ads): blanks and newlines skipped, either
- * case; a vector longer than max fails the test.  Include after
- * <cmocka.h>.
+ * test_spnego, test_pac, test_ads, test_passdb): blanks and newlines
+ * skipped, either case; a vector longer than max fails the test.
+ * Include after <cmocka.h>.
  */
 #ifndef TESTSUITE_UNIT_UNHEX_H
 #define TESTSUITE_UNIT_UNHEX_H
